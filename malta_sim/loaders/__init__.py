@@ -1,0 +1,1 @@
+"""Loaders: parse and validate data files into typed tables and dense arrays."""
