@@ -1,4 +1,4 @@
-"""Hex grid of the Island of Death map: ``XXYY`` hex ids, dense indices, axial
+r"""Hex grid of the Island of Death map: ``XXYY`` hex ids, dense indices, axial
 coordinates, neighbours, distance, rings and hex lines.
 
 Hex ids are four-character strings ``XXYY``: ``XX`` is the column (west to east),

@@ -1,0 +1,21 @@
+"""The command line starts, prints its version and help, and reports user errors in one line."""
+
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from malta_sim import __version__
+from malta_sim.cli import main
+
+
+def test_version_and_help():
+    r = CliRunner().invoke(main, ["--version"])
+    assert r.exit_code == 0 and __version__ in r.output
+    r = CliRunner().invoke(main, ["--help"])
+    assert r.exit_code == 0 and "Usage" in r.output
+
+
+def test_module_entry_point():
+    out = subprocess.run([sys.executable, "-m", "malta_sim", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0 and __version__ in out.stdout
