@@ -1,0 +1,311 @@
+"""Special rules around the invasion: air attacks on coastal guns (17.5), Royal
+Navy intervention (17.6), delayed Allied reaction (17.7), straggling
+paratroopers (17.8), the Delayed Landings option (22.39), air support markers
+(16.4), security companies (16.6, 17.42) and strongpoints (16.2, 16.25).
+
+The compiled kernels here draw from a per-game ``uint64[4]`` state; each has
+its exact probability alongside for the statistical tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numba as nb
+
+
+from ...rng import nb_die
+from .state import CLEAR, CLOUDY, RAINY
+
+# ---------------------------------------------------------------- 16.4 air support
+
+#: Air support markers per day by weather (rule 16.41).
+AIR_SUPPORT_BY_WEATHER = {CLEAR: 3, CLOUDY: 1, RAINY: 0}
+
+
+def air_support_markers(weather: int, rn_cut: int = 0) -> int:
+    """Air support markers available for the day (rules 16.41, 17.6).
+
+    Parameters
+    ----------
+    weather : int
+        CLEAR / CLOUDY / RAINY.
+    rn_cut : int
+        Markers removed by the Royal Navy intervention result (17.6).
+
+    Returns
+    -------
+    int
+        Markers, never below zero.  None are usable on night turns (16.41);
+        the combat phase checks the time of day.
+    """
+    return max(0, AIR_SUPPORT_BY_WEATHER[int(weather)] - int(rn_cut))
+
+
+# ---------------------------------------------------------------- 17.5 air attacks
+
+#: Air attacks on coastal guns per Initial Segment, Operation Hercules only
+#: (rule 17.51), by day index (0 = 29 June).
+AIR_ATTACKS_BY_DAY = {0: 14, 1: 12, 2: 10, 3: 8}
+
+
+def air_attacks_available(day: int, weather: int, rn_cut: int = 0, scenario: str = "hercules") -> int:
+    """Air attacks the Axis may make in this Initial Segment (rules 17.51, 17.53, 17.6).
+
+    Parameters
+    ----------
+    day : int
+        Day index (0 = 29 June).
+    weather : int
+        Weather of the day; Cloudy halves (fractions rounded down -- the
+        printed table gives even numbers, so only a Royal Navy cut can make a
+        fraction), Rainy loses them all.
+    rn_cut : int
+        Air attacks removed per day by the Royal Navy intervention (17.6),
+        applied before halving.
+    scenario : str
+        Only Operation Hercules has air attacks (17.53).
+
+    Returns
+    -------
+    int
+    """
+    if scenario != "hercules":
+        return 0
+    n = max(0, AIR_ATTACKS_BY_DAY.get(int(day), 0) - int(rn_cut))
+    if weather == RAINY:
+        return 0
+    if weather == CLOUDY:
+        n //= 2
+    return n
+
+
+@nb.njit(cache=True)
+def air_attack_gun(rs, n_attacks, n_aa_within_three):
+    """Resolve the air attacks assigned to one coastal gun (rule 17.52).
+
+    Parameters
+    ----------
+    rs : uint64[4]
+        Per-game random state.
+    n_attacks : int
+        Air attacks assigned to the gun.
+    n_aa_within_three : int
+        Allied AA units within 3 hexes of the gun (one die fewer each).
+
+    Returns
+    -------
+    bool
+        True when any die shows 6: the gun is destroyed.
+    """
+    n = n_attacks - n_aa_within_three
+    hit = False
+    for _ in range(n):
+        if nb_die(rs) == 6:
+            hit = True
+    return hit
+
+
+def p_air_attack_kill(n_attacks: int, n_aa_within_three: int) -> Fraction:
+    """Exact probability of :func:`air_attack_gun` destroying the gun."""
+    n = max(0, int(n_attacks) - int(n_aa_within_three))
+    return 1 - Fraction(5, 6) ** n
+
+
+# ---------------------------------------------------------------- 17.6 Royal Navy
+
+@dataclass(frozen=True)
+class RNResult:
+    """One row of the Royal Navy Intervention Table (rule 17.6).
+
+    Attributes
+    ----------
+    warships_damaged : int
+        Axis warships damaged (the Allied player's choice among those in
+        play; 99 = all).
+    follow_up_steps : int
+        Steps eliminated in each occupied Follow-up box.
+    beach_supply_barred : bool
+        Axis HQs may not use beach hexes as supply sources (8.51) from now on.
+    air_support_cut : int
+        Air support markers fewer per day from now on (16.41).
+    air_attacks_cut : int
+        Air attacks fewer per remaining Initial Segment (17.51).
+    surrender_mod : int
+        Surrender roll modifier from now on (20.0: +1 on 4-5, +3 on 6).
+    source : str
+        ``rule 20.0`` for the printed surrender modifier, ``reconstructed`` else.
+    """
+
+    warships_damaged: int = 0
+    follow_up_steps: int = 0
+    beach_supply_barred: bool = False
+    air_support_cut: int = 0
+    air_attacks_cut: int = 0
+    surrender_mod: int = 0
+    source: str = "reconstructed"
+
+
+#: Fallback Royal Navy Intervention Table (used only when the data set has no
+#: table).  Die 1-3: the fleet stays away; 4-5 and 6: the surrender modifiers
+#: are printed in 20.0; the material effects are reconstructed from the list
+#: in 17.6 (warships, Follow-up boxes, beach supply, air support, air attacks).
+FALLBACK_RN_TABLE: dict[int, RNResult] = {
+    1: RNResult(),
+    2: RNResult(),
+    3: RNResult(warships_damaged=1),
+    4: RNResult(warships_damaged=2, follow_up_steps=1, air_attacks_cut=2, surrender_mod=1),
+    5: RNResult(warships_damaged=3, follow_up_steps=1, air_support_cut=1, air_attacks_cut=4,
+                surrender_mod=1),
+    6: RNResult(warships_damaged=99, follow_up_steps=2, beach_supply_barred=True,
+                air_support_cut=1, air_attacks_cut=99, surrender_mod=3),
+}
+
+
+def rn_surrender_modifier(rn_result: int) -> int:
+    """Surrender modifier of a Royal Navy Intervention die result (rule 20.0):
+    +1 for 4 or 5, +3 for 6, else 0 (also 0 when not rolled)."""
+    if rn_result == 6:
+        return 3
+    if rn_result in (4, 5):
+        return 1
+    return 0
+
+
+#: Day index of the Royal Navy intervention roll: 1 July (rule 17.6).
+RN_DAY = 2
+
+
+# ---------------------------------------------------------------- 17.7 delayed reaction
+
+def delayed_reaction_radius(turn: int, scenario: str = "hercules") -> int:
+    """Hexes within which an Axis ground unit must be before an Allied unit may
+    move, bombard or support (rule 17.7).
+
+    Parameters
+    ----------
+    turn : int
+        Absolute game turn (0 = 29 June AM).
+    scenario : str
+        The rule does not apply to the Introductory Scenario.
+
+    Returns
+    -------
+    int
+        4 on 29 June AM, 7 on 29 June noon, ``-1`` (no restriction) otherwise.
+    """
+    if scenario != "hercules":
+        return -1
+    if turn == 0:
+        return 4
+    if turn == 1:
+        return 7
+    return -1
+
+
+@nb.njit(cache=True)
+def allied_may_act(radius, unit_hex, axis_ground_hexes, dist):
+    """Whether an Allied unit may move, bombard or support now (rule 17.7).
+
+    Parameters
+    ----------
+    radius : int
+        From :func:`delayed_reaction_radius`; ``-1`` means no restriction.
+    unit_hex : int
+        Dense hex index of the Allied unit.
+    axis_ground_hexes : int32[K]
+        Hexes holding Axis ground units (on the map).
+    dist : int16[H, H]
+        Distance table.
+
+    Returns
+    -------
+    bool
+    """
+    if radius < 0:
+        return True
+    for k in range(axis_ground_hexes.shape[0]):
+        h = axis_ground_hexes[k]
+        if h >= 0 and dist[unit_hex, h] <= radius:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- 17.8 stragglers
+
+@nb.njit(cache=True)
+def straggler_roll(rs):
+    """Recover a reduced paratroop company to full strength on a 6 (rule 17.8)."""
+    return nb_die(rs) == 6
+
+
+def p_straggler() -> Fraction:
+    """Exact probability of :func:`straggler_roll` (1/6)."""
+    return Fraction(1, 6)
+
+
+# ---------------------------------------------------------------- 22.39 delayed landings
+
+def delayed_landings_modifier(axis_airfields: int, para_steps_lost: int, para_hqs_lost: int,
+                              weather: int) -> int:
+    """Modifier of the Delayed Landings roll (optional rule 22.39).
+
+    +2 when the Axis controls no airfield, +1 when at least nine Axis paratroop
+    steps have been eliminated, +1 per Axis paratroop HQ eliminated, +1 when
+    the weather is Rainy.
+    """
+    m = 0
+    if axis_airfields == 0:
+        m += 2
+    if para_steps_lost >= 9:
+        m += 1
+    m += int(para_hqs_lost)
+    if weather == RAINY:
+        m += 1
+    return m
+
+
+@nb.njit(cache=True)
+def delayed_landings_roll(rs, modifier):
+    """Roll for Delayed Landings (22.39); True = this turn's Amphibious Landing
+    Phase is cancelled (modified die 7 or more)."""
+    return nb_die(rs) + modifier >= 7
+
+
+def p_delayed(modifier: int) -> Fraction:
+    """Exact cancellation probability of :func:`delayed_landings_roll`."""
+    need = 7 - int(modifier)
+    n = sum(1 for d in range(1, 7) if d >= need)
+    return Fraction(n, 6)
+
+
+# ---------------------------------------------------------------- 16.25 strongpoints
+
+#: Strongpoints dismantled per British engineer company placed (rule 16.25).
+STRONGPOINTS_PER_ENGINEER = 4
+
+
+def engineers_from_dismantling(n_dismantled_total: int, engineers_placed: int, engineers_in_mix: int = 2) -> int:
+    """Engineer companies to place after dismantling (rule 16.25): one per four
+    strongpoints dismantled in total, at most the two in the counter mix."""
+    return min(engineers_in_mix, n_dismantled_total // STRONGPOINTS_PER_ENGINEER) - engineers_placed
+
+
+def rn_table_from_rows(rows: list[dict]) -> dict[int, RNResult]:
+    """Build a Royal Navy table from data rows (dicts with the RNResult field
+    names and ``die``); missing fields take their defaults."""
+    out = {}
+    for r in rows:
+        kw = {k: r[k] for k in RNResult.__dataclass_fields__ if k in r}
+        for k in ("warships_damaged", "follow_up_steps", "air_support_cut", "air_attacks_cut", "surrender_mod"):
+            if k in kw:
+                kw[k] = int(kw[k])
+        if "beach_supply_barred" in kw:
+            v = kw["beach_supply_barred"]
+            kw["beach_supply_barred"] = v if isinstance(v, bool) else str(v).lower() in ("1", "true", "yes")
+        out[int(r["die"])] = RNResult(**kw)
+    return out
+
+
+
