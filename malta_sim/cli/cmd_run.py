@@ -1,0 +1,95 @@
+"""``malta-sim run``: play N seeded games of a scenario and write one row per game.
+
+A thin layer over :func:`malta_sim.batch.run_games`; the summary printed at the
+end comes from :func:`malta_sim.summary.format_summary`.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import OptionError
+
+
+class OneLineErrors(click.Command):
+    """A command whose usage errors (missing option, bad integer ...) become
+    :class:`OptionError`, so the main group prints them as one line and exits 2."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            raise OptionError(exc.format_message().replace("\n", " ")) from None
+
+
+def check_backend(backend: str, scheduler: str | None) -> None:
+    """Refuse an unknown backend, or a scheduler without the Dask backend (one line)."""
+    from ..batch import BACKENDS
+
+    if backend not in BACKENDS:
+        raise OptionError(f"unknown --backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
+    if scheduler and backend != "dask":
+        raise OptionError("--scheduler needs --backend dask")
+
+
+@click.command("run", cls=OneLineErrors)
+@click.option("--scenario", required=True, help="Scenario name (intro, hercules, or an Invasion: Malta scenario).")
+@click.option("--games", "n_games", required=True, type=int, help="Number of games (>= 1).")
+@click.option("--seed", required=True, type=int, help="Master seed (>= 0); game g uses streams of (seed, g).")
+@click.option("--jobs", "n_jobs", default=1, show_default=True, type=int, help="Worker processes (-1: every core).")
+@click.option("--axis-policy", default=None, help="Axis bot (default: the scenario's first).")
+@click.option("--allied-policy", default=None, help="Allied bot (default: the scenario's first).")
+@click.option("--option", "options", multiple=True, metavar="NAME", help="Optional rule; repeat for several.")
+@click.option("--data-dir", default=None, metavar="DIR", help="Game-data directory replacing the packaged data.")
+@click.option("--backend", default="local", show_default=True, metavar="[local|dask]",
+              help="local: joblib processes here; dask: a dask.distributed cluster.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Dask scheduler (tcp://host:8786); none: a local cluster of --jobs workers.")
+@click.option("--chunk-size", default=None, type=int, help="Games per task and per checkpoint file (never changes results).")
+@click.option("--checkpoint", default=None, metavar="DIR", help="Write finished chunks here; re-running the command resumes.")
+@click.option("--per-turn", "per_turn_out", default=None, metavar="FILE",
+              help="Also write the per-turn frame (one row per game and turn), .parquet or .csv.")
+@click.option("--out", "out", required=True, metavar="FILE", help="Result file: .parquet (or .pq) or .csv.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options, data_dir, backend,
+            scheduler, chunk_size, checkpoint, per_turn_out, out, quiet):
+    """Play --games seeded games of a scenario; write one row per game to --out.
+
+    Results depend only on the seed, the game index and the inputs, never on
+    --jobs, --chunk-size or --backend.  Example:
+
+      malta-sim run --scenario hercules --games 1000 --seed 1942 --jobs 4 --out hercules.parquet
+    """
+    from ..batch import check_output_path, run_games, write_frame
+    from ..summary import format_summary
+
+    check_backend(backend, scheduler)
+    check_output_path(out, "--out")
+    if per_turn_out is not None:
+        check_output_path(per_turn_out, "--per-turn")
+        if str(per_turn_out) == str(out):
+            raise OptionError("--per-turn and --out must be different files")
+    res = run_games(
+        scenario,
+        n_games,
+        seed,
+        axis_policy=axis_policy,
+        allied_policy=allied_policy,
+        options=options,
+        n_jobs=n_jobs,
+        backend=backend,
+        scheduler=scheduler,
+        chunk_size=chunk_size,
+        checkpoint=checkpoint,
+        per_turn=per_turn_out is not None,
+        data_dir=data_dir,
+        progress=not quiet,
+    )
+    games, turns = res if per_turn_out is not None else (res, None)
+    write_frame(games, out)
+    if turns is not None:
+        write_frame(turns, per_turn_out)
+    if not quiet:
+        click.echo(format_summary(games))
+        extra = f" and {per_turn_out} ({len(turns)} rows)" if turns is not None else ""
+        click.echo(f"wrote {out} ({len(games)} rows){extra}")

@@ -1,0 +1,58 @@
+"""``malta-sim sweep``: play a grid of arms on common random numbers.
+
+The sweep file format is documented in ``docs/batch.md``; an example is
+``experiments/sweep_example.toml``.  Library side:
+:func:`malta_sim.batch.load_sweep`, :func:`malta_sim.batch.run_sweep`.
+"""
+
+from __future__ import annotations
+
+import click
+
+from .cmd_run import OneLineErrors, check_backend
+
+
+@click.command("sweep", cls=OneLineErrors)
+@click.argument("sweep_file", metavar="FILE.toml")
+@click.option("--games", "n_games", default=None, type=int, help="Games per arm (default: games = N in the file).")
+@click.option("--seed", default=None, type=int, help="Master seed (default: seed = S in the file).")
+@click.option("--jobs", "n_jobs", default=1, show_default=True, type=int, help="Worker processes (-1: every core).")
+@click.option("--data-dir", default=None, metavar="DIR", help="Game-data directory replacing the packaged data.")
+@click.option("--backend", default="local", show_default=True, metavar="[local|dask]")
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address (with --backend dask).")
+@click.option("--chunk-size", default=None, type=int, help="Games per task (never changes results).")
+@click.option("--checkpoint", default=None, metavar="DIR", help="Checkpoint directory (one subdirectory per arm).")
+@click.option("--out", "out", required=True, metavar="FILE", help="Result file: .parquet (or .pq) or .csv.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+def command(sweep_file, n_games, seed, n_jobs, data_dir, backend, scheduler, chunk_size, checkpoint, out, quiet):
+    """Play every arm of FILE.toml on the same game seeds; one frame with an `arm` column.
+
+    Arms are a grid of policies, bot parameters and options (docs/batch.md).
+    Every arm plays games 0..N-1 under the same seed (common random numbers),
+    so differences between arms are paired game by game.
+    """
+    from ..batch import check_output_path, load_sweep, run_sweep, write_frame
+    from ..errors import OptionError
+    from ..summary import format_summary
+
+    check_backend(backend, scheduler)
+    check_output_path(out, "--out")
+    if n_games is not None and n_games < 1:
+        raise OptionError(f"--games must be an integer >= 1, got {n_games}")
+    sweep = load_sweep(sweep_file)
+    df = run_sweep(
+        sweep,
+        n_games,
+        seed=seed,
+        n_jobs=n_jobs,
+        backend=backend,
+        scheduler=scheduler,
+        chunk_size=chunk_size,
+        checkpoint=checkpoint,
+        data_dir=data_dir,
+        progress=not quiet,
+    )
+    write_frame(df, out)
+    if not quiet:
+        click.echo(format_summary(df))
+        click.echo(f"wrote {out} ({len(df)} rows, {df['arm'].nunique()} arms)")

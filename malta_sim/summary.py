@@ -1,0 +1,161 @@
+"""A short printable summary of a batch of games.
+
+:func:`winner_shares` gives each side's share of wins with a 95% Wilson score
+interval (``statsmodels.stats.proportion.proportion_confint``), :func:`end_reasons`
+counts how games ended, :func:`median_end` finds the median end turn and its
+date, and :func:`format_summary` puts them into a few lines for the terminal
+(one block per arm for a sweep frame, with an ``arm`` column).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
+
+__all__ = ["winner_shares", "end_reasons", "median_end", "format_summary", "SIDES"]
+
+#: Winners in display order; other values found in ``winner`` (e.g. a draw) follow.
+SIDES = ("axis", "allied")
+
+
+def winner_shares(df: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """Each winner's count and share with a Wilson score interval.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per game with a ``winner`` column.
+    alpha : float
+        1 - confidence level (0.05: 95% intervals).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``winner`` (axis, allied, then any other value); columns
+        ``games`` (int), ``share``, ``ci_low``, ``ci_high`` (floats in [0, 1]).
+    """
+    n = len(df)
+    counts = df["winner"].value_counts() if n else pd.Series(dtype=int)
+    names = list(SIDES) + sorted(str(w) for w in counts.index if w not in SIDES)
+    rows = []
+    for w in names:
+        k = int(counts.get(w, 0))
+        if n:
+            lo, hi = proportion_confint(k, n, alpha=alpha, method="wilson")
+            share = k / n
+        else:
+            lo = hi = share = float("nan")
+        rows.append({"winner": w, "games": k, "share": share, "ci_low": float(lo), "ci_high": float(hi)})
+    return pd.DataFrame(rows).set_index("winner")
+
+
+def end_reasons(df: pd.DataFrame) -> pd.DataFrame:
+    """How games ended: count and share per ``end_reason``, most common first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``end_reason``; columns ``games`` (int), ``share`` (float).
+    """
+    if "end_reason" not in df.columns or not len(df):
+        return pd.DataFrame({"games": [], "share": []}, index=pd.Index([], name="end_reason"))
+    c = df["end_reason"].value_counts()
+    out = pd.DataFrame({"games": c.astype(int), "share": c / len(df)})
+    out.index.name = "end_reason"
+    return out
+
+
+def median_end(df: pd.DataFrame) -> dict:
+    """Median end turn (a turn actually played: the lower median) and its date.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        With ``end_turn`` (int, game turn) and optionally ``end_date``.
+
+    Returns
+    -------
+    dict
+        ``turn`` (int or None), ``date`` (the ``end_date`` of a game ending on
+        that turn, or None), ``q1`` and ``q3`` (lower/upper quartile turns).
+    """
+    if "end_turn" not in df.columns or not len(df):
+        return {"turn": None, "date": None, "q1": None, "q3": None}
+    t = df["end_turn"].dropna().to_numpy()
+    if not len(t):
+        return {"turn": None, "date": None, "q1": None, "q3": None}
+    med = int(np.percentile(t, 50, method="lower"))
+    q1 = int(np.percentile(t, 25, method="lower"))
+    q3 = int(np.percentile(t, 75, method="higher"))
+    date = None
+    if "end_date" in df.columns:
+        d = df.loc[df["end_turn"] == med, "end_date"]
+        if len(d):
+            date = str(d.iloc[0])
+    return {"turn": med, "date": date, "q1": q1, "q3": q3}
+
+
+def _pct(x: float) -> str:
+    return "  n/a" if x != x else f"{100 * x:5.1f}%"
+
+
+def _block(df: pd.DataFrame) -> list[str]:
+    lines = []
+    ws = winner_shares(df)
+    lines.append("  winner    games   share   95% interval (Wilson)")
+    for w, r in ws.iterrows():
+        if w not in SIDES and r["games"] == 0:
+            continue
+        lines.append(f"  {w:<8} {r['games']:>6}  {_pct(r['share'])}   {_pct(r['ci_low'])} - {_pct(r['ci_high'])}")
+    er = end_reasons(df)
+    if len(er):
+        lines.append("  end reason            games   share")
+        for reason, r in er.iterrows():
+            lines.append(f"  {str(reason):<20} {r['games']:>6}  {_pct(r['share'])}")
+    m = median_end(df)
+    if m["turn"] is not None:
+        when = f"turn {m['turn']}" + (f" ({m['date']})" if m["date"] else "")
+        lines.append(f"  median end: {when}; middle half of games end on turns {m['q1']}-{m['q3']}")
+    return lines
+
+
+def format_summary(df: pd.DataFrame) -> str:
+    """A few lines describing a batch: header, winner shares, end reasons, median end.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A :func:`malta_sim.batch.run_games` frame (provenance in ``attrs``) or
+        a sweep frame (``arm`` column: one block per arm, in frame order).
+
+    Returns
+    -------
+    str
+        Text without a trailing newline.
+    """
+    a = df.attrs or {}
+    scen = a.get("scenario") or (df["scenario"].iloc[0] if "scenario" in df.columns and len(df) else "?")
+    title = f" ({a['title']})" if a.get("title") else ""
+    lines = [f"{scen}{title}: {len(df)} games, seed {a.get('seed', '?')}"]
+    if "arm" in df.columns:
+        for arm in pd.unique(df["arm"]):
+            sub = df[df["arm"] == arm]
+            r = sub.iloc[0]
+            lines.append("")
+            lines.append(
+                f"arm {arm}: {len(sub)} games; axis policy {r.get('axis_policy', '?')}, "
+                f"allied policy {r.get('allied_policy', '?')}, options {r.get('options', 'none')}"
+            )
+            lines.extend(_block(sub))
+        return "\n".join(lines)
+    opts = a.get("options")
+    opts = ", ".join(opts) if opts else "none"
+    lines.append(f"  axis policy {a.get('axis_policy', '?')}; allied policy {a.get('allied_policy', '?')}; options: {opts}")
+    if a.get("policy_params"):
+        lines.append(f"  policy parameters: {a['policy_params']}")
+    lines.extend(_block(df))
+    rc = a.get("reconstructed_components")
+    if rc:
+        lines.append(f"  note: reconstructed (not printed) data used: {', '.join(map(str, rc))}")
+    return "\n".join(lines)
