@@ -1,0 +1,261 @@
+"""Static (read-only, shared) data of an Island of Death game as dense arrays.
+
+:class:`StaticData` holds the unit table (one row per game piece: values per
+strength level, type, formation, regiment...), the map (terrain flags, movement
+costs, hexsides), the formation table and the combat charts.  It is built
+either from the packaged data (:func:`from_iod_data`, through
+``malta_sim.loaders``) or, for constructed positions in tests, from explicit
+:class:`UnitSpec` rows and a :class:`MapSpec` (:func:`build_static`).
+
+Codes
+-----
+Unit types (``utype``), sizes, movement classes and nations are small ints
+listed below; the engine never compares strings in its rules code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from ...hexgrid import IOD_GRID, Grid
+from .state import ALLIED, AXIS
+
+# unit types -----------------------------------------------------------------
+INFANTRY = 0
+PARATROOP = 1
+GLIDER = 2          #: glider (air-landing) infantry of the 80th Division
+MARINE = 3
+ENGINEER = 4        #: any engineers (paratroop, glider, infantry): 9.92
+MG = 5
+TANK = 6
+MOTORCYCLE = 7
+ARTILLERY = 8
+AA = 9
+HQ = 10
+LEADER = 11
+COASTAL_GUN = 12
+STRONGPOINT = 13
+MILITIA = 14
+SECURITY = 15       #: RN / RAF security companies (16.6)
+COMMANDO = 16
+WARSHIP = 17
+UTYPE_NAMES = ("infantry", "paratroop", "glider", "marine", "engineer", "mg", "tank",
+               "motorcycle", "artillery", "aa", "hq", "leader", "coastal_gun", "strongpoint",
+               "militia", "security", "commando", "warship")
+
+# sizes ----------------------------------------------------------------------
+COMPANY = 0
+BATTALION = 1
+HQ_SIZE = 2
+NO_SIZE = 3         #: leaders, coastal guns, warships, militia, strongpoints
+SIZE_NAMES = ("company", "battalion", "hq", "none")
+
+# movement classes (2.1) -----------------------------------------------------
+FOOT = 0
+MOT = 1
+MECH = 2
+CLASS_NAMES = ("foot", "mot", "mech")
+
+# nations ----------------------------------------------------------------------
+GERMAN = 0
+ITALIAN = 1
+BRITISH = 2
+MALTESE = 3
+NATION_NAMES = ("german", "italian", "british", "maltese")
+
+#: Units that count as the "infantry" a tank needs for the armor bonus (9.92).
+ARMOR_PARTNERS = (INFANTRY, PARATROOP, GLIDER, MARINE, MOTORCYCLE, ENGINEER, COMMANDO)
+
+# CRT lines (rule 9.3 f) -------------------------------------------------------
+LINE_OTHER = 0      #: "All Other Terrains (day turns)"
+LINE_NIGHT = 1      #: "Night Attacks (all terrain types)"
+
+MAX_LEVELS = 4
+
+
+@dataclass
+class UnitSpec:
+    """One game piece, as the engine needs it.
+
+    ``attack``, ``defense``, ``morale``, ``ma`` list the values per strength
+    level, full strength first (rule 17.3).  For artillery these are the
+    hitched-side values; ``off_support``/``def_support``/``art_range`` the
+    prepared side (12.11).
+    """
+
+    name: str
+    side: int
+    nation: int
+    utype: int
+    size: int
+    move_class: int = FOOT
+    formation: int = -1
+    regiment: int = -1
+    attack: Sequence[int] = (0,)
+    defense: Sequence[int] = (0,)
+    morale: Sequence[int] = (4,)
+    ma: Sequence[int] = (0,)
+    off_support: int = 0
+    def_support: int = 0
+    art_range: int = 0
+    airborne_art: bool = False
+    foot_bonus: int = 0
+    mot_bonus: int = 0
+    tactical: int = 0
+    aa: bool = False
+    step_weight: int = 1
+    breakdown_kind: int = -1
+    breakdown_n: int = 0
+    company_kind: int = -1
+    battalion_of: int = -1
+
+
+@dataclass
+class StaticData:
+    """Read-only arrays shared by all games of a batch.
+
+    Unit table (``n_units`` rows): ``side, nation, utype, size, move_class,
+    printed_formation, regiment`` (int8/int16), ``n_levels`` int8,
+    ``attack, defense, morale, ma`` int8[n_units, MAX_LEVELS] per level,
+    ``off_support, def_support, art_range`` int8, ``airborne_art`` bool,
+    ``foot_bonus, mot_bonus, tactical`` int8 (leaders), ``aa`` bool,
+    ``step_weight`` int8 (steps per step lost for rule 20: tank company 2,
+    coastal guns/militia/Axis HQ 0), ``breakdown_kind/breakdown_n`` (13.1:
+    generic company kind and count; -1 for specific companies),
+    ``company_kind`` (generic company pieces), ``battalion_of`` (specific
+    companies: their battalion).
+
+    Map (``n_hexes`` dense hexes): ``neighbours`` int32[n,6]; flags ``land,
+    beach, coastal, town, city, fort, airfield, woods, main_port, minor_port``;
+    ``move_cost`` int8[n, 3 classes] normal and ``strat_cost`` int8[n, 3]
+    (99 = prohibited); ``road`` bool[n,6], ``creek`` bool[n,6], ``rise``
+    bool[n,6], ``ocean_side`` bool[n,6]; ``crt_line`` int8[n] (day line).
+    """
+
+    names: list[str]
+    side: np.ndarray
+    nation: np.ndarray
+    utype: np.ndarray
+    size: np.ndarray
+    move_class: np.ndarray
+    printed_formation: np.ndarray
+    regiment: np.ndarray
+    n_levels: np.ndarray
+    attack: np.ndarray
+    defense: np.ndarray
+    morale: np.ndarray
+    ma: np.ndarray
+    off_support: np.ndarray
+    def_support: np.ndarray
+    art_range: np.ndarray
+    airborne_art: np.ndarray
+    foot_bonus: np.ndarray
+    mot_bonus: np.ndarray
+    tactical: np.ndarray
+    aa: np.ndarray
+    step_weight: np.ndarray
+    breakdown_kind: np.ndarray
+    breakdown_n: np.ndarray
+    company_kind: np.ndarray
+    battalion_of: np.ndarray
+    # formations
+    n_formations: int
+    formation_names: list[str]
+    formation_hq: np.ndarray          # int32[n_formations], unit index of the HQ (-1 none)
+    formation_leader: np.ndarray      # int32[n_formations]
+    n_regiments: int
+    regiment_members: list[np.ndarray]
+    # map
+    grid: Grid
+    neighbours: np.ndarray
+    land: np.ndarray
+    beach: np.ndarray
+    coastal: np.ndarray
+    town: np.ndarray
+    city: np.ndarray
+    fort: np.ndarray
+    airfield: np.ndarray
+    woods: np.ndarray
+    main_port: np.ndarray
+    minor_port: np.ndarray
+    move_cost: np.ndarray
+    strat_cost: np.ndarray
+    road: np.ndarray
+    creek: np.ndarray
+    rise: np.ndarray
+    ocean_side: np.ndarray
+    crt_line: np.ndarray
+    victory_cities: np.ndarray        # int32[4]: 1711, 1809, 1810, 1911 (20.0)
+    allied_ammo_points: np.ndarray    # int32[2]: 1711, 1715 (12.56)
+    charts: "Charts"
+    provenance: dict = field(default_factory=dict)
+
+    @property
+    def n_units(self) -> int:
+        return len(self.names)
+
+    @property
+    def n_hexes(self) -> int:
+        return self.grid.n_hexes
+
+    def unit(self, name: str) -> int:
+        """Index of the unit called ``name`` (KeyError if unknown)."""
+        return self._index[name]
+
+    def __post_init__(self):
+        self._index = {n: i for i, n in enumerate(self.names)}
+
+
+@dataclass
+class Charts:
+    """Combat charts as arrays.
+
+    CRT (rule 9.3-9.4): ``crt_odds`` int8[n_cols] odds level of each column
+    (level ``k >= 1`` means ``k:1``, ``k <= -1`` means ``1:(1-k)``... see
+    :func:`odds_level`); ``crt_min`` / ``crt_max`` int8[n_lines] lowest and
+    highest column index usable per terrain line; ``crt`` int8[n_lines, n_cols,
+    11, 4] result per 2d6 roll (2..12 -> 0..10): attacker hits, attacker letter,
+    defender hits, defender letter (letter 0 none, 1 D, 2 Z).
+
+    Bombardment (rule 10.12): ``bomb_cols`` int8[n_bcols] strength heading of
+    each column; ``bomb_row_max_bn`` int8[n_rows] stacking total (battalions)
+    upper bound of each row; ``bomb_row_min`` int8[n_rows] minimum strength;
+    ``bomb`` int8[n_rows, n_bcols, 11] result (0 none, 1 D, 2 Z, 3 one step,
+    4 two steps).
+    """
+
+    crt_odds: np.ndarray
+    crt_min: np.ndarray
+    crt_max: np.ndarray
+    crt: np.ndarray
+    line_names: list[str]
+    bomb_cols: np.ndarray
+    bomb_row_max_bn: np.ndarray
+    bomb_row_min: np.ndarray
+    bomb: np.ndarray
+    source: str = "reconstructed"
+
+
+def odds_level(att: int, dfn: int) -> int:
+    """Basic combat odds as a level (rule 9.3 d): ``k:1`` -> ``k`` for ``k >= 1``,
+    ``1:n`` -> ``-(n-1)`` ... i.e. 1:1 = 1, 2:1 = 2, 1:2 = 0, 1:3 = -1.
+
+    Rounded down to whole-number odds in the defender's favour: 15 vs 4 is 3:1;
+    5 vs 12 is 1:3 (12/5 = 2.4 rounds up against the attacker).
+    """
+    if dfn <= 0:
+        return 99
+    if att >= dfn:
+        return att // dfn
+    if att <= 0:
+        return -99
+    n = -(-dfn // att)  # ceil(d/a): 1:n
+    return 2 - n
+
+
+def odds_name(level: int) -> str:
+    """``"3:1"`` / ``"1:2"`` name of an odds level."""
+    return f"{level}:1" if level >= 1 else f"1:{2 - level}"
