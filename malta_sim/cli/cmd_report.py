@@ -1,0 +1,35 @@
+"""``malta-sim report RESULTS --out DIR``: balance report of a result frame."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import OptionError
+
+
+@click.command("report")
+@click.argument("results", type=click.Path())
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--alpha", default=0.05, show_default=True, type=float, help="1 - confidence level of intervals.")
+@click.option("--baseline", default=None, help="Baseline arm for paired comparisons (default: first arm).")
+@click.option("--title", default=None, help="Report title.")
+def command(results, out_dir, alpha, baseline, title):
+    """Write DIR/summary.json, DIR/report.md and PNG charts for RESULTS.
+
+    RESULTS is a .parquet/.csv file of game rows or the output folder of
+    `malta-sim run` / `malta-sim sweep`.
+    """
+    from ..analysis import load_results
+    from ..report import write_report
+
+    if not 0 < alpha < 1:
+        raise OptionError(f"--alpha must lie in (0, 1), got {alpha}")
+    games, per_turn = load_results(results)
+    s = write_report(games, out_dir, per_turn=per_turn, alpha=alpha, baseline=baseline, title=title,
+                     source=str(results))
+    a = s["axis_win_rate"]
+    click.echo(
+        f"{s['games']} games, Axis win rate {100 * a['rate']:.1f}% "
+        f"({100 * a['low']:.1f}-{100 * a['high']:.1f}%): {a['verdict']}"
+    )
+    click.echo(f"wrote {out_dir}/report.md, summary.json and {len(s['files'])} charts")

@@ -1,0 +1,210 @@
+"""Charts of result frames (matplotlib, Agg canvas; no pyplot global state).
+
+Every function draws one figure from an analysis frame (see
+:mod:`malta_sim.analysis`) and writes it as a PNG; it returns the path.
+Map pictures of single games live in :mod:`malta_sim.plots_map`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from .analysis.frames import calendar_for
+
+_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f",
+            "#bcbd22", "#17becf"]
+REASON_COLOURS = {"surrender": "#b2182b", "operation cancelled": "#2166ac", "time limit": "#67a9cf"}
+
+
+def _reason_order(reason: str) -> tuple:
+    order = list(REASON_COLOURS)
+    return (order.index(reason) if reason in order else len(order), reason)
+
+
+def _figure(w=7.5, h=4.5):
+    fig = Figure(figsize=(w, h), dpi=110)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig, path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path)
+    return path
+
+
+def _short(label: str, n: int = 38) -> str:
+    label = str(label)
+    return label if len(label) <= n else label[: n - 1] + "…"
+
+
+def plot_win_rates(wr: pd.DataFrame, path, *, by: str = "arm", side: str = "Axis", title: str | None = None) -> Path:
+    """Win rate per arm as points with interval bars (from ``win_rates``).
+
+    A dashed line marks 50 % (a balanced scenario).
+    """
+    labels = [_short(x) for x in wr[by]]
+    fig = _figure(7.5, max(2.2, 0.45 * len(wr) + 1.4))
+    ax = fig.add_subplot()
+    y = np.arange(len(wr))
+    rate = wr["rate"].to_numpy() * 100
+    err = np.vstack([rate - wr["low"].to_numpy() * 100, wr["high"].to_numpy() * 100 - rate])
+    ax.errorbar(rate, y, xerr=err, fmt="o", color="#b2182b", ecolor="#444", capsize=4)
+    for yi, r, n in zip(y, rate, wr["games"]):
+        ax.annotate(f"{r:.1f}%  (n={n})", (r, yi), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    ax.axvline(50, ls="--", color="#888", lw=1)
+    ax.set_yticks(y, labels)
+    ax.set_ylim(-0.7, len(wr) - 0.3)
+    ax.invert_yaxis()
+    lo = max(0, min(40, float(np.nanmin(wr["low"])) * 100 - 5))
+    hi = min(100, max(60, float(np.nanmax(wr["high"])) * 100 + 5))
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel(f"{side} win rate, % (bars: 95% interval)")
+    ax.set_title(title or f"{side} win rate per arm")
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, path)
+
+
+def _date_axis(ax, scenario, frame, last_turn):
+    cal = calendar_for(scenario, frame)
+    starts = cal.day_starts()
+    starts = starts[starts <= last_turn]
+    ax.set_xticks(starts, [pd.Timestamp(cal.date_of(t)).strftime("%d %b") for t in starts], rotation=45, ha="right")
+    ax.set_xlim(0.5, last_turn + 0.5)
+    ax.set_xlabel("date (tick = AM turn of the day)")
+
+
+def plot_timing(curve: pd.DataFrame, path, *, by: str = "arm", title: str, scenario=None, ylabel=None) -> Path:
+    """Cumulative share of games with an event by turn, a band per arm (from ``timing_curve``)."""
+    fig = _figure()
+    ax = fig.add_subplot()
+    groups = list(curve.groupby(by, sort=True)) if by in curve.columns else [("all", curve)]
+    for k, (g, sub) in enumerate(groups):
+        c = _COLOURS[k % len(_COLOURS)]
+        t = sub["turn"].to_numpy()
+        ax.step(t, sub["share"] * 100, where="post", color=c, label=_short(g), lw=1.8)
+        ax.fill_between(t, sub["low"] * 100, sub["high"] * 100, step="post", color=c, alpha=0.18, lw=0)
+    _date_axis(ax, scenario, None, int(curve["turn"].max()))
+    ax.set_ylim(0, 100)
+    ax.set_ylabel(ylabel or "share of games, %")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    if len(groups) > 1 or groups[0][0] != "all":
+        ax.legend(fontsize=8, loc="upper left")
+    return _save(fig, path)
+
+
+def plot_steps_lost(games: pd.DataFrame, path, *, by: str = "arm") -> Path:
+    """Distribution of steps eliminated per side and arm (box plots)."""
+    cols = [c for c in ("axis_steps_lost", "allied_steps_lost") if c in games.columns]
+    fig = _figure(7.5, 4.5)
+    ax = fig.add_subplot()
+    groups = list(games.groupby(by, sort=True))
+    data, labels, colours = [], [], []
+    for c, side, col in zip(cols, ("Axis", "Allied"), ("#b2182b", "#2166ac")):
+        for g, sub in groups:
+            data.append(pd.to_numeric(sub[c], errors="coerce").dropna().to_numpy())
+            labels.append(f"{side}\n{_short(g, 18)}" if len(groups) > 1 else side)
+            colours.append(col)
+    bp = ax.boxplot(data, patch_artist=True, showmeans=True, widths=0.6)
+    for patch, col in zip(bp["boxes"], colours):
+        patch.set_facecolor(col)
+        patch.set_alpha(0.45)
+    ax.set_xticks(np.arange(1, len(labels) + 1), labels, fontsize=8)
+    ax.set_ylabel("steps eliminated per game (rule 20.1/20.2 counting)")
+    ax.set_title("Steps lost per side (box: quartiles, triangle: mean)")
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, path)
+
+
+def plot_end_reasons(er: pd.DataFrame, path, *, by: str = "arm") -> Path:
+    """Stacked bars: share of games ending by surrender / cancellation / time limit."""
+    piv = er.pivot_table(index=by, columns="end_reason", values="share", aggfunc="sum", fill_value=0)
+    piv = piv[sorted(piv.columns, key=_reason_order)]
+    fig = _figure(7.5, max(2.6, 0.45 * len(piv) + 2.0))
+    ax = fig.add_subplot()
+    left = np.zeros(len(piv))
+    y = np.arange(len(piv))
+    for reason in piv.columns:
+        v = piv[reason].to_numpy() * 100
+        ax.barh(y, v, left=left, color=REASON_COLOURS.get(reason, "#999"), label=reason)
+        for yi, l, w in zip(y, left, v):
+            if w >= 6:
+                ax.text(l + w / 2, yi, f"{w:.0f}%", ha="center", va="center", fontsize=8, color="white")
+        left += v
+    ax.set_yticks(y, [_short(x) for x in piv.index])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of games, %")
+    ax.set_title("How games end")
+    ax.legend(fontsize=8, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.28))
+    return _save(fig, path)
+
+
+def plot_end_dates(table: pd.DataFrame, path, *, by: str = "arm") -> Path:
+    """Histogram of the day games end on, stacked by end reason (from ``end_day_table``)."""
+    groups = list(table.groupby(by, sort=True))
+    fig = _figure(7.5, 2.6 * len(groups) + 0.8)
+    axes = fig.subplots(len(groups), 1, sharex=True, sharey=True, squeeze=False)[:, 0]
+    dates = sorted(table["date"].unique())
+    x = np.arange(len(dates))
+    for ax, (g, sub) in zip(axes, groups):
+        piv = sub.pivot_table(index="date", columns="end_reason", values="count", aggfunc="sum", fill_value=0)
+        piv = piv.reindex(dates, fill_value=0)
+        piv = piv[sorted(piv.columns, key=_reason_order)]
+        bottom = np.zeros(len(dates))
+        for reason in piv.columns:
+            ax.bar(x, piv[reason], bottom=bottom, color=REASON_COLOURS.get(reason, "#999"), label=reason)
+            bottom += piv[reason].to_numpy()
+        ax.set_title(_short(g, 60), fontsize=9)
+        ax.set_ylabel("games")
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    axes[-1].set_xticks(x, [pd.Timestamp(d).strftime("%d %b") for d in dates], rotation=45, ha="right")
+    fig.suptitle("Day on which games end", fontsize=11)
+    return _save(fig, path)
+
+
+def plot_level_rates(lr: pd.DataFrame, path) -> Path:
+    """Axis win rate at each level of each sweep parameter (from ``level_rates``)."""
+    params = list(dict.fromkeys(lr["parameter"]))
+    fig = _figure(7.5, max(2.5, 0.35 * len(lr) + 0.8 * len(params)))
+    axes = fig.subplots(len(params), 1, squeeze=False)[:, 0]
+    for ax, p in zip(axes, params):
+        sub = lr[lr["parameter"] == p]
+        y = np.arange(len(sub))
+        r = sub["rate"].to_numpy() * 100
+        ax.errorbar(r, y, xerr=[r - sub["low"] * 100, sub["high"] * 100 - r], fmt="o", capsize=3, color="#b2182b")
+        ax.set_yticks(y, [_short(v, 24) for v in sub["level"]])
+        ax.invert_yaxis()
+        ax.axvline(50, ls="--", color="#888", lw=1)
+        ax.set_title(p, fontsize=9)
+        ax.grid(axis="x", alpha=0.3)
+    axes[-1].set_xlabel("Axis win rate, % (95% interval)")
+    return _save(fig, path)
+
+
+def plot_heatmap(matrix: pd.DataFrame, path, *, title: str, fmt: str = "{:.0f}", cbar: str = "") -> Path:
+    """Annotated heat map of a small matrix (e.g. win rate per beach-zone pair)."""
+    fig = _figure(6.5, 5)
+    ax = fig.add_subplot()
+    m = matrix.to_numpy(dtype=float)
+    im = ax.imshow(m, cmap="RdBu_r", vmin=np.nanmin(m), vmax=np.nanmax(m))
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            if np.isfinite(m[i, j]):
+                ax.text(j, i, fmt.format(m[i, j]), ha="center", va="center", fontsize=9)
+    ax.set_xticks(range(m.shape[1]), matrix.columns, rotation=30, ha="right")
+    ax.set_yticks(range(m.shape[0]), matrix.index)
+    ax.set_xlabel(matrix.columns.name or "")
+    ax.set_ylabel(matrix.index.name or "")
+    fig.colorbar(im, ax=ax, label=cbar)
+    ax.set_title(title)
+    return _save(fig, path)

@@ -1,0 +1,342 @@
+"""Balance report of a result frame: ``summary.json``, ``report.md`` and PNG charts.
+
+:func:`write_report` is the library function behind ``malta-sim report``.
+The report answers, in order, the questions a designer asks of a batch:
+who wins and how sure we are; how games end and when; when the first
+airfield and the victory cities fall; what each side loses; and, for sweeps,
+which arm or parameter moves the balance (paired on common random numbers).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import __version__
+from . import plots
+from .analysis import (
+    compare_arms,
+    end_day_table,
+    end_reasons,
+    game_length,
+    games_needed,
+    level_rates,
+    numeric_summary,
+    parameter_effects,
+    sweep_parameters,
+    timing_curve,
+    win_rates,
+)
+from .analysis.frames import calendar_for, scenario_of, with_outcomes
+from .analysis.timing import EVENT_TITLES
+from .errors import OptionError
+
+BALANCE_BAND = (0.45, 0.55)
+
+
+def _pct(x, nd=1):
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{nd}f}%"
+
+
+def _clean(obj):
+    """JSON-safe copy (NaN -> None, numpy scalars -> Python, timestamps -> ISO)."""
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating, float)):
+        return None if not np.isfinite(obj) else float(obj)
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    if isinstance(obj, (pd.Timestamp, np.datetime64)):
+        return str(pd.Timestamp(obj).date())
+    return obj
+
+
+def _records(df: pd.DataFrame) -> list[dict]:
+    return _clean(df.to_dict(orient="records"))
+
+
+def _md_table(df: pd.DataFrame, fmt: dict | None = None) -> str:
+    fmt = fmt or {}
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for _, r in df.iterrows():
+        cells = []
+        for c in cols:
+            v = r[c]
+            f = fmt.get(c)
+            cells.append(f(v) if f else ("" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def verdict(rate: float, low: float, high: float, band=BALANCE_BAND) -> str:
+    """One sentence on balance from an Axis win rate interval."""
+    if low >= band[0] and high <= band[1]:
+        return f"balanced: the Axis win rate is within {_pct(band[0], 0)}-{_pct(band[1], 0)} (95% interval)"
+    if low > 0.5:
+        return "favours the Axis (the whole interval lies above 50%)"
+    if high < 0.5:
+        return "favours the Allies (the whole interval lies below 50%)"
+    return "no clear winner, but too few games to call it balanced within the 45-55% band"
+
+
+def write_report(
+    games: pd.DataFrame,
+    out_dir,
+    *,
+    per_turn: pd.DataFrame | None = None,
+    alpha: float = 0.05,
+    baseline: str | None = None,
+    title: str | None = None,
+    source: str | None = None,
+) -> dict:
+    """Analyse a result frame and write the report files.
+
+    Parameters
+    ----------
+    games : pandas.DataFrame
+        Result frame, one row per game (per arm in a sweep).
+    out_dir : path-like
+        Output folder (created).
+    per_turn : pandas.DataFrame, optional
+        Long per-turn frame (enables the victory-city curve when the game
+        rows lack ``first_city_turn``).
+    alpha : float
+        1 - confidence level for all intervals.
+    baseline : str, optional
+        Baseline arm for the paired comparisons (default: first arm).
+    title : str, optional
+        Report title.
+    source : str, optional
+        Where the results came from (printed in the report).
+
+    Returns
+    -------
+    dict
+        The summary also written to ``out_dir/summary.json``.  Files written:
+        ``summary.json``, ``report.md``, ``win_rates.png``, ``end_reasons.png``,
+        ``end_dates.png``, ``surrender_dates.png``, ``steps_lost.png`` and,
+        when the data allow, ``airfield_capture.png``, ``victory_city.png``,
+        ``parameter_effects.png``.
+
+    Raises
+    ------
+    OptionError
+        For a frame lacking the required columns or an unknown baseline arm.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    df = with_outcomes(games)
+    arms = sorted(df["arm"].unique())
+    if baseline is not None and baseline not in arms:
+        raise OptionError(f"--baseline: unknown arm {baseline!r}; arms are: {', '.join(arms)}")
+    scen = scenario_of(df)
+    cal = calendar_for(scen, df)
+    conf = f"{100 * (1 - alpha):g}%"
+    pooled = win_rates(df, by=None, alpha=alpha).iloc[0]
+    wr = win_rates(df, alpha=alpha)
+    er = end_reasons(df, alpha=alpha)
+    gl = game_length(df)
+    ns = numeric_summary(df, alpha=alpha)
+    files = {}
+    files["win_rates"] = plots.plot_win_rates(wr, out / "win_rates.png").name
+    files["end_reasons"] = plots.plot_end_reasons(er, out / "end_reasons.png").name
+    files["end_dates"] = plots.plot_end_dates(end_day_table(df, scenario=scen), out / "end_dates.png").name
+
+    curves = {}
+    for event in ("surrender", "first_airfield", "victory_city"):
+        try:
+            c = timing_curve(df, event, per_turn=per_turn, alpha=alpha, scenario=scen)
+        except OptionError:
+            continue
+        curves[event] = c
+    fname = {"surrender": "surrender_dates.png", "first_airfield": "airfield_capture.png",
+             "victory_city": "victory_city.png"}
+    for event, c in curves.items():
+        files[event] = plots.plot_timing(
+            c, out / fname[event], scenario=scen,
+            title=f"Share of games with {EVENT_TITLES[event]}, by date ({conf} pointwise band)",
+        ).name
+    if {"axis_steps_lost", "allied_steps_lost"} & set(df.columns):
+        files["steps_lost"] = plots.plot_steps_lost(df, out / "steps_lost.png").name
+
+    comparisons = compare_arms(df, baseline=baseline, alpha=alpha) if len(arms) > 1 else pd.DataFrame()
+    params = sweep_parameters(games) if len(arms) > 1 else []
+    lr = level_rates(df, params, alpha=alpha) if params else pd.DataFrame()
+    eff = pd.DataFrame()
+    eff_note = ""
+    if params:
+        try:
+            eff = parameter_effects(df, params, alpha=alpha)
+            eff_note = eff.attrs.get("note", "")
+        except OptionError as exc:
+            eff_note = str(exc)
+        files["parameter_effects"] = plots.plot_level_rates(lr, out / "parameter_effects.png").name
+
+    need = {w: games_needed(w, p=float(pooled["rate"]) if 0 < pooled["rate"] < 1 else 0.5, alpha=alpha)
+            for w in (0.10, 0.04, 0.02)}
+
+    day_rows = {}
+    for event, c in curves.items():
+        d = c.loc[c["turn"] % 4 == 0, ["arm", "date", "share", "low", "high"]]
+        day_rows[event] = d
+
+    summary = {
+        "malta_sim_version": __version__,
+        "source": source,
+        "scenario": scen,
+        "calendar": {"start": cal.start, "days": cal.days, "turns_per_day": 4},
+        "games": int(len(df)),
+        "arms": arms,
+        "alpha": alpha,
+        "provenance": _clean(dict(games.attrs)) if games.attrs else {},
+        "axis_win_rate": {"games": int(pooled["games"]), "wins": int(pooled["wins"]), "rate": pooled["rate"],
+                          "low": pooled["low"], "high": pooled["high"],
+                          "verdict": verdict(pooled["rate"], pooled["low"], pooled["high"])},
+        "win_rates": _records(wr),
+        "games_needed_for_width": {f"{w:g}": n for w, n in need.items()},
+        "end_reasons": _records(er),
+        "game_length": _records(gl),
+        "numeric": _records(ns),
+        "timing_by_day": {e: _records(d) for e, d in day_rows.items()},
+        "paired_comparisons": _records(comparisons) if len(comparisons) else [],
+        "sweep_parameters": params,
+        "level_rates": _records(lr) if len(lr) else [],
+        "parameter_effects": _records(eff) if len(eff) else [],
+        "parameter_effects_note": eff_note,
+        "files": files,
+    }
+    summary = _clean(summary)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    (out / "report.md").write_text(_markdown(summary, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note,
+                                             files, title, conf))
+    return summary
+
+
+def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, files, title, conf) -> str:
+    pct = _pct
+    L = []
+    scen = s["scenario"] or "mixed scenarios"
+    L.append(f"# {title or 'Balance report: ' + scen}")
+    L.append("")
+    a = s["axis_win_rate"]
+    L.append(
+        f"**{s['games']} games**, {len(s['arms'])} arm(s), scenario `{scen}` "
+        f"({s['calendar']['start']}, {s['calendar']['days']} days of 4 turns)."
+        + (f" Results: `{s['source']}`." if s.get("source") else "")
+    )
+    L.append("")
+    pooled_note = " pooled over all arms" if len(s["arms"]) > 1 else ""
+    L.append(f"**Axis win rate{pooled_note} {pct(a['rate'])}** ({conf} interval {pct(a['low'])} - "
+             f"{pct(a['high'])}, Wilson): the scenario {a['verdict']}.")
+    need = s["games_needed_for_width"]
+    L.append("")
+    L.append(f"Games per arm needed for a {conf} interval of ±5 points: {need['0.1']}; ±2 points: "
+             f"{need['0.04']}; ±1 point: {need['0.02']} (at the observed rate).")
+    L.append("")
+    L.append("## Who wins")
+    L.append("")
+    show = wr.rename(columns={"arm": "arm", "rate": "Axis win rate"})
+    L.append(_md_table(show[["arm", "games", "wins", "Axis win rate", "low", "high"]],
+                       {"Axis win rate": pct, "low": pct, "high": pct}))
+    L.append("")
+    L.append(f"![win rates]({files['win_rates']})")
+    if len(comparisons):
+        L.append("")
+        L.append("### Arms compared game by game (common random numbers)")
+        L.append("")
+        L.append("Each arm played the same game indices with the same seeds, so only games decided differently "
+                 "count. `difference` = arm - baseline Axis win rate (Newcombe paired interval); McNemar's test "
+                 "(exact when fewer than 25 discordant games).")
+        L.append("")
+        c = comparisons[["arm_a", "arm_b", "games", "rate_a", "rate_b", "difference", "low", "high",
+                         "a_only", "b_only", "mcnemar_pvalue"]].rename(
+            columns={"arm_a": "baseline", "arm_b": "arm", "a_only": "baseline only", "b_only": "arm only",
+                     "mcnemar_pvalue": "McNemar p"})
+        L.append(_md_table(c, {"rate_a": pct, "rate_b": pct, "difference": pct, "low": pct, "high": pct,
+                               "McNemar p": lambda v: f"{v:.3g}"}))
+    L.append("")
+    L.append("## How and when games end")
+    L.append("")
+    e = er[er["count"] > 0][["arm", "end_reason", "winner", "count", "share", "low", "high"]]
+    L.append(_md_table(e, {"share": pct, "low": pct, "high": pct}))
+    L.append("")
+    L.append(f"![end reasons]({files['end_reasons']})")
+    L.append("")
+    g = gl[["arm", "winner", "games", "mean_turn", "median_turn", "q25", "q75", "mean_day"]]
+    L.append("Game length in turns (turn 1 = AM of the first day; 4 turns a day):")
+    L.append("")
+    L.append(_md_table(g, {k: (lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.1f}")
+                           for k in ("mean_turn", "median_turn", "q25", "q75", "mean_day")}))
+    L.append("")
+    L.append(f"![end dates]({files['end_dates']})")
+    titles = {"surrender": "Malta surrenders", "first_airfield": "First airfield in Axis hands",
+              "victory_city": "First victory city (1711, 1809, 1810, 1911) in Axis hands"}
+    for event, d in day_rows.items():
+        L.append("")
+        L.append(f"## {titles[event]}")
+        L.append("")
+        L.append(f"Share of all games in which this had happened by the end of each day ({conf} Wilson band; "
+                 "games that ended first count as never).")
+        L.append("")
+        piv = d.assign(day=pd.to_datetime(d["date"]).dt.strftime("%d %b"),
+                       v=[f"{pct(r.share, 0)} ({pct(r.low, 0)}-{pct(r.high, 0)})" for r in d.itertuples()])
+        piv = piv.pivot(index="day", columns="arm", values="v").reindex(
+            pd.to_datetime(d["date"]).drop_duplicates().dt.strftime("%d %b"))
+        L.append(_md_table(piv.reset_index()))
+        L.append("")
+        L.append(f"![{event}]({files[event]})")
+    if len(ns):
+        L.append("")
+        L.append("## Losses and places held at game end")
+        L.append("")
+        L.append(f"Mean per game ({conf} interval of the mean):")
+        L.append("")
+        nn = ns[ns["column"] != "end_turn"].copy()
+        nn["v"] = [f"{r.mean:.2f} [{r.low:.2f}, {r.high:.2f}]" if r.games else "" for r in nn.itertuples()]
+        piv = nn.pivot(index="column", columns="arm", values="v").reindex(list(dict.fromkeys(nn["column"])))
+        L.append(_md_table(piv.reset_index()))
+        if "steps_lost" in files:
+            L.append("")
+            L.append(f"![steps lost]({files['steps_lost']})")
+    if len(lr):
+        L.append("")
+        L.append("## Sweep parameters")
+        L.append("")
+        L.append("Axis win rate at each level (pooled over the other parameters):")
+        L.append("")
+        L.append(_md_table(lr, {"rate": pct, "low": pct, "high": pct}))
+        L.append("")
+        L.append(f"![parameter effects]({files['parameter_effects']})")
+        if len(eff):
+            L.append("")
+            L.append(f"Logistic regression of the Axis win on all parameters ({eff_note}); odds ratio per unit "
+                     "(numeric) or against the first level (factors):")
+            L.append("")
+            f3 = lambda v: f"{v:.3g}"  # noqa: E731
+            L.append(_md_table(eff, {"log_odds": f3, "odds_ratio": f3, "low": f3, "high": f3, "pvalue": f3}))
+        elif eff_note:
+            L.append("")
+            L.append(f"Logistic regression: {eff_note}")
+    L.append("")
+    L.append("## Methods")
+    L.append("")
+    L.append(
+        f"- Win rates: Wilson score intervals ({conf}, statsmodels `proportion_confint`).\n"
+        "- Paired comparisons: arms share game indices and seeds (common random numbers); difference of rates "
+        "with Newcombe's paired interval, McNemar's test (statsmodels).\n"
+        "- Timing curves: cumulative share of *all* games; a game that ended before the event counts as never "
+        "(nothing is censored because every game is followed to its end). Pointwise Wilson bands.\n"
+        "- Surrender roll and end reasons follow rule 20.3; victory cities and modifiers rule 20.0.\n"
+        f"- malta_sim {s['malta_sim_version']}."
+    )
+    L.append("")
+    return "\n".join(L)

@@ -1,0 +1,58 @@
+"""`malta-sim report` on synthetic result frames: files, summary and errors."""
+
+import json
+
+import pandas as pd
+from click.testing import CliRunner
+from matplotlib.image import imread
+
+from malta_sim.analysis.synthetic import synthetic_results
+from malta_sim.cli import main
+from malta_sim.report import verdict, write_report
+
+
+def test_report_cli_writes_files(tmp_path):
+    g, pt = synthetic_results(120, {"base": 0.4, "variant": 0.55}, per_turn=True, seed=11)
+    res_dir = tmp_path / "run"
+    res_dir.mkdir()
+    g.to_parquet(res_dir / "games.parquet")
+    pt.to_parquet(res_dir / "per_turn.parquet")
+    out = tmp_path / "rep"
+    r = CliRunner().invoke(main, ["report", str(res_dir), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "Axis win rate" in r.output
+    s = json.loads((out / "summary.json").read_text())
+    assert s["games"] == 240 and s["arms"] == ["base", "variant"]
+    assert s["axis_win_rate"]["wins"] == int((g["winner"] == "axis").sum())
+    assert len(s["paired_comparisons"]) == 1
+    for f in ("win_rates", "surrender", "first_airfield", "victory_city", "steps_lost", "end_reasons"):
+        png = out / s["files"][f]
+        assert png.exists() and imread(png).shape[0] > 100
+    md = (out / "report.md").read_text()
+    assert "## Who wins" in md and "common random numbers" in md and "![win rates](win_rates.png)" in md
+
+
+def test_report_single_arm_without_optional_columns(tmp_path):
+    df = pd.DataFrame({"game": range(6), "winner": ["axis", "allied"] * 3,
+                       "end_reason": ["surrender", "time limit"] * 3, "end_turn": [10, 24] * 3,
+                       "scenario": "intro"})
+    s = write_report(df, tmp_path / "r")
+    assert s["calendar"]["start"] == "1942-06-30" and s["paired_comparisons"] == []
+    assert "first_airfield" not in s["files"]
+    assert (tmp_path / "r" / "report.md").exists()
+
+
+def test_report_bad_input_is_one_line_error(tmp_path):
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "nope.parquet"), "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and r.output.startswith("error: RESULTS: no such file")
+    g = synthetic_results(10, {"a": 0.5})
+    g.to_csv(tmp_path / "g.csv", index=False)
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "g.csv"), "--out", str(tmp_path / "o"),
+                                  "--baseline", "zzz"])
+    assert r.exit_code == 2 and "--baseline" in r.output
+
+
+def test_verdict():
+    assert verdict(0.5, 0.47, 0.53).startswith("balanced")
+    assert "Axis" in verdict(0.6, 0.55, 0.65)
+    assert "Allies" in verdict(0.3, 0.25, 0.35)
