@@ -1024,8 +1024,9 @@ def run_sweep(
     Returns
     -------
     pandas.DataFrame
-        ``len(arms) * n_games`` rows: ``arm`` first, then one column per grid
-        key (its value in that arm), then :func:`run_games` columns; sorted
+        ``len(arms) * n_games`` rows: ``arm`` first, then one column per
+        dotted grid key (``policy_params.axis.min_odds``: its value in that
+        arm), then :func:`run_games` columns; sorted
         by arm (file order) then game.  ``attrs`` holds the common provenance
         and ``arms`` (name -> settings).
 
@@ -1041,7 +1042,7 @@ def run_sweep(
     varied_keys: list[str] = []
     for a in sweep.arms:
         for k in a.varied:
-            if k not in varied_keys:
+            if k not in varied_keys and k not in ID_COLUMNS:
                 varied_keys.append(k)
     # Validate every arm before playing any game.
     for a in sweep.arms:

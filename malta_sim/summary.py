@@ -107,12 +107,12 @@ def _block(df: pd.DataFrame) -> list[str]:
     for w, r in ws.iterrows():
         if w not in SIDES and r["games"] == 0:
             continue
-        lines.append(f"  {w:<8} {r['games']:>6}  {_pct(r['share'])}   {_pct(r['ci_low'])} - {_pct(r['ci_high'])}")
+        lines.append(f"  {w:<8} {int(r['games']):>6}  {_pct(r['share'])}   {_pct(r['ci_low'])} - {_pct(r['ci_high'])}")
     er = end_reasons(df)
     if len(er):
         lines.append("  end reason            games   share")
         for reason, r in er.iterrows():
-            lines.append(f"  {str(reason):<20} {r['games']:>6}  {_pct(r['share'])}")
+            lines.append(f"  {str(reason):<20} {int(r['games']):>6}  {_pct(r['share'])}")
     m = median_end(df)
     if m["turn"] is not None:
         when = f"turn {m['turn']}" + (f" ({m['date']})" if m["date"] else "")

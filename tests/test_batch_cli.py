@@ -1,0 +1,104 @@
+"""`malta-sim run` and `malta-sim sweep`: files, summary, one-line errors with exit 2."""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import test_batch_fake_engine  # noqa: F401  (registers the test scenario)
+from malta_sim import run_games
+from malta_sim.batch import read_frame
+from malta_sim.cli import main
+
+S = "batch-fake"
+
+
+def _run(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.mark.parametrize("ext", ["parquet", "csv"])
+def test_run_writes_file_and_prints_summary(tmp_path, ext):
+    out = tmp_path / f"r.{ext}"
+    turns = tmp_path / f"t.{ext}"
+    r = _run("run", "--scenario", S, "--games", "20", "--seed", "3", "--jobs", "2", "--option", "rainy",
+             "--per-turn", str(turns), "--out", str(out))
+    assert r.exit_code == 0, r.output
+    df = read_frame(out)
+    ref = run_games(S, 20, 3, options=["rainy"])
+    if ext == "parquet":
+        pd.testing.assert_frame_equal(df, ref)
+    else:
+        assert list(df.columns) == list(ref.columns) and (df["end_turn"] == ref["end_turn"]).all()
+    assert df.attrs["seed"] == 3 and df.attrs["options"] == ["rainy"]
+    t = read_frame(turns)
+    assert len(t) == ref["end_turn"].sum()
+    text = r.stdout
+    assert "batch-fake (Batch runner test double): 20 games, seed 3" in text
+    assert "95% interval (Wilson)" in text and "median end: turn" in text and f"wrote {out}" in text
+    n_axis = int((ref["winner"] == "axis").sum())
+    assert any(line.split()[:2] == ["axis", str(n_axis)] for line in text.splitlines())
+
+
+def test_run_with_checkpoint_twice_gives_same_file(tmp_path):
+    args = ["run", "--scenario", S, "--games", "12", "--seed", "1", "--chunk-size", "5",
+            "--checkpoint", str(tmp_path / "ck"), "-q"]
+    assert _run(*args, "--out", str(tmp_path / "a.parquet")).exit_code == 0
+    assert _run(*args, "--out", str(tmp_path / "b.parquet")).exit_code == 0
+    pd.testing.assert_frame_equal(read_frame(tmp_path / "a.parquet"), read_frame(tmp_path / "b.parquet"))
+    r = _run("run", "--scenario", S, "--games", "12", "--seed", "2", "--checkpoint", str(tmp_path / "ck"),
+             "--out", str(tmp_path / "c.parquet"))
+    assert r.exit_code == 2 and "other inputs" in r.stderr
+
+
+def _bad_cases(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    os.chmod(ro, 0o555)
+    ok = ["--games", "3", "--seed", "1", "--out", str(tmp_path / "x.parquet")]
+    return [
+        (["run", "--scenario", "nope", *ok], "unknown scenario 'nope'"),
+        (["run", "--scenario", S, "--games", "0", "--seed", "1", "--out", "x.csv"], "--games"),
+        (["run", "--scenario", S, "--games", "3", "--seed", "-4", "--out", "x.csv"], "seed"),
+        (["run", "--scenario", S, "--games", "3", "--seed", "x", "--out", "x.csv"], "'--seed'"),
+        (["run", "--scenario", S, "--games", "3", "--seed", "1"], "Missing option '--out'"),
+        (["run", "--scenario", S, "--axis-policy", "zerg", *ok], "attack, cautious"),
+        (["run", "--scenario", S, "--option", "fog", *ok], "option 'fog'"),
+        (["run", "--scenario", S, "--backend", "spark", *ok], "--backend"),
+        (["run", "--scenario", S, "--jobs", "0", *ok], "--jobs"),
+        (["run", "--scenario", S, "--games", "3", "--seed", "1", "--out", str(tmp_path / "x.xlsx")], "unknown file type"),
+        (["run", "--scenario", S, "--games", "3", "--seed", "1", "--out", str(tmp_path / "no" / "x.csv")], "does not exist"),
+        (["run", "--scenario", S, "--games", "3", "--seed", "1", "--out", str(ro / "x.csv")], "not writable"),
+        (["run", "--scenario", S, "--games", "3", "--seed", "1", "--per-turn", "t.txt", "--out", "x.csv"], "--per-turn"),
+        (["run", "--scenario", S, "--bogus", *ok], "No such option"),
+        (["sweep", str(tmp_path / "none.toml"), "--out", "x.csv"], "does not exist"),
+        (["sweep", str(tmp_path / "none.toml"), "--games", "5"], "--out"),
+    ]
+
+
+def test_bad_arguments_exit_2_with_one_line(tmp_path):
+    for args, words in _bad_cases(tmp_path):
+        if words == "not writable" and os.geteuid() == 0:
+            continue  # root can write anywhere
+        r = _run(*args)
+        assert r.exit_code == 2, (args, r.output)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], (args, r.stderr)
+        assert "Traceback" not in r.output
+
+
+def test_sweep_command(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text(f'scenario = "{S}"\nseed = 5\n[grid]\noptions = [[], ["unused_rule"], ["rainy"]]\n')
+    out = tmp_path / "s.parquet"
+    r = _run("sweep", str(f), "--games", "9", "--jobs", "2", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    df = read_frame(out)
+    assert df["arm"].tolist() == ["options=none"] * 9 + ["options=unused_rule"] * 9 + ["options=rainy"] * 9
+    assert "arm options=rainy: 9 games" in r.stdout and "wrote" in r.stdout
+    a, b = (df[df["arm"] == n].drop(columns=["arm", "options"]).reset_index(drop=True)
+            for n in ("options=none", "options=unused_rule"))
+    pd.testing.assert_frame_equal(a, b)
