@@ -97,28 +97,34 @@ def calendar_for(scenario: str | None, frame: pd.DataFrame | None = None) -> Cal
 REQUIRED_COLUMNS = ("game", "winner", "end_reason", "end_turn")
 
 
-def load_results(path: str | os.PathLike) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+def load_results(
+    path: str | os.PathLike, per_turn_path: str | os.PathLike | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """Read a result frame written by ``malta-sim run`` / ``malta-sim sweep``.
 
     Parameters
     ----------
     path : path-like
-        A ``.parquet`` or ``.csv`` file of game rows, or a directory holding
-        ``games.parquet`` / ``results.parquet`` / ``*.parquet`` chunks (and
-        optionally ``per_turn.parquet`` or a ``per_turn/`` folder).
+        A ``.parquet``/``.pq``/``.csv`` file of game rows (read with
+        :func:`malta_sim.batch.read_frame`, which restores the provenance in
+        ``attrs``), or a folder holding ``games.parquet``/``results.parquet`` or
+        the batch checkpoint chunks ``games-*.parquet`` (and ``turns-*.parquet``).
+    per_turn_path : path-like, optional
+        The per-turn frame (``malta-sim run --per-turn FILE``).  Without it, a
+        ``per_turn.*`` / ``<stem>_per_turn.*`` file beside ``path`` is used.
 
     Returns
     -------
     games : pandas.DataFrame
         One row per game (per arm), as written.
     per_turn : pandas.DataFrame or None
-        The long per-turn frame when one was found next to the games.
+        The long per-turn frame, when one was given or found.
 
     Raises
     ------
     OptionError
-        If the path does not exist, holds no result rows, or lacks the
-        required columns ``game, winner, end_reason, end_turn``.
+        If a path does not exist or cannot be read, holds no result rows, or
+        lacks the required columns ``game, winner, end_reason, end_turn``.
     """
     p = Path(path)
     if not p.exists():
@@ -126,47 +132,55 @@ def load_results(path: str | os.PathLike) -> tuple[pd.DataFrame, pd.DataFrame | 
     per_turn = None
     try:
         if p.is_dir():
-            games_file = None
-            for name in ("games.parquet", "results.parquet", "games.csv", "results.csv"):
-                if (p / name).exists():
-                    games_file = p / name
-                    break
+            games_file = next(
+                (p / n for n in ("games.parquet", "results.parquet", "games.csv", "results.csv") if (p / n).exists()),
+                None,
+            )
             if games_file is not None:
                 games = _read_table(games_file)
             else:
-                chunks = sorted(
-                    f for f in p.glob("*.parquet") if "per_turn" not in f.name and "events" not in f.name
+                chunks = sorted(p.glob("games-*.parquet")) or sorted(
+                    f for f in p.glob("*.parquet")
+                    if not f.name.startswith(("turns-", "per_turn", "events"))
                 )
                 if not chunks:
-                    chunks = sorted((p / "games").glob("*.parquet")) if (p / "games").is_dir() else []
-                if not chunks:
-                    raise OptionError(f"RESULTS: no result files (*.parquet, games.csv) in {p}")
+                    raise OptionError(f"RESULTS: no result files (games.parquet, games-*.parquet) in {p}")
                 games = pd.concat([pd.read_parquet(f) for f in chunks], ignore_index=True)
-            for cand in (p / "per_turn.parquet", p / "per_turn.csv", p / "per_turn"):
-                if cand.exists():
-                    per_turn = _read_table(cand) if cand.is_file() else pd.read_parquet(cand)
-                    break
+                games = games.sort_values("game", kind="stable").reset_index(drop=True) if "game" in games else games
+            if per_turn_path is None:
+                turn_chunks = sorted(p.glob("turns-*.parquet"))
+                if turn_chunks:
+                    per_turn = pd.concat([pd.read_parquet(f) for f in turn_chunks], ignore_index=True)
+                for cand in (p / "per_turn.parquet", p / "per_turn.csv"):
+                    if per_turn is None and cand.exists():
+                        per_turn = _read_table(cand)
         else:
             games = _read_table(p)
-            stem = p.name[: -len(p.suffix)] if p.suffix else p.name
-            for cand in (p.with_name(stem + "_per_turn" + p.suffix), p.with_name("per_turn" + p.suffix)):
-                if cand.exists() and cand != p:
-                    per_turn = _read_table(cand)
-                    break
+            if per_turn_path is None:
+                stem = p.name[: -len(p.suffix)] if p.suffix else p.name
+                for cand in (p.with_name(stem + "_per_turn" + p.suffix), p.with_name("per_turn" + p.suffix)):
+                    if cand.exists() and cand != p:
+                        per_turn = _read_table(cand)
+                        break
+        if per_turn_path is not None:
+            q = Path(per_turn_path)
+            if not q.is_file():
+                raise OptionError(f"--per-turn: no such file: {q}")
+            per_turn = _read_table(q)
     except OptionError:
         raise
     except Exception as exc:  # unreadable file: one-line error, not a traceback
-        raise OptionError(f"RESULTS: cannot read {p}: {exc}") from None
+        raise OptionError(f"RESULTS: cannot read {p}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
     check_frame(games, "RESULTS")
     return games, per_turn
 
 
 def _read_table(f: Path) -> pd.DataFrame:
-    if f.suffix == ".csv":
-        return pd.read_csv(f)
-    if f.suffix in (".parquet", ".pq"):
-        return pd.read_parquet(f)
-    raise OptionError(f"RESULTS: unsupported file type {f.suffix!r} (use .parquet or .csv): {f}")
+    if f.suffix.lower() not in (".csv", ".parquet", ".pq"):
+        raise OptionError(f"RESULTS: unsupported file type {f.suffix!r} (use .parquet or .csv): {f}")
+    from ..batch import read_frame  # restores provenance attrs
+
+    return read_frame(f)
 
 
 def check_frame(games: pd.DataFrame, name: str = "games") -> None:

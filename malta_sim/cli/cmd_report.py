@@ -11,9 +11,10 @@ from ..errors import OptionError
 @click.argument("results", type=click.Path())
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="1 - confidence level of intervals.")
+@click.option("--per-turn", "per_turn", default=None, type=click.Path(), help="Per-turn frame (malta-sim run --per-turn FILE).")
 @click.option("--baseline", default=None, help="Baseline arm for paired comparisons (default: first arm).")
 @click.option("--title", default=None, help="Report title.")
-def command(results, out_dir, alpha, baseline, title):
+def command(results, out_dir, per_turn, alpha, baseline, title):
     """Write DIR/summary.json, DIR/report.md and PNG charts for RESULTS.
 
     RESULTS is a .parquet/.csv file of game rows or the output folder of
@@ -24,7 +25,7 @@ def command(results, out_dir, alpha, baseline, title):
 
     if not 0 < alpha < 1:
         raise OptionError(f"--alpha must lie in (0, 1), got {alpha}")
-    games, per_turn = load_results(results)
+    games, per_turn = load_results(results, per_turn)
     s = write_report(games, out_dir, per_turn=per_turn, alpha=alpha, baseline=baseline, title=title,
                      source=str(results))
     a = s["axis_win_rate"]
