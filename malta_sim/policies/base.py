@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .invasion import InvasionDecisions
+
 
 @dataclass
 class Move:
@@ -58,7 +60,7 @@ class CombatPlan:
     hurricane: set = field(default_factory=set)
 
 
-class Policy:
+class Policy(InvasionDecisions):
     """Base class: documents every decision.  Subclasses implement them all
     (see :class:`malta_sim.policies.random.RandomPolicy`)."""
 

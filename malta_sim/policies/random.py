@@ -8,9 +8,10 @@ game is reproducible from (seed, game index).
 from __future__ import annotations
 
 from .base import CombatPlan, Move, Policy
+from .invasion import RandomInvasionDecisions
 
 
-class RandomPolicy(Policy):
+class RandomPolicy(RandomInvasionDecisions, Policy):
     """Uniformly random legal decisions.
 
     Parameters (``params``)
