@@ -13,17 +13,21 @@ Knobs for the tests:
 * option ``slow``: sleeps 20 ms per game (for the kill-and-resume test);
 * ``policy_params={"axis": {"aggression": x}}`` shifts the end turn (a consulted
   parameter); any other key is never consulted;
+* ``data_dir`` holding ``broken.csv``: raises a :class:`DataError` (as a real
+  loader would on a bad file);
 * ``CRASH_AT``: a set of game indices that raise once, in this process.
 """
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from malta_sim.errors import DataError
 from malta_sim.games.registry import GameBatchResult, ScenarioSpec, register
 from malta_sim.rng import GameStreams
 
@@ -81,6 +85,8 @@ def _one_game(seed, g, axis_policy, allied_policy, options, params, per_turn):
 
 def play_games(scenario, seed, games, *, axis_policy, allied_policy, options, data_dir,
                per_turn=False, event_log=False, policy_params=None):
+    if data_dir is not None and os.path.exists(os.path.join(data_dir, "broken.csv")):
+        raise DataError(os.path.join(data_dir, "broken.csv"), 2, "hex", "'99ZZ' is not a hex id")
     rows, turns = [], []
     for g in np.asarray(games, dtype=np.int64):
         g = int(g)

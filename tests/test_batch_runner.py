@@ -16,7 +16,7 @@ import pytest
 import test_batch_fake_engine as fake
 from malta_sim import run_games
 from malta_sim.batch import read_frame, write_frame
-from malta_sim.errors import OptionError
+from malta_sim.errors import MaltaSimError, OptionError
 
 S = "batch-fake"
 REPO = Path(__file__).resolve().parents[1]
@@ -166,3 +166,18 @@ def test_killed_process_resumes_to_the_uninterrupted_result(tmp_path):
     fresh = run_games(S, 60, 8, options=["slow"], n_jobs=2)
     pd.testing.assert_frame_equal(resumed, fresh)
     assert not list(ck.glob(".*.tmp"))
+
+
+def test_data_error_in_a_worker_reaches_the_user_as_one_line(tmp_path):
+    (tmp_path / "broken.csv").write_text("hex\n99ZZ\n")
+    for jobs in (1, 2):
+        with pytest.raises(MaltaSimError, match=r"broken.csv:2: field 'hex': '99ZZ' is not a hex id"):
+            run_games(S, 4, 1, data_dir=tmp_path, chunk_size=2, n_jobs=jobs)
+
+
+def test_data_hash_follows_the_data_dir(tmp_path):
+    (tmp_path / "a.csv").write_text("x\n1\n")
+    h1 = run_games(S, 2, 1, data_dir=tmp_path).attrs["data_hash"]
+    (tmp_path / "a.csv").write_text("x\n2\n")
+    h2 = run_games(S, 2, 1, data_dir=tmp_path).attrs["data_hash"]
+    assert h1 != h2 and h1.startswith("sha256:")

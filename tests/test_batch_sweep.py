@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 import test_batch_fake_engine  # noqa: F401  (registers the test scenario)
-from malta_sim.batch import Arm, Sweep, load_sweep, run_sweep
+from malta_sim.batch import Arm, Sweep, _validate, load_sweep, run_sweep
+from malta_sim.games.registry import scenario_names
 from malta_sim.errors import DataError, OptionError
 
 S = "batch-fake"
@@ -100,3 +101,6 @@ def test_arm_errors_are_reported_before_playing():
 def test_example_sweep_file_parses():
     sw = load_sweep(REPO / "experiments" / "sweep_example.toml")
     assert sw.scenario == "hercules" and len(sw.arms) == 5 and sw.games == 200
+    if "hercules" in scenario_names():  # once the engine registers it, every arm must be valid
+        for a in sw.arms:
+            _validate(sw.scenario, sw.seed, a.axis_policy, a.allied_policy, a.options, None, a.policy_params)
