@@ -498,12 +498,12 @@ class MapBuilder:
             for h in self.grid.hex_ids:
                 r = self.hexes[h]
                 fl = r.flags if not r.ocean else set()
-                if r.sources:
-                    src = "; ".join(dict.fromkeys(r.sources))
-                    if not src.startswith("rule"):
-                        src = src
-                    if src.startswith("rule"):
-                        src = src + "; rest reconstructed from geography"
+                rules = [s for s in dict.fromkeys(r.sources) if s.startswith("rule")]
+                if rules:
+                    src = ", ".join(rules) + " (rest reconstructed from geography)"
+                elif r.sources:
+                    src = "reconstructed: " + "; ".join(
+                        s.replace("reconstructed: ", "") for s in dict.fromkeys(r.sources))
                 else:
                     src = "reconstructed: land mask through the affine fit"
                 w.writerow([h, r.terrain(), int("woods" in fl), int("town" in fl), int("city" in fl),
