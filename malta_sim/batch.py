@@ -623,7 +623,7 @@ def run_games(
         Dask scheduler address (``backend="dask"`` only); none: a local cluster.
     chunk_size : int, optional
         Games per ``play_games`` call and per checkpoint file; default about a
-        quarter of each worker's share, at most 1000.  Never changes results.
+        sixteenth of each worker's share, at most 1000.  Never changes results.
     checkpoint : path, optional
         Directory for finished chunks and the manifest; re-running resumes.
     per_turn : bool
@@ -694,7 +694,7 @@ def run_games(
     todo = np.flatnonzero(~done).astype(np.int64)
     workers = n_jobs
     if chunk_size is None:
-        chunk_size = max(1, min(MAX_AUTO_CHUNK, math.ceil(max(len(todo), 1) / (4 * workers))))
+        chunk_size = max(1, min(MAX_AUTO_CHUNK, math.ceil(max(len(todo), 1) / (16 * workers))))
     ranges = _ranges(todo, chunk_size)
 
     inputs = {
@@ -997,9 +997,10 @@ def run_sweep(
     seed: int | None = None,
     checkpoint: str | os.PathLike | None = None,
     data_dir: str | os.PathLike | None = None,
+    per_turn: bool = False,
     progress: bool = False,
     **kwargs: Any,
-) -> pd.DataFrame:
+):
     """Play every arm of a sweep on the same game seeds (common random numbers).
 
     Each arm plays games ``0 .. n_games-1`` under the same master seed, so game
@@ -1017,6 +1018,9 @@ def run_sweep(
     checkpoint : path, optional
         Directory; each arm checkpoints into its own subdirectory named by a
         hash of its inputs, so editing the sweep file reuses unchanged arms.
+    per_turn : bool
+        Also return the per-turn frames of every arm, with an ``arm`` column
+        first (then a tuple ``(games, per_turn)`` is returned).
     data_dir, progress, **kwargs
         Passed to :func:`run_games` (``n_jobs``, ``backend``, ``scheduler``,
         ``chunk_size``).
@@ -1051,6 +1055,7 @@ def run_sweep(
         except OptionError as exc:
             raise OptionError(f"arm {a.name!r}: {exc}") from None
     frames = []
+    turn_frames = []
     arms_attr = {}
     for a in sweep.arms:
         sub = None
@@ -1062,7 +1067,7 @@ def run_sweep(
             sub = Path(checkpoint) / ("arm-" + hashlib.sha256(key.encode()).hexdigest()[:16])
         if progress:
             print(f"arm {a.name}", file=sys.stderr)
-        df = run_games(
+        res = run_games(
             sweep.scenario,
             n,
             seed,
@@ -1072,9 +1077,14 @@ def run_sweep(
             policy_params=a.policy_params,
             checkpoint=sub,
             data_dir=data_dir,
+            per_turn=per_turn,
             progress=progress,
             **kwargs,
         )
+        df = res[0] if per_turn else res
+        if per_turn:
+            t = res[1].reset_index(drop=True)
+            turn_frames.append(pd.concat([pd.DataFrame({"arm": [a.name] * len(t)}), t], axis=1))
         attrs = df.attrs
         front = {"arm": [a.name] * len(df)}
         for k in varied_keys:
@@ -1090,4 +1100,8 @@ def run_sweep(
     out = _normalise(pd.concat(frames, ignore_index=True))
     common = {k: v for k, v in attrs.items() if k not in ("axis_policy", "allied_policy", "options", "policy_params")}
     out.attrs = {**common, "n_games": n, "sweep_file": sweep.source, "arms": arms_attr}
-    return out
+    if not per_turn:
+        return out
+    turns = _normalise(pd.concat(turn_frames, ignore_index=True))
+    turns.attrs = dict(out.attrs)
+    return out, turns

@@ -94,9 +94,11 @@ def test_sweep_command(tmp_path):
     f = tmp_path / "s.toml"
     f.write_text(f'scenario = "{S}"\nseed = 5\n[grid]\noptions = [[], ["unused_rule"], ["rainy"]]\n')
     out = tmp_path / "s.parquet"
-    r = _run("sweep", str(f), "--games", "9", "--jobs", "2", "--out", str(out))
+    r = _run("sweep", str(f), "--games", "9", "--jobs", "2", "--per-turn", str(tmp_path / "t.csv"), "--out", str(out))
     assert r.exit_code == 0, r.output
     df = read_frame(out)
+    t = read_frame(tmp_path / "t.csv")
+    assert list(t.columns[:3]) == ["arm", "game", "turn"] and len(t) == df["end_turn"].sum()
     assert df["arm"].tolist() == ["options=none"] * 9 + ["options=unused_rule"] * 9 + ["options=rainy"] * 9
     assert "arm options=rainy: 9 games" in r.stdout and "wrote" in r.stdout
     a, b = (df[df["arm"] == n].drop(columns=["arm", "options"]).reset_index(drop=True)

@@ -22,9 +22,12 @@ from .cmd_run import OneLineErrors, check_backend
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address (with --backend dask).")
 @click.option("--chunk-size", default=None, type=int, help="Games per task (never changes results).")
 @click.option("--checkpoint", default=None, metavar="DIR", help="Checkpoint directory (one subdirectory per arm).")
+@click.option("--per-turn", "per_turn_out", default=None, metavar="FILE",
+              help="Also write the per-turn frames (with an arm column), .parquet or .csv.")
 @click.option("--out", "out", required=True, metavar="FILE", help="Result file: .parquet (or .pq) or .csv.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
-def command(sweep_file, n_games, seed, n_jobs, data_dir, backend, scheduler, chunk_size, checkpoint, out, quiet):
+def command(sweep_file, n_games, seed, n_jobs, data_dir, backend, scheduler, chunk_size, checkpoint, per_turn_out,
+            out, quiet):
     """Play every arm of FILE.toml on the same game seeds; one frame with an `arm` column.
 
     Arms are a grid of policies, bot parameters and options (docs/batch.md).
@@ -37,10 +40,14 @@ def command(sweep_file, n_games, seed, n_jobs, data_dir, backend, scheduler, chu
 
     check_backend(backend, scheduler)
     check_output_path(out, "--out")
+    if per_turn_out is not None:
+        check_output_path(per_turn_out, "--per-turn")
+        if str(per_turn_out) == str(out):
+            raise OptionError("--per-turn and --out must be different files")
     if n_games is not None and n_games < 1:
         raise OptionError(f"--games must be an integer >= 1, got {n_games}")
     sweep = load_sweep(sweep_file)
-    df = run_sweep(
+    res = run_sweep(
         sweep,
         n_games,
         seed=seed,
@@ -50,9 +57,13 @@ def command(sweep_file, n_games, seed, n_jobs, data_dir, backend, scheduler, chu
         chunk_size=chunk_size,
         checkpoint=checkpoint,
         data_dir=data_dir,
+        per_turn=per_turn_out is not None,
         progress=not quiet,
     )
+    df, turns = res if per_turn_out is not None else (res, None)
     write_frame(df, out)
+    if turns is not None:
+        write_frame(turns, per_turn_out)
     if not quiet:
         click.echo(format_summary(df))
         click.echo(f"wrote {out} ({len(df)} rows, {df['arm'].nunique()} arms)")
