@@ -72,12 +72,11 @@ def plot_win_rates(wr: pd.DataFrame, path, *, by: str = "arm", side: str = "Axis
     return _save(fig, path)
 
 
-def _date_axis(ax, scenario, frame, last_turn):
+def _date_axis(ax, scenario, frame, first_turn, last_turn):
     cal = calendar_for(scenario, frame)
-    starts = cal.day_starts()
-    starts = starts[starts <= last_turn]
+    starts = np.arange((first_turn // 4) * 4, last_turn + 1, 4)
     ax.set_xticks(starts, [pd.Timestamp(cal.date_of(t)).strftime("%d %b") for t in starts], rotation=45, ha="right")
-    ax.set_xlim(0.5, last_turn + 0.5)
+    ax.set_xlim(first_turn - 0.5, last_turn + 0.5)
     ax.set_xlabel("date (tick = AM turn of the day)")
 
 
@@ -91,7 +90,7 @@ def plot_timing(curve: pd.DataFrame, path, *, by: str = "arm", title: str, scena
         t = sub["turn"].to_numpy()
         ax.step(t, sub["share"] * 100, where="post", color=c, label=_short(g), lw=1.8)
         ax.fill_between(t, sub["low"] * 100, sub["high"] * 100, step="post", color=c, alpha=0.18, lw=0)
-    _date_axis(ax, scenario, None, int(curve["turn"].max()))
+    _date_axis(ax, scenario, None, int(curve["turn"].min()), int(curve["turn"].max()))
     ax.set_ylim(0, 100)
     ax.set_ylabel(ylabel or "share of games, %")
     ax.set_title(title)

@@ -186,14 +186,15 @@ def write_report(
 
     day_rows = {}
     for event, c in curves.items():
-        d = c.loc[c["turn"] % 4 == 0, ["arm", "date", "share", "low", "high"]]
+        d = c.loc[c["turn"] % 4 == 3, ["arm", "date", "share", "low", "high"]]
         day_rows[event] = d
 
     summary = {
         "malta_sim_version": __version__,
         "source": source,
         "scenario": scen,
-        "calendar": {"start": cal.start, "days": cal.days, "turns_per_day": 4},
+        "calendar": {"start": cal.start, "days": cal.days, "turns_per_day": 4, "first_turn": cal.first_turn,
+                     "last_turn": cal.last_turn},
         "games": int(len(df)),
         "arms": arms,
         "alpha": alpha,
@@ -230,7 +231,8 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
     a = s["axis_win_rate"]
     L.append(
         f"**{s['games']} games**, {len(s['arms'])} arm(s), scenario `{scen}` "
-        f"({s['calendar']['start']}, {s['calendar']['days']} days of 4 turns)."
+        f"(from {s['calendar']['start']}, {s['calendar']['days']} days of 4 turns: turns "
+        f"{s['calendar']['first_turn']}-{s['calendar']['last_turn']})."
         + (f" Results: `{s['source']}`." if s.get("source") else "")
     )
     L.append("")
@@ -272,7 +274,7 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
     L.append(f"![end reasons]({files['end_reasons']})")
     L.append("")
     g = gl[["arm", "winner", "games", "mean_turn", "median_turn", "q25", "q75", "mean_day"]]
-    L.append("Game length in turns (turn 1 = AM of the first day; 4 turns a day):")
+    L.append("Game length in absolute turns (turn 0 = 29 June AM, 4 turns a day; day 1 = the scenario's first day):")
     L.append("")
     L.append(_md_table(g, {k: (lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.1f}")
                            for k in ("mean_turn", "median_turn", "q25", "q75", "mean_day")}))

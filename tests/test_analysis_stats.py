@@ -171,18 +171,20 @@ def test_games_needed():
 
 
 def test_calendar():
+    """Absolute turns, 0 = 29 June AM (rules 4.0, 22.22, 22.32)."""
     h, i = CALENDARS["hercules"], CALENDARS["intro"]
-    assert str(h.date_of(1)) == "1942-06-29" and str(h.date_of(48)) == "1942-07-10"
-    assert h.label(48) == "10 Jul night" and h.label(3) == "29 Jun PM"
-    assert str(i.date_of(24)) == "1942-07-05" and i.last_turn == 24
+    assert str(h.date_of(0)) == "1942-06-29" and str(h.date_of(47)) == "1942-07-10"
+    assert h.label(47) == "10 Jul night" and h.label(2) == "29 Jun PM"
+    assert h.days == 12 and i.days == 6 and i.start == "1942-06-30"
+    assert str(i.date_of(27)) == "1942-07-05" and i.first_turn == 4 and i.last_turn == 27
 
 
 def _timing_frame():
     return pd.DataFrame({
         "game": [0, 1, 2, 3],
         "winner": ["axis", "allied", "allied", "axis"],
-        "end_reason": ["surrender", "operation cancelled", "time limit", "surrender"],
-        "end_turn": [20, 5, 48, 30],
+        "end_reason": ["surrender", "invasion_suspended", "last_turn", "surrender"],
+        "end_turn": [20, 5, 47, 30],
         "first_airfield_turn": [4, -1, 12, np.nan],
         "scenario": "hercules",
     })
@@ -191,18 +193,20 @@ def _timing_frame():
 def test_timing_incidence_counts_never():
     df = _timing_frame()
     c = timing_curve(df, "surrender", by=None)
-    assert len(c) == 48
+    assert len(c) == 48 and c.turn.min() == 0
     assert c.loc[c.turn == 19, "share"].item() == 0
     assert c.loc[c.turn == 20, "share"].item() == 0.25
-    assert c.loc[c.turn == 48, "share"].item() == 0.5  # cancelled and time-limit games count as never
-    assert str(c.loc[c.turn == 20, "date"].item().date()) == "1942-07-03"
+    assert c.loc[c.turn == 47, "share"].item() == 0.5  # cancelled and time-limit games count as never
+    assert str(c.loc[c.turn == 20, "date"].item().date()) == "1942-07-04"
     lo, hi = proportion_interval(2, 4)
-    assert c.loc[c.turn == 48, "low"].item() == pytest.approx(lo)
+    assert c.loc[c.turn == 47, "low"].item() == pytest.approx(lo)
     a = timing_curve(df, "first_airfield", by=None)
     assert a.loc[a.turn == 12, "events"].item() == 2
+    df.loc[1, "first_airfield_turn"] = 0  # turn 0 (29 June AM) is a real turn; -1 means never
+    assert timing_curve(df, "first_airfield", by=None).loc[0, "events"] == 1
     dkw = timing_curve(df, "surrender", by=None, band="dkw")
     eps = math.sqrt(math.log(2 / 0.05) / 8)
-    assert dkw.loc[dkw.turn == 48, "high"].item() == pytest.approx(min(1, 0.5 + eps))
+    assert dkw.loc[dkw.turn == 47, "high"].item() == pytest.approx(min(1, 0.5 + eps))
 
 
 def test_timing_km_censors_at_game_end():
@@ -210,7 +214,7 @@ def test_timing_km_censors_at_game_end():
     -> S = 2/3; at 30, 2 at risk -> S = 1/3; share 2/3."""
     c = timing_curve(_timing_frame(), "surrender", by=None, method="km")
     assert c.loc[c.turn == 25, "share"].item() == pytest.approx(1 / 3)
-    assert c.loc[c.turn == 48, "share"].item() == pytest.approx(2 / 3)
+    assert c.loc[c.turn == 47, "share"].item() == pytest.approx(2 / 3)
 
 
 def test_victory_city_from_per_turn():
@@ -227,7 +231,7 @@ def test_breakdowns():
     er = end_reasons(df, by="arm")
     assert er.set_index("end_reason")["count"].to_dict() == {"surrender": 2, "operation cancelled": 1, "time limit": 1}
     gl = game_length(df).set_index("winner")
-    assert gl.loc["all", "mean_turn"] == pytest.approx((20 + 5 + 48 + 30) / 4)
+    assert gl.loc["all", "mean_turn"] == pytest.approx((20 + 5 + 47 + 30) / 4)
     assert gl.loc["axis", "median_turn"] == 25
 
 

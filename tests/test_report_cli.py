@@ -34,7 +34,7 @@ def test_report_cli_writes_files(tmp_path):
 
 def test_report_single_arm_without_optional_columns(tmp_path):
     df = pd.DataFrame({"game": range(6), "winner": ["axis", "allied"] * 3,
-                       "end_reason": ["surrender", "time limit"] * 3, "end_turn": [10, 24] * 3,
+                       "end_reason": ["surrender", "time limit"] * 3, "end_turn": [10, 27] * 3,
                        "scenario": "intro"})
     s = write_report(df, tmp_path / "r")
     assert s["calendar"]["start"] == "1942-06-30" and s["paired_comparisons"] == []

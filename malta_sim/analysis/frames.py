@@ -6,10 +6,18 @@ end_reason, end_turn, end_date, ...``; a sweep adds an ``arm`` column (arms
 share game indices and seeds: common random numbers).  The optional *per-turn
 frame* is long, one row per ``(game, turn)`` (plus ``arm`` in sweeps).
 
-Calendar (rule 4.0 and scenario time periods, rules 22.22 / 22.32): each day
-has three day game turns (AM, noon, PM) and one night turn, so 4 turns a day.
-Turn 1 is the AM turn of the scenario's first day (30 June 1942 for the
-Introductory Scenario, 29 June 1942 for Operation Hercules).
+Calendar (rule 4.0 and the scenario time periods, rules 22.22 / 22.32): each
+day has three day game turns (AM, noon, PM) and one night turn, 4 turns a day.
+Turns are numbered as the engine numbers them: the *absolute* game turn, with
+turn 0 = 29 June 1942 AM, so day = turn // 4 and time of day = turn % 4.  The
+Introductory Scenario plays turns 4-27 (30 June - 5 July), Operation Hercules
+turns 0-47 (29 June - 10 July).  "Never" in a turn column is -1 (or NaN).
+
+End reasons are shown under three names whatever the engine calls them
+(:data:`END_REASON_ALIASES`): ``surrender`` (Axis win, rule 20.3),
+``operation cancelled`` (the Axis suspends the invasion, modified surrender
+roll 14+, rule 20.3) and ``time limit`` (Malta holds at the end of the last
+turn).
 """
 
 from __future__ import annotations
@@ -26,72 +34,110 @@ from ..errors import OptionError
 #: Names of the four game turns of a day, in order (rule 4.0).
 TURN_NAMES = ("AM", "noon", "PM", "night")
 TURNS_PER_DAY = 4
+#: Date of absolute turn 0 (29 June 1942 AM, first turn of Operation Hercules).
+DAY_ZERO = "1942-06-29"
+
+#: Engine end-reason names -> the names used in reports.
+END_REASON_ALIASES = {
+    "surrender": "surrender",
+    "malta_surrenders": "surrender",
+    "invasion_suspended": "operation cancelled",
+    "suspended": "operation cancelled",
+    "operation_cancelled": "operation cancelled",
+    "operation cancelled": "operation cancelled",
+    "cancelled": "operation cancelled",
+    "last_turn": "time limit",
+    "time_limit": "time limit",
+    "time limit": "time limit",
+}
 
 
 @dataclass(frozen=True)
 class Calendar:
-    """The date range a scenario covers.
+    """The turns a scenario covers.
 
     Attributes
     ----------
-    start : str
-        ISO date of the first day (turn 1 is its AM turn).
-    days : int
-        Number of days played; the last turn is ``4 * days``.
+    first_turn, last_turn : int
+        Absolute game turns (0 = 29 June 1942 AM) of the first and last turn.
     """
 
-    start: str
-    days: int
+    first_turn: int
+    last_turn: int
 
     @property
-    def last_turn(self) -> int:
-        return TURNS_PER_DAY * self.days
+    def days(self) -> int:
+        return self.last_turn // TURNS_PER_DAY - self.first_turn // TURNS_PER_DAY + 1
 
-    def date_of(self, turn):
-        """Calendar date (``datetime64[D]``) of a turn number or array of them.
+    @property
+    def start(self) -> str:
+        """ISO date of the first day."""
+        return str(self.date_of(self.first_turn))
+
+    @property
+    def turns(self) -> np.ndarray:
+        """All turns of the scenario, int64[n_turns]."""
+        return np.arange(self.first_turn, self.last_turn + 1, dtype=np.int64)
+
+    @staticmethod
+    def date_of(turn):
+        """Calendar date (``datetime64[D]``) of an absolute turn or array of them.
 
         Parameters
         ----------
         turn : int or array_like of int
-            1-based game turn numbers.
+            Absolute game turns (0 = 29 June 1942 AM).
 
         Returns
         -------
         numpy.datetime64 or numpy.ndarray of datetime64[D]
         """
         t = np.asarray(turn, dtype=np.int64)
-        return np.datetime64(self.start, "D") + (t - 1) // TURNS_PER_DAY
+        return np.datetime64(DAY_ZERO, "D") + t // TURNS_PER_DAY
 
-    def label(self, turn: int) -> str:
+    @classmethod
+    def label(cls, turn: int) -> str:
         """Human label of a turn, e.g. ``'3 Jul PM'``."""
         turn = int(turn)
-        d = pd.Timestamp(self.date_of(turn))
-        return f"{d.day} {d.strftime('%b')} {TURN_NAMES[(turn - 1) % TURNS_PER_DAY]}"
+        d = pd.Timestamp(cls.date_of(turn))
+        return f"{d.day} {d.strftime('%b')} {TURN_NAMES[turn % TURNS_PER_DAY]}"
 
     def day_starts(self) -> np.ndarray:
-        """Turn numbers of each day's AM turn, int64[days]."""
-        return 1 + TURNS_PER_DAY * np.arange(self.days, dtype=np.int64)
+        """Absolute turns of each day's AM turn, int64[days]."""
+        first = (self.first_turn // TURNS_PER_DAY) * TURNS_PER_DAY
+        return first + TURNS_PER_DAY * np.arange(self.days, dtype=np.int64)
+
+    def day_number(self, turn):
+        """Day of the scenario (1 = its first day) of absolute turn(s)."""
+        t = np.asarray(turn, dtype=np.int64)
+        return t // TURNS_PER_DAY - self.first_turn // TURNS_PER_DAY + 1
 
 
 #: Scenario calendars (rules 22.22 and 22.32).
 CALENDARS: dict[str, Calendar] = {
-    "intro": Calendar("1942-06-30", 6),  # 30 June - 5 July (rule 22.22)
-    "hercules": Calendar("1942-06-29", 12),  # 29 June - 10 July (rule 22.32)
+    "intro": Calendar(4, 27),  # 30 June AM - 5 July night (rule 22.22)
+    "hercules": Calendar(0, 47),  # 29 June AM - 10 July night (rule 22.32)
 }
 
 
 def calendar_for(scenario: str | None, frame: pd.DataFrame | None = None) -> Calendar:
     """The calendar of a scenario.
 
-    Unknown scenarios fall back to a calendar starting 29 June 1942 whose
-    length covers the largest ``end_turn`` in ``frame``.
+    Unknown scenarios get turns 0 .. the largest ``end_turn`` in ``frame``
+    (at least one day).
     """
     if scenario in CALENDARS:
         return CALENDARS[scenario]
-    last = 48
+    last = 47
     if frame is not None and "end_turn" in frame and len(frame):
         last = int(np.nanmax(frame["end_turn"].to_numpy(dtype=float)))
-    return Calendar("1942-06-29", max(1, -(-last // TURNS_PER_DAY)))
+    return Calendar(0, max(3, (last // TURNS_PER_DAY) * TURNS_PER_DAY + 3))
+
+
+def canonical_end_reason(reason) -> str:
+    """Report name of an engine end reason (see :data:`END_REASON_ALIASES`)."""
+    r = str(reason)
+    return END_REASON_ALIASES.get(r, END_REASON_ALIASES.get(r.lower().replace(" ", "_"), r))
 
 
 REQUIRED_COLUMNS = ("game", "winner", "end_reason", "end_turn")
@@ -198,15 +244,22 @@ def check_frame(games: pd.DataFrame, name: str = "games") -> None:
 def with_outcomes(games: pd.DataFrame) -> pd.DataFrame:
     """Copy of ``games`` with derived outcome columns.
 
-    Adds ``axis_win`` (bool), ``end_day`` (int, 1 = first day of the
-    scenario), ``end_turn_name`` (AM/noon/PM/night) and ``arm`` (the arm, or a
-    label built from scenario/policies/options when the frame has no ``arm``).
+    Adds ``axis_win`` (bool; rule 20.3: the Axis wins only by surrender),
+    ``end_day`` (int, 1 = first day of the scenario), ``end_turn_name``
+    (AM/noon/PM/night), replaces ``end_reason`` by its report name
+    (:func:`canonical_end_reason`; the engine's name is kept in
+    ``end_reason_raw``) and adds ``arm`` (the arm, or a label built from
+    scenario/policies/options when the frame has no ``arm``).
     """
     out = games.copy()
     out["axis_win"] = out["winner"].astype(str).eq("axis")
+    cal = calendar_for(scenario_of(out), out)
     t = out["end_turn"].astype("int64")
-    out["end_day"] = (t - 1) // TURNS_PER_DAY + 1
-    out["end_turn_name"] = np.asarray(TURN_NAMES, dtype=object)[((t - 1) % TURNS_PER_DAY).to_numpy()]
+    out["end_day"] = cal.day_number(t.to_numpy())
+    out["end_turn_name"] = np.asarray(TURN_NAMES, dtype=object)[(t % TURNS_PER_DAY).to_numpy()]
+    if "end_reason_raw" not in out.columns:
+        out["end_reason_raw"] = out["end_reason"]
+        out["end_reason"] = out["end_reason"].map(canonical_end_reason)
     if "arm" not in out.columns:
         out["arm"] = default_arm_labels(out)
     out["arm"] = out["arm"].astype(str)

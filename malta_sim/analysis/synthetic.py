@@ -53,17 +53,19 @@ def synthetic_results(
     u_cancel = g.random(n_games)
     steps_a = g.poisson(30, n_games)
     steps_b = g.poisson(25, n_games)
+    first = cal.first_turn
+    span = last - first
     rows, pt_rows = [], []
     for k, (arm, p) in enumerate(arms.items()):
         win = u_win < p
-        t_sur = 1 + np.floor(u_time * (last - 1)).astype(int)
-        t_air = np.where(u_air < min(0.95, p + 0.3), 1 + np.floor(u_air * last / 2).astype(int), -1)
-        t_city = np.where(u_city < p, 1 + np.floor((0.3 + 0.7 * u_city) * (last - 1)).astype(int), -1)
+        t_sur = first + np.floor(u_time * span).astype(int)
+        t_air = np.where(u_air < min(0.95, p + 0.3), first + np.floor(u_air * span / 2).astype(int), -1)
+        t_city = np.where(u_city < p, first + np.floor((0.3 + 0.7 * u_city) * span).astype(int), -1)
         cancelled = (~win) & (u_cancel < 0.2)
-        end_turn = np.where(win, t_sur, np.where(cancelled, 1 + np.floor(u_cancel * 5 * (last - 1)).astype(int), last))
+        end_turn = np.where(win, t_sur, np.where(cancelled, first + np.floor(u_cancel * 5 * span).astype(int), last))
         t_air = np.where((t_air > end_turn), -1, t_air)
         t_city = np.where((t_city > end_turn), -1, t_city)
-        reason = np.where(win, "surrender", np.where(cancelled, "operation cancelled", "time limit"))
+        reason = np.where(win, "surrender", np.where(cancelled, "invasion_suspended", "last_turn"))
         for i in range(n_games):
             rows.append(
                 {
@@ -83,8 +85,8 @@ def synthetic_results(
                     "last_surrender_roll": int(2 if win[i] else 7),
                     "axis_steps_lost": int(steps_a[i] + 3 * k),
                     "allied_steps_lost": int(steps_b[i]),
-                    "airfields_axis": int(t_air[i] > 0),
-                    "cities_axis": int(t_city[i] > 0),
+                    "airfields_axis": int(t_air[i] >= 0),
+                    "cities_axis": int(t_city[i] >= 0),
                     "towns_axis": 0,
                     "forts_destroyed": 0,
                     "first_airfield_turn": int(t_air[i]),
@@ -95,14 +97,14 @@ def synthetic_results(
                 }
             )
             if per_turn:
-                for t in range(1, int(end_turn[i]) + 1):
+                for t in range(first, int(end_turn[i]) + 1):
                     pt_rows.append(
                         {
                             "game": i,
                             "arm": arm,
                             "turn": t,
-                            "cities_axis": int(0 < t_city[i] <= t),
-                            "airfields_axis": int(0 < t_air[i] <= t),
+                            "cities_axis": int(0 <= t_city[i] <= t),
+                            "airfields_axis": int(0 <= t_air[i] <= t),
                         }
                     )
     games = pd.DataFrame(rows)

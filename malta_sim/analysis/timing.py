@@ -38,7 +38,7 @@ from .rates import proportion_interval
 
 #: Events known by name and the column(s) they come from.
 EVENTS = {
-    "surrender": "end_turn of games with end_reason 'surrender'",
+    "surrender": "end_turn of games the Axis won (rule 20.3: only by surrender)",
     "first_airfield": "first_airfield_turn",
     "victory_city": "first_city_turn, or the first per-turn row with cities_axis > 0",
 }
@@ -52,7 +52,7 @@ EVENT_TITLES = {
 
 def _never(x: pd.Series) -> pd.Series:
     v = pd.to_numeric(x, errors="coerce").astype(float)
-    return v.where(v >= 1)
+    return v.where(v >= 0)
 
 
 def event_turns(games: pd.DataFrame, event: str, per_turn: pd.DataFrame | None = None) -> pd.Series:
@@ -64,7 +64,8 @@ def event_turns(games: pd.DataFrame, event: str, per_turn: pd.DataFrame | None =
         Result frame.
     event : str
         ``'surrender'``, ``'first_airfield'``, ``'victory_city'`` or the name
-        of any column holding a turn number (values < 1 or NaN mean never).
+        of any column holding an absolute turn number (values < 0 or NaN mean
+        never).
     per_turn : pandas.DataFrame, optional
         Long per-turn frame; used for ``'victory_city'`` when the game rows
         have no ``first_city_turn`` column.
@@ -81,7 +82,7 @@ def event_turns(games: pd.DataFrame, event: str, per_turn: pd.DataFrame | None =
     """
     if event == "surrender":
         t = games["end_turn"].astype(float)
-        return t.where(games["end_reason"].astype(str).eq("surrender"))
+        return t.where(games["winner"].astype(str).eq("axis"))
     if event == "first_airfield":
         if "first_airfield_turn" not in games.columns:
             raise OptionError("result frame lacks 'first_airfield_turn'")
@@ -138,7 +139,7 @@ def timing_curve(
     Returns
     -------
     pandas.DataFrame
-        Columns: group, ``turn`` (int, 1 .. last turn), ``date``
+        Columns: group, ``turn`` (int, absolute turn over the scenario), ``date``
         (datetime64[ns], that turn's day), ``label`` ('3 Jul PM'), ``games``
         (int), ``events`` (int, games with the event by that turn), ``share``,
         ``low``, ``high`` (float proportions).
@@ -151,7 +152,7 @@ def timing_curve(
     df["_t"] = event_turns(df, event, per_turn).to_numpy()
     cal = calendar_for(scenario or scenario_of(df), df)
     last = max(cal.last_turn, int(df["end_turn"].max()))
-    turns = np.arange(1, last + 1)
+    turns = np.arange(min(cal.first_turn, int(df["end_turn"].min())), last + 1)
     groups = [("all", df)] if by is None else list(df.groupby(by, sort=True))
     key = "group" if by is None else by
     out = []
@@ -208,14 +209,14 @@ def _km(sub: pd.DataFrame, t: np.ndarray, turns: np.ndarray, alpha: float):
 
 
 def date_summary(curve: pd.DataFrame, by: str = "arm") -> pd.DataFrame:
-    """End-of-day rows of a :func:`timing_curve` (the night turn of each day).
+    """End-of-day rows of a :func:`timing_curve` (the night turn of each day, turn % 4 == 3).
 
     Returns
     -------
     pandas.DataFrame
         Same columns, one row per group and day.
     """
-    return curve.loc[curve["turn"] % 4 == 0].reset_index(drop=True)
+    return curve.loc[curve["turn"] % 4 == 3].reset_index(drop=True)
 
 
 def median_event_turn(games: pd.DataFrame, event: str = "surrender", per_turn=None, by: str = "arm") -> pd.DataFrame:
