@@ -1,0 +1,123 @@
+"""Zones of control, controlled and contested hexes (rules 3.11-3.14, 3.2).
+
+A combat unit's ZOC is its own hex plus the six adjacent hexes (rule 3.21),
+projected across every hexside the unit itself could cross (rule 3.22), never
+into a fort hex (rule 3.25, fort occupied or not), never by a No-ZOC-band unit
+(rule 3.24) nor by an over-stacked unit (rule 3.34); a hex with one projecting
+unit makes all its units project (rule 3.24).  Air and naval units and markers
+have no ZOC (rule 3.26): they are not in the unit table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .terrain import IMMap
+from .units import AXIS, ALLIED, Position, UnitTable
+
+CONTESTED = 2
+NONE = -1
+
+
+def crossable(m: IMMap, units: UnitTable, pos: Position, u: int, i: int, d: int) -> bool:
+    """Whether unit ``u`` may cross the hexside of hex ``i`` in direction ``d`` at all.
+
+    Sea hexsides are closed to everyone (rule 8.35), cliffs to all but commandos
+    that are not Disrupted (rules 8.35, 3.83); motorized units may only follow a
+    road or enter urban or airfield hexes (rule 8.33).  Used for ZOC projection
+    (rule 3.22) and movement.
+    """
+    j = m.nbr[i, d]
+    if j < 0 or m.water[i, d] or not m.land[j]:
+        return False
+    if m.cliff[i, d] and not (units.commando[u] and not pos.disrupted[u]):
+        return False
+    if units.ma_class[u] != 0 and not (m.road[i, d] > 0 or m.urban[j] or m.airfield[j]):
+        return False
+    return True
+
+
+def projects_zoc(m: IMMap, units: UnitTable, pos: Position, u: int) -> np.ndarray:
+    """Hexes into which the single unit ``u`` projects ZOC, ``bool[n_hexes]``.
+
+    Only the unit's own rules (rules 3.21-3.26); see :func:`zoc_map` for the
+    limited-ZOC stack rule.
+    """
+    out = np.zeros(m.n, dtype=bool)
+    i = pos.hex[u]
+    if i < 0 or pos.steps[u] <= 0:
+        return out
+    out[i] = True  # a unit always controls its own hex (rule 3.21)
+    if units.no_zoc[u] or pos.overstacked[u]:
+        return out  # rule 3.24 / 3.34
+    for d in range(6):
+        j = m.nbr[i, d]
+        if j >= 0 and not m.fort[j] and crossable(m, units, pos, u, i, d):  # 3.22, 3.25
+            out[j] = True
+    return out
+
+
+def zoc_map(m: IMMap, units: UnitTable, pos: Position, side: int, skip_disrupted: bool = False) -> np.ndarray:
+    """Hexes in the ZOC of ``side``'s combat units, ``bool[n_hexes]`` (rules 3.21-3.25, 3.34).
+
+    Parameters
+    ----------
+    side : int
+        0 Axis, 1 Allied.
+    skip_disrupted : bool
+        Ignore Disrupted units (for Supply Routes, rule 6.23).
+
+    Notes
+    -----
+    Rule 3.24: a hex projects into a neighbour when at least one of its units
+    that is not over-stacked could project there; its No-ZOC units then project
+    too, which adds nothing beyond that union.
+    """
+    out = np.zeros(m.n, dtype=bool)
+    mask = pos.on_map() & (units.side == side)
+    if skip_disrupted:
+        mask &= ~pos.disrupted
+    for u in np.flatnonzero(mask):
+        out |= projects_zoc(m, units, pos, u)
+    return out
+
+
+def occupied(units: UnitTable, pos: Position, side: int, n_hexes: int) -> np.ndarray:
+    """``bool[n_hexes]``: hexes holding at least one combat unit of ``side``."""
+    out = np.zeros(n_hexes, dtype=bool)
+    k = pos.on_map() & (units.side == side)
+    out[pos.hex[k]] = True
+    return out
+
+
+def control_map(m: IMMap, units: UnitTable, pos: Position) -> np.ndarray:
+    """Who controls each hex (rules 3.12-3.13), ``int8[n_hexes]``.
+
+    0 Axis, 1 Allied, 2 contested (both project ZOC into a vacant hex), -1 nobody.
+    An occupied hex belongs to its occupant; otherwise an uncontested ZOC decides.
+    """
+    za = zoc_map(m, units, pos, AXIS)
+    zb = zoc_map(m, units, pos, ALLIED)
+    oa = occupied(units, pos, AXIS, m.n)
+    ob = occupied(units, pos, ALLIED, m.n)
+    out = np.full(m.n, NONE, dtype=np.int8)
+    out[za & ~zb] = AXIS
+    out[zb & ~za] = ALLIED
+    out[za & zb] = CONTESTED
+    out[oa] = AXIS
+    out[ob] = ALLIED
+    return out
+
+
+def mark_friendly(pos: Position, units: UnitTable, u: int, h: int) -> None:
+    """Hex ``h`` becomes friendly to the side of unit ``u`` that occupies or passes through it (rule 3.11)."""
+    if pos.hex_owner is not None and pos.hex_owner.size:
+        pos.hex_owner[h] = units.side[u]
+
+
+def contiguous(m: IMMap, path: list[int]) -> bool:
+    """True if every consecutive pair in ``path`` is adjacent (rule 3.14)."""
+    for a, b in zip(path, path[1:]):
+        if b not in m.nbr[a]:
+            return False
+    return True

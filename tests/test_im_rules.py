@@ -1,0 +1,454 @@
+"""Invasion: Malta printed rules (2.4, 3.1-3.8, 5, 6, 8) as unit tests, with the
+rulebook's worked examples (rule 8.22 ZOC example, rule 6.2 supply example)."""
+
+import numpy as np
+import pytest
+
+from malta_sim.errors import OptionError
+from malta_sim.games.invasion_malta import efficiency as ef
+from malta_sim.games.invasion_malta import examples as ex
+from malta_sim.games.invasion_malta import movement as mv
+from malta_sim.games.invasion_malta import supply as sp
+from malta_sim.games.invasion_malta import units as un
+from malta_sim.games.invasion_malta import weather as we
+from malta_sim.games.invasion_malta import zoc as zc
+from malta_sim.games.invasion_malta.grid import IMGrid, distance
+from malta_sim.rng import generator
+
+
+def hexes(m, mask):
+    return {m.hid(i) for i in np.flatnonzero(mask)}
+
+
+# --- 2.1 / 2.4 -------------------------------------------------------------------------------
+
+def test_rule_2_1_grid_parity_from_zoc_example():
+    g = IMGrid(10, 18, 20, 28)
+    assert set(g.neighbours("1425")) >= {"1424", "1524"} and "1523" not in g.neighbours("1425")
+    assert {"1523", "1524"} <= set(g.neighbours("1424"))
+    assert distance("1424", "1524") == 1 and distance("1523", "1425") == 2
+
+
+def test_rule_2_4_d10_zero_reads_ten():
+    assert un.read_d10_face(0) == 10 and un.read_d10_face(7) == 7
+    with pytest.raises(OptionError):
+        un.read_d10_face(10)
+    r = un.d10(generator(1, 0, "misc"), size=20000)
+    assert r.min() == 1 and r.max() == 10 and not (r == 0).any()
+    counts = np.bincount(r, minlength=11)[1:]
+    # chi-square uniformity, false-alarm rate 0.001
+    from scipy.stats import chisquare
+    assert chisquare(counts).pvalue > 1e-3
+
+
+# --- 3.1 control, 3.2 ZOC ------------------------------------------------------------------------
+
+def test_rule_3_21_zoc_is_hex_and_six_neighbours():
+    m, u, p = ex.zoc_example()
+    z = zc.zoc_map(m, u, p, un.ALLIED)
+    assert hexes(m, z) == {"1425", "1424", "1524", "1525", "1426", "1325", "1324"}
+
+
+def test_rule_3_12_3_13_control_and_contested():
+    m, u, p = ex.zoc_example()
+    c = zc.control_map(m, u, p)
+    assert c[m.idx("1424")] == un.AXIS  # occupied: controlled even in enemy ZOC (3.21)
+    assert c[m.idx("1425")] == un.ALLIED
+    assert c[m.idx("1524")] == zc.CONTESTED and c[m.idx("1324")] == zc.CONTESTED
+    assert c[m.idx("1423")] == un.AXIS and c[m.idx("1426")] == un.ALLIED
+    assert c[m.idx("1121")] == zc.NONE
+    assert zc.contiguous(m, [m.idx("1424"), m.idx("1523"), m.idx("1524")])
+    assert not zc.contiguous(m, [m.idx("1424"), m.idx("1525")])
+
+
+def test_rule_3_22_3_25_zoc_not_into_fort_nor_across_cliff_or_sea():
+    sides = [dict(hex_a="1425", hex_b="1426", feature="cliff")]
+    m = ex.block_map(hexsides=sides, fort=["1524"], land=[h for h in IMGrid(*ex.EXAMPLE_GRID).hex_ids if h != "1325"])
+    u = ex.example_units()
+    p = ex.place(m, u, {"B/3 KOMR": "1425"})
+    z = hexes(m, zc.zoc_map(m, u, p, un.ALLIED))
+    assert "1524" not in z  # fort, even unoccupied (3.25 note)
+    assert "1426" not in z  # cliff (3.22, 8.35)
+    assert "1325" not in z  # sea hex
+    # ZOC still extends out of a fort
+    p2 = ex.place(m, u, {"B/3 KOMR": "1524"})
+    assert "1523" in hexes(m, zc.zoc_map(m, u, p2, un.ALLIED))
+    # commandos project across the cliff, unless Disrupted (3.83)
+    p3 = ex.place(m, u, {"Cdo": "1425"})
+    assert "1426" in hexes(m, zc.zoc_map(m, u, p3, un.ALLIED))
+    p3.disrupted[u.index("Cdo")] = True
+    assert "1426" not in hexes(m, zc.zoc_map(m, u, p3, un.ALLIED))
+
+
+def test_rule_3_22_red_box_projects_along_road_only():
+    sides = [dict(hex_a="1425", hex_b="1426", feature="road_minor")]
+    m = ex.block_map(hexsides=sides)
+    u = ex.example_units()
+    p = ex.place(m, u, {"Matilda": "1425"})
+    assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED)) == {"1425", "1426"}
+
+
+def test_rule_3_24_limited_zoc_and_3_34_overstacked():
+    m = ex.block_map()
+    u = ex.example_units()
+    gun, inf = u.index("25pdr"), u.index("B/3 KOMR")
+    p = ex.place(m, u, {"25pdr": "1425"})
+    assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED)) == {"1425"}
+    p.hex[inf] = m.idx("1425")
+    assert len(hexes(m, zc.zoc_map(m, u, p, un.ALLIED))) == 7
+    p.overstacked[inf] = True  # over-stacked units exert no ZOC, and do not lend it (3.24, 3.34)
+    assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED)) == {"1425"}
+
+
+# --- 3.3 stacking, 3.4 steps, 3.5 halving, 3.6 classes -------------------------------------------
+
+def _stack_units():
+    rows = [dict(id=f"u{k}", side="Allied", steps=2, attack=3, defense=d, ma=4, er=6, stacking=s)
+            for k, (s, d) in enumerate([(3, 6), (3, 5), (2, 4), (2, 3), (0, 1), (1, 2)])]
+    rows.append(dict(id="tk1", side="Allied", steps=2, attack=5, defense=5, ma=6, er=6, ma_class="red", armored=True, stacking=2))
+    rows.append(dict(id="tk2", side="Allied", steps=2, attack=5, defense=5, ma=6, er=6, ma_class="red", armored=True, stacking=2))
+    return un.make_units(rows)
+
+
+def test_rule_3_32_3_34_excess_stacking():
+    m = ex.block_map()
+    u = _stack_units()
+    p = un.Position.fresh(u, m.n)
+    h = m.idx("1424")
+    p.hex[:6] = h  # 3+3+2+2+0+1 = 11 points
+    assert un.stack_points(u, p, h) == 11
+    over = un.designate_excess(u, p, h)
+    # keep by defense: 3 (d6) + 3 (d5) + 2 (d4) = 8, u3 (2 pts) would exceed; u5 (1 pt) fills; zero-point u4 never over
+    assert [u.ids[k] for k in over] == ["u3"]
+    assert un.stack_points(u, p, h, include_overstacked=False) == 9
+    p.hex[u.index("u3")] = -1
+    assert len(un.end_phase_stacking(u, p)) == 0 and not p.overstacked.any()  # marker removed (3.34)
+
+
+def test_rule_3_33_one_armored_unit_per_hex():
+    m = ex.block_map()
+    u = _stack_units()
+    p = un.Position.fresh(u, m.n)
+    p.hex[u.index("tk1")] = m.idx("1424")
+    p.hex[u.index("tk2")] = m.idx("1423")
+    assert not un.armored_conflict(u, p, m.idx("1424"))
+    c = mv.reach(m, u, p, [u.index("tk2")], mv.MoveContext(night=True))
+    assert c[m.idx("1424")] >= mv.INF
+
+
+def test_rule_3_41_3_42_steps():
+    u = ex.example_units()
+    p = un.Position.fresh(u)
+    k = u.index("5/3")
+    assert un.side_index(p, k) == 1
+    assert not un.lose_step(u, p, k) and un.side_index(p, k) == 0
+    assert un.lose_step(u, p, k) and p.hex[k] == -1
+    with pytest.raises(OptionError):
+        un.lose_step(u, p, k)
+    bad = un.make_units([dict(id="gun", range=5, steps=2), dict(id="hq", hq=True, steps=1)])
+    assert un.check_steps(bad) == ["gun"]
+
+
+def test_rule_3_5_halving_and_rounding():
+    assert un.halved_total([3, 4, 5], [True, True, False]) == 3 + 5  # (3+4)//2 = 3
+    assert un.halved_total([1], [True]) == 0 and not un.can_attack(0)  # 3.53
+    with pytest.raises(OptionError):
+        un.halved_total([4], [True], kind="defense")  # 3.51
+    assert ef.disrupted_ma(5) == 2
+
+
+def test_rule_3_6_movement_classes():
+    u = ex.example_units()
+    assert un.movement_class(u, u.index("5/3")) == "non-motorized"
+    assert un.movement_class(u, u.index("25pdr")) == "orange-circle"
+    assert un.movement_class(u, u.index("Matilda")) == "red-box"
+    assert list(u.motorized) == [False, False, False, False, True, True]
+    assert not un.may_retreat_or_advance(u, u.index("25pdr")) and un.may_retreat_or_advance(u, u.index("Matilda"))
+
+
+# --- 3.7 ER and lead units, 3.8 disruption ------------------------------------------------------
+
+def test_rule_3_71_er_pass_probabilities():
+    assert ef.er_pass_probability(6) == 0.6
+    assert ef.er_pass_probability(6, drm=2) == 0.4
+    assert ef.er_pass_probability(6, drm=-5) == 1.0 and ef.er_pass_probability(1, drm=1) == 0.0
+    rng = generator(3, 0, "misc")
+    n = 5000
+    passes = sum(ef.er_check(6, rng, 1)[0] for _ in range(n))
+    from scipy.stats import binomtest
+    assert binomtest(passes, n, 0.5).pvalue > 1e-3  # false-alarm rate 0.001
+
+
+def test_rule_3_72_3_75_lead_unit_and_current_er():
+    u = ex.example_units()
+    p = un.Position.fresh(u)
+    para, inf = u.index("5/3"), u.index("II/104")
+    assert ef.current_er(u, p, para) == 8
+    p.disrupted[para] = True
+    p.oos[para] = True
+    assert ef.current_er(u, p, para) == 5  # -2 disrupted, -1 OoS (3.75, 6.15)
+    p2 = un.Position.fresh(un.make_units([dict(id="x", er=2, steps=1)]))
+    p2.disrupted[0] = p2.oos[0] = True
+    assert ef.current_er(un.make_units([dict(id="x", er=2, steps=1)]), p2, 0) == 1  # never below 1
+    c = ef.lead_candidates(u, p, [para, inf])
+    assert ef.choose_lead(u, p, c) == inf  # best current ER: 7 > 5
+    assert ef.choose_lead(u, p, c, lead=para) == para  # need not choose the best (3.73)
+    p.overstacked[inf] = True
+    assert ef.lead_candidates(u, p, [para, inf]) == [para]  # over-stacked never lead
+    assert ef.lead_candidates(u, p, [para, inf], active_formation="St") == [para]  # 3.74
+    with pytest.raises(OptionError):
+        ef.choose_lead(u, p, [])
+
+
+def test_rule_3_84_disruption_of_already_disrupted():
+    m = ex.block_map()
+    u = ex.example_units()
+    p = ex.place(m, u, {"5/3": "1424", "II/104": "1424"})
+    para, inf = u.index("5/3"), u.index("II/104")
+    h = m.idx("1424")
+    r = ef.apply_disruption(u, p, h, generator(1, 0, "misc"))
+    assert r["roll"] is None and p.disrupted[[para, inf]].all()  # first result: no check
+    # second result: group check, lead among previously disrupted; find a seed that fails
+    for s in range(200):
+        q = p.copy()
+        r = ef.apply_disruption(u, q, h, generator(s, 0, "misc"))
+        if not r["passed"]:
+            break
+    assert r["roll"] + 0 > ef.current_er(u, q, r["lead"]) or q.steps[r["step_lost"]] >= 0
+    assert r["step_lost"] is not None and q.disrupted[[para, inf]].all()
+    assert int(q.steps.sum()) == int(p.steps.sum()) - 1
+    # newly disrupted units do not check and cannot be the lead
+    q2 = ex.place(m, u, {"5/3": "1424", "II/104": "1424"})
+    q2.disrupted[para] = True
+    with pytest.raises(OptionError):
+        ef.apply_disruption(u, q2, h, generator(1, 0, "misc"), lead=inf)
+    r2 = ef.apply_disruption(u, q2, h, generator(1, 0, "misc"))
+    assert r2["checked"] == [para] and r2["newly"] == [inf] and r2["lead"] == para
+
+
+def test_rule_3_84_recovery_with_italian_exception():
+    m = ex.block_map()
+    rows = [dict(id="it", side="Axis", nat="I", formation="L", er=10, steps=2),
+            dict(id="de", side="Axis", nat="G", formation="St", er=1, steps=2),
+            dict(id="dz", side="Axis", nat="G", formation="St", er=3, steps=2),
+            dict(id="al", side="Allied", nat="B", er=5, steps=2)]
+    u = un.make_units(rows)
+    p = un.Position.fresh(u, m.n)
+    p.hex[:] = [m.idx("1121"), m.idx("1321"), m.idx("1624"), m.idx("1625")]
+    p.disrupted[:3] = True
+    zoc = lambda s: zc.zoc_map(m, u, p, 1 - s)  # noqa: E731
+    r = ef.recovery(u, p, zoc, generator(5, 0, "misc"))
+    assert r["auto"] == [1]  # German out of enemy ZOC: automatic
+    checked = [c[0] for c in r["checks"]]
+    assert checked == [0, 2]  # the Italian (anywhere) and the unit in enemy ZOC roll
+    it_roll = r["checks"][0][1]
+    assert r["checks"][0][2] == (it_roll <= 8)  # lowered ER 10 - 2 = 8
+    assert p.disrupted[0] == (it_roll > 8)
+
+
+# --- 5 weather -----------------------------------------------------------------------------------
+
+def test_rule_5_weather_table_and_effects():
+    tab = we.load_weather_table()
+    pr = we.weather_probabilities(tab)
+    assert abs(sum(pr.values()) - 1) < 1e-12
+    assert we.roll_weather(tab, generator(1, 0, "weather"), turn=1) == ("good", None)  # 7.12
+    assert we.roll_weather(tab, generator(1, 0, "weather"), turn=4, always_good=True)[0] == "good"  # 5.13
+    w, r = we.roll_weather(tab, generator(1, 0, "weather"), turn=4)
+    assert 1 <= r <= 10 and w == we.WEATHER[tab[r]]
+    assert not we.allowed("paradrop", "windy") and we.allowed("naval_transport", "windy")
+    assert not we.allowed("naval_transport", "storm") and not we.allowed("amphibious", "storm")
+    assert not we.allowed("air_mission", "storm") and not we.allowed("air_mission", "good", night=True)
+
+
+# --- 6 supply ------------------------------------------------------------------------------------
+
+def test_rule_6_2_supply_example_paratroop_and_beachhead():
+    m, u, p = ex.supply_example()
+    para = u.index("5/3")
+    assert sp.supplied_units(m, u, p)[para]  # airhead 1623 or around the KOMR to 1225
+    # only the Airhead: still supplied (paratroop)
+    p.beachheads.clear()
+    assert sp.supplied_units(m, u, p)[para]
+    # a non-paratroop unit cannot use an Airhead off an airfield (6.31)
+    p.paradropped[para] = False
+    assert not sp.supplied_units(m, u, p)[para]
+    # ... but traces around B/3 KOMR and its ZOC to the Beachhead in 1225
+    p.beachheads.add(m.idx("1225"))
+    assert sp.supplied_units(m, u, p)[para]
+
+
+def test_rule_6_2_supply_example_disrupted_zoc_and_cliff():
+    # only the hexes of the direct route exist: 1524-1424-1324-1225, KOMR in 1425
+    land = ["1524", "1424", "1324", "1225", "1425"]
+    sides = [dict(hex_a="1324", hex_b="1225", feature="cliff")]
+    u = ex.example_units()
+    para, komr = u.index("5/3"), u.index("B/3 KOMR")
+    for cliff, disrupted, expect in [(True, True, False), (False, True, True), (False, False, False)]:
+        m = ex.block_map(land=land, hexsides=sides if cliff else [])
+        p = ex.place(m, u, {"5/3": "1524", "B/3 KOMR": "1425"})
+        p.beachheads.add(m.idx("1225"))
+        p.disrupted[komr] = disrupted
+        assert sp.supplied_units(m, u, p)[para] == expect, (cliff, disrupted)
+
+
+def test_rule_6_12_6_13_out_of_supply_only_at_night():
+    m, u, p = ex.supply_example()
+    para = u.index("5/3")
+    p.beachheads.clear()
+    p.airheads.clear()
+    assert sp.supply_status_phase(m, u, p, night=False)["marked"] == [] and not p.oos[para]
+    assert sp.supply_status_phase(m, u, p, night=True)["marked"] == [para] and p.oos[para]
+    assert p.oos[para]  # stays
+    p.beachheads.add(m.idx("1225"))
+    assert sp.supply_status_phase(m, u, p, night=False)["cleared"] == [para] and not p.oos[para]
+    # off-map units and Allied units are always supplied (6.0, 6.14)
+    p.hex[para] = -1
+    assert sp.supplied_units(m, u, p).all()
+
+
+def test_rule_6_22_enemy_fort_blocks_and_6_32_markers():
+    land = ["1524", "1424", "1324", "1225"]
+    m = ex.block_map(land=land, fort=["1324"], airfield=["1424"])
+    u = ex.example_units()
+    p = ex.place(m, u, {"5/3": "1524"})
+    p.beachheads.add(m.idx("1225"))
+    p.hex_owner[m.idx("1324")] = un.ALLIED
+    assert not sp.supplied_units(m, u, p)[u.index("5/3")]
+    p.hex_owner[m.idx("1324")] = un.AXIS
+    assert sp.supplied_units(m, u, p)[u.index("5/3")]
+    ctrl = zc.control_map(m, u, p) == un.AXIS
+    sp.recovery_markers(m, u, p, ctrl)
+    assert p.airheads == {m.idx("1424"): "G"}
+    p.hex[u.index("B/3 KOMR")] = m.idx("1225")
+    sp.recovery_markers(m, u, p, ctrl)
+    assert m.idx("1225") not in p.beachheads
+
+
+# --- 8 movement ------------------------------------------------------------------------------------
+
+def test_rule_8_22_zoc_example():
+    m, u, p = ex.zoc_example()
+    para = u.index("5/3")
+    c = mv.reach(m, u, p, [para])
+    # 1424 -> 1524 direct is barred (8.24); via 1523 (1 MP) then 1524 (1 + 1 ZOC) = 3 MP
+    assert c[m.idx("1523")] == 2 and c[m.idx("1524")] == 6
+    # after entering the ZOC hex 1524 the unit stops: 1625 is beyond
+    assert c[m.idx("1625")] < mv.INF  # reached via 1624, not through 1524
+    # a red-box unit may go directly (exception in the example, 8.23)
+    rows = [dict(id="tank", side="Axis", nat="G", formation="", army=True, steps=2, attack=6, defense=5, ma=4,
+                 er=7, ma_class="red", armored=True, stacking=2),
+            dict(id="B/3 KOMR", side="Allied", steps=1, attack=2, defense=3, ma=3, er=5)]
+    u2 = un.make_units(rows)
+    m2 = ex.block_map(urban=list(IMGrid(*ex.EXAMPLE_GRID).hex_ids))  # urban everywhere so the tank can move
+    p2 = ex.place(m2, u2, {"tank": "1424", "B/3 KOMR": "1425"})
+    c2 = mv.reach(m2, u2, p2, [0])
+    assert c2[m2.idx("1524")] == 1 + 2  # urban-to-urban road rate 1/2 MP + 1 MP ZOC
+    assert c2[m2.idx("1525")] == 6  # continues through vacant ZOC hexes paying 1 MP each
+
+
+def test_rule_8_12_stack_lowest_ma_and_8_15_zero_ma():
+    m = ex.block_map()
+    u = ex.example_units()
+    p = ex.place(m, u, {"B/3 KOMR": "1121", "Cdo": "1121", "5/3": "1721"})
+    c = mv.reach(m, u, p, [u.index("B/3 KOMR"), u.index("Cdo")])
+    assert c[c < mv.INF].max() == 6  # 3 MP (lowest MA)
+    c1 = mv.reach(m, u, p, [u.index("Cdo")])
+    assert c1[c1 < mv.INF].max() == 10
+    assert (mv.reach(m, u, p, [u.index("5/3")], ma_hmp=0) < mv.INF).sum() == 1
+    with pytest.raises(OptionError):
+        mv.reach(m, u, ex.place(m, u, {"B/3 KOMR": "1121", "Cdo": "1122"}), [u.index("B/3 KOMR"), u.index("Cdo")])
+    with pytest.raises(OptionError):
+        mv.reach(m, u, p, [u.index("5/3"), u.index("Cdo")])
+
+
+def test_rule_8_14_no_entry_into_enemy_hex_and_8_25_artillery():
+    m = ex.block_map()
+    u = ex.example_units()
+    p = ex.place(m, u, {"5/3": "1424", "25pdr": "1623"})
+    ctx = mv.MoveContext(night=True)
+    c = mv.reach(m, u, p, [u.index("25pdr")], ctx)
+    assert c[m.idx("1424")] >= mv.INF
+    # artillery cannot enter enemy ZOC (1523 is adjacent to 5/3) unless a friend is there
+    gun_ctx_reach = c[m.idx("1523")]
+    assert gun_ctx_reach >= mv.INF
+
+
+def test_rule_8_31_8_36_terrain_slope_cliff():
+    sides = [dict(hex_a="1323", hex_b="1423", feature="slope", high="1423"),
+             dict(hex_a="1322", hex_b="1422", feature="cliff")]
+    m = ex.block_map(hexsides=sides, rough=["1324"])
+    u = ex.example_units()
+    p = ex.place(m, u, {"II/104": "1323"})
+    k = u.index("II/104")
+    c = mv.reach(m, u, p, [k])
+    assert c[m.idx("1324")] == 4  # rough 2 MP (8.31 example)
+    assert c[m.idx("1423")] == 4  # clear 1 + slope up 1 (8.36)
+    p.hex[k] = m.idx("1423")
+    assert mv.reach(m, u, p, [k])[m.idx("1323")] == 2  # down slope costs nothing extra
+    p.hex[k] = m.idx("1322")
+    assert mv.reach(m, u, p, [k])[m.idx("1422")] > 2  # cliff: must go round (8.35)
+    p.hex[u.index("Cdo")] = m.idx("1322")
+    assert mv.reach(m, u, p, [u.index("Cdo")])[m.idx("1422")] == 2  # commandos cross cliffs (17.31)
+
+
+def test_rule_8_33_roads_axis_allied_day_night_storm_and_motorized():
+    g = IMGrid(*ex.EXAMPLE_GRID)
+    road = [("1121", "1122"), ("1122", "1123"), ("1123", "1124"), ("1124", "1125")]
+    sides = [dict(hex_a=a, hex_b=b, feature="road_minor") for a, b in road]
+    m = ex.block_map(hexsides=sides, rough=list(g.hex_ids))
+    u = ex.example_units()
+    p = ex.place(m, u, {"II/104": "1121", "B/3 KOMR": "1621"})
+    cax = mv.reach(m, u, p, [u.index("II/104")])
+    assert cax[m.idx("1125")] == 4  # four road hexes at 1/2 MP (Axis, any turn)
+    p = ex.place(m, u, {"B/3 KOMR": "1121", "II/104": "1621"})
+    kom = u.index("B/3 KOMR")
+    assert mv.reach(m, u, p, [kom])[m.idx("1124")] == 6  # Allied by day: 1 MP per road hex
+    assert mv.reach(m, u, p, [kom], mv.MoveContext(night=True))[m.idx("1125")] == 4
+    assert mv.reach(m, u, p, [kom], mv.MoveContext(weather="storm"))[m.idx("1125")] == 4
+    assert mv.road_cost(un.ALLIED, mv.MoveContext()) == 2 and mv.road_cost(un.AXIS, mv.MoveContext()) == 1
+    # motorized units only on road / urban / airfield
+    p = ex.place(m, u, {"Matilda": "1121", "II/104": "1621"})
+    c = mv.reach(m, u, p, [u.index("Matilda")], mv.MoveContext(night=True))
+    assert hexes(m, c < mv.INF) == {"1121", "1122", "1123", "1124", "1125"}
+
+
+def test_rule_8_33_motorized_pass_only_on_main_road():
+    road = [("1121", "1122"), ("1122", "1123")]
+    for kind, ok in (("road_minor", False), ("road_main", True)):
+        m = ex.block_map(hexsides=[dict(hex_a=a, hex_b=b, feature=kind) for a, b in road])
+        rows = [dict(id="t1", side="Allied", steps=2, ma=6, er=6, ma_class="red", stacking=1),
+                dict(id="t2", side="Allied", steps=2, ma=6, er=6, ma_class="red", stacking=1)]
+        u = un.make_units(rows)
+        p = ex.place(m, u, {"t1": "1121", "t2": "1122"})
+        c = mv.reach(m, u, p, [0], mv.MoveContext(night=True))
+        assert (c[m.idx("1123")] < mv.INF) == ok
+
+
+def test_rule_8_34_urban_and_8_41_allied_artillery_by_day():
+    m = ex.block_map(urban=["1322", "1323"], rough=["1323"])
+    u = ex.example_units()
+    p = ex.place(m, u, {"II/104": "1321", "B/3 KOMR": "1721"})
+    k = u.index("II/104")
+    assert mv.reach(m, u, p, [k])[m.idx("1322")] == 2  # urban entered off-road: TEC value (1 MP)
+    p.hex[k] = m.idx("1322")
+    assert mv.reach(m, u, p, [k])[m.idx("1323")] == 1  # urban to urban at road rate; urban beats rough
+    gun = u.index("25pdr")
+    p.hex[gun] = m.idx("1121")
+    assert (mv.reach(m, u, p, [gun]) < mv.INF).sum() == 1  # day: Allied artillery cannot move
+    assert mv.movement_allowance(u, p, gun, mv.MoveContext(night=True)) == 8
+
+
+def test_rule_7_12_allied_first_turn_penalty_and_disrupted_ma():
+    u = ex.example_units()
+    p = un.Position.fresh(u)
+    kom = u.index("B/3 KOMR")
+    assert mv.movement_allowance(u, p, kom, mv.MoveContext(first_turn_penalty=True)) == 2
+    p.disrupted[u.index("5/3")] = True
+    assert mv.movement_allowance(u, p, u.index("5/3"), mv.MoveContext()) == 4  # 4 // 2 = 2 MP
+
+
+def test_phases_to_reach_map():
+    m, u, p = ex.zoc_example()
+    t = mv.phases_to_reach(m, u, p, [u.index("5/3")], max_phases=4)
+    assert t[m.idx("1424")] == 0 and t[m.idx("1523")] == 1 and t[m.idx("1725")] >= 1
