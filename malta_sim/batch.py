@@ -133,15 +133,16 @@ class _Inputs:
         }
 
 
-def _check_int(name: str, value: Any, minimum: int) -> int:
+def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> int:
+    what = f"{name} must be an integer >= {minimum}" + ("" if maximum is None else f" and <= {maximum}")
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, str)):
-        raise OptionError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise OptionError(f"{what}, got {value!r}")
     try:
         v = int(value)
     except ValueError:
-        raise OptionError(f"{name} must be an integer >= {minimum}, got {value!r}") from None
-    if v < minimum:
-        raise OptionError(f"{name} must be an integer >= {minimum}, got {v}")
+        raise OptionError(f"{what}, got {value!r}") from None
+    if v < minimum or (maximum is not None and v > maximum):
+        raise OptionError(f"{what}, got {v}")
     return v
 
 
@@ -218,7 +219,7 @@ def _validate(scenario, seed, axis_policy, allied_policy, options, data_dir, pol
     if not isinstance(scenario, str):
         raise OptionError(f"scenario must be a name (str), got {scenario!r}")
     spec = get_scenario(scenario)
-    seed = _check_int("seed", seed, 0)
+    seed = _check_int("seed", seed, 0, 2**63 - 1)
     axis = _check_policy("axis", axis_policy, tuple(spec.axis_policies))
     allied = _check_policy("allied", allied_policy, tuple(spec.allied_policies))
     opts = _check_options(options, tuple(spec.options), spec.name)

@@ -78,6 +78,7 @@ def test_parquet_and_csv_keep_provenance(tmp_path):
         ({"seed": -1}, ["seed"]),
         ({"seed": 1.5}, ["seed"]),
         ({"seed": True}, ["seed"]),
+        ({"seed": 2**63}, ["seed", "<= 9223372036854775807"]),
         ({"axis_policy": "zerg"}, ["axis policy 'zerg'", "attack, cautious"]),
         ({"allied_policy": "x"}, ["allied policy", "defend, counter"]),
         ({"options": ["fog"]}, ["option 'fog'", "rainy, slow, unused_rule"]),

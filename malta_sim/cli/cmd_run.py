@@ -39,7 +39,7 @@ def check_backend(backend: str, scheduler: str | None) -> None:
 @click.option("--jobs", "n_jobs", default=1, show_default=True, type=int, help="Worker processes (-1: every core).")
 @click.option("--axis-policy", default=None, help="Axis bot (default: the scenario's first).")
 @click.option("--allied-policy", default=None, help="Allied bot (default: the scenario's first).")
-@click.option("--option", "options", multiple=True, metavar="NAME", help="Optional rule; repeat for several.")
+@click.option("--option", "options", multiple=True, metavar="NAME", help="Optional rule; repeat (or comma-separate) for several.")
 @click.option("--data-dir", default=None, metavar="DIR", help="Game-data directory replacing the packaged data.")
 @click.option("--backend", default="local", show_default=True, metavar="[local|dask]",
               help="local: joblib processes here; dask: a dask.distributed cluster.")
@@ -69,6 +69,7 @@ def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options
         check_output_path(per_turn_out, "--per-turn")
         if str(per_turn_out) == str(out):
             raise OptionError("--per-turn and --out must be different files")
+    options = [o for opt in options for o in opt.split(",") if o]
     res = run_games(
         scenario,
         n_games,
