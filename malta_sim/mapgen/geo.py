@@ -304,6 +304,17 @@ CREEKS = [
     ("Victoria Lines escarpment", True, [(35.906, 14.340), (35.903, 14.363), (35.910, 14.395)]),
 ]
 
+#: Harbours too narrow to be ocean hexes at this scale: their hexsides are
+#: all-ocean (Marsamxett between Valletta and Sliema/Manoel; Grand Harbour
+#: between Valletta/Floriana and Kalkara/the Three Cities).
+HARBOUR_SIDES = [
+    ("1709", "1809", "Marsamxett Harbour"),
+    ("1710", "1809", "Marsamxett Harbour"),
+    ("1809", "1910", "Grand Harbour"),
+    ("1810", "1910", "Grand Harbour"),
+    ("1810", "1911", "Grand Harbour"),
+]
+
 #: Dingli cliffs on the south-west coast: land/sea hexsides along them are impassable.
 DINGLI_CLIFFS = [(35.872, 14.362), (35.860, 14.375), (35.846, 14.392)]
 

@@ -179,11 +179,24 @@ class MapBuilder:
         key = (min(a, b), max(a, b), feature)
         self.sides.setdefault(key, source)
 
+    def on_water(self, h: str) -> bool:
+        """Next to an ocean hex or with an all-ocean hexside (a harbour or bay)."""
+        return self.is_sea_side(h) or any((a == h or b == h) and f == "ocean" for a, b, f in self.sides)
+
     def is_sea_side(self, h: str) -> bool:
         return any(n is None or not self.on_grid(n) or self.hexes[n].ocean for n in
                    (neighbour(h, d) for d in range(6)))
 
     # -- steps ------------------------------------------------------------
+    def clear_west_of_column_05(self) -> None:
+        """Rule 22.23 gives the Axis every land hex of columns 05-11 as the north-west
+        third of the island: no land lies west of column 05 (the Marfa tip is cut)."""
+        for h, rec in self.hexes.items():
+            if int(h[:2]) < WEST_COLUMNS[0] and not rec.ocean:
+                rec.ocean = True
+                rec.flags.clear()
+                rec.sources.append("rule 22.23 ocean west of column 05")
+
     def place_features(self) -> None:
         """Real places (reconstructed positions), before the rulebook overrides."""
         used_city = set(RULE_CITIES)
@@ -270,10 +283,12 @@ class MapBuilder:
 
     def place_ports(self) -> None:
         for name, (lat, lon, kind) in geo.PORTS.items():
-            h = self.hex_of(lat, lon)
-            if self.hexes[h].ocean:
-                # the harbour water itself: take the nearest land hex on its shore
-                h = self.nearest_hex(lat, lon, lambda r: not r.ocean)
+            if kind == "main":
+                h = "1911"  # Grand Harbour's dockyard: the Three Cities (rule 20.0 city hex)
+            else:
+                # the nearest land hex on the sea (not a beach, fort or city)
+                h = self.nearest_hex(lat, lon, lambda r: not r.ocean and self.on_water(r.hex)
+                                     and not r.flags & {"city", "fort", "beach", "airfield"})
             self.hexes[h].port = kind
             self.add_place(name, f"port_{kind}", h, lat, lon,
                            "reconstructed: Main Port on Grand Harbour (rule 12.54)" if kind == "main"
@@ -383,7 +398,9 @@ class MapBuilder:
                 self.add_side(a, b, feat, f"reconstructed: {name}")
 
     def add_ocean_sides(self) -> None:
-        """All-ocean hexsides between two land hexes whose side lies on water (harbours, bays)."""
+        """All-ocean hexsides (rules 5.0, 8.2, 18.61): between two land hexes whose
+        shared side lies wholly on water (bays, harbour mouths), the harbour sides of
+        :data:`geo.HARBOUR_SIDES`, and the Dingli cliffs."""
         assert self.mask is not None
         done = set()
         for h, rec in self.hexes.items():
@@ -398,15 +415,13 @@ class MapBuilder:
                     continue
                 done.add(key)
                 p, q = hexside_segment(h, n)
-                ts = np.linspace(0.0, 1.0, 9)
-                seg = p[None, :] + (q - p)[None, :] * ts[:, None]
-                # also the half of each hex next to the side (a strip 0.3 hex wide)
-                ca = np.array(geo.hex_centre(h))
-                cb = np.array(geo.hex_centre(n))
-                strip = np.concatenate([seg, seg + (ca - cb) * 0.15, seg + (cb - ca) * 0.15])
-                lat, lon = self.fit.to_latlon(strip)
+                seg = p[None, :] + (q - p)[None, :] * np.linspace(0.0, 1.0, 15)[:, None]
+                lat, lon = self.fit.to_latlon(seg)
                 if not self.mask.land(lat, lon).any():
                     self.add_side(h, n, "ocean", "reconstructed: the hexside lies on open water")
+        for a, b, name in geo.HARBOUR_SIDES:
+            if not (self.hexes[a].ocean or self.hexes[b].ocean):
+                self.add_side(a, b, "ocean", f"reconstructed: {name} between the two hexes")
         for a, b in self._nearest_sides(geo.DINGLI_CLIFFS):
             if self.hexes[a].ocean or self.hexes[b].ocean:
                 continue
@@ -565,15 +580,16 @@ def build(out: Path | None = None, provider: str = "osm", verbose: bool = True) 
     mask = Landmask(provider)
     fr = land_fractions(fit, mask)
     b = MapBuilder(fit, fr, mask)
+    b.clear_west_of_column_05()
     b.place_features()
     b.apply_rule_hexes()
-    b.place_ports()
     b.prune_islets()
     b.place_beaches()
     b.add_roads()
     b.add_creeks()
     b.add_ocean_sides()
     b.reconnect()
+    b.place_ports()
     problems = b.check()
     if verbose:
         print(f"affine fit: residuals (hexes) {np.round(fit.residuals, 2).tolist()}, "

@@ -1,0 +1,52 @@
+"""``malta-sim map``: draw the Island of Death map (terrain, hexsides, hex ids,
+beach zones and boxes, named places) with a scenario's set-up stacks, as a PNG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import OptionError
+
+SCENARIOS = ("intro", "hercules")
+
+
+class _OneLine(click.Command):
+    """Usage errors become :class:`OptionError` (one line, exit 2)."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            raise OptionError(exc.format_message().replace("\n", " ")) from None
+
+
+@click.command("map", cls=_OneLine)
+@click.option("--scenario", default=None, help="Draw the set-up stacks of this scenario: intro or hercules.")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False), help="PNG file to write.")
+@click.option("--data-dir", "data_dir", default=None, type=click.Path(), help="Data directory (default: packaged).")
+@click.option("--full", is_flag=True, default=False, help="Draw the whole 26x20 grid, not only the island.")
+@click.option("--no-ids", is_flag=True, default=False, help="Leave out the hex ids.")
+def command(scenario, out, data_dir, full, no_ids):
+    """Draw the Island of Death map to a PNG file."""
+    if scenario is not None and scenario not in SCENARIOS:
+        raise OptionError(f"unknown --scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}")
+    out_path = Path(out)
+    if out_path.suffix.lower() != ".png":
+        raise OptionError(f"--out {out!r} must name a .png file")
+    if out_path.parent and not out_path.parent.exists():
+        raise OptionError(f"--out: folder {str(out_path.parent)!r} does not exist")
+    from ..loaders.iod_map import load_map
+    from ..plots_map import crop_to_land, draw_map
+
+    m = load_map(data_dir)
+    fig = draw_map(m, scenario=scenario, data_dir=data_dir, show_ids=not no_ids,
+                   figsize=(22, 17) if full else (20, 12.5))
+    if not full:
+        crop_to_land(fig, m, 2.6)
+    import matplotlib.pyplot as plt
+
+    fig.savefig(out_path)
+    plt.close(fig)
+    click.echo(f"wrote {out_path}")
