@@ -1,1 +1,175 @@
-"""Loaders: parse and validate data files into typed tables and dense arrays."""
+"""Loaders: parse and validate data files into typed tables and dense arrays.
+
+:func:`load_iod` reads a whole Island of Death data directory (default: the
+packaged ``malta_sim/data/island_of_death``) and returns :class:`IodData`:
+
+- ``units`` (:class:`~malta_sim.loaders.iod_units.UnitTables`) and
+  ``unit_arrays`` (:class:`~malta_sim.loaders.iod_units.UnitArrays`): every piece,
+  its strength levels and values, as typed rows and as ``[n_pieces, MAX_LEVELS]``
+  arrays;
+- ``scenarios`` (name -> :class:`~malta_sim.loaders.iod_scenarios.Scenario`);
+- ``tables`` (:class:`~malta_sim.loaders.iod_tables.IodTables`): weather,
+  surrender, militia, Royal Navy intervention, landing and airborne losses,
+  Water's Edge Combat, air attacks and the small printed procedure tables;
+- ``map`` (``malta_sim.loaders.iod_map.load_map``) and ``charts``
+  (``malta_sim.loaders.iod_charts.load_charts``) when those modules are present;
+- ``data_hash``: sha256 (16 hex digits) over every CSV/TOML file, for provenance.
+
+:func:`check_iod` runs the same validation and returns every problem found
+(``malta-sim data check``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import DataError, DataErrors
+from .common import Collector, hash_dir, resolve_data_dir
+
+__all__ = ["IodData", "load_iod", "check_iod"]
+
+
+@dataclass
+class IodData:
+    """Everything the Island of Death engine reads, validated.
+
+    Attributes
+    ----------
+    data_dir : Path
+    units : UnitTables
+    unit_arrays : UnitArrays
+    scenarios : dict[str, Scenario]
+    tables : IodTables or None
+        None only while ``iod_tables`` is absent.
+    map : object or None
+        Result of ``malta_sim.loaders.iod_map.load_map(data_dir)``; None when that
+        module is absent.
+    charts : IodCharts or None
+        Result of ``malta_sim.loaders.iod_charts.load_charts(data_dir)``; None when absent.
+    data_hash : str
+        :func:`malta_sim.loaders.common.hash_dir` of ``data_dir``.
+    reconstructed : dict[str, int]
+        Data file -> number of rows whose ``source`` is ``reconstructed`` (provenance).
+    """
+
+    data_dir: Path
+    units: object
+    unit_arrays: object
+    scenarios: dict
+    tables: object = None
+    map: object = None
+    charts: object = None
+    data_hash: str = ""
+    reconstructed: dict = field(default_factory=dict)
+
+    def scenario(self, name: str):
+        """The scenario ``name``.
+
+        Raises
+        ------
+        OptionError
+            If there is no such scenario (the message lists the names).
+        """
+        from ..errors import OptionError
+
+        if name not in self.scenarios:
+            raise OptionError(f"unknown scenario {name!r}; the data has: {', '.join(sorted(self.scenarios))}")
+        return self.scenarios[name]
+
+
+def _optional(module: str, fn: str):
+    """``malta_sim.loaders.<module>.<fn>`` or None when the module is not in this build."""
+    try:
+        mod = importlib.import_module(f"{__name__}.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"{__name__}.{module}":
+            return None
+        raise
+    return getattr(mod, fn, None)
+
+
+def _count_reconstructed(folder: Path) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for p in sorted(folder.rglob("*")):
+        if p.suffix not in (".csv", ".toml") or not p.is_file():
+            continue
+        n = sum(1 for ln in p.read_text(encoding="utf-8").splitlines()
+                if "reconstructed" in ln and not ln.lstrip().startswith("#"))
+        out[str(p.relative_to(folder))] = n
+    return out
+
+
+def _load(data_dir, collector: Collector | None) -> IodData:
+    from .iod_scenarios import MapView, load_scenarios
+    from .iod_units import load_units, unit_arrays
+
+    folder = resolve_data_dir(data_dir)
+    run = (lambda f: collector.run(f)) if collector is not None else (lambda f: f())
+
+    units = run(lambda: load_units(folder, collector))
+    mp = None
+    load_map = _optional("iod_map", "load_map")
+    if load_map is not None:
+        mp = run(lambda: load_map(folder))
+    charts = None
+    load_charts = _optional("iod_charts", "load_charts")
+    if load_charts is not None:
+        charts = run(lambda: load_charts(folder))
+    tables = None
+    load_tables = _optional("iod_tables", "load_tables")
+    if load_tables is not None:
+        tables = run(lambda: load_tables(folder, collector))
+    view = run(lambda: MapView.from_dir(folder, collector))
+    scenarios = {}
+    if units is not None:
+        scenarios = run(lambda: load_scenarios(units, folder, view, collector)) or {}
+    arrays = unit_arrays(units) if units is not None else None
+    return IodData(folder, units, arrays, scenarios, tables, mp, charts, hash_dir(folder),
+                   _count_reconstructed(folder))
+
+
+def load_iod(data_dir: str | Path | None = None) -> IodData:
+    """Load and validate an Island of Death data directory.
+
+    Parameters
+    ----------
+    data_dir : path, optional
+        Directory holding ``units.csv``, ``scenarios/``, ``tables/``, the map and chart
+        files; default the packaged data.
+
+    Returns
+    -------
+    IodData
+
+    Raises
+    ------
+    DataError
+        The first problem found (file, line, field, what was expected).
+    """
+    return _load(data_dir, None)
+
+
+def check_iod(data_dir: str | Path | None = None) -> list[DataError]:
+    """Validate a data directory and return every problem found (empty list: valid).
+
+    Each loader collects the problems of its files; a file that cannot be read at
+    all (missing, missing column) gives one problem and the checks that depend on
+    it are skipped.
+    """
+    col = Collector()
+    try:
+        _load(data_dir, col)
+    except DataErrors as es:
+        col.errors.extend(es.errors)
+    except DataError as e:
+        col.add(e)
+    # de-duplicate while keeping order
+    seen, out = set(), []
+    for e in col.errors:
+        k = e.format()
+        if k not in seen:
+            seen.add(k)
+            out.append(e)
+    return out
