@@ -207,3 +207,97 @@ def plot_heatmap(matrix: pd.DataFrame, path, *, title: str, fmt: str = "{:.0f}",
     fig.colorbar(im, ax=ax, label=cbar)
     ax.set_title(title)
     return _save(fig, path)
+
+
+# --------------------------------------------------------------------------- one game's map
+
+
+SIDE_MARKER_COLOURS = ("#c0392b", "#1f4e9c")  # Axis, Allied
+
+
+def plot_game_state(snapshot: dict, path, *, title: str = "", map_data=None, data_dir=None) -> Path:
+    """Map picture of one game at one moment: control, units, drop zones, boxes.
+
+    Draws the Island of Death map with :func:`malta_sim.plots_map.draw_map`
+    (terrain, beach zones and their Follow-up / First / Second Wave boxes) and
+    overlays the game state.
+
+    Parameters
+    ----------
+    snapshot : dict
+        ``turn`` (int, absolute), ``unit_hex`` (int32[n_units], dense hex or
+        -1), ``unit_side`` (int8[n_units], 0 Axis / 1 Allied), ``unit_names``
+        (list of str), ``control`` (int8[n_hexes], 0 Axis / 1 Allied / -1
+        nobody), optional ``dz_hex`` (int array of dense hexes, drop zone
+        markers), ``boxes`` (dict box label -> unit count), ``notes`` (list of str).
+    path : path-like
+        PNG to write.
+    title : str
+    map_data : MapData, optional
+        Loaded map (``load_map(data_dir)`` when None).
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    import matplotlib.pyplot as plt
+
+    from .loaders.iod_map import load_map
+    from .mapgen.geo import hex_centre
+    from .plots_map import _corners, crop_to_land, draw_map
+
+    m = map_data if map_data is not None else load_map(data_dir)
+    fig = draw_map(m, show_ids=False, figsize=(12, 9.5), dpi=90, title=title)
+    crop_to_land(fig, m, margin=2.0)
+    ax = fig.axes[0]
+    ids = m.grid.hex_ids
+    control = np.asarray(snapshot.get("control", []), dtype=int).ravel()
+    for i in np.flatnonzero((control == 0) & np.asarray(m.land)[: len(control)]):
+        x, y = hex_centre(ids[i])
+        ax.add_patch(plt.Polygon(_corners(x, y), closed=True, facecolor="#e74c3c", alpha=0.40, lw=0, zorder=3))
+    hexes = np.asarray(snapshot["unit_hex"], dtype=int).ravel()
+    sides = np.asarray(snapshot["unit_side"], dtype=int).ravel()
+    names = list(snapshot.get("unit_names", []))
+    for h in np.unique(hexes[hexes >= 0]):
+        here = np.flatnonzero(hexes == h)
+        x, y = hex_centre(ids[int(h)])
+        for k, side in enumerate((0, 1)):
+            us = here[sides[here] == side]
+            if len(us) == 0:
+                continue
+            both = np.any(sides[here] == 0) and np.any(sides[here] == 1)
+            dx = (-0.22 if side == 0 else 0.22) if both else 0.0
+            ax.add_patch(plt.Rectangle((x + dx - 0.21, y - 0.21), 0.42, 0.42, facecolor=SIDE_MARKER_COLOURS[side],
+                                       edgecolor="white", lw=0.8, zorder=6))
+            ax.text(x + dx, y, str(len(us)), ha="center", va="center", color="white", fontsize=8, zorder=7,
+                    fontweight="bold")
+            if names:
+                lab = names[int(us[0])] + (f" +{len(us) - 1}" if len(us) > 1 else "")
+                ax.text(x + dx, y + 0.26, lab, ha="center", va="top", fontsize=6, zorder=7,
+                        color=SIDE_MARKER_COLOURS[side], fontweight="bold",
+                        bbox=dict(facecolor="white", alpha=0.6, lw=0, pad=0.5))
+    for dz in np.asarray(snapshot.get("dz_hex", []), dtype=int).ravel():
+        if dz >= 0:
+            x, y = hex_centre(ids[int(dz)])
+            ax.plot([x], [y - 0.25], marker="*", ms=14, color="#f1c40f", mec="black", zorder=8)
+    lines = [f"{k}: {v}" for k, v in (snapshot.get("boxes") or {}).items() if v]
+    lines += list(snapshot.get("notes") or [])
+    if lines:
+        ax.text(0.01, 0.99, "\n".join(lines), transform=ax.transAxes, va="top", ha="left", fontsize=7,
+                bbox=dict(facecolor="white", alpha=0.85, edgecolor="#888"), zorder=9)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor="#e74c3c", alpha=0.40, label="Axis-controlled hex"),
+               Patch(facecolor=SIDE_MARKER_COLOURS[0], label="Axis units (count)"),
+               Patch(facecolor=SIDE_MARKER_COLOURS[1], label="Allied units (count)"),
+               Line2D([], [], marker="*", ls="", ms=12, color="#f1c40f", mec="black", label="drop zone marker")]
+    old = ax.get_legend()
+    if old is not None:
+        ax.add_artist(old)  # keep the map's own legend
+    ax.legend(handles=handles, loc="lower right", fontsize=7, framealpha=0.9)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
