@@ -117,11 +117,11 @@ def _load(data_dir, collector: Collector | None) -> IodData:
     load_charts = _optional("iod_charts", "load_charts")
     if load_charts is not None:
         charts = run(lambda: load_charts(folder))
+    view = run(lambda: MapView.from_dir(folder, collector))
     tables = None
     load_tables = _optional("iod_tables", "load_tables")
     if load_tables is not None:
-        tables = run(lambda: load_tables(folder, collector))
-    view = run(lambda: MapView.from_dir(folder, collector))
+        tables = run(lambda: load_tables(folder, collector, view))
     scenarios = {}
     if units is not None:
         scenarios = run(lambda: load_scenarios(units, folder, view, collector)) or {}
