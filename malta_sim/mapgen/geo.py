@@ -251,7 +251,7 @@ BEACHES = {
         ("Pretty Bay", 35.8225, 14.533),
         ("Wied iz-Zurrieq", 35.820, 14.455),
         ("Ghar Lapsi", 35.827, 14.423),
-        ("St George's Bay (Birzebbuga)", 35.830, 14.535),
+        ("Hal Far coast", 35.815, 14.490),
     ],
 }
 
