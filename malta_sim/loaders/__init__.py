@@ -165,6 +165,11 @@ def check_iod(data_dir: str | Path | None = None) -> list[DataError]:
         col.errors.extend(es.errors)
     except DataError as e:
         col.add(e)
+    except Exception as exc:  # a check must report, never crash, on a broken directory
+        if not col.errors:
+            raise
+        col.add(DataError(str(data_dir or "data"), None, None,
+                          f"checking stopped after the problems above ({type(exc).__name__}: {exc})"))
     # de-duplicate while keeping order
     seen, out = set(), []
     for e in col.errors:

@@ -272,7 +272,8 @@ class MapView:
 #: HQs, leaders, coastal guns and militia not at all.
 def _stack_weight(design, level: int) -> float:
     if design.size == "battalion":
-        return 0.5 if design.levels[level - 1].remnant else 1.0
+        remnant = 0 < level <= len(design.levels) and design.levels[level - 1].remnant
+        return 0.5 if remnant else 1.0
     if design.size in ("company", "strongpoint"):
         return 0.5
     return 0.0
@@ -312,8 +313,30 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
     doc = read_toml(path)
     col = collector if collector is not None else Collector()
 
+    text_lines = path.read_text(encoding="utf-8").splitlines()
+
+    def find_line(needle: str | None, fld: str | None) -> int | None:
+        """1-based line of ``needle`` (outside comments), searched from the start of the
+        table named by ``fld`` (``setup[3].units`` -> the 4th ``[[setup]]``)."""
+        start = 0
+        if fld:
+            m = re.match(r"^(\w+)(?:\[(\d+)\])?", fld)
+            if m:
+                name, idx = m.group(1), int(m.group(2) or 0)
+                heads = [i for i, ln in enumerate(text_lines)
+                         if ln.strip() in (f"[[{name}]]", f"[{name}]")]
+                if len(heads) > idx:
+                    start = heads[idx]
+        if needle is None:
+            return start + 1 if start else None
+        for i in range(start, len(text_lines)):
+            ln = text_lines[i].split("#", 1)[0] if not text_lines[i].lstrip().startswith("#") else ""
+            if needle in ln:
+                return i + 1
+        return start + 1 if start else None
+
     def err(needle: str | None, fld: str | None, msg: str, line: int | None = None):
-        ln = line if line is not None else (toml_line(path, needle) if needle else None)
+        ln = line if line is not None else find_line(needle, fld)
         e = DataError(fname, ln, fld, msg)
         if collector is None:
             raise e
@@ -447,6 +470,9 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
             err(f'"{h}"', where, f"{h!r} is not a hex id on the map grid (XXYY, columns 01-26, rows 01-20)")
             return False
         if map_view is not None and design is not None:
+            if h not in map_view.terrain:
+                err(f'"{h}"', where, f"hex {h} is not in hexes.csv")
+                return False
             if h not in map_view.land and design.type != "warship":
                 err(f'"{h}"', where, f"hex {h} is an ocean hex; {design.id!r} is a ground unit")
                 return False
@@ -469,7 +495,7 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
                 d = units.design_of(pid)
                 if h is None or not check_hex(h, where + ".hex", d):
                     continue
-                s.setup.append(Placement(pid, level, side, h, None, rsrc, toml_line(path, f'hex = "{h}"')))
+                s.setup.append(Placement(pid, level, side, h, None, rsrc, find_line(f'hex = "{h}"', where)))
                 stack[h] = stack.get(h, 0.0) + _stack_weight(d, level)
     for h, w in stack.items():
         if w > 4.0:
@@ -501,7 +527,7 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
             err(f'"{purpose}"', f"{where}.purpose", "purpose must be 'jump' or 'airfield'")
         for ref in row.get("units", []):
             for pid, level in resolve(ref, "axis", where + ".units"):
-                s.boxes.append(Placement(pid, level, "axis", None, box, rsrc, toml_line(path, f'box = "{box}"')))
+                s.boxes.append(Placement(pid, level, "axis", None, box, rsrc, find_line(f'box = "{box}"', where)))
                 if purpose:
                     s.box_purpose[pid] = purpose
                 d = units.design_of(pid)
@@ -555,7 +581,7 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
                 d = units.design_of(pid)
                 if "amphibious" not in d.flags and d.type != "leader":
                     err(f'"{ref}"', f"{where}.units", f"{pid!r} cannot make amphibious landings (rule 18.0)")
-                lst.append(Placement(pid, level, "axis", None, "followup", rsrc, toml_line(path, f'division = "{div}"')))
+                lst.append(Placement(pid, level, "axis", None, "followup", rsrc, find_line(f'division = "{div}"', where)))
 
     # ------------------------------------------------------------ jumps
     for i, row in enumerate(doc.get("jumps", [])):

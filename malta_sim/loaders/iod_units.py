@@ -566,7 +566,7 @@ def unit_arrays(t: UnitTables) -> UnitArrays:
         integ[i] = integ_names.index(d.integrity) if d.integrity else -1
         nlev[i] = len(d.levels)
         steps[i] = d.steps
-        for k in range(MAX_LEVELS):
+        for k in range(MAX_LEVELS if d.levels else 0):
             lv = d.levels[min(k, len(d.levels) - 1)]
             att[i, k], dfn[i, k], mov[i, k], mor[i, k] = lv.attack, lv.defense, lv.movement, lv.morale
             rem[i, k] = lv.remnant and k < len(d.levels)

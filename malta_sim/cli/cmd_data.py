@@ -1,0 +1,53 @@
+"""``malta-sim data``: validate and describe an Island of Death data directory."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import DataErrors
+
+
+@click.group("data")
+def command():
+    """Check or describe game data (map, charts, counters, scenarios, tables)."""
+
+
+@command.command("check")
+@click.argument("data_dir", required=False, type=click.Path(file_okay=False))
+@click.option("--data-dir", "data_dir_opt", type=click.Path(file_okay=False), default=None,
+              help="Data directory (same as the DATA_DIR argument); default: the packaged data.")
+def check(data_dir, data_dir_opt):
+    """Validate DATA_DIR (default: the packaged Island of Death data).
+
+    Exit status 0 when every file is valid; otherwise one line per problem
+    (file:line: field 'name': what is wrong) and exit status 2.
+    """
+    from ..loaders import check_iod
+    from ..loaders.common import hash_dir, resolve_data_dir
+
+    folder = data_dir or data_dir_opt
+    problems = check_iod(folder)
+    if problems:
+        raise DataErrors(problems)
+    path = resolve_data_dir(folder)
+    click.echo(f"ok: {path} is valid (data hash {hash_dir(path)})")
+
+
+@command.command("info")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="Data directory; default: the packaged data.")
+def info(data_dir):
+    """Summarise the data: pieces, scenarios, hash and reconstructed rows per file."""
+    from ..loaders import load_iod
+
+    d = load_iod(data_dir)
+    click.echo(f"data directory: {d.data_dir}")
+    click.echo(f"data hash: {d.data_hash}")
+    click.echo(f"pieces: {d.unit_arrays.n} ({len(d.units.designs)} counter designs)")
+    for name, s in sorted(d.scenarios.items()):
+        click.echo(f"scenario {name}: {s.title}; {s.n_turns} turns; {len(s.setup)} pieces on the map, "
+                   f"{len(s.boxes)} in boxes")
+    click.echo("reconstructed rows per file:")
+    for f, n in d.reconstructed.items():
+        if n:
+            click.echo(f"  {f}: {n}")
