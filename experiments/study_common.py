@@ -1,0 +1,156 @@
+"""Shared machinery of the Operation Hercules studies in ``experiments/``.
+
+The studies vary Axis choices that the registered bots make by themselves
+(beach zones, when to land, where to drop).  ``StudyPolicy`` is the
+``balanced`` Axis bot with three of its decisions pinned by parameters:
+
+``beach_zones``   [zone of the 4th Division, zone of the 20th Division]
+                  (names North/South/East/West; rule 18.21)
+``landing_delay`` absolute turn before which no wave box is filled, so no
+                  amphibious landing happens (turn 0 = 29 June AM; rules 18.3, 4.22)
+``drop_hex``      hex id where both drop zone markers are planned (the legal
+                  hex nearest to it when it is not legal; rules 19.31, 19.33)
+
+Games are played through the scenario's registry entry point
+(``play_games``), game by game on common random numbers: every arm plays game
+indices 0..N-1 under the same master seed.  The rows are therefore the same
+as ``malta-sim run`` would give for the same policy, and arms pair game by game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+for p in (str(ROOT), str(HERE)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+from malta_sim.errors import OptionError  # noqa: E402
+from malta_sim.policies import make_policy, register_policy  # noqa: E402
+
+ZONE_NAMES = ("North", "South", "East", "West")
+
+
+def _balanced_class():
+    return type(make_policy("balanced", 0))
+
+
+class _StudyMixin:
+    """Overrides of the balanced Axis bot driven by ``self.params``."""
+
+    def hercules_beach_zones(self, game, divisions, zones):  # rule 18.21
+        want = self.params.get("beach_zones")
+        if not want:
+            return super().hercules_beach_zones(game, divisions, zones)
+        idx = [ZONE_NAMES.index(z) if isinstance(z, str) else int(z) for z in want]
+        return {d: idx[i % len(idx)] for i, d in enumerate(divisions)}
+
+    def wave_boxes(self, game, options):  # rules 18.3, 4.22: hold the landings back
+        delay = int(self.params.get("landing_delay", 0))
+        if int(np.asarray(game.state.turn).ravel()[0]) < delay:
+            return {}
+        return super().wave_boxes(game, options)
+
+    def plan_marker(self, game, formation, turn, options):  # rules 19.31, 19.33
+        target = self.params.get("drop_hex")
+        if target is None or not options:
+            return super().plan_marker(game, formation, turn, options)
+        grid = game.static.grid
+        t = grid.index(str(target))
+        if t in options:
+            return t
+        from malta_sim.hexgrid import distance
+
+        return min(options, key=lambda h: (distance(grid.hex_id(int(h)), str(target)), h))
+
+
+try:
+    StudyPolicy = type("StudyPolicy", (_StudyMixin, _balanced_class()), {"name": "study"})
+    register_policy("study", "study_common:StudyPolicy")
+except (OptionError, ImportError, AttributeError) as _exc:  # engine policies not in this build
+    StudyPolicy = None
+    _IMPORT_ERROR = _exc
+
+
+def play_arms(arms: dict, n_games: int, seed: int, *, scenario: str = "hercules", n_jobs: int = 1,
+              chunk: int = 10) -> pd.DataFrame:
+    """Play every arm on games 0..n_games-1 (common random numbers).
+
+    Parameters
+    ----------
+    arms : dict
+        Arm name -> dict with optional ``axis_policy`` (default ``study``),
+        ``allied_policy`` (default the scenario's first), ``options`` (tuple)
+        and ``params`` (Axis policy parameters, see the module docstring).
+    n_games, seed : int
+    n_jobs : int
+        Worker processes (joblib).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (arm, game) with an ``arm`` column and one column per
+        parameter (``p_<name>``).
+    """
+    if StudyPolicy is None:
+        raise SystemExit(f"the Island of Death bots are not available: {_IMPORT_ERROR}")
+    from joblib import Parallel, delayed
+
+    from malta_sim.games.registry import get_scenario
+
+    spec = get_scenario(scenario)
+    jobs = []
+    for name, a in arms.items():
+        for start in range(0, n_games, chunk):
+            jobs.append((name, a, np.arange(start, min(n_games, start + chunk), dtype=np.int64)))
+    t0 = time.time()
+    out = Parallel(n_jobs=n_jobs)(delayed(_play)(spec.name, seed, a, g) for _, a, g in jobs)
+    frames = []
+    for (name, a, _), df in zip(jobs, out):
+        df = df.copy()
+        df.insert(0, "arm", name)
+        for k, v in (a.get("params") or {}).items():
+            df[f"p_{k}"] = str(v) if isinstance(v, (list, tuple)) else v
+        frames.append(df)
+    res = pd.concat(frames, ignore_index=True)
+    res.attrs["seconds"] = time.time() - t0
+    return res
+
+
+def _play(scenario, seed, arm, games):
+    import study_common  # noqa: F401  (registers the study policy in worker processes)
+    from malta_sim.games.registry import get_scenario
+
+    spec = get_scenario(scenario)
+    res = spec.play_fn()(scenario, seed, games, axis_policy=arm.get("axis_policy", "study"),
+                         allied_policy=arm.get("allied_policy", spec.allied_policies[0]),
+                         options=tuple(arm.get("options", ())), data_dir=None,
+                         policy_params={"axis": arm.get("params") or {}})
+    return res.games
+
+
+def cli(description: str, default_games: int = 20):
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--games", type=int, default=default_games, help="games per arm")
+    ap.add_argument("--seed", type=int, default=1942)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=None, help="output folder (default experiments/results/<study>)")
+    return ap
+
+
+def out_dir(args, study: str) -> Path:
+    d = args.out or (HERE / "results" / study)
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def md_rate(r) -> str:
+    return f"{100 * r['rate']:.0f}% [{100 * r['low']:.0f}, {100 * r['high']:.0f}]"
