@@ -90,9 +90,9 @@ class Policy(InvasionDecisions):
         together; return the pairs to absorb (each unit at most once)."""
         raise NotImplementedError
 
-    def allied_leader_hex(self, game, options: list) -> int:
-        """Rule 14.43/14.42: hex (among ``options``) where a returning Allied
-        leader is placed when the HQ is gone."""
+    def leader_hex(self, game, options: list) -> int:
+        """Rules 14.42-14.43: hex (among ``options``) where a returning
+        leader is placed when its HQ is not on the map."""
         raise NotImplementedError
 
     # ------------------------------------------------------------ Status Phase

@@ -55,7 +55,7 @@ class RandomPolicy(RandomInvasionDecisions, Policy):
                 used.update((a, b))
         return out
 
-    def allied_leader_hex(self, game, options):
+    def leader_hex(self, game, options):
         return self._pick(game, options)
 
     # Status

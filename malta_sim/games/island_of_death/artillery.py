@@ -1,1 +1,87 @@
-"""placeholder"""
+"""Artillery ammunition (rule 12.5): expenditure, distribution in the Status
+Phase.  (Axis ammunition landing, 12.54, is an Initial Segment step of the
+invasion engine; it adds to ``state.stockpile``.)"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import static as st
+from .game import illegal
+from .state import ALLIED, AXIS, BOX_MAP, DISORGANIZED
+from .supply import MAX_ROUTE, passable_for, route_distance
+
+
+def expend(game, u: int, n: int = 1) -> None:
+    """Rule 12.51: spend ``n`` salvos (warships never run out, 16.77)."""
+    s, t = game.state, game.static
+    if t.utype[u] == st.WARSHIP:
+        return
+    s.salvos[u] = max(0, int(s.salvos[u]) - n)
+
+
+def defensive_expend(game, u: int) -> None:
+    """Rule 12.51: after defensive support roll one die; 1-2 spends a salvo."""
+    if game.static.utype[u] == st.WARSHIP:
+        return
+    die = game.die("combat")
+    if die <= 2:
+        expend(game, u, 1)
+    game.log("defensive fire ammunition", side=int(game.static.side[u]), units=[u], dice=[die],
+             result="salvo spent" if die <= 2 else "no salvo spent", rule="12.51")
+
+
+def ammo_eligible(game, side: int) -> list[int]:
+    """Artillery of ``side`` that may receive salvos now (12.56, 4.21 b, 4.31 c):
+    supplied, on the map, fewer than two salvos, and a supply route to an
+    Axis-controlled beach hex or port (Axis) or to 1711/1715 not occupied by
+    the Axis (Allied)."""
+    s, t = game.state, game.static
+    arts = [int(u) for u in game.on_map(side)
+            if t.utype[u] == st.ARTILLERY and s.salvos[u] < 2 and not s.out_of_supply[u]]
+    if not arts:
+        return []
+    if side == AXIS:
+        tgt = np.flatnonzero((t.beach | t.main_port | t.minor_port) & (s.control == AXIS))
+    else:
+        tgt = np.array([h for h in t.allied_ammo_points if not len(game.units_at(h, AXIS))], int)
+    if len(tgt) == 0:
+        return []
+    passable = passable_for(game, side)
+    out = []
+    for u in arts:
+        h = int(s.hex[u])
+        p = passable.copy()
+        p[h] = True
+        dist = route_distance(h, p, t.neighbours, t.ocean_side, MAX_ROUTE)
+        if (dist[tgt] >= 0).any():
+            out.append(u)
+    return out
+
+
+def distribute_ammunition(game, side: int) -> None:
+    """Rule 12.56: the active player hands salvos to eligible artillery; the
+    Axis from the stockpile (12.54), the Allies without limit (12.55); never
+    more than two salvos per unit (12.5)."""
+    s, t = game.state, game.static
+    el = ammo_eligible(game, side)
+    if not el:
+        return
+    stock = int(s.stockpile[0]) if side == AXIS else -1
+    if side == AXIS and stock <= 0:
+        return
+    give = game.policy(side).distribute_ammo(game, el, stock)
+    total = 0
+    for u, k in give.items():
+        u, k = int(u), int(k)
+        if u not in el or k < 0 or s.salvos[u] + k > 2:
+            raise illegal("12.56", f"cannot give {k} salvos to {t.names[u]}")
+        total += k
+    if side == AXIS and total > stock:
+        raise illegal("12.56", f"{total} salvos asked, stockpile holds {stock}")
+    for u, k in give.items():
+        s.salvos[int(u)] += int(k)
+    if side == AXIS:
+        s.stockpile[0] -= total
+    if total:
+        game.log("ammunition", side=side, units=list(give), result=f"{total} salvos", rule="12.56")

@@ -1,1 +1,1025 @@
-"""placeholder"""
+"""Combat (rule 9), bombardment, night combat and penetration (rule 10),
+artillery support (12.2), leaders in battle (14.2), formations (15.4).
+
+Order inside a combat phase (9.2, 9.3): the active player places support,
+bombardment and air markers; the inactive player places defensive support;
+bombardments are resolved; then attacks one hex at a time, each with its
+strength totals, odds, modifiers, CRT roll, step losses, standing ground,
+morale effects, retreats and advance after combat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import static as st
+from .artillery import defensive_expend, expend
+from .game import illegal
+from .morale import demoralize, disorganize
+from .movement import enter_hex, invalidate, occupancy, zoc_map
+from .organisation import (fits_stacking, leader_casualty_roll, lose_step, reset_phase_flags,
+                           eliminate)
+from .state import ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED, NORMAL, RAINY
+from .static import odds_level, odds_name
+
+
+def _ceil_half(v: int) -> int:
+    return -(-int(v) // 2)
+
+
+@dataclass
+class PlanOptions:
+    """What the active player may place in step 9.2 a.
+
+    ``attack_targets``: enemy hexes that may be attacked; ``support``: target
+    hex -> artillery/warships able to support an attack there; ``bombard``:
+    target hex -> artillery/warships able to bombard it (10.1, 10.11);
+    ``air_markers``: air support markers left (16.41); ``hurricane_ok``:
+    artillery with two salvos (12.52).
+    """
+
+    attack_targets: list = field(default_factory=list)
+    support: dict = field(default_factory=dict)
+    bombard: dict = field(default_factory=dict)
+    air_markers: int = 0
+    hurricane_ok: set = field(default_factory=set)
+
+
+@dataclass
+class AttackResult:
+    """Record of one resolved attack (used by tests and the event log)."""
+
+    target: int
+    attack_total: int = 0
+    defense_total: int = 0
+    basic_level: int = 0
+    modifiers: dict = field(default_factory=dict)
+    final_level: int = 0
+    line: int = -1
+    column: int = -1
+    roll: int = 0
+    result: tuple = (0, 0, 0, 0)
+    cancelled: bool = False
+    defender_retreat: int = 0
+    pending: int = 0
+    advanced: list = field(default_factory=list)
+
+
+# ------------------------------------------------------------------ eligibility
+def defenders_in(game, h: int, side: int) -> list[int]:
+    """Ground units of ``side`` in hex ``h`` that take part in its defense
+    (leaders and coastal guns do not, 14.0, 16.57)."""
+    t = game.static
+    return [int(u) for u in game.units_at(h, side)
+            if t.utype[u] not in (st.LEADER, st.COASTAL_GUN, st.WARSHIP)]
+
+
+def attackable(game, h: int, enemy: int) -> bool:
+    """Rule 9.15: a hex may be attacked only if some defender has a defense
+    strength above zero."""
+    s, t = game.state, game.static
+    return any(t.defense[u, s.level[u]] > 0 for u in defenders_in(game, h, enemy))
+
+
+def can_attack(game, u: int) -> bool:
+    """Ground unit ``u`` may attack this phase (9.13, 9.16, 10.21, 19.7, 18.94)."""
+    s, t = game.state, game.static
+    if s.box[u] != BOX_MAP or s.attacked[u]:
+        return False
+    if t.utype[u] in (st.LEADER, st.WARSHIP, st.COASTAL_GUN, st.ARTILLERY, st.AA, st.HQ):
+        return False
+    if t.attack[u, s.level[u]] <= 0:
+        return False
+    if s.entered_turn[u] == game.turn:
+        return False
+    if game.night and s.morale_state[u] == DEMORALIZED:
+        return False
+    return True
+
+
+def attack_options(game, side: int, units=None) -> dict:
+    """target hex -> list of units that may attack it (9.11: adjacent, not
+    across an all-ocean hexside)."""
+    s, t = game.state, game.static
+    out: dict[int, list[int]] = {}
+    cand = units if units is not None else [int(u) for u in game.on_map(side) if can_attack(game, int(u))]
+    for u in cand:
+        h = int(s.hex[u])
+        for d in range(6):
+            o = int(t.neighbours[h, d])
+            if o < 0 or t.ocean_side[h, d]:
+                continue
+            if attackable(game, o, 1 - side):
+                out.setdefault(o, []).append(int(u))
+    return out
+
+
+def _art_can_fire(game, u: int, enemy_zoc) -> bool:
+    """Rules 12.4, 12.5, 11.4, 12.23, 16.76: prepared, ammunition, not
+    demoralized, not in an enemy ZOC; warships only by day and not in rain."""
+    s, t = game.state, game.static
+    if s.box[u] != BOX_MAP or s.fired[u]:
+        return False
+    if t.utype[u] == st.WARSHIP:
+        if game.night or s.weather[0] == RAINY:
+            return False
+        return u not in game.extra.get("comm_failed", {}).get(game.turn, set())
+    if t.utype[u] != st.ARTILLERY or s.hitched[u] or s.salvos[u] <= 0:
+        return False
+    if s.morale_state[u] == DEMORALIZED or enemy_zoc[s.hex[u]]:
+        return False
+    if s.entered_turn[u] == game.turn:
+        return False                         # 9.16, 16.13
+    return True
+
+
+def discovered(game, h: int, side: int) -> bool:
+    """Rule 10.11: an enemy hex is discovered by ``side`` when adjacent to one
+    of its units, or (day) within two hexes with no town, city or woods in the
+    enemy hex or in a hex between."""
+    s, t = game.state, game.static
+    dist = t.grid.distance_table
+    mine = [int(u) for u in game.on_map(side) if game.is_ground(int(u))]
+    if not mine:
+        return False
+    hx = np.unique(s.hex[mine])
+    d = dist[h, hx]
+    if (d == 1).any():
+        return True
+    if game.night:
+        return False
+    blocks = t.town | t.city | t.woods
+    if blocks[h]:
+        return False
+    for f in hx[d == 2]:
+        mids = [int(m) for m in t.neighbours[h] if m >= 0 and dist[m, f] == 1]
+        if any(not blocks[m] for m in mids):
+            return True
+    return False
+
+
+def plan_options(game, side: int) -> PlanOptions:
+    """Legal choices of step 9.2 a for ``side``."""
+    s, t = game.state, game.static
+    opts = PlanOptions()
+    atk = attack_options(game, side)
+    opts.attack_targets = sorted(atk)
+    ezoc = zoc_map(game, 1 - side)
+    dist = t.grid.distance_table
+    firers = [int(u) for u in game.on_map(side) if _art_can_fire(game, int(u), ezoc)]
+    for tgt in opts.attack_targets:
+        opts.support[tgt] = [u for u in firers if dist[s.hex[u], tgt] <= t.art_range[u]]
+    enemy_hexes = np.unique(s.hex[[u for u in game.on_map(1 - side)
+                                   if t.utype[u] not in (st.LEADER, st.WARSHIP, st.COASTAL_GUN)]]) \
+        if len(game.on_map(1 - side)) else []
+    for tgt in enemy_hexes:
+        tgt = int(tgt)
+        if not attackable(game, tgt, 1 - side) or not discovered(game, tgt, side):
+            continue
+        us = [u for u in firers if dist[s.hex[u], tgt] <= t.art_range[u]]
+        if us:
+            opts.bombard[tgt] = us
+    if side == AXIS and not game.night:
+        opts.air_markers = int(s.air_support_left[0])
+    opts.hurricane_ok = {u for u in firers if t.utype[u] == st.ARTILLERY and s.salvos[u] >= 2}
+    return opts
+
+
+def defensive_options(game, side: int, threatened) -> dict:
+    """Step 9.2 b: own hex -> artillery/warships of ``side`` able to support it."""
+    s, t = game.state, game.static
+    ezoc = zoc_map(game, 1 - side)
+    dist = t.grid.distance_table
+    firers = [int(u) for u in game.on_map(side) if _art_can_fire(game, int(u), ezoc)]
+    out = {}
+    for h in threatened:
+        us = [u for u in firers if dist[s.hex[u], h] <= t.art_range[u]]
+        if us:
+            out[int(h)] = us
+    return out
+
+
+def _validate_plan(game, side, plan, opts) -> None:
+    s, t = game.state, game.static
+    used = set()
+    for kind, d in (("support", plan.support), ("bombard", plan.bombard)):
+        for tgt, units in d.items():
+            allowed = getattr(opts, kind).get(int(tgt), [])
+            for u in units:
+                if u not in allowed:
+                    raise illegal("9.2", f"{t.names[u]} cannot {kind} hex {game.hex_name(tgt)}")
+                if u in used:
+                    raise illegal("10.1", f"{t.names[u]} placed twice")
+                used.add(u)
+            ships = [u for u in units if t.utype[u] == st.WARSHIP]
+            if ships and len(ships) != len(units):
+                raise illegal("16.74" if kind == "support" else "10.13",
+                              "warships and artillery may not fire at the same hex")
+            if kind == "support" and len(ships) > 3:
+                raise illegal("16.74", "at most three warships support an attack")
+    if sum(plan.air.values()) > opts.air_markers:
+        raise illegal("16.41", "more air support markers than available")
+    for tgt in plan.air:
+        if tgt not in opts.attack_targets:
+            raise illegal("16.42", "air support may only be placed on a hex under attack")
+    for u in plan.hurricane:
+        if u not in opts.hurricane_ok or u not in used:
+            raise illegal("12.52", f"{t.names[u]} cannot fire a fire hurricane")
+
+
+# ------------------------------------------------------------------ strengths (9.91)
+def attack_strength(game, u: int) -> int:
+    """Modified attack strength (9.91, 8.31, 8.4, 11.3, 11.4)."""
+    s, t = game.state, game.static
+    a = int(t.attack[u, s.level[u]])
+    if a <= 0:
+        return 0
+    if s.morale_state[u] == DEMORALIZED:
+        a = _ceil_half(a)
+    elif s.morale_state[u] == DISORGANIZED:
+        a = max(1, a - 1)
+    if s.out_of_supply[u]:
+        a = max(1, a - 1)
+    return a
+
+
+def defense_strength(game, u: int) -> int:
+    """Modified defense strength (9.91: halved when demoralized, 11.4)."""
+    s, t = game.state, game.static
+    d = int(t.defense[u, s.level[u]])
+    if s.morale_state[u] == DEMORALIZED:
+        d = _ceil_half(d)
+    return d
+
+
+def support_value(game, u: int, offensive: bool, target: int, combat_units, hurricane=False) -> int:
+    """One artillery unit's or warship's support (9.91, 8.32, 11.3, 12.22,
+    10.22, 12.52): out of supply -1 (min 1), disorganized -1 (min 2), fire
+    hurricane x2, other formation x1/2, night x1/2, offensive into a city or
+    town x1/2 (fractions up)."""
+    s, t = game.state, game.static
+    v = int(t.off_support[u] if offensive else t.def_support[u])
+    if t.utype[u] == st.ARTILLERY:
+        if s.out_of_supply[u]:
+            v = max(1, v - 1)
+        if s.morale_state[u] == DISORGANIZED:
+            v = max(2, v - 1)
+        if hurricane and offensive:
+            v *= 2
+        if t.side[u] == AXIS and not any(s.formation[c] == s.formation[u] for c in combat_units):
+            v = _ceil_half(v)
+    if game.night:
+        v = _ceil_half(v)
+    if offensive and (t.city[target] or t.town[target]):
+        v = _ceil_half(v)
+    return v
+
+
+# ------------------------------------------------------------------ modifiers (9.92)
+def _integrity(game, units, need_all_in: set) -> bool:
+    """Rule 9.92/9.95/17.32: some regiment or brigade whose battalions are all
+    on the map, none demoralized or a remnant, all among ``units``."""
+    s, t = game.state, game.static
+    regs = {int(t.regiment[u]) for u in units if t.regiment[u] >= 0}
+    for r in regs:
+        if s.integrity_lost[0, r]:
+            continue
+        mem = t.regiment_members[r]
+        if len(mem) == 0:
+            continue
+        if all(s.box[m] == BOX_MAP and int(m) in need_all_in and s.morale_state[m] != DEMORALIZED
+               and not game.is_remnant(int(m)) for m in mem):
+            return True
+    return False
+
+
+def _armor(game, units) -> bool:
+    s, t = game.state, game.static
+    by_hex: dict[int, list[int]] = {}
+    for u in units:
+        by_hex.setdefault(int(s.hex[u]), []).append(u)
+    for us in by_hex.values():
+        tank = any(t.utype[u] == st.TANK and s.morale_state[u] != DEMORALIZED for u in us)
+        partner = any(t.utype[u] in st.ARMOR_PARTNERS for u in us)
+        if tank and partner:
+            return True
+    return False
+
+
+def _avg_morale(game, units) -> int:
+    vals = [game.morale_value(u) for u in units]
+    return -(-sum(vals) // len(vals)) if vals else 0
+
+
+def _command_roll(game, side: int, units, target: int, sign: int) -> int:
+    """Rules 14.2, 14.21, 15.3: one leader of ``side`` stacked with or next to a
+    unit of its formation in the combat rolls one die; <= tactical value gives
+    ``sign`` (+1 attacking, -1 defending)."""
+    s, t = game.state, game.static
+    dist = t.grid.distance_table
+    best = None
+    for ld in game.on_map(side):
+        ld = int(ld)
+        if t.utype[ld] != st.LEADER or s.leader_uses[ld] >= 2:
+            continue
+        f = int(t.printed_formation[ld])
+        if any(s.formation[u] == f and dist[s.hex[ld], s.hex[u]] <= 1 for u in units):
+            tv = int(t.tactical[ld, s.level[ld]])
+            if best is None or tv > best[1]:
+                best = (ld, tv)
+    if best is None:
+        return 0
+    ld, tv = best
+    s.leader_uses[ld] += 1
+    die = game.die("leaders")
+    game.log("command roll", side=side, units=[ld], dice=[die],
+             result="success" if die <= tv else "no effect", rule="14.2")
+    return sign if die <= tv else 0
+
+
+def odds_modifiers(game, side, attackers, defenders, target, air=0, roll_leaders=True) -> dict:
+    """Odds-level modifiers of rule 9.92 (+ 11.2, 14.2, 15.4, 16.42, 17.32)."""
+    s, t = game.state, game.static
+    m = {}
+    if _armor(game, attackers):
+        m["armor_attacking"] = 2
+    if _armor(game, defenders):
+        m["armor_defending"] = -1
+    if t.fort[target] and not s.fort_destroyed[target]:
+        hexes = {int(s.hex[u]) for u in attackers}
+        if all(any(t.engineer[u] and s.hex[u] == h for u in attackers) for h in hexes):
+            m["engineers"] = 1
+    if len({int(s.hex[u]) for u in attackers}) >= 4:
+        m["envelopment"] = 1
+    if _integrity(game, attackers, set(attackers)):
+        m["attacker_integrity"] = 2
+    if _integrity(game, defenders, set(defenders)):
+        m["defender_integrity"] = -1
+    keys = set()
+    for u in attackers:
+        keys.add(("remnant", u) if game.is_remnant(u) else int(s.formation[u]))
+    if len(keys) > 1:
+        m["mixed_formations"] = -1
+    diff = _avg_morale(game, attackers) - _avg_morale(game, defenders)
+    if diff:
+        m["morale"] = int(min(3, max(-2, diff)))
+    if air:
+        m["air_support"] = int(air)
+    if roll_leaders:
+        c = _command_roll(game, side, attackers, target, +1)
+        if c:
+            m["attacker_command"] = c
+        c = _command_roll(game, 1 - side, defenders, target, -1)
+        if c:
+            m["defender_command"] = c
+    return m
+
+
+# ------------------------------------------------------------------ CRT lookup
+def crt_line(game, target: int) -> int:
+    """Rule 9.3 f / 10.2: night line at night, else the hex's day line (the
+    fort ignored once destroyed, 17.1)."""
+    s, t = game.state, game.static
+    if game.night:
+        return int(t.charts.night_line)
+    return int(t.crt_line_nofort[target] if s.fort_destroyed[target] else t.crt_line[target])
+
+
+def crt_column(charts, line: int, level: int) -> int:
+    """Rule 9.3 g: highest column at or below ``level`` on ``line``; -1 when
+    below the line's lowest column (attack cancelled); capped at its highest."""
+    lo, hi = int(charts.line_cols[line, 0]), int(charts.line_cols[line, 1])
+    if level < charts.col_level[lo]:
+        return -1
+    c = lo
+    for k in range(lo, hi + 1):
+        if charts.col_level[k] <= level:
+            c = k
+    return c
+
+
+# ------------------------------------------------------------------ losses
+def take_steps(game, units, n: int, reason: str, engineers_first: int = 0) -> int:
+    """The owner takes ``n`` step losses among ``units`` (9.5, 9.52); the first
+    ``engineers_first`` fall on engineers while any remain (9.92).  Leader
+    casualty rolls per hex that lost steps (14.41).  Returns the steps that
+    could not be taken (every unit gone)."""
+    s, t = game.state, game.static
+    if n <= 0:
+        return 0
+    side = int(t.side[units[0]]) if len(units) else 0
+    lost_by_hex: dict[int, int] = {}
+    left = n
+    for i in range(n):
+        alive = [u for u in units if s.box[u] == BOX_MAP]
+        if not alive:
+            break
+        if i < engineers_first:
+            eng = [u for u in alive if t.engineer[u]]
+            if eng:
+                alive = eng
+        u = int(game.policy(side).choose_loss(game, alive, reason))
+        if u not in alive:
+            raise illegal("9.5", f"{t.names[u]} cannot take this step loss")
+        h = int(s.hex[u])
+        lose_step(game, u, reason)
+        lost_by_hex[h] = lost_by_hex.get(h, 0) + 1
+        left -= 1
+    for h, k in lost_by_hex.items():
+        for ld in game.units_at(h, side):
+            if t.utype[ld] == st.LEADER:
+                leader_casualty_roll(game, int(ld), k)
+    invalidate(game)
+    return left
+
+
+# ------------------------------------------------------------------ retreat (9.6)
+def _enterable(game, units, a: int, d: int) -> bool:
+    t = game.static
+    b = int(t.neighbours[a, d])
+    if b < 0 or not t.land[b] or t.ocean_side[a, d]:
+        return False
+    for u in units:
+        if t.utype[u] == st.LEADER:
+            continue
+        c = int(t.move_class[u])
+        if t.move_cost[b, c] >= 99:
+            return False
+        if t.rise[a, d] and not t.road[a, d] and t.rise_cost[c] >= 99:
+            return False
+    return True
+
+
+def retreat_stack(game, units, n: int, enemy_hexes) -> None:
+    """Retreat the stack ``units`` (one hex) ``n`` hexes (9.6, 9.61, 9.62, 7.3).
+
+    Each hex is chosen among the best-ranked neighbours: (1) not in enemy ZOC,
+    (2) one hex farther from every enemy unit in the combat, (3) friendly-
+    occupied in enemy ZOC, (4) empty in enemy ZOC; never an enemy-occupied hex
+    (except leaders/coastal guns/zero-defense pieces, which are overrun) or
+    prohibited terrain; then preferring hexes farther from the enemy and, at
+    the end, hexes within the stacking limit (7.3, going on at most three
+    more hexes to reach one).  No eligible hex: the stack is eliminated.  Each
+    hex in enemy ZOC entered costs the stack a step (9.62).
+    """
+    s, t = game.state, game.static
+    units = [int(u) for u in units if s.box[u] == BOX_MAP]
+    if not units or n <= 0:
+        return
+    side = int(t.side[units[0]])
+    dist = t.grid.distance_table
+    enemy_hexes = np.asarray(sorted(enemy_hexes), int)
+    cur = int(s.hex[units[0]])
+    visited = {cur}
+    steps = 0
+    extra = 0
+    path = [cur]
+    while True:
+        zoc = zoc_map(game, 1 - side)
+        block, _ = occupancy(game, 1 - side)
+        cands = []
+        for d in range(6):
+            b = int(t.neighbours[cur, d])
+            if b < 0 or b in visited or block[b] or not _enterable(game, units, cur, d):
+                continue
+            farther = len(enemy_hexes) == 0 or bool((dist[b, enemy_hexes] > dist[cur, enemy_hexes]).all())
+            friendly = len([x for x in game.units_at(b, side) if t.utype[x] != st.LEADER]) > 0
+            if not zoc[b]:
+                rank = 1
+            elif farther:
+                rank = 2
+            elif friendly:
+                rank = 3
+            else:
+                rank = 4
+            away = int(dist[b, enemy_hexes].min()) if len(enemy_hexes) else 0
+            cands.append((rank, -away, b))
+        if not cands:
+            for u in units:
+                if s.box[u] == BOX_MAP:
+                    eliminate(game, u, why="no retreat (9.61)")
+            game.log("retreat impossible", side=side, hexes=path, units=units, rule="9.61")
+            invalidate(game)
+            return
+        best = min(c[:2] for c in cands)
+        opts = [c[2] for c in cands if c[:2] == best]
+        last = steps + 1 >= n
+        if last:
+            fit = [b for b in opts if fits_stacking(game, units, b)]
+            if fit:
+                opts = fit
+        b = int(game.policy(side).choose_retreat(game, units, opts)) if len(opts) > 1 else opts[0]
+        if b not in opts:
+            raise illegal("9.61", f"retreat into {game.hex_name(b)} is not allowed")
+        for u in units:
+            if s.box[u] == BOX_MAP:
+                s.hex[u] = b
+        alive = [u for u in units if s.box[u] == BOX_MAP]
+        enter_hex(game, alive, b, "retreat")
+        visited.add(b)
+        path.append(b)
+        cur = b
+        steps += 1
+        if zoc[b]:
+            take_steps(game, [u for u in units if t.utype[u] != st.LEADER], 1, "retreat through ZOC (9.62)")
+        units = [u for u in units if s.box[u] == BOX_MAP]
+        if not [u for u in units if t.utype[u] != st.LEADER]:
+            break
+        if steps >= n:
+            if fits_stacking(game, units, cur) or extra >= 3:
+                break
+            extra += 1
+    game.log("retreat", side=side, hexes=path, units=units, result=f"{steps} hexes", rule="9.6")
+    invalidate(game)
+
+
+# ------------------------------------------------------------------ one attack
+def resolve_attack(game, side: int, target: int, attackers, support=(), air: int = 0,
+                   hurricane=(), dsupport=(), penetration: bool = False,
+                   fixed_roll: int | None = None) -> AttackResult:
+    """Resolve one attack on hex ``target`` (rules 9.3-9.8, 10.2, 12.2, 12.51).
+
+    Parameters
+    ----------
+    side : int
+        Attacking side.
+    attackers : list of int
+        Attacking ground units (adjacent to ``target``).
+    support, dsupport : list of int
+        Offensive / defensive artillery or warships (placed in 9.2).
+    air : int
+        Air support markers on the hex (16.42).
+    hurricane : iterable of int
+        Supporting artillery firing a fire hurricane (12.52).
+    fixed_roll : int, optional
+        Use this 2d6 total (tests of the rulebook examples).
+
+    Returns
+    -------
+    AttackResult
+    """
+    s, t = game.state, game.static
+    attackers = [int(u) for u in attackers]
+    support = [int(u) for u in support]
+    dsupport = [int(u) for u in dsupport]
+    hurricane = set(int(u) for u in hurricane)
+    enemy = 1 - side
+    defenders = defenders_in(game, target, enemy)
+    res = AttackResult(target=int(target))
+    was_disorg = {u: s.morale_state[u] != NORMAL for u in attackers + support}
+    for u in attackers:
+        s.attacked[u] = True
+    # 9.3 b-c: totals
+    att = sum(attack_strength(game, u) for u in attackers)
+    dfn = sum(defense_strength(game, u) for u in defenders)
+    if t.city[target] or (t.fort[target] and not s.fort_destroyed[target]):
+        dfn *= 2                                                      # 9.91
+    printed_att = sum(int(t.attack[u, s.level[u]]) for u in attackers)
+    printed_def = sum(int(t.defense[u, s.level[u]]) for u in defenders)
+
+    def sup_total(units, offensive, cu):
+        v = sum(support_value(game, u, offensive, target, cu, u in hurricane) for u in units)
+        cap = 2 * printed_att if offensive else printed_def           # 12.21, 16.74
+        return min(v, cap)
+
+    # 16.73: communications roll for warships
+    failed = set()
+    for u in support + dsupport:
+        if t.utype[u] == st.WARSHIP:
+            die = game.die("combat")
+            if die <= 3:
+                failed.add(u)
+                game.extra.setdefault("comm_failed", {}).setdefault(game.turn, set()).add(u)
+            game.log("warship communications", side=int(t.side[u]), units=[u], dice=[die],
+                     result="failed" if die <= 3 else "ok", rule="16.73")
+    support_ok = [u for u in support if u not in failed]
+    dsupport_ok = [u for u in dsupport if u not in failed]
+    att_total = att + sup_total(support_ok, True, attackers)
+    def_total = dfn + sup_total(dsupport_ok, False, defenders)
+    res.attack_total, res.defense_total = att_total, def_total
+    res.basic_level = odds_level(att_total, def_total)
+    mods = odds_modifiers(game, side, attackers, defenders, target, air)
+    res.modifiers = mods
+    res.final_level = res.basic_level + sum(mods.values())
+    line = crt_line(game, target)
+    col = crt_column(t.charts, line, res.final_level)
+    res.line, res.column = line, col
+    for u in support_ok:
+        s.fired[u] = True
+    if col < 0:
+        res.cancelled = True
+        game.log("attack cancelled", side=side, hexes=[target], units=attackers,
+                 cell=f"{t.charts.line_names[line]} {odds_name(res.final_level)}", rule="9.3")
+        return res
+    roll = fixed_roll if fixed_roll is not None else game.dice2("combat")
+    res.roll = roll
+    ah, ae, dh, de = (int(x) for x in t.charts.crt[line, col, roll])
+    if t.fort[target] and not s.fort_destroyed[target]:
+        dh = max(0, dh - 1)                                            # 9.94
+    res.result = (ah, ae, dh, de)
+    game.log("attack", side=side, hexes=[target], units=attackers + defenders, dice=[roll],
+             cell=f"{t.charts.line_names[line]} {t.charts.crt_columns[col]}",
+             result=f"{ah}{'DZ'[ae - 1] if ae else ''}/{dh}{'DZ'[de - 1] if de else ''} "
+                    f"att {att_total} def {def_total} mods {mods}", rule="9.3")
+    _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mods, res)
+    # 10.21: night attackers (and their support) become disorganized / demoralized
+    if game.night:
+        for u in attackers + support_ok:
+            if s.box[u] != BOX_MAP:
+                continue
+            hit = (ae > 0) if u in attackers else False
+            if was_disorg[u] or hit:
+                if s.morale_state[u] != DEMORALIZED:
+                    s.morale_state[u] = DEMORALIZED
+            else:
+                disorganize(game, [u])
+    # 12.51 / 12.52 ammunition
+    for u in support_ok:
+        if u in hurricane:
+            expend(game, u, 2)
+            disorganize(game, [u])
+        else:
+            expend(game, u, 1)
+    for u in dsupport_ok:
+        defensive_expend(game, u)
+    invalidate(game)
+    return res
+
+
+def _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mods, res) -> None:
+    """Rules 9.41-9.43, 9.51, 9.7, 9.6, 9.8 for one combat result."""
+    s, t = game.state, game.static
+    att_steps, att_ret = -(-ah // 2), ah - (-(-ah // 2))               # 9.43: attacker rounds up
+    def_steps, def_ret = dh // 2, dh - dh // 2                         # defender rounds down
+    eng_first = -(-att_steps // 2) if "engineers" in mods else 0
+    pending_def = 0
+    # 9.51 order: more hits first; defender first on a tie
+    order = ("def", "att") if dh >= ah else ("att", "def")
+    for who in order:
+        if who == "def":
+            excess = take_steps(game, defenders, def_steps, "combat")
+            if excess > 0:
+                pending_def = excess + def_ret
+                if order[0] == "def" and ah > 0:                       # 9.42 / 9.94
+                    ah -= 1
+                    att_steps, att_ret = -(-ah // 2), ah - (-(-ah // 2))
+                    eng_first = -(-att_steps // 2) if "engineers" in mods else 0
+        else:
+            excess = take_steps(game, attackers, att_steps, "combat", eng_first)
+            if excess > 0 and order[0] == "att" and dh > 0:
+                dh -= 1
+                def_steps, def_ret = dh // 2, dh - dh // 2
+    defenders_alive = [u for u in defenders if s.box[u] == BOX_MAP]
+    attackers_alive = [u for u in attackers if s.box[u] == BOX_MAP]
+    # 9.7 standing ground (before D/Z effects)
+    def_retreating = _stand_ground(game, 1 - side, defenders_alive, def_ret, attacker=False)
+    att_retreating = _stand_ground(game, side, attackers_alive, att_ret, attacker=True)
+    # 9.41 morale effects
+    for units, eff in ((attackers_alive, ae), (defenders_alive, de)):
+        alive = [u for u in units if s.box[u] == BOX_MAP]
+        if eff == 1:
+            disorganize(game, alive)
+        elif eff == 2:
+            demoralize(game, alive)
+    # 9.6 retreats: defenders first, as a stack, with their leaders (14.3)
+    att_hexes = {int(s.hex[u]) for u in attackers if s.box[u] == BOX_MAP}
+    def_retreating = [u for u in def_retreating if s.box[u] == BOX_MAP]
+    if def_retreating and def_ret > 0:
+        stay = [u for u in defenders if s.box[u] == BOX_MAP and u not in def_retreating]
+        stack = list(def_retreating)
+        if not stay:
+            stack += [int(x) for x in game.units_at(target, 1 - side) if t.utype[x] == st.LEADER]
+        retreat_stack(game, stack, def_ret, att_hexes)
+        res.defender_retreat = def_ret
+    att_retreating = [u for u in att_retreating if s.box[u] == BOX_MAP]
+    if att_retreating and att_ret > 0:
+        by_hex: dict[int, list[int]] = {}
+        for u in att_retreating:
+            by_hex.setdefault(int(s.hex[u]), []).append(u)
+        for h, us in by_hex.items():
+            retreat_stack(game, us, att_ret, {target})
+    res.pending = pending_def
+    # 9.8 advance after combat
+    if not [u for u in defenders_in(game, target, 1 - side)
+            if t.defense[u, s.level[u]] > 0]:
+        stayers = [u for u in attackers if s.box[u] == BOX_MAP and u not in att_retreating]
+        length = max(res.defender_retreat, pending_def, 1)
+        _advance(game, side, target, stayers, length, res)
+
+
+def _stand_ground(game, side: int, units, hits: int, attacker: bool) -> list[int]:
+    """Rule 9.7 (9.63, 9.72, 12.24, 16.23, 16.34): returns the units that
+    retreat.  Units that cannot move stand without a roll; otherwise the owner
+    may roll one die (-1 for units with their formation leader): units with
+    morale above it stand.  Standing units take all remaining hits as steps."""
+    s, t = game.state, game.static
+    if hits <= 0 or not units:
+        return []
+    forced = [u for u in units if _ma_zero(game, u)]
+    free = [u for u in units if u not in forced]
+    standing = list(forced)
+    retreating = list(free)
+    if free and game.policy(side).stand_ground(game, free, hits, attacker):
+        die = game.die("combat")
+        retreating = []
+        for u in free:
+            ld = t.formation_leader[s.formation[u]] if s.formation[u] >= 0 else -1
+            d = die - 1 if ld >= 0 and s.box[ld] == BOX_MAP and s.hex[ld] == s.hex[u] else die
+            (standing if game.morale_value(u) > d else retreating).append(u)
+        game.log("stand ground", side=side, units=free, dice=[die],
+                 result=f"{len(free) - len(retreating)} stand", rule="9.71")
+    if standing:
+        take_steps(game, standing, hits, "stood ground (9.71)")
+    return retreating
+
+
+def _ma_zero(game, u: int) -> bool:
+    s, t = game.state, game.static
+    if t.utype[u] in (st.STRONGPOINT, st.MILITIA, st.COASTAL_GUN):
+        return True
+    if t.utype[u] == st.ARTILLERY:
+        return not s.hitched[u]
+    return int(t.ma[u, s.level[u]]) <= 0
+
+
+def _advance(game, side, target, stayers, length, res) -> None:
+    """Rule 9.8 (9.81-9.88, 10.23, 17.1): eligible survivors may advance into
+    the attacked hex and, when the length allows, beyond it."""
+    s, t = game.state, game.static
+    elig = [u for u in stayers if t.utype[u] != st.ARTILLERY and not _ma_zero(game, u)]
+    if not elig:
+        return
+    if t.city[target] or (t.fort[target]) or game.night:
+        length = 1                                                     # 9.86, 10.23, 17.1
+    cls_max = min(3 if t.move_class[u] != st.FOOT else 2 for u in elig)
+    length = min(length, cls_max)
+    block, _ = occupancy(game, 1 - side)
+    if block[target]:
+        return
+    chosen = [int(u) for u in game.policy(side).choose_advance(game, elig, target, length)]
+    if not chosen:
+        return
+    if any(u not in elig for u in chosen):
+        raise illegal("9.81", "only surviving attackers that did not retreat may advance")
+    if not fits_stacking(game, chosen, target):
+        raise illegal("9.83", "advance would exceed the stacking limit")
+    zoc = zoc_map(game, 1 - side)
+    origins = {int(s.hex[u]) for u in chosen}
+    left = length - 1
+    if any(zoc[o] for o in origins):
+        left = max(0, left - 1)                                        # 9.85
+    # leaders stacked with advancing units may go along (9.81)
+    leaders = [int(x) for o in origins for x in game.units_at(o, side) if t.utype[x] == st.LEADER]
+    group = chosen + leaders
+    for u in group:
+        s.hex[u] = target
+    enter_hex(game, group, target, "advance")
+    path = [target]
+    cur = target
+    while left > 0:
+        zoc = zoc_map(game, 1 - side)
+        block, _ = occupancy(game, 1 - side)
+        opts = []
+        for d in range(6):
+            b = int(t.neighbours[cur, d])
+            if b < 0 or b in path or block[b] or not _enterable(game, chosen, cur, d):
+                continue
+            if fits_stacking(game, chosen, b):
+                opts.append(b)
+        if not opts:
+            break
+        nxt = game.policy(side).advance_further(game, chosen, opts)
+        if nxt is None:
+            break
+        nxt = int(nxt)
+        if nxt not in opts:
+            raise illegal("9.84", f"cannot advance into {game.hex_name(nxt)}")
+        left -= 1
+        if zoc[cur]:
+            left = max(0, left - 1)                                    # 9.85
+        for u in group:
+            s.hex[u] = nxt
+        enter_hex(game, group, nxt, "advance")
+        path.append(nxt)
+        cur = nxt
+    for u in chosen:
+        s.advanced[u] = True                                           # 9.88
+    res.advanced = chosen
+    game.log("advance", side=side, hexes=path, units=group, rule="9.8")
+    invalidate(game)
+
+
+# ------------------------------------------------------------------ bombardment (10.1)
+def stacking_total(game, h: int, side: int) -> int:
+    """Rule 10.12: battalions + companies/3 (an HQ counts as a company),
+    fractions up."""
+    s, t = game.state, game.static
+    thirds = 0
+    for u in defenders_in(game, h, side):
+        if t.size[u] == st.BATTALION:
+            thirds += 3
+        else:
+            thirds += 1
+    return -(-thirds // 3)
+
+
+def resolve_bombardment(game, side: int, target: int, units, hurricane=(),
+                        fixed_roll: int | None = None) -> dict:
+    """Rule 10.12 (10.13, 10.14, 10.21, 12.51-12.52): bombard ``target``.
+
+    Returns
+    -------
+    dict
+        strength, stack, column, roll, result code.
+    """
+    s, t = game.state, game.static
+    ch = t.charts
+    units = [int(u) for u in units]
+    hurricane = set(int(u) for u in hurricane)
+    enemy = 1 - side
+    strength = 0
+    for u in units:
+        v = int(t.off_support[u])
+        if t.utype[u] == st.ARTILLERY:
+            if s.out_of_supply[u]:
+                v = max(1, v - 1)
+            if s.morale_state[u] == DISORGANIZED:
+                v = max(2, v - 1)
+            if u in hurricane:
+                v *= 2
+        strength += v
+    if game.night:
+        strength = _ceil_half(strength)
+    if t.town[target] or t.city[target]:
+        strength = _ceil_half(strength)                                # TEC, 10.12 example
+    stack = stacking_total(game, target, enemy)
+    row = min(max(stack, 1), len(ch.bomb_min_strength)) - 1
+    out = {"strength": strength, "stack": stack, "column": -1, "roll": 0, "result": 0}
+    for u in units:
+        s.fired[u] = True
+        expend(game, u, 2 if u in hurricane else 1)
+        if u in hurricane:
+            disorganize(game, [u])
+    if strength < ch.bomb_min_strength[row]:
+        game.log("bombardment ineffective", side=side, hexes=[target], units=units,
+                 result=f"strength {strength}", rule="10.12")
+        _night_fire(game, units)
+        return out
+    col = 0
+    for k, c in enumerate(ch.bomb_columns):
+        if c <= strength:
+            col = k
+    shift = 0
+    if any(t.utype[u] == st.ARTILLERY for u in defenders_in(game, target, enemy)):
+        shift += 1
+    if t.fort[target] and not s.fort_destroyed[target]:
+        shift -= 1
+    friends = [int(u) for u in game.on_map(side) if game.is_ground(int(u))]
+    if not any(t.grid.distance_table[target, s.hex[u]] == 1 for u in friends):
+        shift -= 1
+    dfs = defenders_in(game, target, enemy)
+    if dfs and all(t.utype[u] == st.TANK for u in dfs):
+        shift -= 1
+    col = int(min(max(col + shift, 0), len(ch.bomb_columns) - 1))
+    roll = fixed_roll if fixed_roll is not None else game.dice2("bombardment")
+    code = int(ch.bomb[row, col, roll])
+    out.update(column=col, roll=roll, result=code)
+    total_steps = sum(game.steps(u) for u in dfs)
+    cap = _ceil_half(total_steps)                                      # 10.14
+    if code == 1:
+        disorganize(game, dfs)
+    elif code == 2:
+        demor = [u for u in dfs if s.morale_state[u] == DEMORALIZED]
+        for u in dfs:
+            if s.morale_state[u] != DEMORALIZED:
+                s.morale_state[u] = DEMORALIZED
+        k = min(len(demor), cap)
+        for u in demor[:k]:
+            take_steps(game, [u], 1, "bombardment Z (9.41)")
+    elif code in (3, 4):
+        take_steps(game, dfs, min(code - 2, cap), "bombardment")
+    game.log("bombardment", side=side, hexes=[target], units=units, dice=[roll],
+             cell=f"stack {stack} column {int(ch.bomb_columns[col])} (strength {strength}, shift {shift:+d})",
+             result=("-", "D", "Z", "1", "2")[code], rule="10.12")
+    _night_fire(game, units)
+    invalidate(game)
+    return out
+
+
+def _night_fire(game, units) -> None:
+    """Rule 10.21: units firing at night become disorganized (demoralized if
+    already disorganized)."""
+    if game.night:
+        disorganize(game, [u for u in units if game.static.utype[u] != st.WARSHIP])
+
+
+# ------------------------------------------------------------------ phases
+def combat_phase(game, side: int) -> None:
+    """Rules 9.2-9.3 (4.25 a-c / 4.33 a-c)."""
+    s, t = game.state, game.static
+    reset_phase_flags(game)
+    s.advanced[:] = False
+    opts = plan_options(game, side)
+    if not opts.attack_targets and not opts.bombard:
+        return
+    plan = game.policy(side).combat_plan(game, opts)
+    _validate_plan(game, side, plan, opts)
+    # 9.2 b defensive support on own hexes that can be attacked
+    threatened = set()
+    for tgt in opts.attack_targets:
+        threatened.add(int(tgt))
+    dopts = defensive_options(game, 1 - side, threatened)
+    dsup = game.policy(1 - side).defensive_support(game, dopts) if dopts else {}
+    used = set()
+    for h, us in dsup.items():
+        for u in us:
+            if u not in dopts.get(int(h), []) or u in used:
+                raise illegal("9.2", f"{t.names[u]} cannot support hex {game.hex_name(h)}")
+            used.add(u)
+        if sum(t.utype[u] == st.WARSHIP for u in us) > 2:
+            raise illegal("16.74", "at most two warships support a defense")
+    # 9.2 c / 10.1 bombardments
+    for tgt, units in plan.bombard.items():
+        if attackable(game, int(tgt), 1 - side):
+            resolve_bombardment(game, side, int(tgt), units, plan.hurricane & set(units))
+    air_left = dict(plan.air)
+    s.air_support_left[0] -= sum(plan.air.values())
+    # 9.3 attacks one hex at a time
+    guard = 0
+    while guard < 100:
+        guard += 1
+        options = attack_options(game, side)
+        if not options:
+            break
+        pick = game.policy(side).next_attack(game, options)
+        if pick is None:
+            break
+        tgt, units = int(pick[0]), [int(u) for u in pick[1]]
+        if tgt not in options or not units or any(u not in options[tgt] for u in units):
+            raise illegal("9.3", f"illegal attack on {game.hex_name(tgt)}")
+        sup = [u for u in plan.support.get(tgt, []) if s.box[u] == BOX_MAP and not s.fired[u]]
+        ds = [u for u in dsup.get(tgt, []) if s.box[u] == BOX_MAP]
+        resolve_attack(game, side, tgt, units, support=sup, air=air_left.pop(tgt, 0),
+                       hurricane=plan.hurricane & set(sup), dsupport=ds)
+        plan.support.pop(tgt, None)
+        dsup.pop(tgt, None)
+
+
+def penetration_phase(game, side: int) -> None:
+    """Rule 10.3 (4.26 / 4.34): units that advanced after combat may attack
+    again if one of them is with or next to its formation leader and a die
+    roll is at most the leader's tactical value; no artillery or warship
+    support (10.32); each unit in one attempt; a failed roll ends those
+    units' penetration for the turn."""
+    s, t = game.state, game.static
+    s.attacked[:] = False
+    dist = t.grid.distance_table
+    guard = 0
+    while guard < 50:
+        guard += 1
+        elig = [int(u) for u in game.on_map(side) if s.advanced[u] and not s.penetrated[u]
+                and can_attack(game, int(u))]
+        if not elig:
+            return
+        opts = attack_options(game, side, elig)
+        opts2 = {}
+        for tgt, us in opts.items():
+            if _penetration_leader(game, us) is not None:
+                opts2[tgt] = us
+        if not opts2:
+            return
+        pick = game.policy(side).next_attack(game, opts2, penetration=True)
+        if pick is None:
+            return
+        tgt, units = int(pick[0]), [int(u) for u in pick[1]]
+        if tgt not in opts2 or any(u not in opts2[tgt] for u in units):
+            raise illegal("10.31", "illegal penetration attempt")
+        ld = _penetration_leader(game, units)
+        if ld is None:
+            raise illegal("10.32", "no unit of the attempt is with or next to its leader")
+        for u in units:
+            s.penetrated[u] = True
+        die = game.die("combat")
+        tv = int(t.tactical[ld, s.level[ld]])
+        game.log("penetration attempt", side=side, hexes=[tgt], units=units + [ld], dice=[die],
+                 result="attack" if die <= tv else "failed", rule="10.31")
+        if die <= tv:
+            resolve_attack(game, side, tgt, units, penetration=True)
+
+
+def _penetration_leader(game, units):
+    s, t = game.state, game.static
+    dist = t.grid.distance_table
+    best = None
+    for u in units:
+        f = int(s.formation[u])
+        if f < 0:
+            continue
+        ld = int(t.formation_leader[f])
+        if ld < 0 or s.box[ld] != BOX_MAP or dist[s.hex[ld], s.hex[u]] > 1:
+            continue
+        if best is None or t.tactical[ld, s.level[ld]] > t.tactical[best, s.level[best]]:
+            best = ld
+    return best

@@ -202,5 +202,17 @@ class Game:
     def formation_of(self, u: int) -> int:
         return int(self.state.formation[u])
 
+    def is_artillery(self, u: int) -> bool:
+        return self.static.utype[u] == st.ARTILLERY
+
+    def legal_moves(self, u: int, mode: str = "tactical", hitch: bool = False) -> dict:
+        """Destinations (hex -> MP spent) of unit ``u`` (see movement.legal_moves)."""
+        from .movement import legal_moves
+        return legal_moves(self, int(u), mode, hitch)
+
+    def can_prepare_after(self, u: int, spent: float, hitch: bool) -> bool:
+        from .movement import can_prepare_after
+        return can_prepare_after(self, int(u), spent, hitch)
+
     def hex_name(self, h: int) -> str:
         return self.static.grid.hex_id(int(h))

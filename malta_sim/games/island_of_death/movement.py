@@ -1,1 +1,596 @@
-"""placeholder"""
+"""Zones of control (rule 5) and movement (rule 6): tactical, strategic,
+infiltration, artillery hitching/preparing, night movement, leader bonuses.
+
+Reachability is a compiled bucket-queue shortest path over hexes in half-MP
+units (:func:`reach_kernel`); everything else is array bookkeeping around it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from . import static as st
+from .game import illegal
+from .state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED, NORMAL)
+
+ZOC_ENTER = np.array([2, 3, 2], np.int32)   # rule 5.2 foot, mot, mech (MP)
+ZOC_EXIT = np.array([2, 3, 1], np.int32)
+INF = np.int32(1 << 28)
+
+
+# ------------------------------------------------------------------ ZOC (rule 5)
+def exerting_hexes(game, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """Hexes whose ``side`` units exert a ZOC (rule 5.1, 16.21).
+
+    Returns
+    -------
+    exert : bool[n_hexes]
+        An undestroyed fort occupied by the side, a strongpoint, non-artillery
+        units with total attack strength >= 3, or prepared artillery with
+        ammunition.
+    foot : bool[n_hexes]
+        Some exerting piece there is foot (or a fort/strongpoint), so the ZOC
+        crosses a Creek-with-Rise hexside (rule 5.0).
+    """
+    s, t = game.state, game.static
+    nh = t.n_hexes
+    units = game.on_map(side)
+    att = np.zeros(nh, np.int32)
+    exert = np.zeros(nh, bool)
+    foot = np.zeros(nh, bool)
+    for u in units:
+        h = s.hex[u]
+        ut = t.utype[u]
+        if ut in (st.LEADER, st.WARSHIP, st.COASTAL_GUN):
+            continue
+        if ut == st.STRONGPOINT:
+            exert[h] = True
+            foot[h] = True
+            continue
+        if ut == st.ARTILLERY:
+            if not s.hitched[u] and s.salvos[u] > 0:
+                exert[h] = True
+                foot[h] = True
+            continue
+        a = int(t.attack[u, s.level[u]])
+        att[h] += a
+        if a > 0 and t.move_class[u] == st.FOOT:
+            foot[h] = True
+        if t.fort[h] and not s.fort_destroyed[h]:
+            exert[h] = True
+            foot[h] = True
+    exert |= att >= 3
+    return exert, foot
+
+
+@nb.njit(cache=True)
+def _project_zoc(exert, foot, nbr, land, ocean_side, rise, road):
+    n = exert.shape[0]
+    out = np.zeros(n, np.bool_)
+    for h in range(n):
+        if not exert[h]:
+            continue
+        for d in range(6):
+            o = nbr[h, d]
+            if o < 0 or not land[o] or ocean_side[h, d]:
+                continue
+            if rise[h, d] and not road[h, d] and not foot[h]:
+                continue
+            out[o] = True
+    return out
+
+
+def zoc_map(game, side: int) -> np.ndarray:
+    """bool[n_hexes]: hexes in the ZOC exerted by ``side`` (rule 5.0-5.1)."""
+    t = game.static
+    exert, foot = exerting_hexes(game, side)
+    return _project_zoc(exert, foot, t.neighbours, t.land, t.ocean_side, t.rise, t.road)
+
+
+def occupancy(game, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """(blocking, trivial) bool[n_hexes] for ``side``'s pieces (rule 6.52).
+
+    ``blocking``: a hex with a unit of ``side`` that stops enemy entry;
+    ``trivial``: a hex holding only leaders, coastal guns and/or units with a
+    defense strength of zero (enemy units may enter and eliminate them).
+    """
+    s, t = game.state, game.static
+    nh = t.n_hexes
+    block = np.zeros(nh, bool)
+    anyp = np.zeros(nh, bool)
+    for u in game.on_map(side):
+        if t.utype[u] == st.WARSHIP:
+            continue
+        h = s.hex[u]
+        anyp[h] = True
+        if t.utype[u] in (st.LEADER, st.COASTAL_GUN):
+            continue
+        if t.defense[u, s.level[u]] > 0:
+            block[h] = True
+    return block, anyp & ~block
+
+
+# ------------------------------------------------------------------ kernel
+@nb.njit(cache=True)
+def reach_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek, rise, ocean_side,
+                 nbr, road_cost, road_strat, creek_cost, rise_cost, zoc, blocked, stop, allowed,
+                 zoc_enter, zoc_exit):
+    """Least cost (half-MP units) to each hex for one unit (rules 5.2, 6.1-6.3, 6.11, 6.53).
+
+    Parameters
+    ----------
+    start : int
+        Dense hex index of the unit.
+    ma2 : int
+        Movement allowance in half MPs.
+    cls : int
+        Movement class 0 foot, 1 mot, 2 mech; -1 = leader (cheapest class, 14.3).
+    strategic : bool
+        Use the strategic costs (6.2).
+    zoc, blocked, stop, allowed : bool[n]
+        Enemy ZOC; hexes the unit may not enter; hexes where it must stop
+        (enemy-trivial hexes, 6.52); hexes it may enter at all.
+
+    Returns
+    -------
+    cost : int32[n]
+        Half-MPs to end in each hex (``INF`` unreachable); the one-hex move of
+        rule 6.53 is given cost ``ma2``.
+    pred : int32[n]
+        Previous hex on a cheapest path (-1 at the start / unreachable).
+    """
+    n = nbr.shape[0]
+    cost = np.full(n, 1 << 28, np.int32)
+    pred = np.full(n, -1, np.int32)
+    done = np.zeros(n, np.bool_)
+    cost[start] = 0
+    maxc = ma2 + 1
+    buckets = np.full((maxc + 1, n), -1, np.int32)
+    bsize = np.zeros(maxc + 1, np.int32)
+    buckets[0, 0] = start
+    bsize[0] = 1
+    for c in range(maxc + 1):
+        i = 0
+        while i < bsize[c]:
+            g = buckets[c, i]
+            i += 1
+            if done[g] or cost[g] != c:
+                continue
+            done[g] = True
+            if g != start and (zoc[g] or stop[g]):
+                continue  # must stop on entering an enemy ZOC (5.2) / trivial hex
+            for d in range(6):
+                h = nbr[g, d]
+                if h < 0 or blocked[h] or not allowed[h] or ocean_side[g, d]:
+                    continue
+                if zoc[g] and zoc[h]:
+                    continue  # no direct ZOC-to-ZOC move (5.2; only infiltration 6.4)
+                e = _edge2(g, d, h, cls, strategic, move_cost, strat_cost, road, creek, rise,
+                           road_cost, road_strat, creek_cost, rise_cost)
+                if e >= 198:
+                    continue
+                if zoc[g]:
+                    e += 2 * _cls_pick(zoc_exit, cls)
+                if zoc[h]:
+                    e += 2 * _cls_pick(zoc_enter, cls)
+                nc = c + e
+                if g == start and nc > ma2 and ma2 > 0:
+                    nc = ma2  # rule 6.53: one hex for the whole allowance
+                if nc <= ma2 and nc < cost[h]:
+                    cost[h] = nc
+                    pred[h] = g
+                    buckets[nc, bsize[nc]] = h
+                    bsize[nc] += 1
+    return cost, pred
+
+
+@nb.njit(cache=True, inline="always")
+def _cls_pick(vec, cls):
+    if cls < 0:
+        m = vec[0]
+        for k in range(1, 3):
+            if vec[k] < m:
+                m = vec[k]
+        return m
+    return vec[cls]
+
+
+@nb.njit(cache=True)
+def _edge2(g, d, h, cls, strategic, move_cost, strat_cost, road, creek, rise, road_cost,
+           road_strat, creek_cost, rise_cost):
+    """Half-MP cost to cross from g (side d) into h; >= 198 when prohibited."""
+    best = 1e9
+    lo = 0 if cls < 0 else cls
+    hi = 2 if cls < 0 else cls
+    for c in range(lo, hi + 1):
+        if road[g, d]:
+            v = road_strat[c] if strategic else road_cost[c]
+        else:
+            v = strat_cost[h, c] if strategic else move_cost[h, c]
+            if v >= 99:
+                continue
+            if creek[g, d]:
+                v += creek_cost[c]
+            if rise[g, d]:
+                if rise_cost[c] >= 99:
+                    continue
+                v += rise_cost[c]
+        if v < best:
+            best = v
+    if best >= 99:
+        return 198
+    return int(math.ceil(best * 2 - 1e-9))
+
+
+# ------------------------------------------------------------------ helpers
+def within2_of_enemy(game, side: int) -> np.ndarray:
+    """bool[n_hexes]: within two hexes of an enemy ground unit (rule 6.2)."""
+    t, s = game.static, game.state
+    enemy = [u for u in game.on_map(1 - side) if game.is_ground(u)]
+    if not enemy:
+        return np.zeros(t.n_hexes, bool)
+    hx = np.unique(s.hex[enemy])
+    return (t.grid.distance_table[:, hx] <= 2).any(axis=1)
+
+
+def movable(game, u: int) -> bool:
+    """Rule 6.0/6.53/6.54/16.13/19.8/17.81: may ``u`` move in this movement phase?"""
+    s, t = game.state, game.static
+    if s.box[u] != BOX_MAP or s.moved[u]:
+        return False
+    ut = t.utype[u]
+    if ut in (st.WARSHIP, st.COASTAL_GUN, st.STRONGPOINT, st.MILITIA):
+        return False
+    if s.entered_turn[u] == game.turn:
+        return False
+    if ut == st.ARTILLERY:
+        return int(t.ma[u, s.level[u]]) > 0
+    return game.movement_allowance(u) > 0
+
+
+def effective_ma(game, u: int) -> int:
+    """MA for this phase with the leader bonus (14.1) and the night limit for
+    demoralized units (6.71)."""
+    s, t = game.state, game.static
+    if t.utype[u] == st.ARTILLERY:
+        ma = int(t.ma[u, s.level[u]])
+        if s.out_of_supply[u] and t.move_class[u] != st.FOOT:
+            ma = max(1, ma - 2)
+        if s.morale_state[u] == DEMORALIZED:
+            ma = max(1, ma - 2)
+    else:
+        ma = game.movement_allowance(u)
+    bonus = game.extra.get("leader_bonus")
+    if bonus is not None and ma > 0:
+        ma += int(bonus[u])
+    if game.night and s.morale_state[u] == DEMORALIZED:
+        ma = -(-ma // 2)
+    return ma
+
+
+def leader_bonus(game, side: int) -> np.ndarray:
+    """int8[n_units]: MP bonus from the formation leader at the start of the
+    movement phase (rule 14.1: stacked or adjacent, own formation, one leader)."""
+    s, t = game.state, game.static
+    out = np.zeros(t.n_units, np.int8)
+    dist = t.grid.distance_table
+    for f in range(t.n_formations):
+        ld = t.formation_leader[f]
+        if ld < 0 or s.box[ld] != BOX_MAP or t.side[ld] != side:
+            continue
+        lh = s.hex[ld]
+        for u in game.on_map(side):
+            if s.formation[u] != f or t.utype[u] == st.LEADER:
+                continue
+            if int(t.ma[u, s.level[u]]) <= 0 or dist[lh, s.hex[u]] > 1:
+                continue
+            b = t.foot_bonus[ld, s.level[ld]] if t.move_class[u] == st.FOOT else t.mot_bonus[ld, s.level[ld]]
+            out[u] = max(out[u], b)
+    return out
+
+
+def _masks(game, u: int, mode: str):
+    side = int(game.static.side[u])
+    cache = game.extra.setdefault("move_cache", {})
+    key = (game.turn, game.phase_name, side, cache.get("version", 0))
+    if cache.get("key") != key:
+        zoc = zoc_map(game, 1 - side)
+        block, trivial = occupancy(game, 1 - side)
+        cache.update(key=key, zoc=zoc, block=block, trivial=trivial)
+    return cache["zoc"], cache["block"], cache["trivial"]
+
+
+def invalidate(game) -> None:
+    """Positions changed: recompute ZOC/occupancy masks on next use."""
+    c = game.extra.setdefault("move_cache", {})
+    c["version"] = c.get("version", 0) + 1
+
+
+def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> dict:
+    """Hexes unit ``u`` may end its move in, with the MP spent.
+
+    Parameters
+    ----------
+    mode : {"tactical", "strategic"}
+        Rule 6.3 or 6.2.
+    hitch : bool
+        Artillery: hitch first (2 MP, rule 6.6) then move.
+
+    Returns
+    -------
+    dict int -> float
+        Destination hex -> MP spent (stacking limits respected at the end, 7.1).
+    """
+    s, t = game.state, game.static
+    if not movable(game, u):
+        return {}
+    ma = effective_ma(game, u)
+    if t.utype[u] == st.ARTILLERY:
+        if not s.hitched[u]:
+            if not hitch:
+                return {}
+            ma -= 2                           # rule 6.6: 2 MP to hitch
+        if ma <= 0:
+            return {}
+    side = int(t.side[u])
+    zoc, block, trivial = _masks(game, u, mode)
+    allowed = t.land.copy()
+    strategic = mode == "strategic"
+    if strategic:
+        allowed &= game.extra["strat_allowed"][side]
+    cls = -1 if t.utype[u] == st.LEADER else int(t.move_class[u])
+    start = int(s.hex[u])
+    cost, pred = reach_kernel(start, 2 * ma, cls, strategic, t.move_cost, t.strat_cost, t.road,
+                              t.creek, t.rise, t.ocean_side, t.neighbours, t.road_cost,
+                              t.road_strat_cost, t.creek_cost, t.rise_cost, zoc, block, trivial,
+                              allowed, ZOC_ENTER, ZOC_EXIT)
+    game.extra["last_pred"] = (u, mode, hitch, pred)
+    from .organisation import fits_stacking
+    out = {}
+    for h in np.flatnonzero(cost < INF):
+        h = int(h)
+        if h == start:
+            continue
+        if not fits_stacking(game, [u], h):
+            continue
+        out[h] = cost[h] / 2.0 + (2 if (hitch and t.utype[u] == st.ARTILLERY) else 0)
+    return out
+
+
+def can_prepare_after(game, u: int, spent: float, hitch: bool) -> bool:
+    """Rule 6.6 / 5.4 / 16.13 / 19.47: may artillery ``u`` prepare after moving?"""
+    s, t = game.state, game.static
+    if t.utype[u] != st.ARTILLERY:
+        return False
+    if s.entered_turn[u] == game.turn:
+        return False
+    zoc, _, _ = _masks(game, u, "tactical")
+    ma = effective_ma(game, u)
+    if t.airborne_art[u]:
+        return spent + 2 <= ma
+    return spent == 0 and not hitch
+
+
+# ------------------------------------------------------------------ execution
+def _path(pred: np.ndarray, start: int, dest: int) -> list[int]:
+    path = [dest]
+    while path[-1] != start and pred[path[-1]] >= 0:
+        path.append(int(pred[path[-1]]))
+    path.reverse()
+    return path[1:]
+
+
+def enter_hex(game, units, h: int, how: str) -> None:
+    """Units of one side enter hex ``h`` (by movement, advance or retreat):
+    control (2.1), elimination of enemy leaders/coastal guns/zero-defense
+    units there (6.52, 16.58, 14.42), forts destroyed by Axis entry (17.1),
+    and the invasion hook (militia 16.32)."""
+    s, t = game.state, game.static
+    from . import organisation
+    side = int(t.side[units[0]])
+    enemy = game.units_at(h, 1 - side)
+    if len(enemy):
+        organisation.overrun_trivial(game, enemy, side)
+    if any(t.utype[u] not in (st.LEADER, st.WARSHIP) for u in units):
+        s.control[h] = side
+    if side == AXIS and t.fort[h] and not s.fort_destroyed[h]:
+        s.fort_destroyed[h] = True           # rule 17.1
+        game.log("fort destroyed", side=side, hexes=[h], rule="17.1")
+    from .sequence import HOOKS
+    fn = HOOKS.get("on_enter_hex")
+    if fn is not None and not game.skip_invasion:
+        for u in units:
+            fn(game, int(u), int(h), how)
+    invalidate(game)
+
+
+def execute_move(game, mv, mode: str) -> None:
+    """Carry out a validated :class:`~malta_sim.policies.base.Move`.
+
+    Raises
+    ------
+    IllegalDecision
+        The destination is not legal for the unit (rules 5.2, 6.x, 7.1).
+    """
+    s, t = game.state, game.static
+    u = int(mv.unit)
+    start = int(s.hex[u])
+    art = t.utype[u] == st.ARTILLERY
+    if mv.hitch and (not art or s.hitched[u]):
+        raise illegal("6.6", f"{t.names[u]} is not prepared artillery; it cannot hitch")
+    if art and not s.hitched[u] and not mv.hitch and mv.dest != start:
+        raise illegal("6.6", f"prepared artillery {t.names[u]} must hitch before moving")
+    spent = 0.0
+    if mv.dest != start:
+        legal = legal_moves(game, u, mode, hitch=mv.hitch)
+        if mv.dest not in legal:
+            raise illegal("6.1", f"{t.names[u]} cannot move from {game.hex_name(start)} to "
+                                 f"{game.hex_name(mv.dest)} by {mode} movement")
+        spent = legal[mv.dest]
+        pred = game.extra["last_pred"][3]
+        path = _path(pred, start, mv.dest)
+    else:
+        path = []
+        if mv.hitch:
+            spent = 2.0
+    if mv.hitch:
+        s.hitched[u] = True
+    if mv.prepare:
+        if not can_prepare_after(game, u, spent - (2 if mv.hitch else 0), mv.hitch) or not s.hitched[u]:
+            raise illegal("6.6", f"{t.names[u]} cannot prepare after this move")
+        zoc, _, _ = _masks(game, u, mode)
+        if zoc[mv.dest]:
+            raise illegal("5.4", f"{t.names[u]} cannot prepare in an enemy ZOC")
+        s.hitched[u] = False
+        spent = float(effective_ma(game, u)) if not t.airborne_art[u] else spent + 2
+    side = int(t.side[u])
+    # leaders stacked with the mover do not travel with it (each piece moves alone, 6.1)
+    for h in path:
+        s.hex[u] = h
+        enter_hex(game, [u], h, "move")
+    s.moved[u] = True
+    if mode == "strategic":
+        s.strategic[u] = True
+    if game.night and path:
+        _night_effect(game, u, spent)
+    game.log(f"{mode} move", side=side, hexes=[start] + path, units=[u],
+             result=f"{spent:g} MP", rule="6.1")
+    invalidate(game)
+
+
+def _night_effect(game, u: int, spent: float) -> None:
+    """Rule 6.71: more than half the MA at night disorganizes (demoralizes a
+    disorganized unit); demoralized units only move half."""
+    s = game.state
+    ma = effective_ma(game, u)
+    if s.morale_state[u] == DEMORALIZED:
+        return
+    if spent > -(-ma // 2):
+        from .morale import disorganize
+        disorganize(game, [u])
+
+
+def strategic_movement(game, side: int) -> None:
+    """Rule 6.2 (4.24 b / 4.32 b): units not within two hexes of enemy ground
+    units may move through hexes friendly-controlled at the start of the phase
+    and never within two hexes of the enemy."""
+    s, t = game.state, game.static
+    game.extra["leader_bonus"] = leader_bonus(game, side)
+    near = within2_of_enemy(game, side)
+    allowed = (s.control == side) & ~near & t.land
+    sa = game.extra.setdefault("strat_allowed", {})
+    sa[side] = allowed
+    game.extra["zoc_start"] = zoc_map(game, 1 - side)
+    invalidate(game)
+    cands = [int(u) for u in game.on_map(side) if movable(game, u) and not near[s.hex[u]]
+             and t.utype[u] != st.LEADER]
+    _movement_loop(game, side, "strategic", cands)
+
+
+def tactical_movement(game, side: int) -> None:
+    """Rule 6.3 (4.24 c / 4.32 c)."""
+    s = game.state
+    cands = [int(u) for u in game.on_map(side) if movable(game, u)]
+    _movement_loop(game, side, "tactical", cands)
+
+
+def _movement_loop(game, side, mode, cands) -> None:
+    pol = game.policy(side)
+    left = list(cands)
+    guard = 0
+    while left and guard < 10 * len(cands) + 10:
+        guard += 1
+        mv = pol.next_move(game, mode, left)
+        if mv is None:
+            break
+        if int(mv.unit) not in left:
+            raise illegal("6.0", f"{game.static.names[int(mv.unit)]} may not move now ({mode})")
+        execute_move(game, mv, mode)
+        left.remove(int(mv.unit))
+        left = [u for u in left if movable(game, u)]
+
+
+def infiltration_options(game, side: int) -> dict:
+    """Rule 6.41: unit -> adjacent enemy-ZOC hexes it may try to infiltrate into."""
+    s, t = game.state, game.static
+    zoc_start = game.extra.get("zoc_start")
+    zoc = zoc_map(game, 1 - side)
+    block, _ = occupancy(game, 1 - side)
+    from .organisation import fits_stacking
+    out = {}
+    for u in game.on_map(side):
+        u = int(u)
+        if not movable(game, u) or t.utype[u] in (st.LEADER, st.ARTILLERY):
+            continue
+        h = s.hex[u]
+        if zoc_start is None or not zoc_start[h] or not zoc[h]:
+            continue
+        dests = []
+        for d in range(6):
+            o = t.neighbours[h, d]
+            if o < 0 or not t.land[o] or block[o] or not zoc[o] or t.ocean_side[h, d]:
+                continue
+            if t.rise[h, d] and not t.road[h, d] and t.move_class[u] != st.FOOT:
+                continue
+            if fits_stacking(game, [u], int(o)):
+                dests.append(int(o))
+        if dests:
+            out[u] = dests
+    return out
+
+
+def infiltration_movement(game, side: int) -> None:
+    """Rule 6.4 (4.24 e / 4.32 d): one die + morale + modifiers; 9+ succeeds,
+    8 or less stays and is disorganized."""
+    s, t = game.state, game.static
+    pol = game.policy(side)
+    guard = 0
+    while guard < 200:
+        guard += 1
+        opts = infiltration_options(game, side)
+        if not opts:
+            return
+        pick = pol.next_infiltration(game, opts)
+        if pick is None:
+            return
+        u, dest = int(pick[0]), int(pick[1])
+        if u not in opts or dest not in opts[u]:
+            raise illegal("6.41", f"{t.names[u]} cannot infiltrate into {game.hex_name(dest)}")
+        die = game.die("movement")
+        mod = game.morale_value(u)
+        if len(game.units_at(dest, side)):
+            mod += 2
+        if game.night:
+            mod += 1
+        if t.utype[u] == st.TANK:
+            mod += 1
+        if t.move_class[u] == st.MOT:
+            mod -= 1
+        if _both_next_to_enemy_fort(game, int(s.hex[u]), dest, side):
+            mod -= 2
+        ok = die + mod >= 9
+        start = int(s.hex[u])
+        s.moved[u] = True
+        if ok:
+            s.hex[u] = dest
+            enter_hex(game, [u], dest, "infiltration")
+        else:
+            from .morale import disorganize
+            disorganize(game, [u])
+        game.log("infiltration", side=side, hexes=[start, dest], units=[u], dice=[die],
+                 result="success" if ok else "failed, disorganized", rule="6.41")
+        invalidate(game)
+
+
+def _both_next_to_enemy_fort(game, a: int, b: int, side: int) -> bool:
+    s, t = game.state, game.static
+    def near(h):
+        for d in range(6):
+            o = t.neighbours[h, d]
+            if o >= 0 and t.fort[o] and not s.fort_destroyed[o] and len(game.units_at(o, 1 - side)):
+                return True
+        return False
+    return near(a) and near(b)

@@ -1,1 +1,492 @@
-"""placeholder"""
+"""Steps and elimination (9.5, 17.3, 20.1-20.2), stacking (7), control (2.1),
+leader casualties and returns (14.4), HQ loss and return (16.8), formations
+(15.2), breaking down and reforming battalions (13), replacements (17.4),
+day and turn bookkeeping (4.1, 4.42)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import static as st
+from .game import illegal
+from .state import (ALLIED, AXIS, BOX_DISBANDMENT, BOX_ELIMINATED, BOX_FOLLOW_UP, BOX_MAP,
+                    BOX_POOL, BOX_REMOVED, BOX_TURN_TRACK, CLEAR, CLOUDY, DEMORALIZED,
+                    DISORGANIZED, NORMAL, RAINY)
+
+STACK_LIMIT_HALVES = 8   # rule 7.1: four battalions, in half-battalion units
+
+
+# ------------------------------------------------------------------ steps (9.5, 17.3)
+def _tally(game, u: int, steps: int) -> None:
+    """Count ``steps`` of unit ``u`` as eliminated for victory (20.1, 20.2)."""
+    s, t = game.state, game.static
+    if steps <= 0:
+        return
+    s.steps_lost[u] += steps
+    w = int(t.step_weight[u]) * steps
+    if t.side[u] == AXIS:
+        s.axis_steps_lost[0] += w
+    else:
+        s.allied_steps_lost[0] += w
+
+
+def lose_step(game, u: int, reason: str = "") -> bool:
+    """One step loss (rules 9.5, 17.3): a battalion turns to its next lower
+    level; a company, an artillery battalion or a unit at its lowest level is
+    eliminated.  Returns True when the unit was eliminated."""
+    s, t = game.state, game.static
+    _tally(game, u, 1)
+    if (t.size[u] != st.BATTALION or t.utype[u] == st.ARTILLERY
+            or s.level[u] >= t.n_levels[u] - 1):
+        eliminate(game, u, counted=True)
+        return True
+    s.level[u] += 1
+    return False
+
+
+def eliminate(game, u: int, counted: bool = False, why: str = "") -> None:
+    """Remove unit ``u`` from play (box ELIMINATED).
+
+    ``counted``: its last step was already tallied by :func:`lose_step`;
+    otherwise all its remaining steps are tallied now (stacking 7.2, retreat
+    failure 9.61, overrun 6.52).  Side effects: regiment integrity (9.95), HQ
+    loss and return date (16.81-16.82), leader return (14.43).
+    """
+    s, t = game.state, game.static
+    if s.box[u] == BOX_ELIMINATED:
+        return
+    if t.utype[u] == st.LEADER:
+        leader_eliminated(game, u)
+        return
+    if not counted:
+        _tally(game, u, game.steps(u))
+    h = int(s.hex[u])
+    s.box[u] = BOX_ELIMINATED
+    s.hex[u] = -1
+    s.morale_state[u] = NORMAL
+    r = t.regiment[u]
+    if r >= 0 and t.size[u] == st.BATTALION:
+        s.integrity_lost[0, r] = True           # 9.95
+    if t.utype[u] == st.HQ:
+        hq_eliminated(game, u)
+    game.log("eliminated", side=int(t.side[u]), hexes=[h], units=[u], result=why)
+
+
+def hq_eliminated(game, u: int) -> None:
+    """Rules 16.81-16.82: the Allied HQ never returns; an Axis HQ returns in the
+    Initial Segment of the fourth day after, unless lost on or after the
+    scenario's cut-off day."""
+    s, t = game.state, game.static
+    if t.side[u] == ALLIED:
+        return
+    s.hqs_lost[0] += 1
+    if game.day >= game.scenario.hq_cutoff_day:
+        return
+    s.box[u] = BOX_TURN_TRACK
+    s.return_turn[u] = (game.day + 4) * 4
+
+
+def leader_eliminated(game, u: int) -> None:
+    """Rules 14.43-14.44: the piece turns to its ADC side and returns in the
+    next day's Initial Segment."""
+    s = game.state
+    h = int(s.hex[u])
+    s.level[u] = 1
+    s.box[u] = BOX_TURN_TRACK
+    s.hex[u] = -1
+    s.return_turn[u] = (game.day + 1) * 4
+    s.leader_uses[u] = 0
+    game.log("leader eliminated", side=int(game.static.side[u]), hexes=[h], units=[u], rule="14.43")
+
+
+def leader_casualty_roll(game, leader: int, steps: int) -> None:
+    """Rule 14.41: a stack with a leader loses ``steps`` >= 1 steps: 2d6, minus
+    the steps beyond the first, 3 or less eliminates the leader."""
+    r = game.dice2("leaders")
+    mod = r - max(0, steps - 1)
+    dead = mod <= 3
+    game.log("leader casualty roll", side=int(game.static.side[leader]), units=[leader], dice=[r],
+             result="eliminated" if dead else "survives", rule="14.41")
+    if dead:
+        leader_eliminated(game, leader)
+
+
+def overrun_trivial(game, enemy_units, mover_side: int) -> None:
+    """Rules 6.52, 14.42, 16.53, 16.58: enemy leaders, coastal guns and units
+    with zero defense in a hex entered by ``mover_side`` are eliminated;
+    leaders roll 2d6: 7 or less eliminated, else to the next turn's box."""
+    s, t = game.state, game.static
+    for u in enemy_units:
+        u = int(u)
+        if s.box[u] != BOX_MAP or t.utype[u] == st.WARSHIP:
+            continue
+        if t.utype[u] == st.LEADER:
+            r = game.dice2("leaders")
+            if r <= 7:
+                leader_eliminated(game, u)
+            else:
+                s.box[u] = BOX_TURN_TRACK
+                s.hex[u] = -1
+                s.return_turn[u] = game.turn + 1
+            game.log("lone leader", side=int(t.side[u]), units=[u], dice=[r],
+                     result="eliminated" if r <= 7 else "escapes", rule="14.42")
+        elif t.utype[u] == st.COASTAL_GUN or t.defense[u, s.level[u]] == 0:
+            eliminate(game, u, why="overrun (6.52)")
+
+
+# ------------------------------------------------------------------ stacking (7)
+def stack_weight(game, u: int) -> int:
+    """Half-battalion units a piece counts for stacking (7.1, 16.33, 16.51)."""
+    t = game.static
+    ut = t.utype[u]
+    if ut in (st.LEADER, st.COASTAL_GUN, st.MILITIA, st.WARSHIP, st.HQ):
+        return 0
+    if t.size[u] == st.COMPANY or ut == st.STRONGPOINT:
+        return 1
+    if game.is_remnant(u):
+        return 1
+    return 2
+
+
+def hex_stack(game, h: int, side: int) -> int:
+    return sum(stack_weight(game, int(u)) for u in game.units_at(h, side))
+
+
+def fits_stacking(game, units, h: int) -> bool:
+    """Would ``units`` (of one side) fit in hex ``h`` with what is there (7.1)?"""
+    t, s = game.static, game.state
+    side = int(t.side[units[0]])
+    here = [int(x) for x in game.units_at(h, side) if int(x) not in set(int(v) for v in units)]
+    tot = sum(stack_weight(game, x) for x in here) + sum(stack_weight(game, int(u)) for u in units)
+    return tot <= STACK_LIMIT_HALVES
+
+
+def stacking_check(game) -> None:
+    """Rule 7.2: at the end of each phase, units over the limit are eliminated,
+    the enemy player choosing which."""
+    s, t = game.state, game.static
+    for side in (AXIS, ALLIED):
+        hexes = np.unique(s.hex[game.on_map(side)])
+        for h in hexes:
+            while hex_stack(game, int(h), side) > STACK_LIMIT_HALVES:
+                cand = [int(u) for u in game.units_at(int(h), side) if stack_weight(game, int(u)) > 0]
+                pick = int(game.policy(1 - side).stacking_eliminate(game, cand))
+                if pick not in cand:
+                    raise illegal("7.2", f"{t.names[pick]} is not in the over-stacked hex")
+                eliminate(game, pick, why="over-stacked (7.2)")
+
+
+def update_control(game) -> None:
+    """Rule 2.1: a hex is controlled by the last side with a unit there."""
+    s, t = game.state, game.static
+    for u in game.on_map():
+        if t.utype[u] in (st.LEADER, st.WARSHIP):
+            continue
+        s.control[s.hex[u]] = t.side[u]
+
+
+# ------------------------------------------------------------------ formations (15)
+def formation_changes(game) -> None:
+    """Rules 4.1 b, 15.21: Axis units may be attached to the formation of an
+    assigned unit they are stacked with (commandos once landed, 16.14)."""
+    s, t = game.state, game.static
+    opts = {}
+    for u in game.on_map(AXIS):
+        u = int(u)
+        if t.utype[u] in (st.LEADER, st.HQ, st.WARSHIP):
+            continue
+        forms = set()
+        for o in game.units_at(int(s.hex[u]), AXIS):
+            f = int(t.printed_formation[o])
+            if f >= 0 and int(s.formation[o]) == f and f != s.formation[u]:
+                forms.add(f)
+        if forms:
+            opts[u] = sorted(forms)
+    if not opts:
+        return
+    ch = game.policy(AXIS).attachments(game, opts)
+    for u, f in ch.items():
+        if u not in opts or f not in opts[u]:
+            raise illegal("15.21", f"{t.names[u]} cannot join formation {f} now")
+        s.formation[u] = f
+        game.log("attachment", side=AXIS, units=[u], result=t.formation_names[f], rule="15.21")
+
+
+# ------------------------------------------------------------------ breakdown (13)
+def companies_for(game, b: int) -> list[int]:
+    """Company pieces available to break battalion ``b`` down (13.1)."""
+    s, t = game.state, game.static
+    spec = [int(c) for c in np.flatnonzero(t.battalion_of == b)
+            if s.box[c] in (BOX_POOL, BOX_DISBANDMENT) and s.parent[c] < 0]
+    if spec:
+        return spec
+    k = t.breakdown_kind[b]
+    if k < 0:
+        return []
+    return [int(c) for c in np.flatnonzero((t.company_kind == k) & (s.box == BOX_POOL))]
+
+
+def can_break_down(game, b: int) -> bool:
+    s, t = game.state, game.static
+    if not t.can_break[b] or t.nation[b] == st.MALTESE or game.is_remnant(b):
+        return False
+    n = int(t.breakdown_n[b]) - int(s.level[b])
+    return n > 0 and len(companies_for(game, b)) >= n
+
+
+def break_down(game, b: int, to_box: int | None = None) -> list[int]:
+    """Replace battalion ``b`` by its companies (13.1): full count minus steps
+    lost; the battalion piece goes to the Disbandment Box.  The companies go
+    to the battalion's hex, or to box ``to_box`` (invasion use: Follow-up box,
+    Disbandment Box).  Returns the company indices."""
+    s, t = game.state, game.static
+    n = int(t.breakdown_n[b]) - int(s.level[b])
+    comps = companies_for(game, b)[:n]
+    for c in comps:
+        s.parent[c] = b
+        s.formation[c] = s.formation[b]
+        s.level[c] = 0
+        s.reduced[c] = False
+        s.steps_lost[c] = 0
+        if to_box is None:
+            s.box[c] = BOX_MAP
+            s.hex[c] = s.hex[b]
+        else:
+            s.box[c] = to_box
+            s.hex[c] = -1
+            s.box_slot[c] = s.box_slot[b]
+        s.morale_state[c] = s.morale_state[b]
+        s.out_of_supply[c] = s.out_of_supply[b]
+        s.entered_turn[c] = s.entered_turn[b]
+        s.moved[c] = s.moved[b]
+    h = int(s.hex[b])
+    s.box[b] = BOX_DISBANDMENT
+    s.hex[b] = -1
+    game.log("breakdown", side=int(t.side[b]), hexes=[h], units=[b] + comps, rule="13.1")
+    return comps
+
+
+def breakdowns(game, side: int) -> None:
+    """Rule 13.1 (4.24 a / 4.32 a): at the start of the movement phase."""
+    s = game.state
+    el = [int(u) for u in game.on_map(side) if can_break_down(game, int(u))
+          and s.entered_turn[u] != game.turn]
+    if not el:
+        return
+    for b in game.policy(side).breakdowns(game, el):
+        if b not in el:
+            raise illegal("13.1", f"{game.static.names[b]} cannot break down now")
+        break_down(game, int(b))
+
+
+def reform_options(game, side: int) -> list[tuple]:
+    """Rule 13.2: battalions whose surviving companies all stand in one hex,
+    none demoralized -> (battalion, companies, hex, level)."""
+    s, t = game.state, game.static
+    out = []
+    for b in np.flatnonzero((t.side == side) & (s.box == BOX_DISBANDMENT) & (t.size == st.BATTALION)):
+        b = int(b)
+        comps = [int(c) for c in np.flatnonzero(s.parent == b)]
+        alive = [c for c in comps if s.box[c] != BOX_ELIMINATED]
+        if not alive or any(s.box[c] != BOX_MAP for c in alive):
+            continue
+        hexes = {int(s.hex[c]) for c in alive}
+        if len(hexes) != 1 or any(s.morale_state[c] == DEMORALIZED for c in alive):
+            continue
+        lost = int(t.breakdown_n[b]) - len(alive) + sum(bool(s.reduced[c]) for c in alive)
+        if lost > t.n_levels[b] - 1:
+            continue
+        out.append((b, alive, hexes.pop(), lost))
+    return out
+
+
+def reform(game, option: tuple) -> None:
+    """Carry out one reformation (13.2): companies leave, the battalion appears
+    at full strength minus companies lost/reduced, disorganized if any was."""
+    s, t = game.state, game.static
+    b, comps, h, lost = option
+    s.box[b] = BOX_MAP
+    s.hex[b] = h
+    s.level[b] = lost
+    s.morale_state[b] = DISORGANIZED if any(s.morale_state[c] == DISORGANIZED for c in comps) else NORMAL
+    s.out_of_supply[b] = any(bool(s.out_of_supply[c]) for c in comps)
+    s.formation[b] = s.formation[comps[0]]
+    s.moved[b] = True
+    s.entered_turn[b] = max(int(s.entered_turn[c]) for c in comps)
+    for c in np.flatnonzero(s.parent == b):
+        c = int(c)
+        if s.box[c] != BOX_ELIMINATED:
+            s.box[c] = BOX_POOL
+            s.hex[c] = -1
+        s.parent[c] = -1
+        s.morale_state[c] = NORMAL
+        s.reduced[c] = False
+    game.log("reform", side=int(t.side[b]), hexes=[h], units=[b] + list(comps),
+             result=f"level {lost}", rule="13.2")
+
+
+def reforms(game, side: int) -> None:
+    """Rule 13.2 (4.23 h / 4.32 e): reform battalions at the end of the movement phase."""
+    opts = reform_options(game, side)
+    if not opts:
+        return
+    for o in game.policy(side).reforms(game, opts):
+        if o not in opts:
+            raise illegal("13.2", "reformation not possible now")
+        reform(game, o)
+
+
+# ------------------------------------------------------------------ replacements (17.4)
+def _replacement_ok(game, u: int, enemy_hexes: np.ndarray) -> bool:
+    s, t = game.state, game.static
+    if s.box[u] != BOX_MAP or t.size[u] != st.BATTALION or s.level[u] == 0:
+        return False
+    if s.morale_state[u] != NORMAL or s.out_of_supply[u] or s.replaced_today[u]:
+        return False
+    if len(enemy_hexes) and t.grid.distance_table[s.hex[u], enemy_hexes].min() < 3:
+        return False
+    return True
+
+
+def replacements(game) -> None:
+    """Rules 17.4-17.42 (3.0 g-h): on 3 July the Axis gets two Italian infantry
+    and one Italian glider replacement; any day, reduced British infantry
+    battalions stacked with a security company may absorb it.  Eligible:
+    below full strength, three or more hexes from enemy units, not
+    disorganized, demoralized or out of supply, one per turn."""
+    s, t = game.state, game.static
+    s.replaced_today[:] = False
+    for side in (AXIS, ALLIED):
+        enemy = np.unique(s.hex[[u for u in game.on_map(1 - side) if game.is_ground(int(u))]])
+        if side == AXIS and game.day == 4:
+            for kind, utype, n in (("italian infantry", st.INFANTRY, 2), ("italian glider", st.GLIDER, 1)):
+                el = [int(u) for u in game.on_map(AXIS) if t.utype[u] == utype
+                      and t.nation[u] == st.ITALIAN and _replacement_ok(game, int(u), enemy)]
+                if not el:
+                    continue
+                pick = game.policy(AXIS).replacements(game, el, n, kind)
+                if len(pick) > n or any(p not in el for p in pick) or len(set(pick)) != len(pick):
+                    raise illegal("17.41", f"bad {kind} replacement choice")
+                for u in pick:
+                    s.level[u] -= 1
+                    s.replaced_today[u] = True
+                    s.steps_lost[u] -= 1                      # 17.41 / 20.2
+                    s.axis_steps_lost[0] -= int(t.step_weight[u])
+                    game.log("replacement", side=AXIS, units=[u], result=kind, rule="17.41")
+        if side == ALLIED:
+            pairs = []
+            for u in game.on_map(ALLIED):
+                u = int(u)
+                if t.utype[u] != st.INFANTRY or t.nation[u] != st.BRITISH:
+                    continue
+                if not _replacement_ok(game, u, enemy):
+                    continue
+                for c in game.units_at(int(s.hex[u]), ALLIED):
+                    if t.utype[c] == st.SECURITY:
+                        pairs.append((u, int(c)))
+            if pairs:
+                pick = game.policy(ALLIED).absorb(game, pairs)
+                used = set()
+                for a, c in pick:
+                    if (a, c) not in pairs or a in used or c in used:
+                        raise illegal("17.42", "bad absorption choice")
+                    used.update((a, c))
+                    s.level[a] -= 1
+                    s.replaced_today[a] = True
+                    s.box[c] = BOX_REMOVED
+                    s.hex[c] = -1
+                    game.log("absorb security company", side=ALLIED, units=[a, c], rule="17.42")
+
+
+# ------------------------------------------------------------------ leaders/HQs return
+def return_leaders_and_hqs(game, initial_segment: bool, side: int | None = None) -> None:
+    """Rules 14.42, 14.43, 16.82 (3.0 f, 4.21 c, 4.31 d): pieces on the turn
+    record track whose time has come return: HQs and ADCs in the Initial
+    Segment, lone-leader escapes in their side's Status Phase."""
+    s, t = game.state, game.static
+    due = np.flatnonzero((s.box == BOX_TURN_TRACK) & (s.return_turn >= 0) & (s.return_turn <= game.turn))
+    for u in due:
+        u = int(u)
+        if side is not None and t.side[u] != side:
+            continue
+        f = int(t.printed_formation[u])
+        if t.utype[u] == st.HQ:
+            if not initial_segment:
+                continue
+            s.return_turn[u] = -1
+            s.level[u] = 0
+            if f in game.scenario.follow_up_zone:
+                s.box[u] = BOX_FOLLOW_UP
+                s.box_slot[u] = game.scenario.follow_up_zone[f]
+            else:
+                s.box[u] = BOX_DISBANDMENT
+            s.formation[u] = f
+            game.log("HQ returns", side=int(t.side[u]), units=[u], rule="16.82")
+            continue
+        if t.utype[u] != st.LEADER:
+            continue
+        s.return_turn[u] = -1
+        hq = t.formation_hq[f] if f >= 0 else -1
+        if hq >= 0 and s.box[hq] == BOX_MAP:
+            s.box[u] = BOX_MAP
+            s.hex[u] = s.hex[hq]
+        elif t.side[u] == ALLIED or not initial_segment:
+            opts = sorted({int(s.hex[x]) for x in game.on_map(int(t.side[u]))
+                           if t.utype[x] in (st.INFANTRY, st.PARATROOP, st.GLIDER)
+                           or (not initial_segment and game.is_ground(int(x)))})
+            if not opts:
+                s.box[u] = BOX_TURN_TRACK
+                s.return_turn[u] = (game.day + 1) * 4
+                continue
+            h = int(game.policy(int(t.side[u])).leader_hex(game, opts))
+            if h not in opts:
+                raise illegal("14.43", "returning leader must join a friendly unit")
+            s.box[u] = BOX_MAP
+            s.hex[u] = h
+        elif f in game.scenario.follow_up_zone:
+            s.box[u] = BOX_FOLLOW_UP
+            s.box_slot[u] = game.scenario.follow_up_zone[f]
+        else:
+            s.box[u] = BOX_DISBANDMENT
+        game.log("leader returns", side=int(t.side[u]), units=[u], rule="14.43")
+
+
+# ------------------------------------------------------------------ day / turn
+def new_day(game) -> None:
+    """Start of a day (4.1): reset daily markers."""
+    s = game.state
+    s.replaced_today[:] = False
+
+
+def set_air_support(game) -> None:
+    """Rule 16.41: three markers in Clear weather, one when Cloudy, none in
+    Rain (fewer after a Royal Navy result, 17.6)."""
+    s = game.state
+    n = {CLEAR: 3, CLOUDY: 1, RAINY: 0}[int(s.weather[0])]
+    s.air_support_left[0] = max(0, n - int(s.air_support_cut[0]))
+
+
+def reset_phase_flags(game) -> None:
+    """Per-phase markers (9.13, 10.13, 10.32, 14.21)."""
+    s = game.state
+    s.attacked[:] = False
+    s.fired[:] = False
+    s.penetrated[:] = False
+    s.leader_uses[:] = 0
+
+
+def turn_transition(game) -> None:
+    """Rule 4.42: units upright again (per-turn markers cleared), advance the
+    turn marker; record the per-turn row."""
+    s = game.state
+    if getattr(game, "record_turns", False):
+        from .victory import per_turn_row
+        game.per_turn_rows.append(per_turn_row(game))
+    s.moved[:] = False
+    s.strategic[:] = False
+    s.attacked[:] = False
+    s.fired[:] = False
+    s.advanced[:] = False
+    s.penetrated[:] = False
+    s.leader_uses[:] = 0
+    s.turn[0] += 1

@@ -264,6 +264,13 @@ FIELDS: list[Field] = [
           "Royal Navy result bars beach hexes as Axis supply sources (17.6)"),
     Field("air_support_cut", "game", "int8", 0, "invasion",
           "air support markers removed per day by Royal Navy result (17.6)"),
+    Field("gun_fired_turn", "unit", "int16", -1, "invasion",
+          "turn a coastal gun last fired (16.55/16.56: one target a phase) or a warship "
+          "fired at coastal guns (18.4: no support for the rest of that turn); -1 never"),
+    Field("division_zone", "game", "int8", -1, "invasion",
+          "beach zone each formation lands in (18.21); -1 none", ("n_formations",)),
+    Field("landings_cancelled_turn", "game", "int16", -1, "invasion",
+          "turn whose Amphibious Landing Phase the Delayed Landings roll cancelled (22.39)"),
 ]
 
 _BY_NAME = {f.name: f for f in FIELDS}

@@ -190,7 +190,19 @@ class StaticData:
     crt_line: np.ndarray
     victory_cities: np.ndarray        # int32[4]: 1711, 1809, 1810, 1911 (20.0)
     allied_ammo_points: np.ndarray    # int32[2]: 1711, 1715 (12.56)
-    charts: "Charts"
+    charts: object                    # malta_sim.loaders.iod_charts.IodCharts
+    crt_line_nofort: np.ndarray = None  # int8[n]: day CRT line once a fort is destroyed (17.1)
+    engineer: np.ndarray = None       # bool[n_units]: engineers of any kind (9.92)
+    paratroop: np.ndarray = None      # bool[n_units]: paratroop formation pieces (19, 17.8)
+    airborne: np.ndarray = None       # bool[n_units]: enter by air (16.1, 19)
+    two_sided: np.ndarray = None      # bool[n_units]: one-step piece with a reduced side (17.83)
+    can_break: np.ndarray = None      # bool[n_units]: may break down (13.0)
+    road_cost: np.ndarray = None      # float32[3]: MP per class across a road hexside (6.11)
+    road_strat_cost: np.ndarray = None  # float32[3]: strategic road cost (6.2)
+    creek_cost: np.ndarray = None     # float32[3]: added MP across a creek (TEC)
+    rise_cost: np.ndarray = None      # float32[3]: added MP across a creek with rise, 99 = no
+    regiment_names: dict = field(default_factory=dict)
+    beach_zone_of: dict = field(default_factory=dict)   # beach hex -> zone name (18.1)
     provenance: dict = field(default_factory=dict)
 
     @property
@@ -207,36 +219,6 @@ class StaticData:
 
     def __post_init__(self):
         self._index = {n: i for i, n in enumerate(self.names)}
-
-
-@dataclass
-class Charts:
-    """Combat charts as arrays.
-
-    CRT (rule 9.3-9.4): ``crt_odds`` int8[n_cols] odds level of each column
-    (level ``k >= 1`` means ``k:1``, ``k <= -1`` means ``1:(1-k)``... see
-    :func:`odds_level`); ``crt_min`` / ``crt_max`` int8[n_lines] lowest and
-    highest column index usable per terrain line; ``crt`` int8[n_lines, n_cols,
-    11, 4] result per 2d6 roll (2..12 -> 0..10): attacker hits, attacker letter,
-    defender hits, defender letter (letter 0 none, 1 D, 2 Z).
-
-    Bombardment (rule 10.12): ``bomb_cols`` int8[n_bcols] strength heading of
-    each column; ``bomb_row_max_bn`` int8[n_rows] stacking total (battalions)
-    upper bound of each row; ``bomb_row_min`` int8[n_rows] minimum strength;
-    ``bomb`` int8[n_rows, n_bcols, 11] result (0 none, 1 D, 2 Z, 3 one step,
-    4 two steps).
-    """
-
-    crt_odds: np.ndarray
-    crt_min: np.ndarray
-    crt_max: np.ndarray
-    crt: np.ndarray
-    line_names: list[str]
-    bomb_cols: np.ndarray
-    bomb_row_max_bn: np.ndarray
-    bomb_row_min: np.ndarray
-    bomb: np.ndarray
-    source: str = "reconstructed"
 
 
 def odds_level(att: int, dfn: int) -> int:

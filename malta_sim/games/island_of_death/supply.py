@@ -1,1 +1,177 @@
-"""placeholder"""
+"""Supply (rule 8): HQs trace to sources, units trace to their HQ, automatic
+supply, Allied city/fort supply, HQ loss (16.8).
+
+A supply route (8.2) is at most 12 hexes, never enters an enemy-occupied hex or
+an *empty* hex in enemy ZOC, never crosses an all-ocean hexside; hexes in enemy
+ZOC holding friendly units may be entered (5.3).  :func:`route_distance` is a
+compiled breadth-first search over those hexes.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from . import static as st
+from .movement import occupancy, zoc_map
+from .state import ALLIED, AXIS, BOX_MAP
+
+MAX_ROUTE = 12
+
+
+@nb.njit(cache=True)
+def route_distance(start, passable, nbr, ocean_side, max_len):
+    """Hexes entered from ``start`` along supply routes (rule 8.2).
+
+    Parameters
+    ----------
+    start : int
+        Dense hex index where the route begins (an HQ or a unit).
+    passable : bool[n_hexes]
+        Hexes a route may enter.
+    nbr : int32[n_hexes, 6]
+    ocean_side : bool[n_hexes, 6]
+        All-ocean hexsides (never crossed).
+    max_len : int
+        Longest route in hexes (12).
+
+    Returns
+    -------
+    int16[n_hexes]
+        Route length to each hex (``start`` 0), -1 where no route of at most
+        ``max_len`` hexes exists.
+    """
+    n = nbr.shape[0]
+    dist = np.full(n, -1, np.int16)
+    q = np.empty(n, np.int32)
+    dist[start] = 0
+    q[0] = start
+    head, tail = 0, 1
+    while head < tail:
+        g = q[head]
+        head += 1
+        if dist[g] >= max_len:
+            continue
+        for d in range(6):
+            h = nbr[g, d]
+            if h < 0 or dist[h] >= 0 or not passable[h] or ocean_side[g, d]:
+                continue
+            dist[h] = dist[g] + 1
+            q[tail] = h
+            tail += 1
+    return dist
+
+
+def passable_for(game, side: int) -> np.ndarray:
+    """bool[n_hexes]: hexes a ``side`` supply route may enter (rules 8.2, 5.2, 5.3)."""
+    t, s = game.static, game.state
+    zoc = zoc_map(game, 1 - side)
+    block, trivial = occupancy(game, 1 - side)
+    enemy_here = block | trivial
+    friendly = np.zeros(t.n_hexes, bool)
+    for u in game.on_map(side):
+        if t.utype[u] not in (st.WARSHIP, st.LEADER):
+            friendly[s.hex[u]] = True
+    return t.land & ~enemy_here & (~zoc | friendly)
+
+
+def supply_sources(game, side: int, formation: int) -> np.ndarray:
+    """Dense hex indices the HQ of ``formation`` may use as supply sources (8.5).
+
+    Axis (8.51): Axis-controlled beach hexes where Axis units have landed
+    (unless the Royal Navy bars them, 17.6); Axis-controlled airfields for the
+    80th Division HQ; the formation's drop zone marker with no Allied unit in
+    its hex (19.11-19.12).  Allied (8.52): Allied-controlled city hexes and
+    undestroyed fort hexes not held by the Axis.
+    """
+    t, s = game.static, game.state
+    if side == ALLIED:
+        m = (t.city & (s.control == ALLIED)) | (t.fort & ~s.fort_destroyed & (s.control != AXIS))
+        return np.flatnonzero(m)
+    m = np.zeros(t.n_hexes, bool)
+    if not s.beach_supply_barred[0]:
+        m |= t.beach & s.landed_beach & (s.control == AXIS)
+    if formation == 3:   # 80th (airborne) Division, rule 8.51
+        m |= t.airfield & (s.control == AXIS)
+    if 0 <= formation < s.dz_hex.shape[1]:
+        dz = int(s.dz_hex[0, formation])
+        if dz >= 0 and not len(game.units_at(dz, ALLIED)):
+            m[dz] = True
+    return np.flatnonzero(m)
+
+
+def automatic_supply_turn(game) -> bool:
+    """Rule 8.53: 29 June AM and noon turns: everybody supplied."""
+    return game.turn in (0, 1)
+
+
+def compute_supply(game, side: int) -> np.ndarray:
+    """bool[n_units]: which ``side`` units on the map are supplied now (8.1-8.5, 16.8).
+
+    Rules: 8.11 (HQ to a source), 8.12 (unit to its formation's HQ, which must
+    be supplied and on the map), 8.52 (Allied units in or next to an Allied
+    city or undestroyed fort), 8.53 (automatic supply: 29 June AM/noon, and
+    units that jumped or landed this turn), 16.81 (HQ lost).
+    """
+    t, s = game.static, game.state
+    units = game.on_map(side)
+    ok = np.zeros(t.n_units, bool)
+    if automatic_supply_turn(game):
+        ok[units] = True
+        return ok
+    passable = passable_for(game, side)
+    hq_reach = {}
+    for f in range(t.n_formations):
+        hq = t.formation_hq[f]
+        if hq < 0 or t.side[hq] != side or s.box[hq] != BOX_MAP:
+            continue
+        h = int(s.hex[hq])
+        dist = route_distance(h, passable | (np.arange(t.n_hexes) == h), t.neighbours,
+                              t.ocean_side, MAX_ROUTE)
+        srcs = supply_sources(game, side, f)
+        hq_ok = bool(len(srcs)) and bool((dist[srcs] >= 0).any())
+        if s.entered_turn[hq] == game.turn:
+            hq_ok = True                     # 8.53
+        ok[hq] = hq_ok
+        if hq_ok:
+            hq_reach[f] = dist
+    near_cf = None
+    if side == ALLIED:
+        cf = (t.city & (s.control == ALLIED)) | (t.fort & ~s.fort_destroyed & (s.control != AXIS))
+        near_cf = cf.copy()
+        for h in np.flatnonzero(cf):
+            for o in t.neighbours[h]:
+                if o >= 0:
+                    near_cf[o] = True
+    for u in units:
+        if t.utype[u] in (st.HQ, st.LEADER, st.WARSHIP):
+            if t.utype[u] != st.HQ:
+                ok[u] = True
+            continue
+        if s.entered_turn[u] == game.turn:
+            ok[u] = True                     # 8.53
+            continue
+        if near_cf is not None and near_cf[s.hex[u]]:
+            ok[u] = True                     # 8.52
+            continue
+        f = int(s.formation[u])
+        dist = hq_reach.get(f)
+        if dist is not None and dist[s.hex[u]] >= 0:
+            ok[u] = True
+    return ok
+
+
+def status_phase_supply(game, side: int) -> None:
+    """Rules 4.21 a / 4.31 a-b, 8.13: place or remove Out of Supply markers on
+    the active player's units (skipped 29 June AM and noon, 8.53)."""
+    s = game.state
+    if automatic_supply_turn(game):
+        s.out_of_supply[game.on_map(side)] = False
+        return
+    ok = compute_supply(game, side)
+    units = game.on_map(side)
+    before = s.out_of_supply[units].copy()
+    s.out_of_supply[units] = ~ok[units]
+    n_out = int(s.out_of_supply[units].sum())
+    game.log("supply", side=side, result=f"{n_out} out of supply "
+             f"({int((~before & s.out_of_supply[units]).sum())} new)", rule="8.1")

@@ -1,1 +1,130 @@
-"""placeholder"""
+"""Weather (17.2) and victory: the surrender roll (20.0-20.3, 4.41)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import static as st
+from .state import (ALLIED, AXIS, BOX_ELIMINATED, BOX_TURN_TRACK, CLEAR, CLOUDY, END_LAST_TURN,
+                    END_REASONS, END_SURRENDER, END_SUSPENDED, RAINY, WEATHER_NAMES, turn_name)
+
+END_REASON_NAMES = END_REASONS
+
+
+def weather(game) -> None:
+    """Rule 17.2 (4.1 c): Clear on the scenario's first day; else 2d6: 2-8
+    Clear, 9-10 Cloudy, 11-12 Rainy.  Sets the day's air support (16.41)."""
+    s = game.state
+    if game.day == game.scenario.first_day:
+        s.weather[0] = CLEAR
+    else:
+        r = game.dice2("weather")
+        s.weather[0] = CLEAR if r <= 8 else (CLOUDY if r <= 10 else RAINY)
+        game.log("weather", dice=[r], result=WEATHER_NAMES[int(s.weather[0])], rule="17.2")
+    if s.weather[0] == RAINY:
+        s.rainy_days[0] += 1
+    from .organisation import set_air_support
+    set_air_support(game)
+
+
+def objective_counts(game) -> dict:
+    """Axis-held objectives (20.0): airfield hexes, victory cities, towns,
+    destroyed forts."""
+    s, t = game.state, game.static
+    ax = s.control == AXIS
+    return {
+        "airfields": int((t.airfield & ax).sum()),
+        "cities": int(ax[t.victory_cities].sum()),
+        "towns": int((t.town & ax).sum()),
+        "forts_destroyed": int((t.fort & s.fort_destroyed).sum()) + int(s.forts_destroyed_base[0]),
+    }
+
+
+def axis_hqs_out(game) -> int:
+    """Axis HQs eliminated and not yet returned to play (20.0: +2 each)."""
+    s, t = game.state, game.static
+    hq = (t.utype == st.HQ) & (t.side == AXIS)
+    return int((hq & ((s.box == BOX_ELIMINATED) | (s.box == BOX_TURN_TRACK))).sum())
+
+
+def surrender_modifier(game) -> tuple[int, dict]:
+    """The total die roll modifier of rule 20.0 and its terms.
+
+    Terms: victory cities 1711/1809/1810/1911 Axis-held -1 each; each Axis
+    airfield -1; each full four Axis towns -1; two or more destroyed forts -1;
+    each nine Allied steps eliminated -1 (20.1); each nine Axis steps +1
+    (20.2, damaged warships included in the tally); each Axis HQ out +2; the
+    invasion terms (beach hexes / Follow-up boxes, Royal Navy result) from the
+    invasion hook; the date: 6 July +1 ... 10 July +5.
+    """
+    s = game.state
+    c = objective_counts(game)
+    terms = {
+        "cities": -c["cities"],
+        "airfields": -c["airfields"],
+        "towns": -(c["towns"] // 4),
+        "forts": -1 if c["forts_destroyed"] >= 2 else 0,
+        "allied_steps": -(int(s.allied_steps_lost[0]) // 9),
+        "axis_steps": int(s.axis_steps_lost[0]) // 9,
+        "axis_hqs": 2 * axis_hqs_out(game),
+        "date": max(0, game.day - 6),       # day 7 = 6 July -> +1 ... day 11 = 10 July -> +5
+        "invasion": 0,
+    }
+    from .sequence import HOOKS
+    fn = HOOKS.get("surrender_modifier")
+    if fn is not None and not game.skip_invasion:
+        terms["invasion"] = int(fn(game))
+    elif int(s.rn_result[0]) in (4, 5):
+        terms["invasion"] = 1
+    elif int(s.rn_result[0]) == 6:
+        terms["invasion"] = 3
+    return sum(terms.values()), terms
+
+
+def end_game(game, winner: int, reason: str) -> None:
+    s = game.state
+    s.over[0] = True
+    s.winner[0] = winner
+    s.end_reason[0] = END_REASONS.index(reason)
+    game.log("game over", side=winner, result=reason, rule="20.3")
+
+
+def surrender_phase(game) -> None:
+    """Rule 4.41 / 20.3: the Allied player rolls 2d6 + modifiers; 0 or less
+    Malta surrenders (Axis win), 14 or more the invasion is suspended (Allied
+    win); otherwise play on, and after the last turn the Allies win.  Also
+    records the first turn the Axis holds more airfields than at the start."""
+    s = game.state
+    mod, terms = surrender_modifier(game)
+    r = game.dice2("surrender")
+    s.last_surrender_roll[0] = r
+    s.surrender_modifier[0] = mod
+    total = r + mod
+    game.log("surrender roll", side=ALLIED, dice=[r], cell=f"modifier {mod:+d}",
+             result=f"{total}", rule="20.3")
+    if s.first_airfield_turn[0] < 0 and objective_counts(game)["airfields"] > game.scenario.start_airfields:
+        s.first_airfield_turn[0] = game.turn
+    if total <= 0:
+        end_game(game, AXIS, "surrender")
+    elif total >= 14:
+        end_game(game, ALLIED, "invasion_suspended")
+    elif game.turn >= game.scenario.last_turn:
+        end_game(game, ALLIED, "last_turn")
+
+
+def per_turn_row(game) -> dict:
+    """One row of the per-turn frame."""
+    s = game.state
+    c = objective_counts(game)
+    return {
+        "game": game.game_index, "turn": game.turn, "date": turn_name(game.turn),
+        "weather": WEATHER_NAMES[int(s.weather[0])],
+        "surrender_modifier": int(s.surrender_modifier[0]),
+        "surrender_roll": int(s.last_surrender_roll[0]),
+        "axis_steps_lost": int(s.axis_steps_lost[0]),
+        "allied_steps_lost": int(s.allied_steps_lost[0]),
+        "airfields_axis": c["airfields"], "cities_axis": c["cities"], "towns_axis": c["towns"],
+        "forts_destroyed": c["forts_destroyed"],
+        "axis_units_on_map": int(len(game.on_map(AXIS))),
+        "allied_units_on_map": int(len(game.on_map(ALLIED))),
+    }
