@@ -1,0 +1,253 @@
+"""``malta-sim odds``: exact odds calculators for a combat (CRT), a bombardment
+and an airborne drop (rules 9.3-9.4, 10.12, 19.41-19.45).
+
+Examples::
+
+    malta-sim odds crt --attack 29 --defense 15 --shift 5 --terrain clear --time day
+    malta-sim odds bombard --strength 10 --battalions 4 --terrain town --enemy-artillery
+    malta-sim odds drop --hex 1313 --aa 1 --json --out drop.png
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import numpy as np
+
+from ..errors import OptionError
+
+TERRAIN_HELP = "clear, woods, town, city, fort, airfield, beach, coastal"
+
+
+def _charts(data_dir):
+    from ..loaders.iod_charts import load_charts
+
+    return load_charts(data_dir)
+
+
+def _non_negative(name: str, v: int) -> None:
+    if v < 0:
+        raise OptionError(f"--{name} must be 0 or more, got {v}")
+
+
+def _terrain_row(data_dir, terrain: str) -> dict:
+    """TEC row of a hex terrain (artillery halving, bombardment shift)."""
+    from ..loaders.common import Col, read_csv, resolve_data_dir
+
+    folder = resolve_data_dir(data_dir)
+    rows = read_csv(folder / "terrain_effects.csv",
+                    {"terrain": Col(str), "kind": Col(str), "artillery_halved": Col(int, required=False, default=0),
+                     "bombard_shift": Col(int, required=False, default=0)})
+    hexes = {r.terrain: r for r in rows if r.kind == "hex" and r.terrain != "ocean"}
+    if terrain not in hexes:
+        raise OptionError(f"--terrain {terrain!r} is not a terrain (one of: {', '.join(sorted(hexes))})")
+    return hexes[terrain]
+
+
+@click.group(name="odds")
+def command():
+    """Exact odds of a combat, a bombardment or an airborne drop."""
+
+
+@command.command(name="crt")
+@click.option("--attack", type=int, required=True, help="Modified attack total (strength points, rule 9.3 b).")
+@click.option("--defense", type=int, required=True,
+              help="Modified defense total (already doubled in a city or fort and with support, rule 9.3 c).")
+@click.option("--shift", type=int, default=0, show_default=True, help="Total column shift of rule 9.92.")
+@click.option("--terrain", required=True, help=f"Terrain of the defending hex ({TERRAIN_HELP}).")
+@click.option("--time", "time_", type=click.Choice(["day", "night"]), required=True, help="Day or night turn (10.2).")
+@click.option("--fort", is_flag=True, help="Defenders in a fort hex: one hit fewer (rule 9.94).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("--data-dir", type=click.Path(), default=None, help="Data directory (default: packaged data).")
+def crt_cmd(attack, defense, shift, terrain, time_, fort, as_json, data_dir):
+    """Outcome distribution of one attack on the Combat Results Table."""
+    from ..exact.combat import combat_distribution
+
+    _non_negative("attack", attack)
+    _non_negative("defense", defense)
+    ch = _charts(data_dir)
+    if terrain not in ch.terrain_line:
+        raise OptionError(f"--terrain {terrain!r} is not a terrain (one of: {', '.join(sorted(ch.terrain_line))})")
+    if defense == 0:
+        raise OptionError("--defense must be at least 1 (hexes with no defense strength are not attacked, rule 9.15)")
+    if attack == 0:
+        raise OptionError("--attack must be at least 1")
+    line = ch.line_for_terrains([terrain], night=(time_ == "night"))
+    fort = fort or terrain == "fort"
+    d = combat_distribution(attack, defense, shift, line, fort, ch)
+    out = {
+        "attack": attack, "defense": defense, "shift": shift, "terrain": terrain, "time": time_, "fort": fort,
+        "basic_odds": d["basic_odds"], "final_odds": d["final_odds"], "column": d["column"], "line": d["line"],
+        "line_title": ch.line_titles[line], "cancelled": d["cancelled"],
+        "outcomes": [{"result": o["result"], "probability": o["probability"], "rolls": o["rolls"]} for o in d["outcomes"]],
+        "expected": {
+            "attacker": {"hits": d["expected"]["attacker_hits"], "steps": d["expected"]["attacker_steps"]},
+            "defender": {"hits": d["expected"]["defender_hits"], "steps": d["expected"]["defender_steps"]},
+        },
+    }
+    if as_json:
+        click.echo(json.dumps(out, indent=2))
+        return
+    click.echo(f"{attack} vs {defense}: basic odds {out['basic_odds']}, shift {shift:+d}, final odds {out['final_odds']}")
+    click.echo(f"line: {out['line_title']}")
+    if d["cancelled"]:
+        click.echo("attack cancelled: the odds are below the line's lowest column (rule 9.3 g)")
+        return
+    click.echo(f"column: {out['column']}" + ("   (fort: defender hits -1)" if fort else ""))
+    click.echo(f"{'result':>8}  {'prob':>7}  rolls")
+    for o in out["outcomes"]:
+        click.echo(f"{o['result']:>8}  {o['probability']:7.4f}  {','.join(str(r) for r in o['rolls'])}")
+    e = out["expected"]
+    click.echo(f"expected hits   attacker {e['attacker']['hits']:.3f}  defender {e['defender']['hits']:.3f}")
+    click.echo(f"expected steps  attacker {e['attacker']['steps']:.3f}  defender {e['defender']['steps']:.3f}")
+
+
+@command.command(name="bombard")
+@click.option("--strength", type=int, required=True, help="Total offensive support bombarding the hex (rule 10.12).")
+@click.option("--battalions", type=int, default=None, help="Stacking total of the target hex in battalions.")
+@click.option("--companies", type=int, default=0, show_default=True,
+              help="Companies and HQs in the hex (three = one battalion; added to --battalions).")
+@click.option("--terrain", default="clear", show_default=True, help=f"Terrain of the target hex ({TERRAIN_HELP}).")
+@click.option("--enemy-artillery", is_flag=True, help="Enemy artillery in the target hex (+1 column).")
+@click.option("--not-adjacent", is_flag=True, help="Target not adjacent to any friendly unit (-1 column).")
+@click.option("--only-tanks", is_flag=True, help="Only tanks in the target hex (-1 column).")
+@click.option("--shift", type=int, default=0, show_default=True, help="Further column shift.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("--data-dir", type=click.Path(), default=None, help="Data directory (default: packaged data).")
+def bombard_cmd(strength, battalions, companies, terrain, enemy_artillery, not_adjacent, only_tanks, shift,
+                as_json, data_dir):
+    """Outcome distribution of one bombardment on the Bombardment Table."""
+    from ..exact.combat import bombardment_distribution
+    from ..kernels.bombard import bombard_shift, bombard_strength, stacking_total
+
+    _non_negative("strength", strength)
+    _non_negative("companies", companies)
+    if battalions is None and companies == 0:
+        raise OptionError("--battalions (or --companies) is required: the stacking total of the target hex")
+    battalions = battalions or 0
+    _non_negative("battalions", battalions)
+    ch = _charts(data_dir)
+    row = _terrain_row(data_dir, terrain)
+    s = bombard_strength(strength, bool(row.artillery_halved))
+    stack = stacking_total(battalions, 0, companies, 0)
+    if stack == 0:
+        raise OptionError("the target hex has no units (--battalions/--companies)")
+    sh = bombard_shift(enemy_artillery, terrain == "fort" or row.bombard_shift < 0, not_adjacent, only_tanks) + shift
+    d = bombardment_distribution(s, stack, sh, ch)
+    out = {"strength": strength, "terrain": terrain, "modified_strength": int(s), "battalions": int(stack),
+           "shift": int(sh), "column": d["column"], "ineffective": d["ineffective"],
+           "outcomes": [{"result": o["result"], "probability": o["probability"], "rolls": o["rolls"]}
+                        for o in d["outcomes"]],
+           "expected": {"steps": d["expected"]["steps"]}}
+    if as_json:
+        click.echo(json.dumps(out, indent=2))
+        return
+    click.echo(f"strength {strength} -> {s} on {terrain}; {stack} battalion(s); shift {sh:+d}")
+    if d["ineffective"]:
+        click.echo("fire ineffective: strength below the row's minimum (rule 10.12)")
+        return
+    click.echo(f"column: {d['column']}")
+    click.echo(f"{'result':>6}  {'prob':>7}  rolls")
+    for o in out["outcomes"]:
+        click.echo(f"{o['result']:>6}  {o['probability']:7.4f}  {','.join(str(r) for r in o['rolls'])}")
+    click.echo(f"expected steps (1/2 results, before the 10.14 cap): {out['expected']['steps']:.3f}")
+
+
+def render_drop_png(m, probs: dict, planned: int, title: str, out: str | Path) -> None:
+    """Heat map of landing probabilities on the map (Agg backend)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PolyCollection
+
+    from ..mapgen.geo import SQRT3, hex_centre
+
+    g = m.grid
+    centres = np.array([hex_centre(h) for h in g.hex_ids])
+    r = 1.0 / SQRT3
+    ang = np.radians([0, 60, 120, 180, 240, 300])
+    polys = [np.stack([x + r * np.cos(ang), y + r * np.sin(ang)], axis=1) for x, y in centres]
+    vals = np.zeros(g.n_hexes)
+    for h, p in probs.items():
+        vals[h] = p
+    fig, ax = plt.subplots(figsize=(11, 8.5), dpi=100)
+    base = ["#a9cfe8" if m.ocean[i] else "#eeeeee" for i in range(g.n_hexes)]
+    ax.add_collection(PolyCollection(polys, facecolors=base, edgecolors="#999999", linewidths=0.3))
+    hot = np.flatnonzero(vals > 0)
+    cmap = plt.get_cmap("inferno_r")
+    vmax = vals.max() if vals.max() > 0 else 1.0
+    pc = PolyCollection([polys[i] for i in hot], array=vals[hot], cmap=cmap, edgecolors="#444444", linewidths=0.4)
+    pc.set_clim(0, vmax)
+    ax.add_collection(pc)
+    fig.colorbar(pc, ax=ax, shrink=0.7, label="landing probability")
+    for i in hot:
+        if vals[i] >= 0.01:
+            ax.text(centres[i, 0], centres[i, 1], f"{vals[i]:.2f}", ha="center", va="center", fontsize=6,
+                    color="white" if vals[i] > 0.5 * vmax else "black")
+    px, py = centres[planned]
+    ax.add_patch(plt.Polygon(polys[planned], fill=False, edgecolor="#00a000", linewidth=2.0))
+    ax.text(px, py - 0.45, g.hex_id(planned), ha="center", va="bottom", fontsize=7, color="#006000")
+    land = centres[m.land]
+    ax.set_xlim(land[:, 0].min() - 3, land[:, 0].max() + 3)
+    ax.set_ylim(land[:, 1].max() + 3, land[:, 1].min() - 3)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
+@command.command(name="drop")
+@click.option("--hex", "hex_id", required=True, help="Planned hex XXYY.")
+@click.option("--marker", is_flag=True, help="A drop zone marker (re-rolls from the ocean, 19.42) instead of a stick.")
+@click.option("--german", is_flag=True, help="German marker / all-German stick (-1).")
+@click.option("--aa", type=int, default=0, show_default=True, help="Allied AA units within three hexes (+1 each).")
+@click.option("--solitaire", is_flag=True, help="Solitaire play (+2, rule 21.1).")
+@click.option("--reroll-from", type=click.Choice(["planned", "landing"]), default="planned", show_default=True,
+              help="Marker re-roll reading of 19.42: from the planned hex, or from the ocean hex where it came down.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("--out", type=click.Path(), default=None, help="Write a heat map PNG.")
+@click.option("--data-dir", type=click.Path(), default=None, help="Data directory (default: packaged data).")
+def drop_cmd(hex_id, marker, german, aa, solitaire, reroll_from, as_json, out, data_dir):
+    """Where a stick unit (or a drop zone marker) planned on a hex lands."""
+    from ..exact.drop import marker_landing, stick_unit_landing
+    from ..loaders.iod_map import load_map
+
+    _non_negative("aa", aa)
+    if out is not None and not str(out).lower().endswith(".png"):
+        raise OptionError(f"--out {out!r} must be a .png file")
+    ch = _charts(data_dir)
+    m = load_map(data_dir)
+    h = m.grid.index(hex_id)
+    if m.ocean[h]:
+        raise OptionError(f"--hex {hex_id} is an ocean hex; jumps are not planned on ocean (rules 19.33, 19.43)")
+    if marker:
+        probs = marker_landing(h, german, np.full(m.grid.n_hexes, aa, dtype=np.int32), solitaire, m.ocean,
+                               m.neighbours, ch, reroll_from_landing=(reroll_from == "landing"))
+        drowned = 0.0
+    else:
+        land, dr = stick_unit_landing(h, german, aa, solitaire, m.ocean, m.neighbours, ch)
+        probs = {k: float(v) for k, v in land.items()}
+        drowned = float(dr)
+    landing = [{"hex": m.grid.hex_id(k), "probability": p} for k, p in sorted(probs.items(), key=lambda kv: -kv[1])]
+    res = {"hex": hex_id, "kind": "marker" if marker else "stick", "german": german, "aa": aa,
+           "solitaire": solitaire, "landing": landing, "drowned": drowned}
+    if marker:
+        res["reroll_from"] = reroll_from
+    if out is not None:
+        what = "drop zone marker" if marker else "stick unit"
+        render_drop_png(m, probs, h, f"{what} planned on {hex_id}: drowned {drowned:.3f}", out)
+        res["png"] = str(out)
+    if as_json:
+        click.echo(json.dumps(res, indent=2))
+        return
+    click.echo(f"{res['kind']} planned on {hex_id}  (drowned: {drowned:.4f})")
+    for row in landing:
+        click.echo(f"  {row['hex']}  {row['probability']:.4f}")
+    if out is not None:
+        click.echo(f"heat map written to {out}")
