@@ -230,14 +230,21 @@ def load_tables(data_dir: str | Path | None = None, collector: Collector | None 
     f = {name: folder / name for name in TABLE_FILES}
     sources: dict[str, str] = {}
 
+    broken: set[str] = set()    # files with unreadable rows: skip completeness checks (no follow-on noise)
+
     def rd(name, spec, unique=None):
+        n0 = len(collector.errors) if collector is not None else 0
         try:
-            return read_csv(f[name], spec, unique=unique, collector=collector)
+            rows = read_csv(f[name], spec, unique=unique, collector=collector)
         except DataError as e:
             if collector is None:
                 raise
             collector.add(e)
+            broken.add(name)
             return []
+        if collector is not None and len(collector.errors) > n0:
+            broken.add(name)
+        return rows
 
     # weather (17.2) ----------------------------------------------------------
     rows = rd("weather.csv", {
@@ -249,7 +256,8 @@ def load_tables(data_dir: str | Path | None = None, collector: Collector | None 
                            r.warship_support, r.jumps, r.airfield_landings, r.source) for r in rows]
     w_by_roll = np.full(13, -1, np.int8)
     air_by_w = np.zeros(3, np.int8)
-    if rows and _bands(rows, "roll_min", "roll_max", 2, 12, str(f["weather.csv"]), collector, "2d6 bands"):
+    if rows and "weather.csv" not in broken and _bands(rows, "roll_min", "roll_max", 2, 12, str(f["weather.csv"]),
+                                                       collector, "2d6 bands"):
         for b in weather:
             w_by_roll[b.roll_min:b.roll_max + 1] = WEATHERS.index(b.weather)
             air_by_w[WEATHERS.index(b.weather)] = b.air_support_markers
@@ -267,7 +275,7 @@ def load_tables(data_dir: str | Path | None = None, collector: Collector | None 
             continue
         mods[r.modifier] = SurrenderModifier(r.value, r.per, r.max_times, r.source)
         sources[f"surrender_modifiers.{r.modifier}"] = r.source
-    if rows:
+    if rows and "surrender_modifiers.csv" not in broken:
         for k in SURRENDER_REQUIRED:
             if k not in mods:
                 _err(collector, DataError(str(f["surrender_modifiers.csv"]), None, "modifier", f"missing modifier {k!r} (rule 20.0)"))
@@ -275,14 +283,14 @@ def load_tables(data_dir: str | Path | None = None, collector: Collector | None 
         "roll_min": Col(int, min=-99, max=99), "roll_max": Col(int, min=-99, max=99),
         "outcome": Col(str, choices=SURRENDER_OUTCOMES), "source": source_col()})
     results = [(r.roll_min, r.roll_max, r.outcome) for r in sorted(rows, key=lambda r: r.roll_min)]
-    if rows:
+    if rows and "surrender_results.csv" not in broken:
         _bands(rows, "roll_min", "roll_max", -99, 99, str(f["surrender_results.csv"]), collector, "roll bands")
 
     # militia (16.32) ---------------------------------------------------------
     rows = rd("militia.csv", {"place": Col(str, choices=("city", "town")), "min_roll": Col(int, min=1, max=7),
                               "source": source_col()}, unique=["place"])
     militia = {r.place: r.min_roll for r in rows}
-    if rows and set(militia) != {"city", "town"}:
+    if rows and "militia.csv" not in broken and set(militia) != {"city", "town"}:
         _err(collector, DataError(str(f["militia.csv"]), None, "place", "needs one row for city and one for town"))
 
     # Royal Navy intervention (17.6) ------------------------------------------
@@ -295,7 +303,7 @@ def load_tables(data_dir: str | Path | None = None, collector: Collector | None 
     rn = {r.die: RnResult(r.die, r.warships_damaged, r.followup_units_lost, r.beach_supply_days, r.air_support_lost,
                           r.air_support_days, r.air_attacks_lost, r.air_attacks_days, r.surrender_modifier, r.source)
           for r in rows}
-    if rows and sorted(rn) != [1, 2, 3, 4, 5, 6]:
+    if rows and "rn_intervention.csv" not in broken and sorted(rn) != [1, 2, 3, 4, 5, 6]:
         _err(collector, DataError(str(f["rn_intervention.csv"]), None, "die", "needs exactly one row per die result 1-6"))
     for r in rows:
         want = mods["rn_4_5"].value if r.die in (4, 5) and "rn_4_5" in mods else (
@@ -311,7 +319,7 @@ def load_tables(data_dir: str | Path | None = None, collector: Collector | None 
     rows = sorted(rows, key=lambda r: r.strength_min)
     we_min = np.array([r.strength_min for r in rows], np.int16)
     we_x = np.array([[r[f"d{k}"] == "X" for k in range(1, 7)] for r in rows], bool).reshape(len(rows), 6)
-    if rows:
+    if rows and "waters_edge.csv" not in broken:
         _bands(rows, "strength_min", "strength_max", 0, 99, str(f["waters_edge.csv"]), collector, "strength bands")
 
     # air attacks (17.51) -----------------------------------------------------
@@ -330,7 +338,7 @@ def load_tables(data_dir: str | Path | None = None, collector: Collector | None 
     rows = rd("solo_drop_zones.csv", {"die_min": Col(int, min=1, max=6), "die_max": Col(int, min=1, max=6),
                                       "hex": Col(str, pattern=r"\d{4}"), "source": source_col()})
     drop = [""] * 6
-    if rows and _bands(rows, "die_min", "die_max", 1, 6, str(f["solo_drop_zones.csv"]), collector, "die bands"):
+    if rows and "solo_drop_zones.csv" not in broken and _bands(rows, "die_min", "die_max", 1, 6, str(f["solo_drop_zones.csv"]), collector, "die bands"):
         for r in rows:
             for d in range(r.die_min, r.die_max + 1):
                 drop[d - 1] = r.hex
@@ -341,7 +349,7 @@ def load_tables(data_dir: str | Path | None = None, collector: Collector | None 
     rows = rd("solo_beach_zones.csv", {"die_min": Col(int, min=1, max=6), "die_max": Col(int, min=1, max=6),
                                        "zone": Col(str, choices=ZONES), "source": source_col()})
     zones = [""] * 6
-    if rows and _bands(rows, "die_min", "die_max", 1, 6, str(f["solo_beach_zones.csv"]), collector, "die bands"):
+    if rows and "solo_beach_zones.csv" not in broken and _bands(rows, "die_min", "die_max", 1, 6, str(f["solo_beach_zones.csv"]), collector, "die bands"):
         for r in rows:
             for d in range(r.die_min, r.die_max + 1):
                 zones[d - 1] = r.zone
@@ -359,7 +367,7 @@ def load_tables(data_dir: str | Path | None = None, collector: Collector | None 
                 continue
             vals[r.item] = r.value
             sources[f"{name}.{r.item}"] = r.source
-        if rows or f[f"{name}.csv"].is_file():
+        if f"{name}.csv" not in broken:
             for it in items:
                 if it not in vals:
                     _err(collector, DataError(str(f[f"{name}.csv"]), None, "item", f"missing item {it!r}"))

@@ -1,0 +1,153 @@
+"""``malta-sim data check``: exit 0 on the packaged data, exit 2 with one precise line
+per problem on broken copies built in tmp_path."""
+
+import re
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from malta_sim.cli import main
+from malta_sim.errors import DataError
+from malta_sim.loaders import check_iod, load_iod
+from malta_sim.loaders.common import packaged_data_dir
+
+
+@pytest.fixture
+def copy(tmp_path):
+    dst = tmp_path / "iod"
+    shutil.copytree(packaged_data_dir(), dst)
+    return dst
+
+
+def edit(path, old, new, count=1):
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, count), encoding="utf-8")
+
+
+def one_problem(folder, file_part, line, field, words):
+    probs = check_iod(folder)
+    hits = [p for p in probs if file_part in p.file and (field is None or p.field == field)
+            and words in p.message and (line is None or p.line == line)]
+    assert hits, "\n".join(p.format() for p in probs)
+    return hits[0]
+
+
+def line_of(path, needle):
+    for i, ln in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if needle in ln and not ln.lstrip().startswith("#"):
+            return i
+    raise AssertionError(needle)
+
+
+def test_packaged_data_is_valid():
+    assert check_iod() == []
+    r = CliRunner().invoke(main, ["data", "check"])
+    assert r.exit_code == 0 and "ok:" in r.output
+    d = load_iod()
+    assert re.fullmatch(r"[0-9a-f]{16}", d.data_hash)
+
+
+def test_unknown_unit_in_scenario(copy):
+    f = copy / "scenarios" / "intro.toml"
+    edit(f, '"allied.uk.4b=6-6"', '"allied.uk.4bb=6-6"')
+    one_problem(copy, "intro.toml", line_of(f, "allied.uk.4bb"), "setup[3].units", "unknown unit 'allied.uk.4bb'")
+
+
+def test_wrong_printed_strength(copy):
+    f = copy / "scenarios" / "intro.toml"
+    edit(f, 'units = ["allied.uk.8m=4-6"', 'units = ["allied.uk.8m=5-6"')
+    p = one_problem(copy, "intro.toml", line_of(f, "allied.uk.8m=5-6"), None, "has no strength level 5-6")
+    assert "6-6, 4-6, 2-6" in p.message
+
+
+def test_unit_on_ocean_hex(copy):
+    f = copy / "scenarios" / "hercules.toml"
+    edit(f, 'hex = "0809"', 'hex = "0101"')
+    one_problem(copy, "hercules.toml", line_of(f, 'hex = "0101"'), "setup[0].hex", "ocean hex")
+
+
+def test_hex_off_the_grid(copy):
+    f = copy / "scenarios" / "hercules.toml"
+    edit(f, 'hex = "0809"', 'hex = "2725"')
+    one_problem(copy, "hercules.toml", line_of(f, 'hex = "2725"'), "setup[0].hex", "not a hex id")
+
+
+def test_piece_used_twice_and_stacking(copy):
+    f = copy / "scenarios" / "hercules.toml"
+    edit(f, 'units = ["allied.uk.8m=6-6"]', 'units = ["allied.uk.8m=6-6", "allied.uk.2rif", "allied.uk.1h", "allied.uk.4b", "allied.uk.1dli"]')
+    one_problem(copy, "hercules.toml", None, "setup.units", "limit is 4 (rule 7.1)")
+    one_problem(copy, "hercules.toml", None, None, "is used twice")
+
+
+def test_missing_column(copy):
+    f = copy / "units.csv"
+    edit(f, ",morale,morale_source,", ",moral,morale_source,")
+    one_problem(copy, "units.csv", line_of(f, "id,name,side"), "morale", "missing column")
+
+
+def test_duplicate_id(copy):
+    f = copy / "units.csv"
+    text = f.read_text()
+    row = next(ln for ln in text.splitlines() if ln.startswith("allied.uk.8m,"))
+    f.write_text(text + row + "\n")
+    n = len(text.splitlines()) + 1
+    one_problem(copy, "units.csv", n, "id", "duplicate id 'allied.uk.8m'")
+
+
+def test_value_out_of_range(copy):
+    f = copy / "unit_steps.csv"
+    edit(f, "allied.uk.2rwk,1,6,6,6", "allied.uk.2rwk,1,6,6,66")
+    one_problem(copy, "unit_steps.csv", line_of(f, "allied.uk.2rwk,1,"), "movement", "above the maximum")
+
+
+def test_bad_source(copy):
+    f = copy / "artillery.csv"
+    edit(f, "allied.uk.art_12,9,3,6,2,2,false,rule 9.9 example", "allied.uk.art_12,9,3,6,2,2,false,from memory")
+    one_problem(copy, "artillery.csv", line_of(f, "allied.uk.art_12"), "source", "source must be")
+
+
+def test_maltese_never_break_down(copy):
+    f = copy / "breakdown.csv"
+    f.write_text(f.read_text() + "allied.mt.2k,allied.uk.inf_coy,3,reconstructed\n")
+    one_problem(copy, "breakdown.csv", None, "battalion", "Maltese battalions never break down")
+
+
+def test_weather_gap_and_missing_modifier(copy):
+    edit(copy / "tables" / "weather.csv", "9,10,cloudy", "10,10,cloudy")
+    one_problem(copy, "weather.csv", None, "roll_min", "no gaps or overlaps")
+    f = copy / "tables" / "surrender_modifiers.csv"
+    edit(f, "axis_hq,2,1,0,rule 20.0\n", "")
+    one_problem(copy, "surrender_modifiers.csv", None, "modifier", "missing modifier 'axis_hq'")
+
+
+def test_bad_result_code(copy):
+    f = copy / "tables" / "waters_edge.csv"
+    edit(f, "0,2,-,-,-,-,-,X", "0,2,-,-,-,-,-,Y")
+    one_problem(copy, "waters_edge.csv", line_of(f, "0,2,"), "d6", "is not one of")
+
+
+def test_rn_modifier_must_match_rule_20(copy):
+    f = copy / "tables" / "rn_intervention.csv"
+    edit(f, "6,-1,2,2,2,2,-1,2,3,", "6,-1,2,2,2,2,-1,2,2,")
+    one_problem(copy, "rn_intervention.csv", line_of(f, "6,-1,"), "surrender_modifier", "rule 20.0")
+
+
+def test_cli_exit_2_one_line_per_problem(copy):
+    edit(copy / "scenarios" / "intro.toml", '"allied.uk.4b=6-6"', '"allied.uk.4bb=6-6"')
+    edit(copy / "tables" / "militia.csv", "town,5,", "town,9,")
+    r = CliRunner().invoke(main, ["data", "check", str(copy)])
+    assert r.exit_code == 2
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert len(lines) == 2 and all(ln.startswith("error: ") for ln in lines)
+    assert "Traceback" not in r.output
+    r = CliRunner().invoke(main, ["data", "check", str(copy / "nope")])
+    assert r.exit_code == 2 and "does not exist" in r.output
+
+
+def test_load_iod_raises_first_problem(copy):
+    edit(copy / "tables" / "militia.csv", "town,5,", "town,9,")
+    with pytest.raises(DataError) as ei:
+        load_iod(copy)
+    assert "militia.csv" in ei.value.file and ei.value.field == "min_roll"
