@@ -38,27 +38,29 @@ def _corners(x: float, y: float) -> np.ndarray:
 
 
 def scenario_stacks(scenario: str, data_dir=None) -> list[tuple[str, str, list[str]]]:
-    """Set-up stacks of a scenario: ``[(side, hex, [unit labels])]``.
+    """Set-up stacks of a scenario: ``[(side, hex, [piece ids])]``, one entry per
+    side and hex, in file order.
 
-    Uses the scenario loader ``malta_sim.loaders.load_iod`` when it is present,
-    else reads the ``[[setup]]`` tables of ``scenarios/<scenario>.toml``.
+    Uses the scenario loader (:func:`malta_sim.loaders.load_iod`) when the data
+    directory loads; otherwise reads the ``[[setup]]`` tables of
+    ``scenarios/<scenario>.toml`` directly (so the map can still be drawn while
+    other data files are broken).
 
     Raises
     ------
     DataError
         If the scenario file is missing or malformed.
     """
-    try:  # the full data loader, when available
-        from .loaders import load_iod  # type: ignore[attr-defined]
+    try:
+        from .loaders import load_iod
 
-        data = load_iod(data_dir)
-        sc = data.scenarios[scenario]
-        out = []
-        for st in sc.setup:
-            units = [getattr(u, "label", None) or getattr(u, "unit_id", str(u)) for u in st.units]
-            out.append((st.side, st.hex, [str(u) for u in units]))
-        return out
-    except Exception:  # noqa: BLE001 - fall back to the TOML set-up tables
+        sc = load_iod(data_dir).scenario(scenario)
+        grouped: dict[tuple[str, str], list[str]] = {}
+        for p in sc.setup:
+            if p.hex:
+                grouped.setdefault((p.side, p.hex), []).append(p.piece)
+        return [(side, h, units) for (side, h), units in grouped.items()]
+    except Exception:  # noqa: BLE001 - any problem elsewhere in the data: fall back to the TOML tables
         pass
     from .loaders.common import read_toml, resolve_data_dir
 
@@ -68,6 +70,22 @@ def scenario_stacks(scenario: str, data_dir=None) -> list[tuple[str, str, list[s
     for st in doc.get("setup", []):
         if "hex" in st:
             out.append((st.get("side", "?"), st["hex"], [str(u) for u in st.get("units", [])]))
+    return out
+
+
+def box_contents(scenario: str, data_dir=None) -> dict[str, int]:
+    """Number of pieces a scenario puts in each box (``followup.<Zone>``,
+    ``disbandment``); empty when the scenario loader is unavailable."""
+    try:
+        from .loaders import load_iod
+
+        sc = load_iod(data_dir).scenario(scenario)
+    except Exception:  # noqa: BLE001
+        return {}
+    out: dict[str, int] = {}
+    for p in sc.boxes:
+        if p.box:
+            out[p.box] = out.get(p.box, 0) + 1
     return out
 
 
@@ -82,7 +100,8 @@ def _short(unit: str) -> str:
 
 
 def draw_map(m: MapData | None = None, *, scenario: str | None = None, data_dir=None, out: str | Path | None = None,
-             show_ids: bool = True, title: str | None = None, figsize=(22, 17), dpi: int = 110):
+             show_ids: bool = True, title: str | None = None, full: bool = False, margin: float = 2.2,
+             width_in: float = 20.0, dpi: int = 110):
     """Draw the map; optionally with a scenario's set-up stacks.
 
     Parameters
@@ -97,6 +116,10 @@ def draw_map(m: MapData | None = None, *, scenario: str | None = None, data_dir=
         PNG file to write.
     show_ids : bool
         Print the ``XXYY`` id in every hex.
+    full : bool
+        Draw the whole grid; otherwise only the island plus ``margin`` hexes.
+    width_in : float
+        Figure width in inches (the height follows the drawn area).
 
     Returns
     -------
@@ -113,18 +136,27 @@ def draw_map(m: MapData | None = None, *, scenario: str | None = None, data_dir=
         m = load_map(data_dir)
     g = m.grid
     centres = np.array([hex_centre(h) for h in g.hex_ids])
-    polys = [_corners(x, y) for x, y in centres]
-    colours = [TERRAIN_COLOURS[HEX_TERRAINS[int(t)]] for t in m.terrain]
-    fig, ax = plt.subplots(figsize=figsize, dpi=dpi)
+    if full:
+        x0, x1 = centres[:, 0].min() - 0.8, centres[:, 0].max() + 0.8
+        y0, y1 = centres[:, 1].min() - 0.8, centres[:, 1].max() + 0.8
+    else:
+        lc = centres[m.land]
+        x0, x1 = lc[:, 0].min() - margin, lc[:, 0].max() + margin
+        y0, y1 = lc[:, 1].min() - margin, lc[:, 1].max() + margin
+    visible = ((centres[:, 0] > x0 - 0.6) & (centres[:, 0] < x1 + 0.6)
+               & (centres[:, 1] > y0 - 0.6) & (centres[:, 1] < y1 + 0.6))
+    polys = [_corners(x, y) for x, y in centres[visible]]
+    colours = [TERRAIN_COLOURS[HEX_TERRAINS[int(t)]] for t in m.terrain[visible]]
+    fig, ax = plt.subplots(figsize=(width_in, width_in * (y1 - y0) / (x1 - x0) + 0.5), dpi=dpi)
     ax.add_collection(PolyCollection(polys, facecolors=colours, edgecolors="#7f7f7f", linewidths=0.3))
 
     # coastal hexes: a light hatch; beach hexes: outline in the zone colour
     for i in np.flatnonzero(m.coastal & ~m.beach):
-        ax.add_patch(plt.Polygon(polys[i], closed=True, fill=False, hatch="...", edgecolor="#8fb3cc",
+        ax.add_patch(plt.Polygon(_corners(*centres[i]), closed=True, fill=False, hatch="...", edgecolor="#8fb3cc",
                                  linewidth=0))
     for i in np.flatnonzero(m.beach):
         z = ZONES[int(m.beach_zone[i])]
-        ax.add_patch(plt.Polygon(polys[i], closed=True, fill=False, edgecolor=ZONE_COLOURS[z], linewidth=2.2))
+        ax.add_patch(plt.Polygon(_corners(*centres[i]), closed=True, fill=False, edgecolor=ZONE_COLOURS[z], linewidth=2.2))
 
     # hexsides
     roads, by_feat = [], {"creek": [], "creek_rise": [], "ocean": []}
@@ -172,9 +204,10 @@ def draw_map(m: MapData | None = None, *, scenario: str | None = None, data_dir=
             ax.plot(x, y + 0.05, marker="s", color="#6e4a2e", ms=6, zorder=6)
 
     if show_ids:
-        for i, (x, y) in enumerate(centres):
+        for i in np.flatnonzero(visible):
+            x, y = centres[i]
             ax.text(x, y - 0.33, g.hex_id(i), ha="center", va="center", fontsize=5.5,
-                    color="#555555" if m.land[i] else "#6d8fa8", zorder=8)
+                    color="#555555" if m.land[i] else "#6d8fa8", zorder=8, clip_on=True)
 
     # place names (first name of each hex)
     for hid, name in m.place_names.items():
@@ -204,13 +237,20 @@ def draw_map(m: MapData | None = None, *, scenario: str | None = None, data_dir=
                                     facecolor="white", edgecolor=ZONE_COLOURS[z], lw=1.0, zorder=10))
         ax.text(p[0], p[1], f"{w + 1}", ha="center", va="center", fontsize=6, color=ZONE_COLOURS[z], zorder=11)
         zone_pts[z].append(ci + v * 2.4)
+    contents = box_contents(scenario, data_dir) if scenario is not None else {}
     for zi, z in enumerate(ZONES):
         if not zone_pts[z]:
             continue
         p = np.mean(zone_pts[z], axis=0)
         d = p - island_c
         p = p + d / (np.linalg.norm(d) + 1e-9) * 0.8
-        ax.text(p[0], p[1], f"{z} zone\nFollow-up box {m.follow_up_boxes[zi]}", ha="center", va="center",
+        p = np.array([min(max(p[0], x0 + 1.3), x1 - 1.3), min(max(p[1], y0 + 0.9), y1 - 0.9)])
+        fu = m.follow_up_boxes[zi]
+        extra = ""
+        if scenario is not None:
+            n_fu = contents.get(fu, contents.get(f"followup.{z}", 0))
+            extra = f"\n{n_fu} pieces" if n_fu else "\nempty"
+        ax.text(p[0], p[1], f"{z} zone\nFollow-up box{extra}", ha="center", va="center",
                 fontsize=8, color="white", zorder=11,
                 bbox=dict(boxstyle="round", facecolor=ZONE_COLOURS[z], edgecolor="k", lw=0.8))
 
@@ -223,7 +263,7 @@ def draw_map(m: MapData | None = None, *, scenario: str | None = None, data_dir=
             dx = -0.16 if side.lower().startswith("allied") else 0.16
             col = "#c8102e" if side.lower().startswith("allied") else "#3a5f0b"
             txt = "\n".join(_short(u) for u in units[:5]) + ("\n..." if len(units) > 5 else "")
-            ax.text(x + dx, y + 0.02, txt, ha="center", va="center", fontsize=4.6, color="white", zorder=12,
+            ax.text(x + dx, y + 0.02, txt, ha="center", va="center", fontsize=5.4, color="white", zorder=12,
                     bbox=dict(boxstyle="square,pad=0.15", facecolor=col, edgecolor="k", lw=0.5, alpha=0.92))
 
     # legend
@@ -240,8 +280,8 @@ def draw_map(m: MapData | None = None, *, scenario: str | None = None, data_dir=
         handles += [Patch(facecolor="#c8102e", label="Allied set-up"), Patch(facecolor="#3a5f0b", label="Axis set-up")]
     ax.legend(handles=handles, loc="lower left", fontsize=9, ncol=2, framealpha=0.9)
 
-    ax.set_xlim(centres[:, 0].min() - 0.8, centres[:, 0].max() + 0.8)
-    ax.set_ylim(centres[:, 1].max() + 0.8, centres[:, 1].min() - 0.8)
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y1, y0)
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(title or ("Island of Death map" + (f" - {scenario} set-up" if scenario else "")), fontsize=16)
@@ -249,13 +289,4 @@ def draw_map(m: MapData | None = None, *, scenario: str | None = None, data_dir=
     if out is not None:
         fig.savefig(out)
         plt.close(fig)
-    return fig
-
-
-def crop_to_land(fig, m: MapData, margin: float = 3.0):
-    """Zoom the axes of ``fig`` to the land hexes plus ``margin`` hexes."""
-    ax = fig.axes[0]
-    c = np.array([hex_centre(h) for h in m.grid.hex_ids])[m.land]
-    ax.set_xlim(c[:, 0].min() - margin, c[:, 0].max() + margin)
-    ax.set_ylim(c[:, 1].max() + margin, c[:, 1].min() - margin)
     return fig

@@ -100,7 +100,7 @@ def test_terrain_flag_mismatch(copy):
 
 def test_wave_box_on_non_beach_hex(copy):
     p = copy / "beach_boxes.csv"
-    n = _replace_line(p, "N-W1-1,", lambda ln: ln.replace(",1107,", ",1313,"))
+    n = _replace_line(p, "first.North.1107,", lambda ln: ln.replace(",1107,", ",1313,"))
     e = _err(copy)
     assert e.file.endswith("beach_boxes.csv") and e.line == n and e.field == "beach_hex"
     assert "not a beach hex" in e.message
@@ -108,8 +108,8 @@ def test_wave_box_on_non_beach_hex(copy):
 
 def test_wave_box_of_another_zone(copy):
     p = copy / "beach_boxes.csv"
-    west = [ln for ln in p.read_text().splitlines() if ln.startswith("W-W1-1,")][0].split(",")[3]
-    n = _replace_line(p, "N-W1-1,", lambda ln: ln.replace(",1107,", f",{west},"))
+    west = [ln for ln in p.read_text().splitlines() if ln.startswith("first.West.")][0].split(",")[3]
+    n = _replace_line(p, "first.North.1107,", lambda ln: ln.replace(",1107,", f",{west},"))
     e = _err(copy)
     assert e.line == n and "West zone" in e.message
 
@@ -165,7 +165,7 @@ def test_place_on_wrong_hex(copy):
 
 def test_check_map_collects_problems_of_several_files(copy):
     _replace_line(copy / "terrain_effects.csv", "woods,hex,", lambda ln: ln.rsplit(",", 1)[0] + ",guessed")
-    _replace_line(copy / "beach_boxes.csv", "N-W1-1,", lambda ln: ln.replace(",1107,", ",1313,"))
+    _replace_line(copy / "beach_boxes.csv", "first.North.1107,", lambda ln: ln.replace(",1107,", ",1313,"))
     errs = check_map(copy)
     files = sorted({e.file.rsplit("/", 1)[-1] for e in errs})
     assert files == ["beach_boxes.csv", "terrain_effects.csv"]

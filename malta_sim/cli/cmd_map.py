@@ -38,15 +38,8 @@ def command(scenario, out, data_dir, full, no_ids):
     if out_path.parent and not out_path.parent.exists():
         raise OptionError(f"--out: folder {str(out_path.parent)!r} does not exist")
     from ..loaders.iod_map import load_map
-    from ..plots_map import crop_to_land, draw_map
+    from ..plots_map import draw_map
 
     m = load_map(data_dir)
-    fig = draw_map(m, scenario=scenario, data_dir=data_dir, show_ids=not no_ids,
-                   figsize=(22, 17) if full else (20, 12.5))
-    if not full:
-        crop_to_land(fig, m, 2.6)
-    import matplotlib.pyplot as plt
-
-    fig.savefig(out_path)
-    plt.close(fig)
+    draw_map(m, scenario=scenario, data_dir=data_dir, show_ids=not no_ids, full=full, out=out_path)
     click.echo(f"wrote {out_path}")

@@ -537,16 +537,16 @@ class MapBuilder:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(["zone", "follow_up_box", "source"])
             for zone in ("North", "South", "East", "West"):
-                w.writerow([zone, f"{zone[0]}-FU", "rule 18.1"])
+                w.writerow([zone, f"followup.{zone}", "rule 18.1"])
         with open(out / "beach_boxes.csv", "w", newline="", encoding="utf-8") as f:
             f.write("# First and Second Wave boxes (rule 18.1): each connected to one beach hex of its zone.\n")
             w = csv.writer(f, lineterminator="\n")
             w.writerow(["box", "zone", "wave", "beach_hex", "source"])
             for zone in ("North", "South", "East", "West"):
-                for i, (h, _name, src) in enumerate(self.beaches[zone], start=1):
+                for h, _name, src in self.beaches[zone]:
                     s = src if src.startswith("rule") else "reconstructed: one First and one Second Wave box per beach hex"
-                    w.writerow([f"{zone[0]}-W1-{i}", zone, "first", h, s])
-                    w.writerow([f"{zone[0]}-W2-{i}", zone, "second", h, s])
+                    w.writerow([f"first.{zone}.{h}", zone, "first", h, s])
+                    w.writerow([f"second.{zone}.{h}", zone, "second", h, s])
         with open(out / "places.csv", "w", newline="", encoding="utf-8") as f:
             f.write("# Named places: kind city town airfield fort port_main port_minor woods ammo_point;\n")
             f.write("# lat/lon are the real coordinates the generator used (degrees); code = RAF company of an airfield.\n")
