@@ -22,7 +22,7 @@ import numpy as np
 from ...errors import OptionError
 from .terrain import COST_ROAD_ALLIED_DAY, COST_ROAD_HALF, COST_SLOPE, COST_ZOC, IMMap
 from .units import ALLIED, AXIS, RED, Position, UnitTable, side_index
-from .zoc import crossable, occupied, zoc_map
+from .zoc import occupied, zoc_map
 
 INF = 1 << 30
 
@@ -80,9 +80,41 @@ def movement_allowance(units: UnitTable, pos: Position, u: int, ctx: MoveContext
     return 2 * ma
 
 
-def step_cost(m: IMMap, units: UnitTable, pos: Position, stack, i: int, d: int, ctx: MoveContext,
-              enemy_zoc: np.ndarray, enemy_occ: np.ndarray, start_in_zoc: bool, at_start: bool) -> int:
-    """Cost (hmp) for ``stack`` to move from hex ``i`` across side ``d``; -1 if not allowed.
+@dataclass
+class StackInfo:
+    """Per-search facts about a moving stack and the hexes around it (precomputed once per :func:`reach`)."""
+
+    side: int
+    cliff_ok: bool          # every unit a non-Disrupted commando (rules 8.35, 3.83)
+    motor: bool             # any motorized unit (rule 8.33)
+    armored: bool           # any armored unit (rules 3.33, 3.64)
+    artillery: bool         # any artillery unit (rule 8.25)
+    all_red: bool           # every unit red-box (rule 8.23)
+    friend_any: np.ndarray  # bool[n]: other friendly units there
+    friend_motor: np.ndarray
+    friend_armor: np.ndarray
+
+
+def stack_info(m: IMMap, units: UnitTable, pos: Position, stack) -> StackInfo:
+    """Facts used by :func:`step_cost` for ``stack`` (units other than the stack count as 'friends')."""
+    stack = np.asarray(stack, dtype=np.int64)
+    side = int(units.side[stack[0]])
+    others = pos.on_map() & (units.side == side)
+    others[stack] = False
+    fa = np.zeros(m.n, bool)
+    fm = np.zeros(m.n, bool)
+    fr = np.zeros(m.n, bool)
+    fa[pos.hex[others]] = True
+    fm[pos.hex[others & units.motorized]] = True
+    fr[pos.hex[others & units.armored]] = True
+    return StackInfo(side, bool((units.commando[stack] & ~pos.disrupted[stack]).all()),
+                     bool(units.motorized[stack].any()), bool(units.armored[stack].any()),
+                     bool((units.range_[stack] > 0).any()), bool((units.ma_class[stack] == RED).all()), fa, fm, fr)
+
+
+def step_cost(m: IMMap, info: StackInfo, i: int, d: int, ctx: MoveContext, enemy_zoc: np.ndarray,
+              enemy_occ: np.ndarray, start_in_zoc: bool, at_start: bool) -> int:
+    """Cost (hmp) for a stack to move from hex ``i`` across side ``d``; -1 if not allowed.
 
     Implements rules 8.14 (no enemy hexes), 8.24 (ZOC to ZOC only via a free
     hex), 8.25 (artillery into enemy ZOC only with a friend there), 8.31
@@ -93,27 +125,26 @@ def step_cost(m: IMMap, units: UnitTable, pos: Position, stack, i: int, d: int, 
     8.21 (+1 MP for enemy ZOC).
     """
     j = int(m.nbr[i, d])
-    for u in stack:
-        if not crossable(m, units, pos, u, i, d):
-            return -1
+    if j < 0 or m.water[i, d] or not m.land[j]:
+        return -1  # rule 8.35 sea hexside
+    if m.cliff[i, d] and not info.cliff_ok:
+        return -1  # rule 8.35 cliff
+    road = m.road[i, d]
+    if info.motor and not (road > 0 or m.urban[j] or m.airfield[j]):
+        return -1  # rule 8.33
     if enemy_occ[j]:
-        return -1
-    side = int(units.side[stack[0]])
-    here = pos.at(j)
-    here = here[units.side[here] == side]
-    here = np.setdiff1d(here, stack)
-    motor = units.ma_class[stack] != 0
-    if motor.any() and units.motorized[here].any() and not (m.road[i, d] == 2 or m.urban[j] or m.airfield[j]):
-        return -1
-    if units.armored[stack].any() and units.armored[here].any():
-        return -1
+        return -1  # rule 8.14
+    if info.motor and info.friend_motor[j] and not (road == 2 or m.urban[j] or m.airfield[j]):
+        return -1  # rules 3.33, 8.33
+    if info.armored and info.friend_armor[j]:
+        return -1  # rules 3.33, 3.64
     if enemy_zoc[j]:
-        if at_start and start_in_zoc and not (units.ma_class[stack] == RED).all():
+        if at_start and start_in_zoc and not info.all_red:
             return -1  # rule 8.24 (red-box units excepted, 8.23 and the ZOC example)
-        if (units.range_[stack] > 0).any() and len(here) == 0:
+        if info.artillery and not info.friend_any[j]:
             return -1  # rule 8.25
-    if m.road[i, d] > 0 or (m.urban[i] and m.urban[j]):
-        c = road_cost(side, ctx)
+    if road > 0 or (m.urban[i] and m.urban[j]):
+        c = road_cost(info.side, ctx)
     else:
         c = m.terrain_cost(j) + (COST_SLOPE if m.slope_up[i, d] else 0)
     if enemy_zoc[j]:
@@ -161,7 +192,7 @@ def reach(m: IMMap, units: UnitTable, pos: Position, stack, ctx: MoveContext = M
         ma_hmp = min(movement_allowance(units, pos, int(u), ctx) for u in stack)
     ez = zoc_map(m, units, pos, enemy)
     eo = occupied(units, pos, enemy, m.n)
-    all_red = bool((units.ma_class[stack] == RED).all())
+    info = stack_info(m, units, pos, stack)
     start_in_zoc = bool(ez[start])
     cost = np.full(m.n, INF, dtype=np.int64)
     cost[start] = 0
@@ -176,14 +207,13 @@ def reach(m: IMMap, units: UnitTable, pos: Position, stack, ctx: MoveContext = M
         done[i] = True
         if i != start and ez[i]:
             # rule 8.22 stop; 8.23 red-box units go on through vacant ZOC hexes
-            vacant = len(pos.at(i)) == 0
-            if not (all_red and vacant):
+            if not (info.all_red and not info.friend_any[i]):
                 continue
         for d in range(6):
             j = m.nbr[i, d]
             if j < 0 or done[j]:
                 continue
-            sc = step_cost(m, units, pos, stack, i, d, ctx, ez, eo, start_in_zoc, i == start)
+            sc = step_cost(m, info, i, d, ctx, ez, eo, start_in_zoc, i == start)
             if sc < 0:
                 continue
             nc = c + sc
