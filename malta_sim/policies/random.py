@@ -31,6 +31,17 @@ class RandomPolicy(RandomInvasionDecisions, Policy):
         seq = list(seq)
         return seq[int(self.rng(game).integers(len(seq)))]
 
+    def _no_mix(self, game, pick, max_ships):
+        """Warships and artillery never fire at one hex together (10.13, 16.74);
+        at most ``max_ships`` warships."""
+        ships = [u for u in pick if game.static.utype[u] == 17]   # WARSHIP
+        if ships and len(ships) != len(pick):
+            pick = ships if self._coin(game, 0.5) else [u for u in pick if u not in ships]
+            ships = [u for u in pick if game.static.utype[u] == 17]
+        if len(ships) > max_ships:
+            pick = ships[:max_ships]
+        return pick
+
     def _coin(self, game, p):
         return bool(self.rng(game).random() < p)
 
@@ -118,7 +129,7 @@ class RandomPolicy(RandomInvasionDecisions, Policy):
         for tgt, units in sorted(options.bombard.items()):
             free = [u for u in units if u not in used]
             if free and self._coin(game, 0.3):
-                pick = [u for u in free if self._coin(game, 0.7)]
+                pick = self._no_mix(game, [u for u in free if self._coin(game, 0.7)], 99)
                 if pick:
                     plan.bombard[tgt] = pick
                     used.update(pick)
@@ -127,7 +138,7 @@ class RandomPolicy(RandomInvasionDecisions, Policy):
                 continue
             free = [u for u in units if u not in used]
             if free and self._coin(game, 0.5):
-                pick = [u for u in free if self._coin(game, 0.5)]
+                pick = self._no_mix(game, [u for u in free if self._coin(game, 0.5)], 3)
                 if pick:
                     plan.support[tgt] = pick
                     used.update(pick)
@@ -147,6 +158,7 @@ class RandomPolicy(RandomInvasionDecisions, Policy):
             free = [u for u in units if u not in used]
             if free and self._coin(game, 0.5):
                 pick = [u for u in free if self._coin(game, 0.5)]
+                pick = self._no_mix(game, pick, 2)
                 if pick:
                     out[h] = pick
                     used.update(pick)

@@ -125,7 +125,13 @@ def _art_can_fire(game, u: int, enemy_zoc) -> bool:
     if t.utype[u] == st.WARSHIP:
         if game.night or s.weather[0] == RAINY:
             return False
+        if int(s.gun_fired_turn[u]) == game.turn:
+            return False                     # rule 18.4: fired at coastal guns this turn
         return u not in game.extra.get("comm_failed", {}).get(game.turn, set())
+    if t.side[u] == 1:
+        from .special import delayed_reaction_ok
+        if not delayed_reaction_ok(game, u):
+            return False                     # rule 17.7
     if t.utype[u] != st.ARTILLERY or s.hitched[u] or s.salvos[u] <= 0:
         return False
     if s.morale_state[u] == DEMORALIZED or enemy_zoc[s.hex[u]]:

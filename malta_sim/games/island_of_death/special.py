@@ -145,6 +145,27 @@ class RNResult:
     air_attacks_cut: int = 0
     surrender_mod: int = 0
     source: str = "reconstructed"
+    beach_supply_days: int = 99
+    air_support_days: int = 99
+    air_attacks_days: int = 99
+
+    @classmethod
+    def from_table(cls, r) -> "RNResult":
+        """From a data row (``malta_sim.loaders.iod_tables`` RnResult): ``-1``
+        means all warships / all air attacks; effects last ``*_days`` days
+        starting with 1 July."""
+        return cls(
+            warships_damaged=99 if r.warships_damaged < 0 else int(r.warships_damaged),
+            follow_up_steps=int(r.followup_units_lost),
+            beach_supply_barred=int(r.beach_supply_days) > 0,
+            air_support_cut=int(r.air_support_lost),
+            air_attacks_cut=99 if r.air_attacks_lost < 0 else int(r.air_attacks_lost),
+            surrender_mod=int(r.surrender_modifier),
+            source=str(r.source),
+            beach_supply_days=int(r.beach_supply_days),
+            air_support_days=int(r.air_support_days),
+            air_attacks_days=int(r.air_attacks_days),
+        )
 
 
 #: Fallback Royal Navy Intervention Table (used only when the data set has no
@@ -309,3 +330,16 @@ def rn_table_from_rows(rows: list[dict]) -> dict[int, RNResult]:
 
 
 
+
+
+def delayed_reaction_ok(game, u: int) -> bool:
+    """Rule 17.7 for the land engine: may Allied unit ``u`` move, bombard or
+    give artillery support now?  True except on the 29 June AM / noon turns of
+    Operation Hercules when no Axis ground unit is within 4 / 7 hexes of it."""
+    radius = delayed_reaction_radius(game.turn, getattr(game.scenario, "name", "hercules"))
+    if radius < 0 or game.static.side[u] != 1:
+        return True
+    from .hercules import axis_ground_hexes
+
+    return bool(allied_may_act(radius, int(game.state.hex[u]), axis_ground_hexes(game),
+                               game.static.grid.distance_table))

@@ -1,0 +1,656 @@
+"""The Airborne Landing Phase and jump planning (rules 4.23, 19.1-19.9, 21.1).
+
+* :func:`plan_jumps` -- 19.3: drop zone markers and sticks planned two days
+  ahead (the first two days during preparation, 3.0 a), with the per-turn
+  limits of the scenario (22.35) and the target limits of 19.22 / 19.33; each
+  stick's position is recorded relative to its formation's drop zone marker
+  (19.32).
+* :func:`move_drop_markers` -- 19.13 (Initial Segment).
+* :func:`airborne_landing_phase` -- 4.23 a-h: cancellation (19.35), drop zone
+  markers (19.41-19.42), sticks (19.43-19.45), airborne losses (19.46),
+  hostile landings (19.5), rally (19.6), reforming (13.2).  In solitaire play
+  (21.1) markers and sticks are placed by :mod:`.solitaire` instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import airborne as ab
+from . import static as st
+from .state import (ALLIED, AM, AXIS, BOX_DISBANDMENT, BOX_MAP, DEMORALIZED, DISORGANIZED,
+                    NIGHT, NOON, PM, RAINY)
+
+
+def _h():
+    from . import hercules
+    return hercules
+
+
+PARA = (1, 2)  # Ramcke, Folgore formation codes
+
+
+# =====================================================================================
+# Sticks (19.21)
+# =====================================================================================
+def available_sticks(game, formation: int, planned_units: set) -> list:
+    """Sticks of ``formation`` that could be planned now (rule 19.21): each
+    paratroop battalion (or its three companies), each artillery battalion, the
+    HQ with the leader and all engineer companies, or a returning HQ/leader.
+
+    Returns
+    -------
+    list of (kind, tuple of units)
+    """
+    s, t = game.state, game.static
+    broken = {int(b) for b in s.parent[(s.parent >= 0) & (s.box != 5)]}
+    inbox = [int(u) for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == AXIS)
+                                            & (t.printed_formation == formation))
+             if int(u) not in planned_units and int(u) not in broken]
+    out = []
+    comps_by_bn: dict = {}
+    hq_group = []
+    for u in inbox:
+        ut, sz = t.utype[u], t.size[u]
+        if ut == st.PARATROOP and sz == st.BATTALION:
+            out.append(("battalion", (u,)))
+        elif ut == st.PARATROOP and sz == st.COMPANY and t.battalion_of[u] >= 0:
+            comps_by_bn.setdefault(int(t.battalion_of[u]), []).append(u)
+        elif ut == st.ARTILLERY:
+            out.append(("artillery", (u,)))
+        elif ut in (st.HQ, st.LEADER, st.ENGINEER):
+            hq_group.append(u)
+    for bn, comps in sorted(comps_by_bn.items()):
+        out.append(("battalion", tuple(sorted(comps))))
+    if hq_group:
+        has_eng = any(t.utype[u] == st.ENGINEER for u in hq_group)
+        out.append(("hq_engineers" if has_eng else "returning", tuple(sorted(hq_group))))
+    return out
+
+
+def _target_hexes_ok(game) -> np.ndarray:
+    """Hexes a marker or stick may be planned on (19.33): land, not beach or coastal."""
+    t = game.static
+    return t.land & ~t.beach & ~t.coastal
+
+
+def _limits(game, turn: int) -> dict:
+    """Stick limits per turn from the scenario (22.35)."""
+    h = _h()
+    cfg = h.inv_static(game).scenario_cfg
+    day, tod = turn // 4, turn % 4
+    out = {"total": 0, 1: 0, 2: 0, "kinds": {}, "markers": False}
+    if tod not in (AM, PM):
+        return out
+    tag = "AM" if tod == AM else "PM"
+    for j in cfg.get("jumps", []):
+        if j.get("date") == "06-29" and day == 0 and j.get("turn") == tag:
+            out[1] = int(j.get("max_sticks_german", 0))
+            out[2] = int(j.get("max_sticks_italian", 0))
+            out["total"] = out[1] + out[2]
+            out["markers"] = bool(j.get("markers", False))
+            types = j.get("stick_types") or []
+            if types:
+                allowed = ("battalion", "hq_engineers", "returning")
+                out["kinds"] = {1: allowed, 2: allowed}
+            return out
+    if day >= 1:
+        n = int(cfg.get("jumps_after", {}).get("max_sticks", 1))
+        out.update({"total": n, 1: n, 2: n, "markers": True})
+    return out
+
+
+# =====================================================================================
+# 19.3 planning
+# =====================================================================================
+def plan_jumps(game, days) -> None:
+    """Plan the jumps of the given days (rule 19.3; 3.0 a for days 0-1, 3.0 e
+    for day d + 2 in the Initial Segment of day d).  Markers not yet planned
+    are planned first (both on 29 June, 19.0); then sticks, positioned relative
+    to the marker (19.32) within 3 hexes, one per formation within 5 (19.22),
+    never planned on ocean, beach or coastal hexes (19.33)."""
+    h = _h()
+    m, s, t = h.memo(game), game.state, game.static
+    inv = h.inv_static(game)
+    last_day = (inv.scenario_cfg.get("scenario", {}).get("last_date", "07-10"))
+    n_days = 12 if last_day == "07-10" else 7
+    ok = _target_hexes_ok(game)
+    legal = [int(x) for x in np.flatnonzero(ok)]
+    pol = game.policy(h.AXIS)
+    d = t.grid.distance_table
+    for day in days:
+        if day >= n_days or day <= m.planned_through_day:
+            continue
+        m.planned_through_day = max(m.planned_through_day, day)
+        for tod in (AM, PM):
+            turn = day * 4 + tod
+            lim = _limits(game, turn)
+            if lim["total"] <= 0 and not lim["markers"]:
+                continue
+            # markers (19.31 a)
+            for f in PARA:
+                if s.dz_hex[0, f] >= 0 or any(p.kind == "marker" and p.formation == f for p in m.plans):
+                    continue
+                if not lim["markers"]:
+                    continue
+                hx = pol.plan_marker(game, f, turn, legal)
+                if hx is None and day == 0 and tod == PM:
+                    raise h._illegal("19.0", "both drop zone markers drop on 29 June")
+                if hx is None:
+                    continue
+                if hx not in legal:
+                    raise h._illegal("19.33", "drop zone markers are not planned on ocean, beach or coastal hexes")
+                m.plans.append(h.JumpPlan(m.next_pid, f, turn, "marker", hex=int(hx)))
+                m.next_pid += 1
+            if lim["total"] <= 0:
+                continue
+            planned_units = {u for p in m.plans for u in p.units}
+            sticks, ref = [], {}
+            for f in PARA:
+                r = int(s.dz_hex[0, f])
+                if r < 0:
+                    mk = [p for p in m.plans if p.kind == "marker" and p.formation == f and p.turn <= turn]
+                    r = mk[0].hex if mk else -1
+                if r < 0:
+                    continue
+                ref[f] = r
+                for kind, units in available_sticks(game, f, planned_units):
+                    sticks.append((len(sticks), f, kind, units))
+            if not sticks:
+                continue
+            long_used = game.extra.setdefault("long_stick_used", set())
+            targets = {}
+            for f, r in ref.items():
+                cands = []
+                for x in legal:
+                    dist = int(d[r, x])
+                    okp, uses_long, _ = ab.plan_target_ok(True, dist, f in long_used)
+                    if okp:
+                        cands.append((x, uses_long))
+                targets[f] = cands
+            limits = {"total": lim["total"], 1: lim[1], 2: lim[2], "kinds": lim["kinds"]}
+            picks = pol.plan_sticks(game, turn, [(i, f, k) for i, f, k, _ in sticks], targets, limits)
+            per = {}
+            for sid, hx in picks:
+                if not (0 <= sid < len(sticks)):
+                    raise h._illegal("19.31", "unknown stick")
+                _, f, kind, units = sticks[sid]
+                if any(u in planned_units for u in units):
+                    raise h._illegal("19.34", "a unit may be in one planned jump only")
+                allowed = {x: lg for x, lg in targets.get(f, [])}
+                if hx not in allowed:
+                    raise h._illegal("19.22", "stick target not within reach of its drop zone marker")
+                if allowed[hx]:
+                    if f in long_used:
+                        raise h._illegal("19.22", "only one stick per formation within five hexes")
+                    long_used.add(f)
+                per[f] = per.get(f, 0) + 1
+                if per[f] > lim.get(f, 0) or sum(per.values()) > lim["total"]:
+                    raise h._illegal("22.35", "too many sticks planned for this turn")
+                if lim["kinds"] and kind not in lim["kinds"].get(f, ()):
+                    raise h._illegal("22.35", "stick type not allowed on 29 June AM")
+                planned_units.update(units)
+                off = ab.relative_offset(t.grid.hex_id(ref[f]), t.grid.hex_id(int(hx)))
+                m.plans.append(h.JumpPlan(m.next_pid, f, turn, "stick", offset=off, units=tuple(units),
+                                          stick_kind=kind))
+                m.next_pid += 1
+    game.log("jumps_planned", side=h.AXIS, result=f"{len(m.plans)} plans", rule="19.3")
+
+
+# =====================================================================================
+# 19.13 moving drop zone markers
+# =====================================================================================
+def move_drop_markers(game) -> None:
+    """Rule 19.13: in an Initial Segment the Axis may move each drop zone marker
+    up to three hexes along friendly-controlled hexes without entering enemy
+    units or empty enemy-ZOC hexes; not while an Allied unit (other than coastal
+    guns) shares its hex (19.12)."""
+    h = _h()
+    s, t = game.state, game.static
+    zoc = h.enemy_zoc(game, AXIS)
+    for f in PARA:
+        here = int(s.dz_hex[0, f])
+        if here < 0:
+            continue
+        if any(t.utype[e] != st.COASTAL_GUN for e in game.units_at(here, ALLIED)):
+            continue
+        reach = {here: 0}
+        frontier = [here]
+        while frontier:
+            nxt = []
+            for x in frontier:
+                if reach[x] >= 3:
+                    continue
+                for y in t.neighbours[x]:
+                    y = int(y)
+                    if y < 0 or y in reach or not t.land[y] or s.control[y] != AXIS:
+                        continue
+                    if len(game.units_at(y, ALLIED)):
+                        continue
+                    if zoc[y] and not len(game.units_at(y, AXIS)):
+                        continue
+                    reach[y] = reach[x] + 1
+                    nxt.append(y)
+            frontier = nxt
+        options = sorted(x for x in reach if x != here)
+        if not options:
+            continue
+        new = game.policy(AXIS).move_drop_marker(game, f, options)
+        if new is None:
+            continue
+        if new not in reach:
+            raise h._illegal("19.13", "drop zone markers move up to three friendly hexes")
+        s.dz_hex[0, f] = int(new)
+        game.log("drop_zone_moved", side=AXIS, hexes=[here, int(new)], rule="19.13")
+
+
+# =====================================================================================
+# 4.23 the phase
+# =====================================================================================
+def airborne_landing_phase(game) -> None:
+    """Rule 4.23 a-h (AM and PM turns; nothing jumps in Rainy weather)."""
+    h = _h()
+    m, s = h.memo(game), game.state
+    if game.tod in (NOON, NIGHT):
+        return                                                   # 19.33
+    if m.solitaire:
+        from .solitaire import solitaire_airborne_phase
+        solitaire_airborne_phase(game)
+        return
+    mine = [p for p in m.plans if p.turn == game.turn]
+    if not mine:
+        return
+    # a) cancellation (19.35)
+    if s.weather[0] == RAINY:
+        cancel = {p.pid for p in mine}
+    else:
+        cancel = set(game.policy(AXIS).cancel_jumps(game, [p.pid for p in mine]))
+        # 29 June markers must drop (19.0): never cancelled on day 0
+        cancel -= {p.pid for p in mine if p.kind == "marker" and game.day == 0}
+    if cancel:
+        for p in list(m.plans):
+            if p.pid in cancel:
+                m.plans.remove(p)
+                if p.kind == "marker":  # replan the marker for a later turn (19.35)
+                    m.plans.append(h.JumpPlan(m.next_pid, p.formation, game.turn + 4 - (game.turn % 4) + AM,
+                                              "marker", hex=p.hex))
+                    m.next_pid += 1
+        game.log("jumps_cancelled", side=AXIS, result=f"{len(cancel)}", rule="19.35")
+    mine = [p for p in m.plans if p.turn == game.turn]
+    # b) drop zone markers (19.41, 19.42)
+    for p in [p for p in mine if p.kind == "marker"]:
+        drop_marker(game, p.formation, p.hex, solitaire=False)
+        m.plans.remove(p)
+    # c-e) sticks, one at a time (19.43-19.5)
+    jumped = []
+    for p in [p for p in mine if p.kind == "stick"]:
+        m.plans.remove(p)
+        marker = int(s.dz_hex[0, p.formation])
+        if marker < 0:
+            continue                                             # 19.1: marker first
+        target = ab.apply_offset(game.static.grid.hex_id(marker), p.offset)
+        jumped += jump_stick(game, p.formation, list(p.units), target, solitaire=False)
+    rally(game, jumped)                                          # f) 19.6
+    h._reform(game, [int(s.hex[u]) for u in jumped if s.box[u] == BOX_MAP])  # h) 13.2
+
+
+def drop_marker(game, formation: int, planned: int, solitaire: bool) -> int:
+    """Drop one drop zone marker (19.41, 19.42): Drop Table 2d6, German -1, +1 per
+    Allied AA within 3 hexes of the planned hex, solitaire +2; re-rolled from
+    the planned hex while it lands on an ocean hex."""
+    h = _h()
+    inv, s, t = h.inv_static(game), game.state, game.static
+    base = (-1 if formation == 1 else 0) + (ab.SOLITAIRE_DROP_MOD if solitaire else 0)
+    aa = h.aa_within(game, planned)
+    hx = ab.drop_marker(h.nstate(game, "drop"), int(planned), base, aa, inv.ocean, _nb_scatter(game),
+                        inv.drop_table)
+    s.dz_hex[0, formation] = int(hx)
+    game.log("drop_zone_marker", side=AXIS, hexes=[int(planned), int(hx)], rule="19.41")
+    return int(hx)
+
+
+def _nb_scatter(game):
+    """Neighbour table re-ordered so that column ``die - 1`` is the Scatter
+    Diagram direction of that die (19.41)."""
+    h = _h()
+    key = ("nb_scatter", id(game.static))
+    tab = game.extra.get(key)
+    if tab is None:
+        sdir = h.inv_static(game).scatter_dir
+        tab = np.ascontiguousarray(game.static.neighbours[:, [int(sdir[d]) for d in range(1, 7)]])
+        game.extra[key] = tab
+    return tab
+
+
+def jump_stick(game, formation: int, units: list, target, solitaire: bool, first_intro: bool = False) -> list:
+    """Jump one stick (19.43-19.5).  ``target`` is the hex id where the stick is
+    placed (None or off the map: cancelled, 19.43).  Returns the units that
+    landed (alive or not)."""
+    h = _h()
+    inv, s, t = h.inv_static(game), game.state, game.static
+    grid = t.grid
+    if target is None or not grid.contains(target):
+        game.log("stick_cancelled", side=AXIS, units=units, rule="19.43")
+        return []
+    th = grid.index(target)
+    if inv.ocean[th]:
+        game.log("stick_cancelled", side=AXIS, hexes=[th], units=units, rule="19.43")
+        return []
+    # 4.23 c: paratroop battalions break down into their companies
+    expanded = []
+    for u in units:
+        if t.utype[u] == st.PARATROOP and t.size[u] == st.BATTALION and s.box[u] == BOX_DISBANDMENT:
+            comps = h.break_down(game, u)
+            expanded += comps if comps else []
+        elif s.box[u] == BOX_DISBANDMENT:
+            expanded.append(u)
+    units = expanded
+    if not units:
+        return []
+    rollers = [u for u in units if t.utype[u] != st.LEADER]
+    german = all(t.nation[u] == st.GERMAN for u in rollers)
+    mod = (-1 if german else 0) + h.aa_within(game, th) + (ab.SOLITAIRE_DROP_MOD if solitaire else 0)
+    out = np.empty(max(1, len(rollers)), np.int32)
+    code = ab.drop_stick(h.nstate(game, "drop"), th, len(rollers), mod, inv.ocean, _nb_scatter(game),
+                         inv.drop_table, out)
+    final = {u: int(out[i]) for i, u in enumerate(rollers)}
+    hq = [u for u in rollers if t.utype[u] == st.HQ]
+    for u in units:
+        if t.utype[u] == st.LEADER:                             # 19.44: with the HQ
+            final[u] = final[hq[0]] if hq else (final[rollers[0]] if rollers else th)
+    game.log("stick_drop", side=AXIS, hexes=[th], units=units, cell=ab.DROP_RESULT_NAMES[int(code)], rule="19.44")
+    landed = []
+    for u in units:
+        x = final[u]
+        if x < 0:                                                # 19.45 drowned
+            if t.utype[u] == st.LEADER:
+                h.eliminate_leader(game, u)
+            else:
+                h.eliminate(game, u, "drowned 19.45")
+            game.log("drowned", side=AXIS, units=[u], rule="19.45")
+            continue
+        s.entered_turn[u] = game.turn
+        s.moved[u] = True                                        # 19.8
+        if t.utype[u] == st.ARTILLERY:
+            s.hitched[u] = True                                  # 19.47
+        if s.formation[u] < 0:
+            s.formation[u] = formation
+        h.move_unit(game, u, x, "jump")
+        landed.append(u)
+    # 19.46 airborne losses
+    rs = h.nstate(game, "drop")
+    for u in landed:
+        if t.utype[u] in (st.LEADER, st.HQ) or s.box[u] != BOX_MAP:
+            continue
+        x = int(s.hex[u])
+        enemy = _real_enemy(game, x)
+        rough = bool(t.woods[x] or t.town[x] or t.city[x] or (t.fort[x] and not s.fort_destroyed[x]))
+        if ab.airborne_loss_roll(rs, bool(enemy), h.aa_within(game, x) > 0, rough):
+            if t.utype[u] == st.PARATROOP and t.size[u] == st.COMPANY and getattr(t, "two_sided", None) is not None \
+                    and t.two_sided[u] and not s.reduced[u]:
+                s.reduced[u] = True
+                game.log("airborne_loss", side=AXIS, units=[u], result="reduced", rule="19.46")
+            else:
+                h.eliminate(game, u, "airborne losses 19.46")
+                game.log("airborne_loss", side=AXIS, units=[u], result="eliminated", rule="19.46")
+    # 19.5 hostile landings, hex by hex
+    for x in sorted({int(s.hex[u]) for u in landed if s.box[u] == BOX_MAP}):
+        here = [u for u in landed if s.box[u] == BOX_MAP and s.hex[u] == x]
+        hostile_landing(game, x, here)
+    return landed
+
+
+def _real_enemy(game, x: int) -> list:
+    """Allied units in ``x`` other than coastal guns, zero-defense units and leaders."""
+    t = game.static
+    return [int(e) for e in game.units_at(x, ALLIED)
+            if t.utype[e] not in (st.COASTAL_GUN, st.LEADER) and game.base_defense(e) > 0]
+
+
+def hostile_landing(game, x: int, axis_units: list) -> None:
+    """Rule 19.5: the units of one stick that land in an enemy-occupied hex must
+    attack it at once, alone, with no support (19.51); the Axis takes all hits
+    as step losses; repeat until one side is left.  Odds below the line's
+    lowest column eliminate the landed units (19.53).  Parachute artillery does
+    not attack and dies if alone or if its comrades die (19.52).  A hex with
+    only coastal guns / zero-strength units / leaders: those are eliminated
+    (6.52, 16.58)."""
+    h = _h()
+    s, t = game.state, game.static
+    if not len(game.units_at(x, ALLIED)):
+        return
+    if not _real_enemy(game, x):
+        _clear_trivial(game, x)
+        return
+    for _ in range(30):
+        axis_here = [u for u in axis_units if s.box[u] == BOX_MAP and s.hex[u] == x and t.utype[u] != st.LEADER]
+        fighters = [u for u in axis_here if t.utype[u] != st.ARTILLERY and t.utype[u] != st.HQ]
+        enemies = _real_enemy(game, x)
+        if not enemies:
+            _clear_trivial(game, x)
+            break
+        if not fighters:
+            for u in axis_here:                                  # 19.52
+                h.eliminate(game, u, "hostile landing 19.52")
+            _leaders_fate(game, x, axis_units)
+            break
+        if not resolve_drop_combat(game, x, fighters, enemies):
+            for u in axis_here:                                  # 19.53 odds too low
+                h.eliminate(game, u, "hostile landing 19.53")
+            _leaders_fate(game, x, axis_units)
+            break
+    else:  # pragma: no cover - bounded loop
+        pass
+    if not any(s.box[u] == BOX_MAP and s.hex[u] == x and t.utype[u] != st.LEADER for u in axis_units):
+        _leaders_fate(game, x, axis_units)
+
+
+def _clear_trivial(game, x: int) -> None:
+    """Only coastal guns, zero-strength units and leaders of the Allies left with
+    Axis units: eliminate them, roll for the leaders (6.52, 19.53)."""
+    h = _h()
+    t = game.static
+    for e in game.units_at(x, ALLIED):
+        if t.utype[e] == st.LEADER:
+            if game.dice2("leaders") <= 7:
+                h.eliminate_leader(game, int(e))
+            else:
+                _leader_away(game, int(e))
+        else:
+            h.eliminate(game, int(e), "overrun 6.52")
+
+
+def _leader_away(game, e: int) -> None:
+    """A surviving lone leader leaves the map until the next turn (14.42)."""
+    from .state import BOX_TURN_TRACK
+    s = game.state
+    s.box[e], s.hex[e] = BOX_TURN_TRACK, -1
+    s.return_turn[e] = game.turn + 1
+
+
+def _leaders_fate(game, x, axis_units) -> None:
+    """Axis leaders left alone with Allied units in a drop hex (6.52)."""
+    h = _h()
+    s, t = game.state, game.static
+    for u in axis_units:
+        if t.utype[u] == st.LEADER and s.box[u] == BOX_MAP and s.hex[u] == x:
+            if not any(t.utype[v] != st.LEADER for v in game.units_at(x, AXIS)) and len(game.units_at(x, ALLIED)):
+                if game.dice2("leaders") <= 7:
+                    h.eliminate_leader(game, u)
+                else:
+                    _leader_away(game, u)
+
+
+def resolve_drop_combat(game, x: int, attackers: list, defenders: list) -> bool:
+    """One combat of rule 19.51 on the CRT.  Returns False when the odds are
+    below the lowest column of the hex's line (19.53).
+
+    Attack: sum of attack strengths; defense: sum of defense strengths,
+    doubled in a city or undestroyed fort (9.91); odds shifts: morale
+    difference capped +3/-2 (11.2), defending armor -1 (9.92).  No support of
+    any kind (19.51).  Axis hits are all step losses; Allied hits halve (round
+    down) into steps and the rest is retreat (9.42-9.43), one hit less in a
+    fort (9.94); the Allies may stand their ground instead (9.7) -- the
+    simplification here: a defender who cannot retreat takes the hits as steps.
+    """
+    h = _h()
+    s, t = game.state, game.static
+    ch = t.charts
+    att = sum(h.attack_strength(game, u) for u in attackers)
+    dfn = 0
+    for e in defenders:
+        dv = game.base_defense(e)
+        if s.morale_state[e] == DEMORALIZED:
+            dv = (dv + 1) // 2
+        dfn += dv
+    fort = bool(t.fort[x] and not s.fort_destroyed[x])
+    if t.city[x] or fort:
+        dfn *= 2
+    if dfn <= 0:
+        return True
+    level = st.odds_level(att, dfn)
+    am = -(-sum(game.morale_value(u) for u in attackers) // len(attackers))
+    dm = -(-sum(game.morale_value(e) for e in defenders) // len(defenders))
+    shift = max(-2, min(3, am - dm))
+    if any(t.utype[e] == st.TANK and s.morale_state[e] != DEMORALIZED for e in defenders) and \
+            any(t.utype[e] in st.ARMOR_PARTNERS for e in defenders):
+        shift -= 1
+    final = level + shift
+    line = int(t.crt_line[x]) if game.tod != NIGHT else int(ch.night_line)
+    lo, hi = int(ch.line_cols[line, 0]), int(ch.line_cols[line, 1])
+    col = -1
+    for c in range(lo, hi + 1):
+        if ch.col_level[c] <= final:
+            col = c
+    if final < ch.col_level[lo]:
+        return False
+    if col < 0:
+        col = lo
+    roll = game.dice2("combat")
+    ah, ae, dh, de = (int(v) for v in ch.crt[line, col, roll])
+    game.log("hostile_landing", side=AXIS, hexes=[x], units=attackers + defenders, dice=[roll],
+             cell=f"{ch.crt_columns[col]} {ch.line_names[line]}", result=f"{ah}/{dh}", rule="19.51")
+    if fort and dh > 0:
+        dh -= 1                                                  # 9.94
+    # Axis: all hits as steps (19.51)
+    for _ in range(ah):
+        alive = [u for u in attackers if s.box[u] == BOX_MAP]
+        if not alive:
+            break
+        v = game.policy(AXIS).choose_loss(game, alive, "hostile landing 19.51")
+        if v not in alive:
+            raise h._illegal("19.51", "loss must come from the landed units")
+        h.lose_step(game, v, "hostile landing 19.51")
+    _effect(game, [u for u in attackers if s.box[u] == BOX_MAP], ae)
+    # Allies: steps = hits // 2, retreat the rest (9.42, 9.43)
+    steps, retreat = dh // 2, dh - dh // 2
+    for _ in range(steps):
+        alive = [e for e in defenders if s.box[e] == BOX_MAP and s.hex[e] == x]
+        if not alive:
+            break
+        v = game.policy(ALLIED).choose_loss(game, alive, "hostile landing 19.51")
+        if v not in alive:
+            raise h._illegal("19.51", "loss must come from the defenders")
+        h.lose_step(game, v, "hostile landing 19.51")
+    alive = [e for e in defenders if s.box[e] == BOX_MAP and s.hex[e] == x]
+    _effect(game, alive, de)
+    if retreat and alive:
+        _allied_retreat(game, x, alive, retreat)
+    return True
+
+
+def _effect(game, units, eff) -> None:
+    """D / Z results (9.41)."""
+    h = _h()
+    s = game.state
+    for u in units:
+        if eff == 1:
+            if s.morale_state[u] == DISORGANIZED:
+                s.morale_state[u] = DEMORALIZED
+            elif s.morale_state[u] == 0:
+                s.morale_state[u] = DISORGANIZED
+        elif eff == 2:
+            if s.morale_state[u] == DEMORALIZED:
+                h.lose_step(game, u, "Z result 9.41")
+            else:
+                s.morale_state[u] = DEMORALIZED
+
+
+def _allied_retreat(game, x: int, units: list, n: int) -> None:
+    """Retreat the Allied stack ``n`` hexes out of the drop hex (9.6), through
+    the land engine's retreat when present; fallback: the adjacent land hexes
+    farthest from Axis units with room (7.3), a step lost per enemy-ZOC hex
+    entered (9.62); units that cannot move (MA 0, strongpoints, militia) or
+    find no hex take the remaining hits as steps."""
+    from . import combat
+
+    fn = getattr(combat, "retreat_stack", None)
+    if fn is not None:
+        h = _h()
+        fn(game, list(units), int(n), [int(v) for v in h.axis_ground_hexes(game)] or [x])
+        return
+    h = _h()
+    s, t = game.state, game.static
+    mobile = [u for u in units if game.movement_allowance(u) > 0 and t.utype[u] not in
+              (st.STRONGPOINT, st.MILITIA, st.COASTAL_GUN)]
+    for u in units:
+        if u not in mobile:
+            for _ in range(n):
+                if s.box[u] == BOX_MAP:
+                    h.lose_step(game, u, "stand ground 9.63")
+    if not mobile:
+        return
+    zoc = h.enemy_zoc(game, ALLIED)
+    axis_hex = h.axis_ground_hexes(game)
+    d = t.grid.distance_table
+    cur = x
+    for step in range(n):
+        cands = []
+        for y in t.neighbours[cur]:
+            y = int(y)
+            if y < 0 or not t.land[y] or len(game.units_at(y, AXIS)):
+                continue
+            load = sum(h._stack_value(game, v) for v in game.units_at(y, ALLIED))
+            if load + sum(h._stack_value(game, v) for v in mobile) > 4:
+                continue
+            far = int(d[y, axis_hex].min()) if axis_hex.size else 9
+            cands.append((zoc[y], -far, y))
+        if not cands:
+            for _ in range(n - step):
+                alive = [u for u in mobile if s.box[u] == BOX_MAP]
+                if alive:
+                    h.lose_step(game, game.policy(ALLIED).choose_loss(game, alive, "retreat blocked 9.61"))
+            return
+        cands.sort()
+        zoc_y, _, y = cands[0]
+        for u in mobile:
+            if s.box[u] == BOX_MAP:
+                s.hex[u] = y
+        if zoc_y:
+            alive = [u for u in mobile if s.box[u] == BOX_MAP]
+            if alive:
+                h.lose_step(game, game.policy(ALLIED).choose_loss(game, alive, "retreat through ZOC 9.62"))
+        cur = y
+
+
+def rally(game, jumped: list) -> None:
+    """Rule 19.6: surviving leaders, HQs, engineers and paratroop companies that
+    jumped this turn and are not in an enemy hex or enemy ZOC may move one hex
+    (not parachute artillery)."""
+    h = _h()
+    s, t = game.state, game.static
+    zoc = h.enemy_zoc(game, AXIS)
+    pol = game.policy(AXIS)
+    for u in jumped:
+        if s.box[u] != BOX_MAP or t.utype[u] == st.ARTILLERY:
+            continue
+        x = int(s.hex[u])
+        if zoc[x] or _real_enemy(game, x):
+            continue
+        opts = h.one_hex_options(game, u)
+        y = pol.one_hex_move(game, u, opts, "rally 19.6")
+        if y is None:
+            continue
+        if y not in opts:
+            raise h._illegal("19.6", "rally is one hex")
+        h.move_unit(game, u, int(y), "move")
