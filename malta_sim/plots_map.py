@@ -290,3 +290,13 @@ def draw_map(m: MapData | None = None, *, scenario: str | None = None, data_dir=
         fig.savefig(out)
         plt.close(fig)
     return fig
+
+
+def crop_to_land(fig, m: MapData, margin: float = 2.0):
+    """Zoom the axes of a map figure to the land hexes plus ``margin`` hexes
+    (``draw_map`` already does this unless ``full=True``)."""
+    ax = fig.axes[0]
+    c = np.array([hex_centre(h) for h in m.grid.hex_ids])[m.land]
+    ax.set_xlim(c[:, 0].min() - margin, c[:, 0].max() + margin)
+    ax.set_ylim(c[:, 1].max() + margin, c[:, 1].min() - margin)
+    return fig
