@@ -139,10 +139,10 @@ class Game:
     def units_at(self, h: int, side: int | None = None) -> np.ndarray:
         """Units on hex ``h`` (optionally of one side)."""
         s, t = self.state, self.static
-        m = (s.hex == h) & (s.box == BOX_MAP)
+        idx = np.flatnonzero(s.hex == h)       # hex >= 0 only for units on the map
         if side is not None:
-            m &= t.side == side
-        return np.flatnonzero(m)
+            idx = idx[t.side[idx] == side]
+        return idx
 
     def steps(self, u: int) -> int:
         """Steps the unit has left (17.3): levels left, 1 for companies."""

@@ -19,6 +19,7 @@ from .state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED, NORMAL)
 ZOC_ENTER = np.array([2, 3, 2], np.int32)   # rule 5.2 foot, mot, mech (MP)
 ZOC_EXIT = np.array([2, 3, 1], np.int32)
 INF = np.int32(1 << 28)
+STACK_ROOM = 8   # rule 7.1 in half battalions (organisation.STACK_LIMIT_HALVES)
 
 
 # ------------------------------------------------------------------ ZOC (rule 5)
@@ -246,6 +247,10 @@ def movable(game, u: int) -> bool:
         return False
     if s.entered_turn[u] == game.turn:
         return False
+    if t.side[u] == ALLIED:
+        from .special import delayed_reaction_ok
+        if not delayed_reaction_ok(game, u):
+            return False                     # rule 17.7
     if ut == st.ARTILLERY:
         return int(t.ma[u, s.level[u]]) > 0
     return game.movement_allowance(u) > 0
@@ -348,16 +353,20 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
                               t.road_strat_cost, t.creek_cost, t.rise_cost, zoc, block, trivial,
                               allowed, ZOC_ENTER, ZOC_EXIT)
     game.extra["last_pred"] = (u, mode, hitch, pred)
-    from .organisation import fits_stacking
-    out = {}
-    for h in np.flatnonzero(cost < INF):
-        h = int(h)
-        if h == start:
-            continue
-        if not fits_stacking(game, [u], h):
-            continue
-        out[h] = cost[h] / 2.0 + (2 if (hitch and t.utype[u] == st.ARTILLERY) else 0)
+    from .organisation import stack_totals, stack_weight
+    room = STACK_ROOM - stack_totals(game, side) - stack_weight(game, u)
+    ok = (cost < INF) & (room >= 0)
+    ok[start] = False
+    add = 2 if (hitch and t.utype[u] == st.ARTILLERY) else 0
+    idx = np.flatnonzero(ok)
+    out = dict(zip(idx.tolist(), (cost[idx] / 2.0 + add).tolist()))
+    game.extra["last_legal"] = ((u, mode, bool(hitch), _version(game)), out, pred)
     return out
+
+
+def _version(game) -> tuple:
+    c = game.extra.setdefault("move_cache", {})
+    return (game.turn, game.phase_name, c.get("version", 0), int(game.state.hex.sum()))
 
 
 def can_prepare_after(game, u: int, spent: float, hitch: bool) -> bool:
@@ -425,12 +434,16 @@ def execute_move(game, mv, mode: str) -> None:
         raise illegal("6.6", f"prepared artillery {t.names[u]} must hitch before moving")
     spent = 0.0
     if mv.dest != start:
-        legal = legal_moves(game, u, mode, hitch=mv.hitch)
+        last = game.extra.get("last_legal")
+        if last is not None and last[0] == (u, mode, bool(mv.hitch), _version(game)):
+            legal, pred = last[1], last[2]
+        else:
+            legal = legal_moves(game, u, mode, hitch=mv.hitch)
+            pred = game.extra["last_pred"][3]
         if mv.dest not in legal:
             raise illegal("6.1", f"{t.names[u]} cannot move from {game.hex_name(start)} to "
                                  f"{game.hex_name(mv.dest)} by {mode} movement")
         spent = legal[mv.dest]
-        pred = game.extra["last_pred"][3]
         path = _path(pred, start, mv.dest)
     else:
         path = []
@@ -510,7 +523,7 @@ def _movement_loop(game, side, mode, cands) -> None:
             raise illegal("6.0", f"{game.static.names[int(mv.unit)]} may not move now ({mode})")
         execute_move(game, mv, mode)
         left.remove(int(mv.unit))
-        left = [u for u in left if movable(game, u)]
+        left = [u for u in left if game.state.box[u] == BOX_MAP]
 
 
 def infiltration_options(game, side: int) -> dict:

@@ -148,6 +148,30 @@ def stack_weight(game, u: int) -> int:
     return 2
 
 
+def stack_weights(game) -> np.ndarray:
+    """int16[n_units]: :func:`stack_weight` of every piece (vectorised)."""
+    s, t = game.state, game.static
+    w = game.extra.get("_base_w")
+    if w is None:
+        w = np.full(t.n_units, 2, np.int16)
+        w[(t.size == st.COMPANY) | (t.utype == st.STRONGPOINT)] = 1
+        for ut in (st.LEADER, st.COASTAL_GUN, st.MILITIA, st.WARSHIP, st.HQ):
+            w[t.utype == ut] = 0
+        game.extra["_base_w"] = w
+    rem = ((t.size == st.BATTALION) & (t.utype != st.ARTILLERY) & (t.n_levels >= 2)
+           & (s.level == t.n_levels - 1))
+    return np.where(rem & (w == 2), 1, w).astype(np.int16)
+
+
+def stack_totals(game, side: int) -> np.ndarray:
+    """int16[n_hexes]: stacking total of ``side`` per hex, in half battalions (7.1)."""
+    s, t = game.state, game.static
+    out = np.zeros(t.n_hexes, np.int32)
+    m = (s.box == BOX_MAP) & (t.side == side)
+    np.add.at(out, s.hex[m], stack_weights(game)[m])
+    return out
+
+
 def hex_stack(game, h: int, side: int) -> int:
     return sum(stack_weight(game, int(u)) for u in game.units_at(h, side))
 
@@ -166,7 +190,7 @@ def stacking_check(game) -> None:
     the enemy player choosing which."""
     s, t = game.state, game.static
     for side in (AXIS, ALLIED):
-        hexes = np.unique(s.hex[game.on_map(side)])
+        hexes = np.flatnonzero(stack_totals(game, side) > STACK_LIMIT_HALVES)
         for h in hexes:
             while hex_stack(game, int(h), side) > STACK_LIMIT_HALVES:
                 cand = [int(u) for u in game.units_at(int(h), side) if stack_weight(game, int(u)) > 0]
@@ -237,8 +261,8 @@ def can_break_down(game, b: int) -> bool:
 def break_down(game, b: int, to_box: int | None = None) -> list[int]:
     """Replace battalion ``b`` by its companies (13.1): full count minus steps
     lost; the battalion piece goes to the Disbandment Box.  The companies go
-    to the battalion's hex, or to box ``to_box`` (invasion use: Follow-up box,
-    Disbandment Box).  Returns the company indices."""
+    where the battalion stands (its hex, or its box: Follow-up, Disbandment),
+    or to box ``to_box``.  Returns the company indices."""
     s, t = game.state, game.static
     n = int(t.breakdown_n[b]) - int(s.level[b])
     comps = companies_for(game, b)[:n]
@@ -249,8 +273,9 @@ def break_down(game, b: int, to_box: int | None = None) -> list[int]:
         s.reduced[c] = False
         s.steps_lost[c] = 0
         if to_box is None:
-            s.box[c] = BOX_MAP
+            s.box[c] = s.box[b]
             s.hex[c] = s.hex[b]
+            s.box_slot[c] = s.box_slot[b]
         else:
             s.box[c] = to_box
             s.hex[c] = -1
