@@ -1436,8 +1436,15 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     cup = [int(i) for i in np.flatnonzero((t.utype == st.MILITIA) & (s.box == BOX_CUP))]
     if not cup:
         return
-    for k in range(7):
-        x = h if k == 0 else int(t.neighbours[h, k - 1])
+    near = [h] + [int(x) for x in t.neighbours[h] if x >= 0]
+    if how == "move":
+        # a hex passed through in the middle of a move: the uprising is rolled
+        # when the move ends ("move_end"), so no militia appears in the mover's path
+        game.extra.setdefault("militia_pending", []).extend(near)
+        return
+    if how == "move_end":
+        near = game.extra.pop("militia_pending", []) + near
+    for x in dict.fromkeys(near):
         if x < 0 or not (t.town[x] or t.city[x]) or s.militia_rolled[x]:
             continue
         cup = [int(i) for i in np.flatnonzero((t.utype == st.MILITIA) & (s.box == BOX_CUP))]
@@ -1447,16 +1454,16 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
         if not mil.militia_roll(nstate(game, "militia"), bool(t.city[x])):
             continue
         piece = cup[int(rng(game, "militia").integers(len(cup)))]
-        axis_there = [v for v in game.units_at(x, AXIS) if t.utype[v] != st.LEADER]
-        if axis_there and how != "jump":
+        axis_there = x == h or any(t.utype[v] != st.LEADER for v in game.units_at(x, AXIS))
+        if axis_there and not (how == "jump" and x == h):
             s.box[piece], s.hex[piece] = BOX_ELIMINATED, -1     # crushed at once (see docstring)
             _log(game, "militia_crushed", side=ALLIED, hexes=[x], units=[piece], rule="16.32")
             continue
         s.box[piece], s.hex[piece] = BOX_MAP, x
         s.formation[piece] = 0
         s.revealed[piece] = how == "jump" and x == h            # 16.32 face up
-        if s.control[x] != AXIS or not axis_there:
-            s.control[x] = ALLIED if not axis_there else s.control[x]
+        if not axis_there:
+            s.control[x] = ALLIED
         _log(game, "militia", side=ALLIED, hexes=[x], units=[piece], rule="16.32")
 
 
