@@ -461,9 +461,10 @@ def execute_move(game, mv, mode: str) -> None:
         spent = float(effective_ma(game, u)) if not t.airborne_art[u] else spent + 2
     side = int(t.side[u])
     # leaders stacked with the mover do not travel with it (each piece moves alone, 6.1)
-    for h in path:
+    for i, h in enumerate(path):
         s.hex[u] = h
-        enter_hex(game, [u], h, "move")
+        # the last hex is "move_end": militia uprisings (16.32) resolve when the move ends
+        enter_hex(game, [u], h, "move" if i < len(path) - 1 else "move_end")
     s.moved[u] = True
     if mode == "strategic":
         s.strategic[u] = True
