@@ -45,6 +45,10 @@ def test_rule_4_42_livorno_example_with_army_units():
     assert [u.ids[x] for x in active] == ["L0", "L1", "L2"]  # only Livorno, not Folgore, not Army
     army = [u.index(f"A{k}") for k in range(4)]
     assert ac.activate_army_units(u, p, army) == army and p.activated[army].all()
+    # an activated Army unit joins the active formation: it can be the Lead unit (7.24, 3.74)
+    from malta_sim.games.invasion_malta.efficiency import lead_candidates
+    cands = lead_candidates(u, p, [u.index("L0"), army[0], u.index("A4"), u.index("Fo0")], "L", p.activated)
+    assert cands == [u.index("L0"), army[0]]
     with pytest.raises(OptionError):  # a fifth Army unit (7.23)
         ac.activate_army_units(u, p, [u.index("A4")] * 1 + army[:4])
     with pytest.raises(OptionError):  # already activated this turn (7.22)

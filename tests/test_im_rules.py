@@ -452,3 +452,11 @@ def test_phases_to_reach_map():
     m, u, p = ex.zoc_example()
     t = mv.phases_to_reach(m, u, p, [u.index("5/3")], max_phases=4)
     assert t[m.idx("1424")] == 0 and t[m.idx("1523")] == 1 and t[m.idx("1725")] >= 1
+
+
+def test_rule_8_37_fort_has_no_movement_effect():
+    m = ex.block_map(fort=["1322"])
+    u = ex.example_units()
+    p = ex.place(m, u, {"II/104": "1321"})
+    assert mv.reach(m, u, p, [u.index("II/104")])[m.idx("1322")] == 2  # clear cost, fort ignored
+    assert m.terrain_cost(m.idx("1322")) == m.terrain_cost(m.idx("1323"))
