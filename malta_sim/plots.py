@@ -244,11 +244,17 @@ def plot_game_state(snapshot: dict, path, *, title: str = "", map_data=None, dat
 
     from .loaders.iod_map import load_map
     from .mapgen.geo import hex_centre
-    from .plots_map import _corners, crop_to_land, draw_map
+    import inspect
+
+    from . import plots_map
+    from .plots_map import _corners, draw_map
 
     m = map_data if map_data is not None else load_map(data_dir)
-    fig = draw_map(m, show_ids=False, figsize=(12, 9.5), dpi=90, title=title)
-    crop_to_land(fig, m, margin=2.0)
+    accepted = inspect.signature(draw_map).parameters
+    wanted = {"width_in": 12.0, "figsize": (12, 9.5), "dpi": 90, "margin": 2.0, "show_ids": False, "title": title}
+    fig = draw_map(m, **{k: v for k, v in wanted.items() if k in accepted})
+    if "full" not in accepted and hasattr(plots_map, "crop_to_land"):
+        plots_map.crop_to_land(fig, m, margin=2.0)
     ax = fig.axes[0]
     ids = m.grid.hex_ids
     control = np.asarray(snapshot.get("control", []), dtype=int).ravel()
@@ -272,8 +278,11 @@ def plot_game_state(snapshot: dict, path, *, title: str = "", map_data=None, dat
             ax.text(x + dx, y, str(len(us)), ha="center", va="center", color="white", fontsize=8, zorder=7,
                     fontweight="bold")
             if names:
-                lab = names[int(us[0])] + (f" +{len(us) - 1}" if len(us) > 1 else "")
-                ax.text(x + dx, y + 0.26, lab, ha="center", va="top", fontsize=6, zorder=7,
+                first = str(names[int(us[0])])
+                for pre in ("axis.", "allied."):
+                    first = first[len(pre):] if first.startswith(pre) else first
+                lab = first + (f" +{len(us) - 1}" if len(us) > 1 else "")
+                ax.text(x + dx, y + 0.26, lab, ha="center", va="top", fontsize=5, zorder=7,
                         color=SIDE_MARKER_COLOURS[side], fontweight="bold",
                         bbox=dict(facecolor="white", alpha=0.6, lw=0, pad=0.5))
     for dz in np.asarray(snapshot.get("dz_hex", []), dtype=int).ravel():

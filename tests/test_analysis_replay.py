@@ -100,3 +100,28 @@ def test_game_state_picture(tmp_path):
             "boxes": {"Axis in Follow-up boxes": 12}, "notes": ["surrender modifier -2"]}
     p = plot_game_state(snap, tmp_path / "m.png", title="test")
     assert imread(p).shape[0] > 400
+
+
+def _iod_plays() -> bool:
+    try:
+        from malta_sim.games.island_of_death.engine import new_game
+
+        new_game("hercules", 3, 3)
+        return True
+    except Exception:
+        return False
+
+
+def test_replay_of_a_hercules_batch_game_matches_its_row(tmp_path):
+    """Game 3 of seed 3 ends early (a short game keeps the test fast)."""
+    if not _iod_plays():
+        pytest.skip("the Island of Death engine cannot set up a game in this build yet")
+    batch = run_games("hercules", 4, 3)
+    rep = replay_game("hercules", 3, 3, out_dir=tmp_path, maps=True)
+    assert json.loads((tmp_path / "result.json").read_text()) == json.loads(batch.iloc[3].to_json())
+    assert rep.maps_consistent is True
+    ev = pd.read_csv(tmp_path / "events.csv")
+    assert len(ev) > 0 and set(ev["turn"]) <= set(range(int(batch.iloc[3]["end_turn"]) + 1))
+    maps = [f for f in rep.files if f.startswith("map_")]
+    assert maps[0] == "map_setup.png" and maps[-1].endswith("_end.png")
+    assert all((tmp_path / f).stat().st_size > 10_000 for f in maps)

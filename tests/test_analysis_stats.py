@@ -238,7 +238,9 @@ def test_breakdowns():
 def test_parameter_effects():
     g = synthetic_results(300, {"x1": 0.3, "x2": 0.5, "x3": 0.7}, seed=5)
     g["beach"] = g["arm"].map({"x1": "west", "x2": "north", "x3": "east"})
-    assert set(sweep_parameters(g)) == {"arm_rate", "beach"}
+    assert sweep_parameters(g) == ["arm_rate"]  # 'beach' only relabels the arms the same way
+    g["policy"] = g["arm"].map({"x1": "a", "x2": "a", "x3": "b"})
+    assert sweep_parameters(g.drop(columns="arm_rate")) == ["beach", "policy"]
     eff = parameter_effects(g, ["arm_rate"])
     slope = eff.set_index("term").loc["arm_rate"]
     assert slope["low"] > 1 and slope["pvalue"] < 1e-6

@@ -56,3 +56,21 @@ def test_verdict():
     assert verdict(0.5, 0.47, 0.53).startswith("balanced")
     assert "Axis" in verdict(0.6, 0.55, 0.65)
     assert "Allies" in verdict(0.3, 0.25, 0.35)
+
+
+def test_report_on_a_sweep_of_the_batch_test_double(tmp_path):
+    import test_batch_fake_engine  # noqa: F401  (registers scenario 'batch-fake')
+    from malta_sim.batch import load_sweep, run_sweep, write_frame
+
+    toml = tmp_path / "s.toml"
+    toml.write_text('scenario = "batch-fake"\nseed = 7\ngames = 40\n[base]\nallied_policy = "defend"\n'
+                    '[grid]\naxis_policy = ["attack", "cautious"]\noptions = [[], ["rainy"]]\n')
+    df = run_sweep(load_sweep(toml))
+    write_frame(df, tmp_path / "sweep.parquet")
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "sweep.parquet"), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    s = json.loads((tmp_path / "rep" / "summary.json").read_text())
+    assert s["sweep_parameters"] == ["axis_policy", "options"]
+    assert len(s["paired_comparisons"]) == 3 and s["provenance"]["scenario"] == "batch-fake"
+    assert {r["term"] for r in s["parameter_effects"]} >= {"axis_policy[T.cautious]"}
+    assert (tmp_path / "rep" / "parameter_effects.png").exists()

@@ -39,13 +39,17 @@ OUTCOME_COLUMNS = {
 def sweep_parameters(games: pd.DataFrame) -> list[str]:
     """Columns that are constant within each arm but vary between arms.
 
+    A column that splits the arms exactly as an earlier column does (a
+    relabelling, such as the ``policy_params`` text beside a grid column) is
+    left out, so the regression has no duplicate terms.
+
     Returns
     -------
     list of str
         Candidate sweep parameters, in frame order (empty without arms).
     """
     df = with_outcomes(games)
-    out = []
+    out, partitions = [], []
     for c in games.columns:
         if c in OUTCOME_COLUMNS:
             continue
@@ -53,6 +57,11 @@ def sweep_parameters(games: pd.DataFrame) -> list[str]:
         if col.nunique() < 2:
             continue
         if (col.groupby(df["arm"]).nunique() == 1).all():
+            # Skip a column that only relabels an earlier one (e.g. policy_params text vs a grid column).
+            part = frozenset(frozenset(g) for g in df.groupby(col)["arm"].unique().map(tuple))
+            if part in partitions:
+                continue
+            partitions.append(part)
             out.append(c)
     return out
 
