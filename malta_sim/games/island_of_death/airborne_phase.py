@@ -74,29 +74,40 @@ def _target_hexes_ok(game) -> np.ndarray:
     return t.land & ~t.beach & ~t.coastal
 
 
+def _scenario(game):
+    sc = getattr(game.scenario, "data", None)
+    if sc is None:
+        sc = _h().inv_static(game).scenario_cfg.get("scenario_obj")
+    return sc
+
+
 def _limits(game, turn: int) -> dict:
-    """Stick limits per turn from the scenario (22.35)."""
-    h = _h()
-    cfg = h.inv_static(game).scenario_cfg
+    """Stick limits of ``turn`` from the scenario (22.26, 22.35): ``total``,
+    per formation (1 Ramcke / German, 2 Folgore / Italian), allowed stick kinds,
+    whether markers may drop, forced battalions and their marker."""
+    sc = _scenario(game)
     day, tod = turn // 4, turn % 4
-    out = {"total": 0, 1: 0, 2: 0, "kinds": {}, "markers": False}
-    if tod not in (AM, PM):
+    out = {"total": 0, 1: 0, 2: 0, "kinds": {}, "markers": False, "forced": (), "at": ""}
+    if tod not in (AM, PM) or sc is None:
         return out
-    tag = "AM" if tod == AM else "PM"
-    for j in cfg.get("jumps", []):
-        if j.get("date") == "06-29" and day == 0 and j.get("turn") == tag:
-            out[1] = int(j.get("max_sticks_german", 0))
-            out[2] = int(j.get("max_sticks_italian", 0))
-            out["total"] = out[1] + out[2]
-            out["markers"] = bool(j.get("markers", False))
-            types = j.get("stick_types") or []
-            if types:
+    for j in sc.jumps:
+        if j.day == day and j.turn == tod:
+            if j.max_sticks >= 0:
+                out.update({"total": j.max_sticks, 1: j.max_sticks, 2: j.max_sticks})
+            else:
+                out.update({1: j.max_sticks_german, 2: j.max_sticks_italian,
+                            "total": j.max_sticks_german + j.max_sticks_italian})
+            out["markers"] = bool(j.markers)
+            out["forced"], out["at"] = tuple(j.forced), j.at
+            if j.stick_types:
                 allowed = ("battalion", "hq_engineers", "returning")
                 out["kinds"] = {1: allowed, 2: allowed}
             return out
-    if day >= 1:
-        n = int(cfg.get("jumps_after", {}).get("max_sticks", 1))
-        out.update({"total": n, 1: n, 2: n, "markers": True})
+    first = min((j.day for j in sc.jumps), default=sc.first_day)
+    if day > first or (day == first and tod not in [j.turn for j in sc.jumps if j.day == first]):
+        if tod in tuple(sc.jumps_after_turns) and day > max((j.day for j in sc.jumps), default=-1):
+            n = int(sc.jumps_after_max)
+            out.update({"total": n, 1: n, 2: n, "markers": True})
     return out
 
 
@@ -111,9 +122,8 @@ def plan_jumps(game, days) -> None:
     never planned on ocean, beach or coastal hexes (19.33)."""
     h = _h()
     m, s, t = h.memo(game), game.state, game.static
-    inv = h.inv_static(game)
-    last_day = (inv.scenario_cfg.get("scenario", {}).get("last_date", "07-10"))
-    n_days = 12 if last_day == "07-10" else 7
+    sc = _scenario(game)
+    n_days = int(sc.last_day) + 1 if sc is not None else 12
     ok = _target_hexes_ok(game)
     legal = [int(x) for x in np.flatnonzero(ok)]
     pol = game.policy(h.AXIS)
@@ -145,6 +155,16 @@ def plan_jumps(game, days) -> None:
             if lim["total"] <= 0:
                 continue
             planned_units = {u for p in m.plans for u in p.units}
+            if lim["forced"]:
+                # 22.26: the named battalion jumps on its marker's hex; no other stick
+                f = 1 if lim["at"].endswith("ramcke") else 2
+                units = tuple(t.unit(x) for x in lim["forced"] if x in t._index)
+                units = tuple(u for u in units if u not in planned_units and s.box[u] == BOX_DISBANDMENT)
+                if units:
+                    m.plans.append(h.JumpPlan(m.next_pid, f, turn, "stick", offset=(0, 0), units=units,
+                                              stick_kind="battalion"))
+                    m.next_pid += 1
+                continue
             sticks, ref = [], {}
             for f in PARA:
                 r = int(s.dz_hex[0, f])

@@ -517,6 +517,16 @@ def hercules_setup(game) -> None:
     m, s, t = memo(game), game.state, game.static
     m.solitaire = "solitaire" in game.options
     if name != "hercules":
+        # Introductory Scenario (22.2): divisions already in their Follow-up boxes,
+        # markers on the map; jumps of the first two days are planned (19.3, 22.26)
+        fz = getattr(game.scenario, "follow_up_zone", {}) or {}
+        m.division_zone = {int(f): int(z) for f, z in fz.items()}
+        for f, z in m.division_zone.items():
+            s.division_zone[0, f] = z
+        if not m.solitaire:
+            from .airborne_phase import plan_jumps
+            d0 = int(getattr(game.scenario, "first_day", game.day))
+            plan_jumps(game, days=(d0, d0 + 1))
         return
     sc = getattr(game.scenario, "data", None) or inv_static(game).scenario_cfg.get("scenario_obj")
     # amphibious units (22.36)
@@ -713,13 +723,27 @@ def initial_segment(game) -> None:
         air_attacks(game)                                      # 4.1 d, 17.5
     from .airborne_phase import move_drop_markers, plan_jumps
     move_drop_markers(game)                                    # 19.13
-    if not m.solitaire and hercules:
+    if not m.solitaire:
         plan_jumps(game, days=(game.day + 2,))                 # 3.0 e, 19.3
-    if game.day >= 1 or not hercules:
+    _rn_expiry(game)                                           # 17.6 effects end
+    if game.day >= 1:
         ammunition_landed(game)                                # 3.0 i, 12.54
         dismantle_strongpoints(game)                           # 3.0 j, 16.25
     if game.day == sp.RN_DAY:
         royal_navy_intervention(game)                          # 3.0 k, 17.6
+
+
+def _rn_expiry(game) -> None:
+    """Royal Navy effects that last a number of days (17.6 table) end."""
+    s, m = game.state, memo(game)
+    until = game.extra.get("rn_until", {})
+    if until.get("beach", 99) <= game.day:
+        s.beach_supply_barred[0] = False
+    if until.get("air_support", 99) <= game.day:
+        s.air_support_cut[0] = 0
+        s.air_support_left[0] = sp.air_support_markers(int(s.weather[0]), 0)
+    if until.get("air_attacks", 99) <= game.day:
+        m.air_attacks_cut = 0
 
 
 def place_follow_up_boxes(game) -> None:
@@ -839,6 +863,9 @@ def royal_navy_intervention(game) -> None:
     s.air_support_cut[0] = res.air_support_cut
     s.air_support_left[0] = sp.air_support_markers(int(s.weather[0]), int(s.air_support_cut[0]))
     m.air_attacks_cut = res.air_attacks_cut
+    game.extra["rn_until"] = {"beach": game.day + res.beach_supply_days,
+                              "air_support": game.day + res.air_support_days,
+                              "air_attacks": game.day + res.air_attacks_days}
     _log(game, "royal_navy", side=ALLIED, dice=[d], result=str(res), rule="17.6")
 
 
