@@ -460,3 +460,53 @@ def setup_scenario(static: st.StaticData, scenario: str, seed: int, game_index: 
 
 def _beach_zone(static, h: int) -> str | None:
     return static.beach_zone_of.get(h) if hasattr(static, "beach_zone_of") else None
+
+
+def constructed_game(static: st.StaticData, placements: dict, *, turn: int = 4, seed: int = 0,
+                     game_index: int = 0, policies=None, control: dict | None = None,
+                     log: bool = True, check: bool = False, scenario: str = "intro") -> Game:
+    """A game holding only the given pieces, for rule tests on constructed positions.
+
+    Parameters
+    ----------
+    placements : dict
+        ``hex id -> list of unit ids`` or ``(unit id, level)`` pairs (level 0 =
+        full strength); artillery is placed prepared with two salvos.
+    turn : int
+        Absolute turn (default 4 = 30 June AM, a day turn).
+    control : dict, optional
+        ``hex id -> side``; by default every land hex is Allied-controlled and
+        occupied hexes belong to their occupant.
+    policies : (Policy, Policy), optional
+        Default: random policies.
+    """
+    from ...policies.random import RandomPolicy
+    data = load_data(static.provenance.get("data_dir"))
+    sc = data.scenario(scenario)
+    t = static
+    s = allocate(t.n_units, t.n_hexes, sizes={"n_regiments": t.n_regiments,
+                                               "n_formations": t.n_formations})
+    info = ScenarioInfo(name=scenario, first_day=0, last_day=11, last_turn=47,
+                        hq_cutoff_day=99, data=None)
+    pols = policies or (RandomPolicy(AXIS), RandomPolicy(ALLIED))
+    game = Game(t, s, seed, game_index, pols, info, log=log, check=check)
+    game.skip_invasion = True
+    s.turn[0] = turn
+    s.formation[:] = t.printed_formation
+    s.salvos[t.utype == st.ARTILLERY] = 2
+    s.box[:] = BOX_NOT_YET
+    s.box[(t.company_kind >= 0) | (t.battalion_of >= 0)] = BOX_POOL
+    s.control[t.land] = ALLIED
+    for hid, units in placements.items():
+        h = t.grid.index(hid)
+        for x in units:
+            uid, lv = (x, 0) if isinstance(x, str) else x
+            u = t.unit(uid)
+            s.box[u] = BOX_MAP
+            s.hex[u] = h
+            s.level[u] = lv
+    for hid, side in (control or {}).items():
+        s.control[t.grid.index(hid)] = side
+    from .organisation import update_control
+    update_control(game)
+    return game

@@ -1,0 +1,47 @@
+"""Shared helpers for the Island of Death engine tests (constructed positions)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from malta_sim.games.island_of_death.setup import constructed_game, load_static
+from malta_sim.policies.random import RandomPolicy
+
+
+@lru_cache(maxsize=1)
+def static():
+    return load_static()
+
+
+class Scripted(RandomPolicy):
+    """Random policy with fixed answers for the decisions a test pins."""
+
+    def __init__(self, side, stand=False, advance=False, **kw):
+        super().__init__(side, {})
+        self.stand = stand
+        self.advance = advance
+        self.kw = kw
+
+    def stand_ground(self, game, units, hits, attacker):
+        return self.stand
+
+    def choose_advance(self, game, units, target, length):
+        return list(units) if self.advance else []
+
+    def advance_further(self, game, units, options):
+        return None
+
+    def choose_loss(self, game, units, reason):
+        return sorted(units)[0]
+
+
+def make(placements, turn=4, policies=None, **kw):
+    return constructed_game(static(), placements, turn=turn, policies=policies, **kw)
+
+
+def u(name):
+    return static().unit(name)
+
+
+def h(hex_id):
+    return static().grid.index(hex_id)
