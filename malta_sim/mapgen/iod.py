@@ -290,6 +290,7 @@ class MapBuilder:
                 h = self.nearest_hex(lat, lon, lambda r: not r.ocean and self.on_water(r.hex)
                                      and not r.flags & {"city", "fort", "beach", "airfield"})
             self.hexes[h].port = kind
+            self._road_spur(h, f"reconstructed: road to the {name} quays")
             self.add_place(name, f"port_{kind}", h, lat, lon,
                            "reconstructed: Main Port on Grand Harbour (rule 12.54)" if kind == "main"
                            else "reconstructed: Minor Port (rule 12.54)")
@@ -359,6 +360,18 @@ class MapBuilder:
                 if self.hexes[a].ocean or self.hexes[b].ocean:
                     continue
                 self.add_side(a, b, "road", "reconstructed: 1942 main road between the towns it joins")
+
+    def _road_spur(self, h: str, source: str) -> None:
+        """Join a hex to the road network by one road hexside if it is not on it."""
+        on_road = {x for a, b, f in self.sides if f == "road" for x in (a, b)}
+        if h in on_road:
+            return
+        for d in range(6):
+            n = neighbour(h, d)
+            if self.on_grid(n) and n in on_road and not self.hexes[n].ocean \
+                    and (min(h, n), max(h, n), "ocean") not in self.sides:
+                self.add_side(h, n, "road", source)
+                return
 
     def _nearest_sides(self, poly: list[tuple[float, float]], step: float = 0.15) -> list[tuple[str, str]]:
         pts = self.fit.to_plane(np.array([p[0] for p in poly]), np.array([p[1] for p in poly]))
