@@ -70,6 +70,8 @@ def test_option_and_policy_errors():
         en.play_games("im-c3", 1, np.array([0]), options=("bogus",))
     with pytest.raises(OptionError, match="policy parameter"):
         en.play_games("im-c3", 1, np.array([0]), policy_params={"x": 1})
+    with pytest.raises(OptionError, match="policy parameter"):
+        en.play_games("im-c3", 1, np.array([0]), policy_params={"axis": {"counter_range": 1}})
 
 
 def test_reconstructed_crt_columns():

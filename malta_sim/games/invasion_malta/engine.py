@@ -58,7 +58,7 @@ class Game:
         self.axis_policy, self.allied_policy = axis_policy, allied_policy
         self.options = set(options)
         self.comp = components or ReconstructedComponents()
-        self.params = dict(attack_odds=1.5, counter_odds=1.0, counter_range=4)
+        self.params = dict(attack_odds=1.5, counter_odds=1.0, counter_range=6)
         self.params.update(params or {})
         self.log = [] if event_log else None
         self.turn = 0
@@ -257,8 +257,8 @@ class Game:
             if pos.hex[k] < 0 or pos.steps[k] <= 0:
                 continue
             here = int(pos.hex[k])
-            if side == ALLIED and dist[here, tarr].min() > self.params["counter_range"]:
-                continue  # Allied units hold unless the enemy is close
+            if side == ALLIED and (dist[here, tarr].min() > self.params["counter_range"] or here in self.objectives):
+                continue  # Allied units hold objectives, and elsewhere hold unless the enemy is close
             if side == AXIS and any(h == here for h in self.objectives):
                 continue  # hold a taken objective
             c = reach(m, u, pos, [k], self.ctx(side))
@@ -382,8 +382,8 @@ def play_games(scenario: str, seed: int, games, *, axis_policy: str = "advance",
     options : tuple of str
         Subset of :data:`OPTIONS`.
     policy_params : dict, optional
-        ``attack_odds`` (Axis minimum attack:defense, default 1.5),
-        ``counter_odds`` (Allied, 1.0), ``counter_range`` (hexes, 4).
+        Per side: ``{"axis": {"attack_odds": 1.5}, "allied": {"counter_odds": 1.0,
+        "counter_range": 4}}`` (minimum attack:defense ratios; hexes).
 
     Returns
     -------
@@ -407,10 +407,20 @@ def play_games(scenario: str, seed: int, games, *, axis_policy: str = "advance",
     bad = [o for o in options if o not in OPTIONS]
     if bad:
         raise OptionError(f"--option {bad[0]!r} unknown for {scenario}; choose from: {', '.join(OPTIONS)}")
-    params = dict(policy_params or {})
-    for k in params:
-        if k not in ("attack_odds", "counter_odds", "counter_range"):
-            raise OptionError(f"policy parameter {k!r} unknown; valid: attack_odds, counter_odds, counter_range")
+    params = {}
+    valid = {"axis": ("attack_odds",), "allied": ("counter_odds", "counter_range")}
+    for side, kv in (policy_params or {}).items():
+        if side not in valid or not isinstance(kv, dict):
+            raise OptionError(f"policy parameters are given per side as {{'axis': {{...}}, 'allied': {{...}}}}; got key {side!r}")
+        for k, v in kv.items():
+            if k not in valid[side]:
+                raise OptionError(f"policy parameter {side}.{k} unknown; valid: axis.attack_odds, allied.counter_odds, allied.counter_range")
+            try:
+                params[k] = float(v)
+            except (TypeError, ValueError):
+                raise OptionError(f"policy parameter {side}.{k} must be a number, got {v!r}") from None
+            if params[k] < 0:
+                raise OptionError(f"policy parameter {side}.{k} must be >= 0")
     sc = load_scenario("c3", data_dir)
     rows, turns, events = [], [], []
     for g in np.asarray(games, dtype=np.int64):
