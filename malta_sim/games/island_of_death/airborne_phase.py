@@ -314,32 +314,32 @@ def airborne_landing_phase(game) -> None:
     h._reform(game, [int(s.hex[u]) for u in jumped if s.box[u] == BOX_MAP])  # h) 13.2
 
 
+def _aa_count(game) -> np.ndarray:
+    """int32[H]: Allied AA units on the map within three hexes of each hex (19.41)."""
+    s, t = game.state, game.static
+    m = (s.box == BOX_MAP) & (t.side == ALLIED) & t.aa
+    if not m.any():
+        return np.zeros(t.grid.n_hexes, np.int32)
+    return (t.grid.distance_table[:, s.hex[m]] <= 3).sum(axis=1).astype(np.int32)
+
+
 def drop_marker(game, formation: int, planned: int, solitaire: bool) -> int:
-    """Drop one drop zone marker (19.41, 19.42): Drop Table 2d6, German -1, +1 per
-    Allied AA within 3 hexes of the planned hex, solitaire +2; re-rolled from
-    the planned hex while it lands on an ocean hex."""
+    """Drop one drop zone marker (19.41, 19.42) with the kernels' drop kernel:
+    Drop Table 2d6, German -1, +1 per Allied AA within 3 hexes, solitaire +2;
+    on an ocean hex the whole procedure is repeated from the planned hex."""
+    from ...kernels import drop as kd
+
     h = _h()
     inv, s, t = h.inv_static(game), game.state, game.static
-    base = (-1 if formation == 1 else 0) + (ab.SOLITAIRE_DROP_MOD if solitaire else 0)
-    aa = h.aa_within(game, planned)
-    hx = ab.drop_marker(h.nstate(game, "drop"), int(planned), base, aa, inv.ocean, _nb_scatter(game),
-                        inv.drop_table)
+    ch = t.charts
+    hx, _ = kd.drop_marker(h.nstate(game, "scatter"), int(planned), formation == 1, _aa_count(game),
+                           bool(solitaire), inv.ocean, t.neighbours, ch.drop_roll_min, ch.drop_roll_max,
+                           ch.drop_marker, ch.drop_stick, ch.scatter_dir, False, 1000)
+    if hx < 0:
+        hx = int(planned)                      # planned hexes are never ocean (19.33)
     s.dz_hex[0, formation] = int(hx)
     game.log("drop_zone_marker", side=AXIS, hexes=[int(planned), int(hx)], rule="19.41")
     return int(hx)
-
-
-def _nb_scatter(game):
-    """Neighbour table re-ordered so that column ``die - 1`` is the Scatter
-    Diagram direction of that die (19.41)."""
-    h = _h()
-    key = ("nb_scatter", id(game.static))
-    tab = game.extra.get(key)
-    if tab is None:
-        sdir = h.inv_static(game).scatter_dir
-        tab = np.ascontiguousarray(game.static.neighbours[:, [int(sdir[d]) for d in range(1, 7)]])
-        game.extra[key] = tab
-    return tab
 
 
 def jump_stick(game, formation: int, units: list, target, solitaire: bool, first_intro: bool = False) -> list:
@@ -367,18 +367,24 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
     units = expanded
     if not units:
         return []
+    from ...kernels import drop as kd
+
     rollers = [u for u in units if t.utype[u] != st.LEADER]
     german = all(t.nation[u] == st.GERMAN for u in rollers)
-    mod = (-1 if german else 0) + h.aa_within(game, th) + (ab.SOLITAIRE_DROP_MOD if solitaire else 0)
     out = np.empty(max(1, len(rollers)), np.int32)
-    code = ab.drop_stick(h.nstate(game, "drop"), th, len(rollers), mod, inv.ocean, _nb_scatter(game),
-                         inv.drop_table, out)
+    ch = t.charts
+    code = kd.drop_stick(h.nstate(game, "scatter"), th, len(rollers), german, h.aa_within(game, th),
+                         bool(solitaire), inv.ocean, t.neighbours, ch.drop_roll_min, ch.drop_roll_max,
+                         ch.drop_marker, ch.drop_stick, ch.scatter_dir, out)
+    if code < 0:
+        game.log("stick_cancelled", side=AXIS, hexes=[th], units=units, rule="19.43")
+        return []
     final = {u: int(out[i]) for i, u in enumerate(rollers)}
     hq = [u for u in rollers if t.utype[u] == st.HQ]
     for u in units:
         if t.utype[u] == st.LEADER:                             # 19.44: with the HQ
             final[u] = final[hq[0]] if hq else (final[rollers[0]] if rollers else th)
-    game.log("stick_drop", side=AXIS, hexes=[th], units=units, cell=ab.DROP_RESULT_NAMES[int(code)], rule="19.44")
+    game.log("stick_drop", side=AXIS, hexes=[th], units=units, cell=ab.DROP_RESULT_NAMES[int(code)] if 0 <= code < 5 else "", rule="19.44")
     landed = []
     for u in units:
         x = final[u]
