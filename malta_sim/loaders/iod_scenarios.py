@@ -478,6 +478,9 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
                 return False
             if design.type == "coastal_gun" and h in map_view.beach:
                 err(f'"{h}"', where, f"coastal gun {design.id!r} on beach hex {h} (rule 16.51)")
+            if design.type == "strongpoint" and (h in map_view.beach or not any(
+                    n in map_view.beach for n in neighbours(h) if n)):
+                err(f'"{h}"', where, f"strongpoint on hex {h}, which is not next to a beach hex (rule 16.2)")
         return True
 
     # ------------------------------------------------------------ set-up

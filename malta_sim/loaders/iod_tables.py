@@ -273,6 +273,10 @@ def load_tables(data_dir: str | Path | None = None, collector: Collector | None 
                                       f"unknown modifier {r.modifier!r}; expected one of {', '.join(SURRENDER_REQUIRED)}, "
                                       "axis_city_<hex> or date_<MM-DD>"))
             continue
+        if r.modifier.startswith("axis_city_") and map_view is not None \
+                and map_view.terrain.get(r.modifier[10:]) != "city":
+            _err(collector, DataError(str(f["surrender_modifiers.csv"]), r.line, "modifier",
+                                      f"hex {r.modifier[10:]} is not a city hex on the map (rule 20.0)"))
         mods[r.modifier] = SurrenderModifier(r.value, r.per, r.max_times, r.source)
         sources[f"surrender_modifiers.{r.modifier}"] = r.source
     if rows and "surrender_modifiers.csv" not in broken:
