@@ -42,8 +42,12 @@ def test_plane_to_hex_matches_centres():
         assert geo.plane_to_hex(*geo.hex_centre(h)) == h
 
 
+@pytest.mark.slow
 def test_generator_reproduces_packaged_files(tmp_path):
-    """python -m malta_sim.mapgen.iod writes exactly the packaged map files."""
+    """python -m malta_sim.mapgen.iod writes exactly the packaged map files.
+
+    Needs the ``mapgen`` extra (skipped without it); most of its time is loading
+    the land mask (about 7 s of CPU)."""
     pytest.importorskip("roaring_landmask")
     from malta_sim.mapgen import iod
 
