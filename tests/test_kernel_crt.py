@@ -192,3 +192,15 @@ def test_bombardment_monte_carlo_matches_exact(ch):
     obs = np.array([np.sum(res == BOMB_RESULTS.index(o["result"])) for o in d["outcomes"]])
     exp = np.array([o["probability"] for o in d["outcomes"]]) * n
     assert obs.sum() == n and stats.chisquare(obs, exp).pvalue > 1e-4
+
+
+def test_engine_odds_helpers_agree_with_kernel(ch):
+    """The land engine's Python odds helpers give the kernel's levels and columns."""
+    static = pytest.importorskip("malta_sim.games.island_of_death.static")
+    combat = pytest.importorskip("malta_sim.games.island_of_death.combat")
+    for a in range(1, 40):
+        for d in range(1, 40):
+            assert static.odds_level(a, d) == K.basic_odds_level(a, d)
+    for li in range(len(ch.line_names)):
+        for lv in range(-6, 14):
+            assert combat.crt_column(ch, li, lv) == K.final_column(lv, li, ch.line_cols, ch.col_level)
