@@ -41,7 +41,8 @@ def main(argv=None):
     lines = [
         "# Beach-zone pairs (Operation Hercules)",
         "",
-        f"{args.games} games per arm, seed {args.seed}, {len(arms)} arms, {df.attrs['seconds']:.0f} s.",
+        f"{args.games} games per arm, seed {args.seed}, {len(arms)} arms, {df.attrs['seconds']:.0f} s; Axis bot: "
+        f"`{df.attrs['base_bot']}` with the studied choice pinned, Allied bot: the scenario default.",
         "",
         f"Best pair: **{best['arm']}** with {sc.md_rate(best)} Axis wins.",
         "",
@@ -52,7 +53,7 @@ def main(argv=None):
     for _, r in wr.sort_values("rate", ascending=False).iterrows():
         if r["arm"] in pmap.index:
             p = pmap.loc[r["arm"]]
-            diff = f"{100 * p['difference']:+.0f} pts [{100 * p['low']:+.0f}, {100 * p['high']:+.0f}]"
+            diff = sc.md_diff(p)
             pv = f"{p['mcnemar_pvalue']:.2g}"
         else:
             diff, pv = "baseline", ""

@@ -42,7 +42,8 @@ def main(argv=None):
     lines = [
         "# Drop-zone choice (Operation Hercules)",
         "",
-        f"{args.games} games per arm, seed {args.seed}, {df.attrs['seconds']:.0f} s.",
+        f"{args.games} games per arm, seed {args.seed}, {df.attrs['seconds']:.0f} s; Axis bot: "
+        f"`{df.attrs['base_bot']}` with the studied choice pinned, Allied bot: the scenario default.",
         "",
         "| arm | Axis win rate [95%] | vs bot (paired) | airfield by 30 Jun night [95%] | median first airfield |",
         "|---|---|---|---|---|",
@@ -51,7 +52,7 @@ def main(argv=None):
         r = wr.set_index("arm").loc[arm]
         if arm in paired.index:
             p = paired.loc[arm]
-            diff = f"{100 * p['difference']:+.0f} pts [{100 * p['low']:+.0f}, {100 * p['high']:+.0f}]"
+            diff = sc.md_diff(p)
         else:
             diff = "baseline"
         d = day2.loc[arm]

@@ -44,7 +44,8 @@ def main(argv=None):
     lines = [
         "# Invasion timing (Operation Hercules)",
         "",
-        f"{args.games} games per arm, seed {args.seed}, {df.attrs['seconds']:.0f} s.",
+        f"{args.games} games per arm, seed {args.seed}, {df.attrs['seconds']:.0f} s; Axis bot: "
+        f"`{df.attrs['base_bot']}` with the studied choice pinned, Allied bot: the scenario default.",
         "",
         "| arm | Axis win rate [95%] | vs as planned (paired) | McNemar p | median surrender |",
         "|---|---|---|---|---|",
@@ -55,7 +56,7 @@ def main(argv=None):
         r = {"rate": r["rate"], "low": r["low"], "high": r["high"]}
         if arm in pmap.index:
             p = pmap.loc[arm]
-            diff = f"{100 * p['difference']:+.0f} pts [{100 * p['low']:+.0f}, {100 * p['high']:+.0f}]"
+            diff = sc.md_diff(p)
             pv = f"{p['mcnemar_pvalue']:.2g}"
         else:
             diff, pv = "baseline", ""

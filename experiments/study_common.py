@@ -2,7 +2,9 @@
 
 The studies vary Axis choices that the registered bots make by themselves
 (beach zones, when to land, where to drop).  ``StudyPolicy`` is the
-``balanced`` Axis bot with three of its decisions pinned by parameters:
+``balanced`` Axis bot (the random-legal bot while ``balanced`` is not in the
+build: :data:`BASE_BOT` says which) with three of its decisions pinned by
+parameters:
 
 ``beach_zones``   [zone of the 4th Division, zone of the 20th Division]
                   (names North/South/East/West; rule 18.21)
@@ -39,8 +41,21 @@ from malta_sim.policies import make_policy, register_policy  # noqa: E402
 ZONE_NAMES = ("North", "South", "East", "West")
 
 
-def _balanced_class():
-    return type(make_policy("balanced", 0))
+def _base_class():
+    """The ``balanced`` Axis bot, or the random-legal bot while ``balanced`` is
+    not in this build (the study summaries name the one used)."""
+    global BASE_BOT
+    for name in ("balanced", "random"):
+        try:
+            cls = type(make_policy(name, 0))
+        except (OptionError, ImportError, AttributeError):
+            continue
+        BASE_BOT = name
+        return cls
+    raise ImportError("no Axis bot available")
+
+
+BASE_BOT = None
 
 
 class _StudyMixin:
@@ -73,7 +88,7 @@ class _StudyMixin:
 
 
 try:
-    StudyPolicy = type("StudyPolicy", (_StudyMixin, _balanced_class()), {"name": "study"})
+    StudyPolicy = type("StudyPolicy", (_StudyMixin, _base_class()), {"name": "study"})
     register_policy("study", "study_common:StudyPolicy")
 except (OptionError, ImportError, AttributeError) as _exc:  # engine policies not in this build
     StudyPolicy = None
@@ -122,6 +137,7 @@ def play_arms(arms: dict, n_games: int, seed: int, *, scenario: str = "hercules"
         frames.append(df)
     res = pd.concat(frames, ignore_index=True)
     res.attrs["seconds"] = time.time() - t0
+    res.attrs["base_bot"] = BASE_BOT
     return res
 
 
@@ -150,6 +166,12 @@ def out_dir(args, study: str) -> Path:
     d = args.out or (HERE / "results" / study)
     d.mkdir(parents=True, exist_ok=True)
     return d
+
+
+def md_diff(p) -> str:
+    """Paired difference of two win rates in points with its interval."""
+    f = lambda x: f"{round(100 * x) + 0:+d}"  # noqa: E731  (no '-0')
+    return f"{f(p['difference'])} pts [{f(p['low'])}, {f(p['high'])}]"
 
 
 def md_rate(r) -> str:
