@@ -127,6 +127,23 @@ def test_inconsistent_hexside_creek_and_rise(copy):
     assert e.file.endswith("hexsides.csv") and e.field == "feature" and "inconsistent hexside" in e.message
 
 
+def test_inconsistent_hexside_listed_differently_from_each_side(copy):
+    """Listed from both hexes, a hexside must carry the same features on both."""
+    p = copy / "hexsides.csv"
+    road = [ln for ln in p.read_text().splitlines() if ",road," in ln][0]
+    hx, d = road.split(",")[:2]
+    from malta_sim.hexgrid import DIRECTION_NAMES, neighbour
+
+    n_hex = neighbour(hx, DIRECTION_NAMES.index(d))
+    opposite = DIRECTION_NAMES[(DIRECTION_NAMES.index(d) + 3) % 6]
+    _edit(p, lambda ls: ls + [f"{n_hex},{opposite},road,reconstructed"])
+    load_map(copy)  # the same feature from the other side is fine
+    _edit(p, lambda ls: ls + [f"{n_hex},{opposite},creek,reconstructed"])
+    e = _err(copy)
+    assert e.field == "feature" and "inconsistent hexside" in e.message and "listed from" in e.message
+    assert e.line == len(p.read_text().splitlines())
+
+
 def test_inconsistent_hexside_road_into_ocean(copy):
     p = copy / "hexsides.csv"
     _edit(p, lambda ls: ls + ["0101,S,road,reconstructed"])

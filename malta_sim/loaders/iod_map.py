@@ -405,6 +405,7 @@ def _read_hexsides(folder: Path, grid: Grid, hx: dict) -> dict:
         "source": source_col(),
     })
     sides: dict[tuple[str, str], dict[str, tuple[int, str, bool]]] = {}
+    listed: dict[tuple[str, str], dict[str, set]] = {}
     for r in rows:
         d = DIRECTION_NAMES.index(r.direction)
         n = neighbour(r.hex, d)
@@ -414,6 +415,7 @@ def _read_hexsides(folder: Path, grid: Grid, hx: dict) -> dict:
             raise DataError(f, r.line, "feature", f"inconsistent hexside: a {r.feature} between {r.hex} and {n} "
                             "touches an ocean hex")
         key = (min(r.hex, n), max(r.hex, n))
+        listed.setdefault(key, {}).setdefault(r.hex, set()).add((r.feature, r.line))
         feats = sides.setdefault(key, {})
         feats.setdefault(r.feature, (r.line, r.source, r.hex == key[0]))
         if "creek" in feats and "creek_rise" in feats:
@@ -423,6 +425,15 @@ def _read_hexsides(folder: Path, grid: Grid, hx: dict) -> dict:
             other = [k for k in feats if k != "ocean"][0]
             raise DataError(f, r.line, "feature", f"inconsistent hexside {key[0]}-{key[1]}: all-ocean and "
                             f"{other} on the same side (lines {feats['ocean'][0]} and {feats[other][0]})")
+    # a hexside listed from both of its hexes must carry the same features on both
+    for (a, b), by_hex in listed.items():
+        if len(by_hex) == 2:
+            fa = {ft for ft, _ in by_hex[a]}
+            fb = {ft for ft, _ in by_hex[b]}
+            if fa != fb:
+                line = max(ln for ft, ln in by_hex[a] | by_hex[b])
+                raise DataError(f, line, "feature", f"inconsistent hexside {a}-{b}: listed from {a} as "
+                                f"{', '.join(sorted(fa))} but from {b} as {', '.join(sorted(fb))}")
     return sides
 
 
