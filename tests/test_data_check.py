@@ -151,3 +151,20 @@ def test_load_iod_raises_first_problem(copy):
     with pytest.raises(DataError) as ei:
         load_iod(copy)
     assert "militia.csv" in ei.value.file and ei.value.field == "min_roll"
+
+
+def test_strongpoint_must_touch_a_beach(copy):
+    f = copy / "scenarios" / "intro.toml"
+    edit(f, 'units = ["allied.uk.4b=6-6"]', 'units = ["allied.uk.4b=6-6", "allied.sp.b"]')
+    one_problem(copy, "intro.toml", line_of(f, 'hex = "1314"'), "setup[3].hex", "not next to a beach hex (rule 16.2)")
+
+
+def test_surrender_city_must_be_a_city(copy):
+    f = copy / "tables" / "surrender_modifiers.csv"
+    edit(f, "axis_city_1711,", "axis_city_1311,")
+    one_problem(copy, "surrender_modifiers.csv", line_of(f, "axis_city_1311"), "modifier", "not a city hex")
+
+
+def test_data_info_cli():
+    r = CliRunner().invoke(main, ["data", "info"])
+    assert r.exit_code == 0 and "scenario intro" in r.output and "reconstructed rows" in r.output
