@@ -91,6 +91,9 @@ ID_COLUMNS = ("game", "seed", "scenario", "axis_policy", "allied_policy", "optio
 #: Accepted values of ``backend``.
 BACKENDS = ("local", "dask")
 
+#: How long ``backend="dask"`` waits to reach a ``scheduler`` before giving up.
+DASK_CONNECT_TIMEOUT = "15s"
+
 #: Largest chunk the automatic chunk size picks (games per ``play_games`` call).
 MAX_AUTO_CHUNK = 1000
 
@@ -553,7 +556,7 @@ def _run_dask(spec, inputs, ranges, per_turn, n_jobs, scheduler) -> Iterator[_Ch
     try:
         if scheduler:
             try:
-                client = Client(scheduler, timeout="15s")
+                client = Client(scheduler, timeout=DASK_CONNECT_TIMEOUT)
             except (OSError, TimeoutError, ValueError) as exc:
                 raise OptionError(f"--scheduler {scheduler!r}: cannot connect ({exc})") from None
         else:

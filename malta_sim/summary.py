@@ -112,7 +112,7 @@ def _block(df: pd.DataFrame) -> list[str]:
     if len(er):
         lines.append("  end reason            games   share")
         for reason, r in er.iterrows():
-            lines.append(f"  {str(reason):<20} {int(r['games']):>6}  {_pct(r['share'])}")
+            lines.append(f"  {str(reason).replace('_', ' '):<20} {int(r['games']):>6}  {_pct(r['share'])}")
     m = median_end(df)
     if m["turn"] is not None:
         when = f"turn {m['turn']}" + (f" ({m['date']})" if m["date"] else "")
@@ -136,8 +136,10 @@ def format_summary(df: pd.DataFrame) -> str:
     """
     a = df.attrs or {}
     scen = a.get("scenario") or (df["scenario"].iloc[0] if "scenario" in df.columns and len(df) else "?")
-    title = f" ({a['title']})" if a.get("title") else ""
-    lines = [f"{scen}{title}: {len(df)} games, seed {a.get('seed', '?')}"]
+    lines = [f"{a['title']} [{scen}]" if a.get("title") else str(scen)]
+    n_arms = df["arm"].nunique() if "arm" in df.columns else 0
+    per_arm = f" ({n_arms} arms)" if n_arms else ""
+    lines.append(f"  {len(df)} games{per_arm}, seed {a.get('seed', '?')}")
     if "arm" in df.columns:
         for arm in pd.unique(df["arm"]):
             sub = df[df["arm"] == arm]
@@ -151,7 +153,7 @@ def format_summary(df: pd.DataFrame) -> str:
         return "\n".join(lines)
     opts = a.get("options")
     opts = ", ".join(opts) if opts else "none"
-    lines.append(f"  axis policy {a.get('axis_policy', '?')}; allied policy {a.get('allied_policy', '?')}; options: {opts}")
+    lines[-1] += f"; axis policy {a.get('axis_policy', '?')}, allied policy {a.get('allied_policy', '?')}; options: {opts}"
     if a.get("policy_params"):
         lines.append(f"  policy parameters: {a['policy_params']}")
     lines.extend(_block(df))

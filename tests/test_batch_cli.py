@@ -37,7 +37,7 @@ def test_run_writes_file_and_prints_summary(tmp_path, ext):
     t = read_frame(turns)
     assert len(t) == ref["end_turn"].sum()
     text = r.stdout
-    assert "batch-fake (Batch runner test double): 20 games, seed 3" in text
+    assert text.startswith("Batch runner test double [batch-fake]\n  20 games, seed 3; axis policy attack")
     assert "95% interval (Wilson)" in text and "median end: turn" in text and f"wrote {out}" in text
     n_axis = int((ref["winner"] == "axis").sum())
     assert any(line.split()[:2] == ["axis", str(n_axis)] for line in text.splitlines())
