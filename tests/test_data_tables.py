@@ -95,3 +95,11 @@ def test_royal_navy_table(t):
     assert [r.surrender_modifier for r in rows] == [0, 0, 0, 1, 1, 3]
     ships = [99 if r.warships_damaged == -1 else r.warships_damaged for r in rows]
     assert ships == sorted(ships)
+
+
+def test_printed_constants(t):
+    """5.2 ZOC costs, 7.1 stacking, 8.2 supply length, 9.86 advance, 11.2 morale caps, 14.3 leader MA."""
+    c = t.params["constants"]
+    assert [c[f"zoc_{a}_{m}"] for m in ("foot", "mot", "mech") for a in ("enter", "exit")] == [2, 2, 3, 3, 2, 1]
+    assert (c["stack_battalions"], c["supply_route_hexes"], c["leader_ma"]) == (4, 12, 14)
+    assert (c["advance_foot_max"], c["advance_mot_mech_max"], c["morale_shift_max"], c["morale_shift_min"]) == (2, 3, 3, -2)

@@ -19,7 +19,8 @@ Parameter tables (``item, value, source``; every printed number of a procedure):
 ``landing_losses`` (18.5), ``airborne_losses`` (19.46), ``infiltration`` (6.41),
 ``stand_ground`` (9.71), ``leader_casualties`` (14.4), ``ammunition`` (12.5),
 ``replacements`` (17.4), ``stragglers`` (17.8), ``delayed_landings`` (22.39),
-``airfields`` (16.11, 16.12), ``naval`` (16.55-16.79, 17.52).
+``airfields`` (16.11, 16.12), ``naval`` (16.55-16.79, 17.52), ``constants`` (the other printed
+numbers: ZOC costs 5.2, stacking 7.1, supply length 8.2, advance 9.86, morale caps 11.2 ...).
 """
 
 from __future__ import annotations
@@ -52,6 +53,14 @@ PARAM_ITEMS: dict[str, tuple[str, ...]] = {
     "delayed_landings": ("drm_no_axis_airfield", "para_steps_threshold", "drm_para_steps", "drm_per_para_hq",
                          "drm_rain", "cancel_min"),
     "airfields": ("companies_per_turn", "hq_counts_as", "artillery_counts_as", "aa_range", "aa_hit_min"),
+    "constants": ("zoc_enter_foot", "zoc_exit_foot", "zoc_enter_mot", "zoc_exit_mot", "zoc_enter_mech",
+                  "zoc_exit_mech", "zoc_min_attack", "stack_battalions", "supply_route_hexes", "out_of_supply_attack",
+                  "out_of_supply_mot_mech_ma", "advance_foot_max", "advance_mot_mech_max", "morale_shift_max",
+                  "morale_shift_min", "demoralized_ma_foot", "demoralized_ma_mot_mech", "leader_ma",
+                  "leader_hexes_per_phase", "hq_return_days", "prep_mp_airborne_artillery", "hitch_mp_artillery",
+                  "delayed_reaction_am_hexes", "delayed_reaction_noon_hexes", "drop_one_stick_hexes",
+                  "drop_other_sticks_hexes", "dz_move_hexes", "discovery_day_hexes", "bombard_casualty_fraction_den",
+                  "first_wave_infantry", "first_wave_marines_max", "second_wave_units"),
     "naval": ("gun_hit_min", "gun_drm_close", "gun_close_range", "ship_hit_min", "communications_fail_max",
               "max_ships_per_hex", "max_ships_offensive", "max_ships_defensive", "air_attack_hit_min",
               "air_attack_aa_range"),
