@@ -293,3 +293,36 @@ def test_rule_6_41_infiltration():
     # succeeds on die >= 3: 4/6
     assert all(ok == (die >= 3) for ok, die in res)
     assert 0.55 < np.mean([ok for ok, _ in res]) < 0.78
+
+
+def test_engine_reach_kernel_agrees_on_packaged_map():
+    """The land engine's half-MP movement kernel and movement_reach (on MAP's
+    edge costs) give the same reachable hexes and MP on the packaged map."""
+    setup = pytest.importorskip("malta_sim.games.island_of_death.setup")
+    mv = pytest.importorskip("malta_sim.games.island_of_death.movement")
+    from malta_sim.loaders.iod_map import load_map
+
+    t = setup.load_static()
+    m = load_map()
+    n = m.grid.n_hexes
+    rng = np.random.default_rng(0)
+    land = np.flatnonzero(m.land)
+    for trial in range(60):
+        cls, strategic = trial % 3, trial % 5 == 0
+        start = int(rng.choice(land))
+        zoc = np.zeros(n, bool)
+        zoc[rng.choice(land, 15)] = True
+        blocked = np.zeros(n, bool)
+        blocked[rng.choice(land, 10)] = True
+        blocked[start] = False
+        allowed = np.ones(n, bool)
+        ma = int(rng.integers(1, 9))
+        c1, _ = mv.reach_kernel(start, 2 * ma, cls, strategic, t.move_cost, t.strat_cost, t.road, t.creek, t.rise,
+                                t.ocean_side, t.neighbours, t.road_cost, t.road_strat_cost, t.creek_cost, t.rise_cost,
+                                zoc, blocked, np.zeros(n, bool), allowed, mv.ZOC_ENTER, mv.ZOC_EXIT)
+        cost = (m.edge_cost_strategic if strategic else m.edge_cost)[:, :, cls].astype(np.float64)
+        g, _ = P.movement_reach(m.neighbours, cost, start, float(ma), zoc, blocked, allowed,
+                                float(mv.ZOC_ENTER[cls]), float(mv.ZOC_EXIT[cls]))
+        reach = c1 < (1 << 27)
+        assert np.array_equal(reach, np.isfinite(g))
+        assert np.allclose(c1[reach] / 2, g[reach])

@@ -25,10 +25,13 @@ Static CRT arrays (from :func:`malta_sim.loaders.iod_charts.load_charts`)
 
 Typical engine call
 -------------------
->>> a = attack_total(att_strengths, att_oos, att_disorg, att_demor, support, cap)   # doctest: +SKIP
->>> d = defense_total(def_strengths, def_demor, def_support, def_cap, doubled)       # doctest: +SKIP
->>> shift = odds_shift(armor_att, armor_def, engineers, n_att_hexes, ...)            # doctest: +SKIP
->>> col, ah, ae, dh, de = roll_combat(state, a, d, shift, line, fort, crt, line_cols, col_level)  # doctest: +SKIP
+>>> sup = capped_support(sum_of_support_strengths, printed_support, printed_attack, True)  # doctest: +SKIP
+>>> a = attack_total(att_strengths, att_oos, att_disorg, att_demor, sup)               # doctest: +SKIP
+>>> d = defense_total(def_strengths, def_demor, def_support, city_or_fort)             # doctest: +SKIP
+>>> shift = odds_shift(armor_att, armor_def, engineers, n_att_hexes, att_int, def_int,
+...                    mixed, att_morale - def_morale, air, att_cmd, def_cmd)         # doctest: +SKIP
+>>> col, roll, ah, ae, dh, de = roll_combat(state, a, d, shift, line, fort, crt, line_cols, col_level)  # doctest: +SKIP
+>>> a_st, a_rt, d_st, d_rt, a_left, d_left = apply_hits(ah, dh, att_steps, def_steps)  # doctest: +SKIP
 """
 
 from __future__ import annotations
