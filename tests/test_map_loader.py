@@ -56,7 +56,7 @@ def test_unknown_hex_id(copy):
     n = _replace_line(p, "1313,", lambda ln: "13x3" + ln[4:])
     e = _err(copy)
     assert e.file.endswith("hexes.csv") and e.line == n and e.field == "hex"
-    assert "XXYY" in e.message or "expected form" in e.message
+    assert "unknown hex id" in e.message and "XXYY" in e.message
 
 
 def test_hex_off_grid(copy):

@@ -37,8 +37,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DataErrors
-from ..hexgrid import DIRECTION_NAMES, IOD_GRID, Grid, neighbour, parse_hex
+from ..errors import DataError
+from ..hexgrid import DIRECTION_NAMES, IOD_GRID, Grid, direction_between, neighbour
 from .common import Col, Collector, hash_files, read_csv, resolve_data_dir, source_col
 
 #: Hex terrain codes (index into ``MapData.terrain_names`` and the TEC arrays).
@@ -234,8 +234,6 @@ class MapData:
 
         Returns ``inf`` when the move is prohibited.
         """
-        from ..hexgrid import direction_between
-
         d = direction_between(from_hex, to_hex)
         arr = self.edge_cost_strategic if strategic else self.edge_cost
         return float(arr[self.index(from_hex), d, MOVE_CLASSES.index(move_class)])
@@ -349,7 +347,8 @@ def check_map(data_dir: str | Path | None = None, grid: Grid = IOD_GRID) -> list
 
 def _hex_check(grid: Grid):
     def check(v: str) -> str | None:
-        col, row = parse_hex(v)
+        if len(v) != 4 or not v.isdigit():
+            return f"unknown hex id {v!r}: expected four digits XXYY (column, row)"
         if not grid.contains(v):
             return (f"hex {v} is off the map (columns {grid.col_min:02d}-{grid.col_max:02d}, "
                     f"rows {grid.row_min:02d}-{grid.row_max:02d})")
@@ -358,7 +357,7 @@ def _hex_check(grid: Grid):
 
 
 def _hex_col(grid: Grid, required: bool = True) -> Col:
-    return Col(str, required=required, default="", pattern=HEX_PATTERN, check=_hex_check(grid))
+    return Col(str, required=required, default="", check=_hex_check(grid))
 
 
 def _read_hexes(folder: Path, grid: Grid) -> dict:
@@ -561,8 +560,6 @@ def _compile(folder, grid, tec_rows, tec, hx, sides, zones, boxes, places) -> Ma
     hexside = np.zeros((n, 6), np.int8)
     for (a, b), feats in sides.items():
         ia, ib = grid.index(a), grid.index(b)
-        from ..hexgrid import direction_between
-
         d = direction_between(a, b)
         bits = 0
         for ft in feats:
@@ -656,8 +653,6 @@ def _compile(folder, grid, tec_rows, tec, hx, sides, zones, boxes, places) -> Ma
     hexes_df = hexes_df.loc[[h for h in grid.hex_ids]]
     side_rows = []
     for (a, b), feats in sorted(sides.items()):
-        from ..hexgrid import direction_between
-
         d = direction_between(a, b)
         for ft, (line, src, _first) in feats.items():
             side_rows.append(dict(hex=a, direction=DIRECTION_NAMES[d], neighbour=b, feature=ft, source=src,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..hexgrid import format_hex, from_axial, parse_hex
+from ..hexgrid import from_axial, parse_hex
 
 #: Origin of the local kilometre frame (equirectangular projection).
 LAT0 = 35.88

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..hexgrid import AXIAL_DIRECTIONS, DIRECTION_NAMES, IOD_GRID, Grid, direction_between, hex_line, neighbour
+from ..hexgrid import DIRECTION_NAMES, IOD_GRID, Grid, direction_between, hex_line, neighbour
 from . import geo
 
 OCEAN_BELOW = 0.15
