@@ -177,3 +177,15 @@ def test_rule_4_21_turn_outline():
     assert sq.phases(1)[0] == ("strategic", "weather") and sq.phases(1)[-1] == ("reorganization", "victory_conditions")
     assert sq.GROUND_SEQUENCE[2] == "movement" and len(sq.GROUND_SEQUENCE) == 8
     assert [sq.turn_part(t) for t in (1, 2, 3, 4)] == ["AM", "PM", "Night", "AM"] and sq.is_night(3)
+
+
+def test_rule_4_43_unavailable_formation_leaves_cup_and_pool():
+    c = cup(ax=["L", "Fo"], al=["Central", "Western"], air=1)
+    counts = list(c.counts)
+    kL = c.types.index(ac.PieceType(0, ac.AM, "L"))
+    kW = c.types.index(ac.PieceType(1, ac.AM, "Western"))
+    avail = {(0, "Fo"), (1, "Central"), (1, "Western")}
+    counts, pools, removed = ac.remove_unavailable(c, counts, (kL, -1), avail)
+    assert removed == [(0, "L"), (0, "L")] and pools == (-1, -1) and counts[kL] == 0  # from the cup and the pool
+    counts, pools, removed = ac.remove_unavailable(c, list(c.counts), (-1, -1), {(0, "Fo"), (0, "L"), (1, "Central")})
+    assert removed == [(1, "Western")] and counts[kW] == 0 and sum(counts) == c.total - 1

@@ -145,6 +145,42 @@ def resolve_draw(cup: Cup, k: int, counts_after: tuple, pools: tuple, policies: 
     return ev, tuple(pools)
 
 
+def remove_unavailable(cup: Cup, counts: list, pools: tuple, available: set) -> tuple[list, tuple, list]:
+    """Take out of play, at once, the AMs of formations that have become unavailable (rule 4.43).
+
+    An Axis formation whose units have all been removed from play, or an Allied
+    sector with no Allied unit left in it, loses its AMs still in the cup and
+    any AM of it in the Activation Pool.  (An Allied sector AM comes back only
+    when a unit begins a turn in the sector, rule 4.51, i.e. when the next cup
+    is built.)
+
+    Parameters
+    ----------
+    counts : list of int
+        Cup counts (modified in place).
+    pools : (int, int)
+        Pool contents (type index or -1).
+    available : set of (side, code)
+
+    Returns
+    -------
+    (counts, pools, removed) : removed lists ``(side, code)`` taken out.
+    """
+    removed = []
+    for k, t in enumerate(cup.types):
+        if t.kind == AM and counts[k] > 0 and (t.side, t.name) not in available:
+            removed.append((t.side, t.name))
+            counts[k] = 0
+    pools = list(pools)
+    for s in (0, 1):
+        if pools[s] >= 0:
+            t = cup.types[pools[s]]
+            if (t.side, t.name) not in available:
+                removed.append((t.side, t.name))
+                pools[s] = -1
+    return counts, tuple(pools), removed
+
+
 def simulate_segment(cup: Cup, rng, policies: tuple = (ALWAYS_PLAY, ALWAYS_PLAY)) -> list:
     """One Operations Segment by random draws (rules 7.13-7.17).
 

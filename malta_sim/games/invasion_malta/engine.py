@@ -169,8 +169,19 @@ class Game:
                 elif e[0] == "air":
                     self.stats["air_draws"] += 1
                     self.event("air", side=e[1], result=self.comp.air_mission(self, e[1], self.streams["air"]))
-            if self.finished:
-                return
+            # rule 4.43: AMs of formations gone from play leave the cup (and pool) at once
+            avail = {(f.side, f.code) for f in ac.available_formations(self.scenario.formations, self.units, self.pos,
+                                                                     self.map.sector)}
+            counts, pools, removed = ac.remove_unavailable(cup, counts, pools, avail)
+            if removed:
+                self.event("am_removed", formations=removed)
+            for s_ in (AXIS, ALLIED):  # rule 7.17: a pooled AM is not held past the player's last one
+                if pools[s_] >= 0 and cup.side_ams(counts, s_) == 0:
+                    name = cup.types[pools[s_]].name
+                    pools = tuple(-1 if i == s_ else p_ for i, p_ in enumerate(pools))
+                    self.stats["activations"] += 1
+                    self.ground_sequence(s_, [name])
+            total = sum(counts)
 
     def active_units(self, side, codes):
         if side == AXIS:
