@@ -168,3 +168,27 @@ def test_surrender_city_must_be_a_city(copy):
 def test_data_info_cli():
     r = CliRunner().invoke(main, ["data", "info"])
     assert r.exit_code == 0 and "scenario intro" in r.output and "reconstructed rows" in r.output
+
+
+def test_corrupted_copies_never_crash(tmp_path):
+    """Random one-line corruptions (fixed seed) of counter, scenario and table files give
+    DataErrors or nothing, never another exception (no traceback for bad input)."""
+    import random
+
+    src = packaged_data_dir()
+    files = sorted(p.relative_to(src) for p in src.rglob("*")
+                   if p.suffix in (".csv", ".toml") and (p.parent.name in ("tables", "scenarios")
+                                                         or p.name in ("units.csv", "unit_steps.csv", "breakdown.csv")))
+    rng = random.Random(7)
+    for trial in range(6):
+        dst = tmp_path / f"t{trial}"
+        shutil.copytree(src, dst)
+        f = dst / rng.choice(files)
+        lines = f.read_text(encoding="utf-8").splitlines()
+        i = rng.randrange(len(lines))
+        ln = lines[i]
+        lines[i] = "".join(str(rng.randrange(10)) if c.isdigit() and rng.random() < 0.5 else c
+                           for c in ln)[: max(1, len(ln) - rng.randrange(3))]
+        f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        for p in check_iod(dst):
+            assert isinstance(p, DataError) and p.format().startswith(str(dst))
