@@ -127,6 +127,8 @@ def _edit(path, old, new, count=1):
         ("crt.csv", "all_other_terrains,6:1,6,-/3D", "all_other_terrains,7:1,6,-/3D", "column"),
         ("crt.csv", "all_other_terrains,6:1,6,-/3D", "all_other_terrains,6:1,7,-/3D", "duplicate"),
         ("crt_lines.csv", "woods;town", "woods;tawn", "unknown terrain"),
+        ("crt_lines.csv", "woods;town", "woods", "terrain_effects.csv"),
+        ("terrain_effects.csv", "replace,woods_town,", "replace,woods_towns,", "crt_line"),
         ("bombardment.csv", "4,6,11,D", "4,6,11,X", "result"),
         ("drop_table.csv", "7,7,adjacent", "8,7,adjacent", "roll"),
         ("scatter.csv", "2,NE", "2,N", "direction"),

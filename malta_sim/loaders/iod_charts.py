@@ -237,8 +237,10 @@ def _result_check(v: str) -> str | None:
     return None
 
 
-def _known_terrains(folder: Path) -> set[str] | None:
-    """Hex terrains named by the Terrain Effects Chart in the same folder, if present."""
+def _tec_lines(folder: Path) -> dict[str, tuple[str, int]] | None:
+    """Hex terrains of the Terrain Effects Chart in the same folder, if present,
+    with the CRT line the TEC names for each (``""`` when it has no
+    ``crt_line`` column) and the TEC line number."""
     p = folder / "terrain_effects.csv"
     if not p.is_file():
         return None
@@ -246,7 +248,7 @@ def _known_terrains(folder: Path) -> set[str] | None:
         rows = read_csv(p, {"terrain": Col(str), "kind": Col(str)})
     except DataError:
         return None
-    return {r.terrain for r in rows if r.kind == "hex"}
+    return {r.terrain: (str(r.get("crt_line", "")).strip(), r.line) for r in rows if r.kind == "hex"}
 
 
 def load_charts(data_dir: str | Path | None = None) -> IodCharts:
@@ -297,7 +299,8 @@ def load_charts(data_dir: str | Path | None = None) -> IodCharts:
     if len(night) != 1:
         raise DataError(f, (night[1].line if len(night) > 1 else None), "time",
                         f"exactly one night line is required (rule 10.2), found {len(night)}")
-    known = _known_terrains(folder)
+    tec = _tec_lines(folder)
+    known = None if tec is None else {t for t, (ln, _) in tec.items() if ln not in ("none",)}
     terrain_line: dict[str, int] = {}
     for i, r in enumerate(lines):
         lo, hi = odds_label_to_level(r.lowest), odds_label_to_level(r.highest)
@@ -313,6 +316,18 @@ def load_charts(data_dir: str | Path | None = None) -> IodCharts:
                 raise DataError(f, r.line, "terrains", f"terrain {t!r} is already on line {lines[terrain_line[t]]['line']}")
             terrain_line[t] = i
     line_index = {r["line"]: i for i, r in enumerate(lines)}
+    if tec is not None:
+        # the TEC also names each terrain's CRT line: both files must agree (rule 9.3 f)
+        for t, (ln, tec_line) in tec.items():
+            if not ln or ln == "none":
+                continue
+            if ln not in line_index:
+                raise DataError(str(folder / "terrain_effects.csv"), tec_line, "crt_line",
+                                f"CRT line {ln!r} of terrain {t!r} is not in crt_lines.csv ({', '.join(line_index)})")
+            if terrain_line.get(t) != line_index[ln]:
+                raise DataError(f, None, "terrains",
+                                f"terrain {t!r} uses line {ln!r} in terrain_effects.csv but "
+                                f"{lines[terrain_line[t]]['line'] if t in terrain_line else 'no line'!r} here")
 
     # ---- CRT cells -------------------------------------------------------
     f = files["crt"]
