@@ -59,6 +59,7 @@ def main(argv=None):
             diff, pv = "baseline", ""
         lines.append(f"| {r['arm']} | {sc.md_rate(r)} | {diff} | {pv} |")
     lines += ["", "![heat map](heatmap.png)", ""]
+    lines += sc.failures_md(df)
     (out / "summary.md").write_text("\n".join(lines))
     print("\n".join(lines))
 

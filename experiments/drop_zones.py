@@ -60,6 +60,7 @@ def main(argv=None):
         ms = Calendar.label(int(m)) if m == m else "never"
         lines.append(f"| {arm} | {sc.md_rate(r)} | {diff} | {sc.md_rate({'rate': d['share'], 'low': d['low'], 'high': d['high']})} | {ms} |")
     lines += ["", "![airfield capture](airfield_capture.png)", ""]
+    lines += sc.failures_md(df)
     (out / "summary.md").write_text("\n".join(lines))
     print("\n".join(lines))
 

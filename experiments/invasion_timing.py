@@ -25,9 +25,10 @@ def main(argv=None):
     arms = {
         "as planned": {},
         "delayed landings rule": {"options": ("delayed_landings",)},
+        "hold to 29 Jun noon": {"params": {"landing_delay": 1}},
+        "hold to 29 Jun PM": {"params": {"landing_delay": 2}},
         "hold to 30 Jun AM": {"params": {"landing_delay": 4}},
         "hold to 1 Jul AM": {"params": {"landing_delay": 8}},
-        "hold to 3 Jul AM": {"params": {"landing_delay": 16}},
     }
     df = sc.play_arms(arms, args.games, args.seed, n_jobs=args.jobs)
     df.to_parquet(out / "results.parquet")
@@ -64,6 +65,7 @@ def main(argv=None):
         ms = Calendar.label(int(m)) if m == m else "none"
         lines.append(f"| {arm} | {sc.md_rate(r)} | {diff} | {pv} | {ms} |")
     lines += ["", "![surrender dates](surrender_dates.png)", "", "![end reasons](end_reasons.png)", ""]
+    lines += sc.failures_md(df)
     (out / "summary.md").write_text("\n".join(lines))
     print("\n".join(lines))
 

@@ -128,29 +128,50 @@ def play_arms(arms: dict, n_games: int, seed: int, *, scenario: str = "hercules"
             jobs.append((name, a, np.arange(start, min(n_games, start + chunk), dtype=np.int64)))
     t0 = time.time()
     out = Parallel(n_jobs=n_jobs)(delayed(_play)(spec.name, seed, a, g) for _, a, g in jobs)
-    frames = []
-    for (name, a, _), df in zip(jobs, out):
+    frames, failed = [], {}
+    for (name, a, _), (df, errs) in zip(jobs, out):
+        for g, msg in errs:
+            failed[(name, g)] = msg
         df = df.copy()
         df.insert(0, "arm", name)
         for k, v in (a.get("params") or {}).items():
             df[f"p_{k}"] = str(v) if isinstance(v, (list, tuple)) else v
         frames.append(df)
     res = pd.concat(frames, ignore_index=True)
+    # A game that failed in any arm is dropped from every arm, so arms stay paired.
+    bad = sorted({g for _, g in failed})
+    res = res[~res["game"].isin(bad)].reset_index(drop=True)
+    res.attrs["failed"] = [f"{arm} game {g}: {msg}" for (arm, g), msg in sorted(failed.items())]
+    res.attrs["dropped_games"] = bad
     res.attrs["seconds"] = time.time() - t0
     res.attrs["base_bot"] = BASE_BOT
     return res
 
 
 def _play(scenario, seed, arm, games):
+    """Play a block of games; if the block fails, play them one by one and
+    report the games that fail (message) instead of losing the block."""
     import study_common  # noqa: F401  (registers the study policy in worker processes)
     from malta_sim.games.registry import get_scenario
 
     spec = get_scenario(scenario)
-    res = spec.play_fn()(scenario, seed, games, axis_policy=arm.get("axis_policy", "study"),
-                         allied_policy=arm.get("allied_policy", spec.allied_policies[0]),
-                         options=tuple(arm.get("options", ())), data_dir=None,
-                         policy_params={"axis": arm.get("params") or {}})
-    return res.games
+
+    def run(gs):
+        return spec.play_fn()(scenario, seed, gs, axis_policy=arm.get("axis_policy", "study"),
+                              allied_policy=arm.get("allied_policy", spec.allied_policies[0]),
+                              options=tuple(arm.get("options", ())), data_dir=None,
+                              policy_params={"axis": arm.get("params") or {}}).games
+
+    try:
+        return run(games), []
+    except Exception:
+        rows, errs = [], []
+        for g in games:
+            try:
+                rows.append(run(np.array([g], dtype=np.int64)))
+            except Exception as exc:  # an engine or bot error in this game
+                errs.append((int(g), f"{type(exc).__name__}: {exc}".splitlines()[0]))
+        return (pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()), errs
 
 
 def cli(description: str, default_games: int = 20):
@@ -166,6 +187,16 @@ def out_dir(args, study: str) -> Path:
     d = args.out or (HERE / "results" / study)
     d.mkdir(parents=True, exist_ok=True)
     return d
+
+
+def failures_md(df) -> list[str]:
+    """Lines for a summary: games dropped because the engine or a bot failed."""
+    if not df.attrs.get("failed"):
+        return []
+    lines = ["", f"Games dropped from every arm because a game failed in some arm: "
+             f"{', '.join(map(str, df.attrs['dropped_games']))}.", ""]
+    lines += [f"- {m}" for m in df.attrs["failed"][:10]]
+    return lines
 
 
 def md_diff(p) -> str:

@@ -42,5 +42,5 @@ def test_invasion_timing_study_runs(sc, tmp_path):
 
     invasion_timing.main(["--games", "1", "--out", str(tmp_path)])
     text = (tmp_path / "summary.md").read_text()
-    assert "| as planned |" in text and "| hold to 3 Jul AM |" in text
+    assert "| as planned |" in text and "| hold to 1 Jul AM |" in text
     assert (tmp_path / "surrender_dates.png").exists()
