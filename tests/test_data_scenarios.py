@@ -191,7 +191,11 @@ def test_boxes_and_amphibious(data):
     west = Counter(data.units.piece_design[p.piece] for p in i.boxes if p.box == "followup.West")
     assert west == Counter({"axis.un.mc_10b": 1, "axis.20.ccnn_88": 1, "axis.20.art_1": 1, "axis.20.art_2": 1,
                             "axis.20.art_3": 1})
-    assert sum(1 for p in i.boxes if i.box_purpose.get(p.piece) == "jump") == 8
+    jump = {p.piece: data.units.design_of(p.piece).levels[p.level - 1].label() for p in i.boxes
+            if i.box_purpose.get(p.piece) == "jump"}
+    assert jump == {"axis.ram.1_2": "6-7-7", "axis.ram.ram": "7-8-6", "axis.ram.eng": "2-7", "axis.ram.art": "0-1-4",
+                    "axis.185.ii_187": "6-7-6", "axis.185.iv_187": "6-7-6", "axis.185.ix_187": "6-7-6",
+                    "axis.185.art_1": "0-1-4", "axis.185.art_2": "0-1-4"}            # 22.26
     h = data.scenarios["hercules"]
     assert len(h.amphibious["unassigned"]) == 11                  # 18.21
     assert len(h.amphibious["4"]) == 11 and len(h.amphibious["20"]) == 12
