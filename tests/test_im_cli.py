@@ -48,3 +48,11 @@ def test_errors_are_one_line_exit_2():
         r = CliRunner().invoke(main, ["im", *args])
         assert r.exit_code == 2, (args, r.output)
         assert r.output.count("\n") <= 1 and "Traceback" not in r.output
+
+
+def test_png_maps(tmp_path):
+    r = run("reach", "--unit", "5/3", "--hex", "2630", "--phases", "2", "--png", str(tmp_path / "r.png"), "--json")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "r.png").stat().st_size > 1000
+    r = run("supply", "--axis", "5/3=2630", "--allied", "1 KORR=2331", "--beachhead", "4331", "--png", str(tmp_path / "s.png"))
+    assert r.exit_code == 0 and (tmp_path / "s.png").stat().st_size > 1000

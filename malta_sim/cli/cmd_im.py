@@ -232,8 +232,9 @@ def _position(data_dir, axis, allied, disrupted):
 @click.option("--gt1", is_flag=True, help="GT 1: Allied units lose 2 MP (rule 7.12).")
 @click.option("--phases", type=int, default=1, show_default=True, help=">1: phases-to-reach map over that many Movement Phases.")
 @click.option("--to", "target", default=None, help="Report only this objective hex.")
+@click.option("--png", type=click.Path(), default=None, help="Also draw the map into this image file.")
 @click.option("--json", "as_json", is_flag=True)
-def reach_cmd(data_dir, moving, start, axis, allied, disrupted, night, weather, gt1, phases, target, as_json):
+def reach_cmd(data_dir, moving, start, axis, allied, disrupted, night, weather, gt1, phases, target, png, as_json):
     """Movement reach (MP cost) or turns-to-objective map of a stack (rule 8)."""
     from ..games.invasion_malta.analysis import reach_map
     from ..games.invasion_malta.movement import MoveContext
@@ -250,6 +251,11 @@ def reach_cmd(data_dir, moving, start, axis, allied, disrupted, night, weather, 
     if target is not None:
         m.idx(target)
         out["to"] = {"hex": target, "value": r.get(target)}
+    if png:
+        from ..games.invasion_malta.analysis import plot_hex_values
+        marks = {m.hid(pos.hex[k]): ("A" if u.side[k] == 0 else "B") for k in np.flatnonzero(pos.hex >= 0)}
+        plot_hex_values(m, r, png, f"{','.join(moving)} from {start}: {out['unit']}", marks=marks)
+        out["png"] = png
 
     def text(o):
         if "to" in o:
@@ -270,8 +276,9 @@ def reach_cmd(data_dir, moving, start, axis, allied, disrupted, night, weather, 
 @click.option("--airhead", multiple=True, help="Airhead marker as HEX[:G|I]; repeat.")
 @click.option("--nationality", type=click.Choice(["G", "I"]), default="G", show_default=True)
 @click.option("--paradropped", is_flag=True, help="Map for a paradropped unit (may use any Airhead, 6.31).")
+@click.option("--png", type=click.Path(), default=None, help="Also draw the supply map into this image file.")
 @click.option("--json", "as_json", is_flag=True)
-def supply_cmd(data_dir, axis, allied, disrupted, beachhead, airhead, nationality, paradropped, as_json):
+def supply_cmd(data_dir, axis, allied, disrupted, beachhead, airhead, nationality, paradropped, png, as_json):
     """Supply status map for Axis units (rule 6) and the status of the units given."""
     from ..games.invasion_malta.analysis import supply_status_map
     from ..games.invasion_malta.supply import supplied_units
@@ -292,6 +299,14 @@ def supply_cmd(data_dir, axis, allied, disrupted, beachhead, airhead, nationalit
     out = supply_status_map(m, u, pos, nationality, paradropped)
     ok = supplied_units(m, u, pos)
     out["units"] = {u.ids[k]: bool(ok[k]) for k in np.flatnonzero((pos.hex >= 0) & (u.side == 0))}
+    if png:
+        from ..games.invasion_malta.analysis import plot_hex_values
+        vals = {h: 1 for h in out["supplied"]}
+        vals.update({h: 0 for h in out["out_of_supply"]})
+        marks = {m.hid(pos.hex[k]): ("A" if u.side[k] == 0 else "B") for k in np.flatnonzero(pos.hex >= 0)}
+        marks.update({h: "BH" for h in beachhead})
+        plot_hex_values(m, vals, png, "Axis supply (1 = Supply Route to a source)", cmap="RdYlGn", marks=marks)
+        out["png"] = png
 
     def text(o):
         lines = [f"supplied land hexes: {len(o['supplied'])}; out of supply: {len(o['out_of_supply'])}"]

@@ -281,3 +281,50 @@ def supply_status_map(m, units, pos, nationality: str = "G", paradropped: bool =
             "out_of_supply": sorted(m.hid(i) for i in np.flatnonzero(~s & m.land & ~enemy)),
             "sources": {"beachheads": sorted(m.hid(h) for h in pos.beachheads),
                         "airheads": {m.hid(h): n for h, n in sorted(pos.airheads.items())}}}
+
+
+def plot_hex_values(m, values: dict, path, title: str = "", cmap: str = "viridis", marks: dict | None = None) -> None:
+    """Draw a value per hex on the Invasion: Malta map into an image file (Agg backend).
+
+    Parameters
+    ----------
+    m : IMMap
+    values : dict
+        ``{hex_id: number}``; land hexes without a value are drawn grey, sea white.
+    path : str or Path
+        Output file (``.png``, ``.pdf`` ...).
+    marks : dict, optional
+        ``{hex_id: label}`` written on top (units, sources).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import RegularPolyCollection
+
+    xy = m.grid.centre_xy()
+    xy[:, 1] = -xy[:, 1]
+    land = np.flatnonzero(m.land)
+    fig, ax = plt.subplots(figsize=(10, 8.5))
+    grey = RegularPolyCollection(6, sizes=[55] * len(land), rotation=np.pi / 6, offsets=xy[land],
+                                 offset_transform=ax.transData, facecolors="0.85", edgecolors="0.6", linewidths=0.2)
+    ax.add_collection(grey)
+    idx = [m.idx(h) for h in values]
+    if idx:
+        vals = np.array(list(values.values()), dtype=float)
+        col = RegularPolyCollection(6, sizes=[55] * len(idx), rotation=np.pi / 6, offsets=xy[idx],
+                                    offset_transform=ax.transData, array=vals, cmap=cmap, edgecolors="0.4",
+                                    linewidths=0.2)
+        ax.add_collection(col)
+        fig.colorbar(col, ax=ax, shrink=0.7)
+    for h, lab in (marks or {}).items():
+        i = m.idx(h)
+        ax.text(xy[i, 0], xy[i, 1], lab, fontsize=6, ha="center", va="center", color="red")
+    ax.set_xlim(xy[land, 0].min() - 1, xy[land, 0].max() + 1)
+    ax.set_ylim(xy[land, 1].min() - 1, xy[land, 1].max() + 1)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title(title)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
