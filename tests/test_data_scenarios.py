@@ -36,7 +36,7 @@ INTRO_ALLIED = {
     "1315": {("allied.mt.8k", "5-6"): 1},
     "1316": {("allied.cg.medium", "0-0"): 1, ("allied.cg.light", "0-0"): 1},
     "1408": {("allied.uk.2rif", "6-6"): 1},
-    "1409": {("allied.uk.1h", "6-6"): 1, ("allied.mt.10k", "4-6"): 1, ("allied.uk.1_r", "3-2-8"): 1},
+    "1409": {("allied.uk.1h", "6-6"): 1, ("allied.mt.10k", "4-6"): 1, ("allied.uk.1_r", "2-8"): 1},
     "1412": {("allied.uk.aa_65", "0-2-3"): 1},
     "1413": {("allied.uk.1dli", "6-6"): 1},
 }
@@ -64,7 +64,7 @@ HERCULES_ALLIED = {
     "1515": {("allied.mt.8k", "5-6"): 1, ("allied.raf.krn", "0-1-5"): 1},
     "1609": {("allied.uk.2rif", "6-6"): 1},
     "1611": {(f"allied.uk.{c}_1c", "1-3-5"): 1 for c in "abcd"},
-    "1612": {("allied.uk.2rwk", "6-6"): 1, ("allied.uk.1_r", "3-2-8"): 1, ("allied.uk.art_12", "0-2-3"): 1,
+    "1612": {("allied.uk.2rwk", "6-6"): 1, ("allied.uk.1_r", "2-8"): 1, ("allied.uk.art_12", "0-2-3"): 1,
              ("allied.hq.malta", "0-2-6"): 1, ("allied.ldr.beak", "0-14"): 1},
 }
 
