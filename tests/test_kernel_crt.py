@@ -204,3 +204,31 @@ def test_engine_odds_helpers_agree_with_kernel(ch):
     for li in range(len(ch.line_names)):
         for lv in range(-6, 14):
             assert combat.crt_column(ch, li, lv) == K.final_column(lv, li, ch.line_cols, ch.col_level)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hst  # noqa: E402
+
+
+_CHARTS = load_charts()
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=hst.integers(1, 80), d=hst.integers(1, 60), shift=hst.integers(-6, 6), line=hst.integers(0, 3),
+       roll=hst.integers(2, 12), fort=hst.booleans())
+def test_more_attack_never_hurts_the_attacker(a, d, shift, line, roll, fort):
+    """Property: one more attack point, one less defense point or one more
+    column shift never gives the attacker a worse cell for the same dice."""
+    ch = _CHARTS
+
+    def res(a_, d_, s_):
+        col, ah, ae, dh, de = K.resolve_combat(a_, d_, s_, line, fort, roll, ch.crt, ch.line_cols, ch.col_level)
+        return col, (ah, ae), (dh, de)
+
+    base = res(a, d, shift)
+    for other in (res(a + 1, d, shift), res(a, max(1, d - 1), shift), res(a, d, shift + 1)):
+        if base[0] == K.CANCELLED:
+            continue
+        assert other[0] >= base[0]
+        assert other[1][0] <= base[1][0] and other[1][1] <= base[1][1]
+        assert other[2][0] >= base[2][0] and other[2][1] >= base[2][1]

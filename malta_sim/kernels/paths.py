@@ -238,6 +238,13 @@ def infiltration_roll(state, morale, friendly_in_destination, night, tank, motor
     return t >= 9, die
 
 
+def infiltration_probability(morale, friendly_in_destination, night, tank, motorized, forts_adjacent_both):
+    """Exact chance that :func:`infiltration_roll` succeeds (rule 6.41)."""
+    t = morale + 2 * bool(friendly_in_destination) + bool(night) + bool(tank) - bool(motorized) \
+        - 2 * bool(forts_adjacent_both)
+    return sum(1 for die in range(1, 7) if die + t >= 9) / 6
+
+
 # --------------------------------------------------------------------------
 # distance fields (policies, 6.2, 8.2)
 # --------------------------------------------------------------------------
