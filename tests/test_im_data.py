@@ -9,7 +9,6 @@ from malta_sim.errors import DataError
 from malta_sim.games.invasion_malta import csvio
 from malta_sim.games.invasion_malta.data import load_formations, load_scenario, load_units
 from malta_sim.games.invasion_malta.terrain import SECTORS, load_map
-from malta_sim.games.invasion_malta.zoc import crossable  # noqa: F401
 
 
 @pytest.fixture

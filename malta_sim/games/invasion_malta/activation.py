@@ -18,7 +18,7 @@ calculator (:func:`exact_distribution`), so the two can be compared.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 

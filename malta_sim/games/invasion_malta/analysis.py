@@ -21,7 +21,7 @@ import numpy as np
 from ...errors import OptionError
 from ...rng import generator
 from . import activation as ac
-from .efficiency import apply_disruption, current_er, er_pass_probability
+from .efficiency import apply_disruption, er_pass_probability
 from .units import Position, make_units
 
 

@@ -22,7 +22,7 @@ from typing import Protocol
 import numpy as np
 
 from .efficiency import apply_disruption, choose_lead, current_er, lead_candidates
-from .units import AXIS, Position, UnitTable, d10, halved_total, lose_step, side_index
+from .units import AXIS, d10, halved_total, lose_step, side_index
 from .weather import allowed
 from .zoc import occupied
 

@@ -20,7 +20,6 @@ Errors are :class:`malta_sim.errors.DataError` naming file, line and field.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
