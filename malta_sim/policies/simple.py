@@ -1,0 +1,278 @@
+"""Simple sensible default bots for the land decisions of Island of Death.
+
+* ``balanced`` (Axis): moves its units toward the nearest objective it does not
+  hold (airfields, victory cities, towns), attacks where the CRT gives a good
+  expected exchange, supports those attacks with artillery and air markers,
+  advances into vacated hexes.
+* ``static`` (Allied): holds its positions, supports threatened hexes,
+  counter-attacks only at very good expected exchanges, stands its ground in
+  cities, forts, towns and airfields.
+
+Decisions not listed fall back to :class:`~malta_sim.policies.random.RandomPolicy`
+(including the invasion decisions).  Parameters (``params``): ``min_edge`` --
+least expected (defender hits - attacker hits) over the 2d6 distribution to
+attack (balanced 0.5, static 1.5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import CombatPlan, Move
+from .random import RandomPolicy
+
+#: 2d6 probabilities indexed by the total (0..12).
+P2D6 = np.array([0, 0] + [min(k - 1, 13 - k) / 36 for k in range(2, 13)])
+
+
+def objective_mask(game, side: int) -> np.ndarray:
+    """bool[n_hexes]: airfields, victory cities and towns not held by ``side``."""
+    t, s = game.static, game.state
+    m = t.airfield | t.town
+    m = m.copy()
+    m[t.victory_cities] = True
+    return m & (s.control != side) & t.land
+
+
+def expected_edge(game, side: int, target: int, attackers, support=()) -> float:
+    """Expected defender hits minus attacker hits of an attack, over 2d6, at
+    the odds column the attack would use (leader rolls left out); -inf when
+    the attack would be cancelled (9.3 g)."""
+    from ..games.island_of_death import combat
+    from ..games.island_of_death.static import odds_level
+    t, s = game.static, game.state
+    defenders = combat.defenders_in(game, target, 1 - side)
+    if not defenders:
+        return -np.inf
+    att = sum(combat.attack_strength(game, u) for u in attackers)
+    att += min(sum(combat.support_value(game, u, True, target, attackers) for u in support),
+               2 * sum(int(t.attack[u, s.level[u]]) for u in attackers))
+    dfn = sum(combat.defense_strength(game, u) for u in defenders)
+    if t.city[target] or (t.fort[target] and not s.fort_destroyed[target]):
+        dfn *= 2
+    lvl = odds_level(att, dfn) + sum(combat.odds_modifiers(game, side, list(attackers), defenders,
+                                                           target, roll_leaders=False).values())
+    line = combat.crt_line(game, target)
+    col = combat.crt_column(t.charts, line, lvl)
+    if col < 0:
+        return -np.inf
+    cells = t.charts.crt[line, col, 2:13].astype(float)
+    ah, dh = cells[:, 0], cells[:, 2]
+    if t.fort[target] and not s.fort_destroyed[target]:
+        dh = np.maximum(0, dh - 1)
+    p = P2D6[2:13]
+    return float((p * (dh - ah)).sum())
+
+
+class _LandBot(RandomPolicy):
+    name = "landbot"
+    default_edge = 1.0
+    moves = True
+
+    def _edge(self):
+        return float(self.params.get("min_edge", self.default_edge))
+
+    # ---- status / organisation
+    def distribute_ammo(self, game, eligible, stockpile):
+        out, left = {}, stockpile
+        for u in eligible:
+            need = 2 - int(game.state.salvos[u])
+            if left >= 0:
+                need = min(need, left)
+                left -= need
+            if need > 0:
+                out[u] = need
+        return out
+
+    def breakdowns(self, game, eligible):
+        return []
+
+    def reforms(self, game, options):
+        return list(options)
+
+    def attachments(self, game, options):
+        return {}
+
+    def replacements(self, game, eligible, n, kind):
+        return list(eligible)[:n]
+
+    def absorb(self, game, pairs):
+        used, out = set(), []
+        for a, b in pairs:
+            if a not in used and b not in used:
+                out.append((a, b))
+                used.update((a, b))
+        return out
+
+    def next_infiltration(self, game, options):
+        return None
+
+    # ---- combat
+    def _best_attack(self, game, options, support_for=None):
+        best = None
+        for tgt, units in sorted(options.items()):
+            sup = (support_for or {}).get(tgt, [])
+            e = expected_edge(game, self.side, tgt, units, sup)
+            if e >= self._edge() and (best is None or e > best[0]):
+                best = (e, tgt, list(units))
+        return best
+
+    def combat_plan(self, game, options):
+        from ..games.island_of_death import combat
+        plan = CombatPlan()
+        atk = combat.attack_options(game, self.side)
+        used = set()
+        scored = []
+        for tgt in options.attack_targets:
+            sup = [u for u in options.support.get(tgt, [])]
+            e = expected_edge(game, self.side, tgt, atk.get(tgt, []), sup)
+            scored.append((e, tgt))
+        scored.sort(reverse=True)
+        air = options.air_markers
+        for e, tgt in scored:
+            if e < self._edge() - 1.0:
+                continue
+            sup = [u for u in options.support.get(tgt, []) if u not in used]
+            arty = [u for u in sup if game.is_artillery(u)]
+            sup = arty if arty else sup[:3]          # 16.74: no mixing, at most 3 warships
+            if sup:
+                plan.support[tgt] = sup
+                used.update(sup)
+            if air > 0 and e < self._edge() + 1.0:
+                plan.air[tgt] = 1
+                air -= 1
+        return plan
+
+    def defensive_support(self, game, options):
+        out, used = {}, set()
+        s, t = game.state, game.static
+        def threat(h):
+            return sum(1 for o in t.neighbours[h] if o >= 0 and len(game.units_at(int(o), 1 - self.side)))
+        for h in sorted(options, key=threat, reverse=True):
+            free = [u for u in options[h] if u not in used]
+            if free:
+                out[h] = free[:2]
+                used.update(free[:2])
+        return out
+
+    def next_attack(self, game, options, penetration=False):
+        best = self._best_attack(game, options)
+        if best is None:
+            return None
+        return (best[1], best[2])
+
+    def choose_loss(self, game, units, reason):
+        t, s = game.static, game.state
+        return min(units, key=lambda u: (int(t.attack[u, s.level[u]]) + int(t.defense[u, s.level[u]]), u))
+
+    def stand_ground(self, game, units, hits, attacker):
+        if attacker:
+            return False
+        t, s = game.static, game.state
+        h = int(s.hex[units[0]])
+        key = t.city[h] or t.fort[h] or t.town[h] or t.airfield[h]
+        return bool(key and hits <= 1)
+
+    def choose_retreat(self, game, units, options):
+        return options[0]
+
+    def choose_advance(self, game, units, target, length):
+        from ..games.island_of_death.organisation import fits_stacking
+        out = []
+        for u in sorted(units):
+            if fits_stacking(game, out + [u], target):
+                out.append(u)
+        return out
+
+    def advance_further(self, game, units, options):
+        return None
+
+    def stacking_eliminate(self, game, units):
+        t, s = game.static, game.state
+        return max(units, key=lambda u: (int(t.attack[u, s.level[u]]), u))
+
+    def leader_hex(self, game, options):
+        return options[0]
+
+
+class BalancedPolicy(_LandBot):
+    """Axis default bot (``axis:balanced``)."""
+
+    name = "balanced"
+    default_edge = 0.5
+
+    def next_move(self, game, mode, candidates):
+        from ..games.island_of_death import static as st
+        t, s = game.static, game.state
+        goal = objective_mask(game, self.side)
+        if not goal.any():
+            return None
+        gh = np.flatnonzero(goal)
+        dist = t.grid.distance_table
+        for u in sorted(candidates):
+            ut = t.utype[u]
+            if ut in (st.ARTILLERY, st.HQ, st.LEADER) or s.moved[u]:
+                continue
+            here = int(dist[s.hex[u], gh].min())
+            if here == 0:
+                continue
+            legal = game.legal_moves(u, mode)
+            if not legal:
+                continue
+            best = min(legal, key=lambda h: (int(dist[h, gh].min()), legal[h], h))
+            if int(dist[best, gh].min()) < here:
+                return Move(u, int(best))
+        return None
+
+
+class StaticPolicy(_LandBot):
+    """Allied default bot (``allied:static``): holds, counter-attacks only at
+    very good expected exchanges."""
+
+    name = "static"
+    default_edge = 1.5
+
+    def next_move(self, game, mode, candidates):
+        """Hold: a unit that is not already garrisoning an objective, and is
+        not next to the enemy, moves onto the nearest empty objective it holds
+        (airfield, victory city, town) that it can reach this phase."""
+        from ..games.island_of_death import static as st
+        t, s = game.static, game.state
+        obj = (t.airfield | t.town).copy()
+        obj[t.victory_cities] = True
+        obj &= (s.control == self.side) & t.land
+        occupied = np.zeros(t.n_hexes, bool)
+        for x in game.on_map(self.side):
+            if t.utype[x] not in (st.LEADER, st.WARSHIP, st.COASTAL_GUN):
+                occupied[s.hex[x]] = True
+        empty = np.flatnonzero(obj & ~occupied)
+        if not len(empty):
+            return None
+        enemy = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
+        ehex = np.unique(s.hex[enemy]) if enemy else np.array([], int)
+        dist = t.grid.distance_table
+        for u in sorted(candidates):
+            if t.utype[u] in (st.ARTILLERY, st.HQ, st.LEADER, st.AA) or obj[s.hex[u]]:
+                continue
+            if len(ehex) and dist[s.hex[u], ehex].min() <= 1:
+                continue
+            legal = game.legal_moves(u, mode)
+            dests = [h for h in empty if int(h) in legal]
+            if dests:
+                best = min(dests, key=lambda h: (legal[int(h)], int(h)))
+                return Move(u, int(best))
+        return None
+
+
+def _use_sensible_invasion_defaults(cls) -> None:
+    """Give ``cls`` the sensible invasion decisions of
+    :class:`malta_sim.policies.invasion.InvasionDecisions` in place of the
+    random ones it inherits through :class:`RandomPolicy`."""
+    from .invasion import InvasionDecisions, RandomInvasionDecisions
+    for name, fn in RandomInvasionDecisions.__dict__.items():
+        if callable(fn) and not name.startswith("__") and name in InvasionDecisions.__dict__ \
+                and name not in cls.__dict__:
+            setattr(cls, name, InvasionDecisions.__dict__[name])
+
+
+_use_sensible_invasion_defaults(_LandBot)
