@@ -51,6 +51,21 @@ def _allied_strength_near(game, h, radius=1):
     return int(strength[d <= radius].sum())
 
 
+def _ocean_within(game, h, r):
+    """Whether an ocean hex (or the map edge) lies within ``r`` hexes of ``h``:
+    scatter toward it drowns (19.45)."""
+    from ..games.island_of_death.hercules import inv_static
+
+    key = ("ocean_dist", id(game.static))
+    od = game.extra.get(key)
+    if od is None:
+        ocean = inv_static(game).ocean
+        d = game.static.grid.distance_table
+        od = d[:, np.flatnonzero(ocean)].min(axis=1) if ocean.any() else np.full(d.shape[0], 99)
+        game.extra[key] = od
+    return int(od[h]) <= r
+
+
 def _objective_weight(game, h):
     """Weight of a hex as an Axis objective: airfields 3, victory cities 3,
     cities 2, towns 1, main ports 2 (rules 20.0, 12.54)."""
@@ -111,6 +126,7 @@ class InvasionDecisions:
             near = arr[d[h, arr] <= 2]
             s = sum(_objective_weight(game, int(x)) for x in near)
             s -= 0.3 * _allied_strength_near(game, h, 1) + 0.1 * _allied_strength_near(game, h, 2)
+            s -= 3.0 if _ocean_within(game, h, 2) else (1.0 if _ocean_within(game, h, 3) else 0.0)
             s += 0.01 * (formation % 3) * (h % 7)  # spread the two formations
             if s > best_s:
                 best, best_s = h, s
@@ -151,8 +167,15 @@ class InvasionDecisions:
                      and not (lg and long_used.get(form))]
             if not cands:
                 continue
-            h, lg = max(cands, key=lambda c: (_objective_weight(game, c[0]) - 0.4 * _allied_strength_near(game, c[0], 1)
-                                              - (0.5 if c[1] else 0), -c[0]))
+            safe = 3 if kind in ("hq_engineers", "returning", "artillery") else 2
+
+            def score(c):
+                h = c[0]
+                v = _objective_weight(game, h) - 0.4 * _allied_strength_near(game, h, 1) - (0.5 if c[1] else 0)
+                if kind in ("hq_engineers", "returning", "artillery"):
+                    v -= 0.5 * _allied_strength_near(game, h, 2)      # HQs and guns stay clear of fights
+                return v - (4.0 if _ocean_within(game, h, safe) else 0.0)
+            h, lg = max(cands, key=lambda c: (score(c), -c[0]))
             out.append((sid, h))
             used_hex.add(h)
             per_form[form] = per_form.get(form, 0) + 1

@@ -1046,13 +1046,19 @@ def fill_wave_boxes(game, opts: WaveOptions, gen) -> dict:
             if not cand:
                 continue
             if gen is None:
+                # the default keeps an HQ back until its beach hex is held or quiet
+                held = any(t.utype[v] != st.LEADER for v in game.units_at(b, AXIS))
+                quiet = dist_to_allied(game, b) > 2
+                if not (held or quiet):
+                    cand = [u for u in cand if _kind(game, u) != ld.KIND_HQ] or []
+                if not cand:
+                    continue
                 cand.sort(key=lambda u: (order_pref.index(_kind(game, u)), u))
                 u = cand[0]
             else:
                 u = cand[int(gen.integers(len(cand)))]
             out[(BOX_SECOND_WAVE, b)] = [u]
             pool.remove(u)
-    _ = t
     return out
 
 
