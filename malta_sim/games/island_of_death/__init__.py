@@ -9,8 +9,8 @@ import importlib
 
 from ..registry import ScenarioSpec, register
 
-_POLICIES_AXIS = ("random", "balanced")
-_POLICIES_ALLIED = ("random", "static")
+_POLICIES_AXIS = ("balanced", "random")
+_POLICIES_ALLIED = ("static", "random")
 
 register(ScenarioSpec(
     name="intro",
