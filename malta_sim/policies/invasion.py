@@ -460,9 +460,13 @@ class RandomInvasionDecisions(InvasionDecisions):
 
     def move_warships(self, game, ships, options):
         out = {}
+        where = {s: int(game.state.hex[s]) for s in ships}
         for s in ships:
             if options.get(s) and self._r(game).random() < 0.3:
-                out[s] = self._choice(game, options[s])
+                h = self._choice(game, options[s])
+                if sum(1 for x, y in where.items() if y == h and x != s) < 2:   # 16.72
+                    out[s] = h
+                    where[s] = h
         return out
 
     def warship_fire(self, game, options):
