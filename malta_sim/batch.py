@@ -527,6 +527,8 @@ class _Checkpoint:
 
 
 def _short(v: Any) -> str:
+    if isinstance(v, str) and len(v) > 30:
+        return json.dumps(v[:27] + "...")
     s = json.dumps(v, sort_keys=True)
     return s if len(s) <= 60 else s[:57] + "..."
 
