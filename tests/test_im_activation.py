@@ -189,3 +189,31 @@ def test_rule_4_43_unavailable_formation_leaves_cup_and_pool():
     assert removed == [(0, "L"), (0, "L")] and pools == (-1, -1) and counts[kL] == 0  # from the cup and the pool
     counts, pools, removed = ac.remove_unavailable(c, list(c.counts), (-1, -1), {(0, "Fo"), (0, "L"), (1, "Central")})
     assert removed == [(1, "Western")] and counts[kW] == 0 and sum(counts) == c.total - 1
+
+
+def test_exact_chain_equals_brute_force_enumeration():
+    """Oracle: every ordering of a small cup (all equally likely, rule 7.13) run
+    through resolve_draw, vs the lumped Markov chain."""
+    import itertools
+    from collections import Counter
+
+    pieces = [ac.PieceType(0, ac.AM, f) for f in ("L", "Fo", "F")] + [ac.PieceType(1, ac.AM, s) for s in ("Central", "Western")]
+    pieces += [ac.PieceType(0, ac.AIR, "CAS")]
+    c = ac.Cup.from_pieces(pieces)
+    pol = (ac.HoldPolicy(frozenset({"L"})), ac.HoldPolicy(frozenset({"Western"})))
+    for tr in (ac.Before((0, "Fo"), (1, "Central")), ac.FirstAct(1), ac.Runs("longest")):
+        tally = Counter()
+        perms = list(itertools.permutations(range(len(pieces))))
+        for perm in perms:
+            counts = list(c.counts)
+            pools = (-1, -1)
+            st = tr.init()
+            for i in perm:
+                k = c.types.index(pieces[i])
+                counts[k] -= 1
+                ev, pools = ac.resolve_draw(c, k, tuple(counts), pools, pol)
+                st = ac.apply(tr, st, ev)
+            tally[tr.value(st)] += 1
+        brute = {k: v / len(perms) for k, v in tally.items()}
+        exact = ac.exact_distribution(c, tr, pol)
+        assert set(brute) == set(exact) and all(abs(brute[k] - exact[k]) < 1e-12 for k in brute)

@@ -56,3 +56,20 @@ def test_png_maps(tmp_path):
     assert (tmp_path / "r.png").stat().st_size > 1000
     r = run("supply", "--axis", "5/3=2630", "--allied", "1 KORR=2331", "--beachhead", "4331", "--png", str(tmp_path / "s.png"))
     assert r.exit_code == 0 and (tmp_path / "s.png").stat().st_size > 1000
+
+
+def test_check_data_ok_and_broken(tmp_path):
+    import shutil
+
+    from malta_sim.games.invasion_malta import csvio
+
+    r = run("check-data")
+    assert r.exit_code == 0 and r.output.startswith("ok:") and "reconstructed" in r.output
+    d = tmp_path / "im"
+    shutil.copytree(csvio.DATA_DIR, d)
+    p = d / "hexes.csv"
+    lines = p.read_text().splitlines()
+    lines[5] = lines[5].replace(",clear,", ",swamp,").replace(",rough,", ",swamp,").replace(",urban,", ",swamp,")
+    p.write_text("\n".join(lines) + "\n")
+    r = CliRunner().invoke(main, ["im", "check-data", "--data-dir", str(d)])
+    assert r.exit_code == 2 and "hexes.csv:6" in r.output and "terrain" in r.output

@@ -326,3 +326,41 @@ def weather_cmd(data_dir, as_json):
 
     p = weather_probabilities(load_weather_table(data_dir))
     _emit(p, as_json, lambda o: "\n".join(f"{k:>6}: {v:.1f}" for k, v in o.items()))
+
+
+@command.command("check-data")
+@click.option("--data-dir", type=click.Path(), default=None, help="Game-data directory replacing the packaged data.")
+@click.option("--json", "as_json", is_flag=True)
+def check_data_cmd(data_dir, as_json):
+    """Load and validate every Invasion: Malta data file (map, counters, formations, weather, scenario).
+
+    Prints counts and how many rows are printed values vs reconstructed; a bad
+    file gives one error line naming file, line and field (exit status 2).
+    """
+    import csv as _csv
+    from pathlib import Path
+
+    from ..games.invasion_malta import csvio
+    from ..games.invasion_malta.data import load_scenario
+
+    sc = load_scenario("c3", data_dir)
+    m, u = sc.map, sc.units
+    base = Path(data_dir) if data_dir else csvio.DATA_DIR
+    prov = {}
+    for p in sorted(base.glob("*.csv")):
+        with open(p, newline="", encoding="utf-8") as f:
+            rows = [r for r in _csv.DictReader(f) if r.get("source")]
+        prov[p.name] = {"rows": len(rows), "printed": sum(r["source"].startswith("rule ") for r in rows),
+                        "reconstructed": sum(r["source"].startswith("reconstructed") for r in rows)}
+    out = {"land_hexes": int(m.land.sum()), "airfields": int(m.airfield.sum()), "forts": int(m.fort.sum()),
+           "beaches": int(m.beach.sum()), "road_hexsides": int((m.road > 0).sum() // 2), "units": u.n,
+           "formations": len(sc.formations), "scenario": sc.settings.get("name", "c3"), "files": prov}
+
+    def text(o):
+        lines = [f"ok: {o['land_hexes']} land hexes, {o['airfields']} airfield, {o['forts']} fort, {o['beaches']} beach hexes, "
+                 f"{o['road_hexsides']} road hexsides; {o['units']} units, {o['formations']} formations; scenario {o['scenario']}"]
+        for k, v in o["files"].items():
+            lines.append(f"  {k}: {v['rows']} rows ({v['printed']} printed, {v['reconstructed']} reconstructed)")
+        return "\n".join(lines)
+
+    _emit(out, as_json, text)

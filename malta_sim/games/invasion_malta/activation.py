@@ -314,6 +314,27 @@ def monte_carlo(cup: Cup, tracker, n: int, seed: int, policies: tuple = (ALWAYS_
     return {k: c / n for k, c in sorted(out.items(), key=lambda kv: str(kv[0]))}
 
 
+OTHER = "*other*"
+
+
+def lump(cup: Cup, tracker, policies: tuple) -> Cup:
+    """Merge AMs that neither the policies nor the tracker tell apart into one
+    piece type per side (exact: the draw is symmetric in them), so the chain of
+    :func:`exact_distribution` stays small."""
+    keep = set()
+    for s, pol in enumerate(policies):
+        keep |= {(s, n) for n in pol.hold} | {(s, n) for n in pol.priority}
+    for attr in ("a", "b"):
+        if hasattr(tracker, attr):
+            keep.add(tuple(getattr(tracker, attr)))
+    pieces = []
+    for t, c in zip(cup.types, cup.counts):
+        if t.kind == AM and (t.side, t.name) not in keep:
+            t = PieceType(t.side, AM, OTHER)
+        pieces += [t] * c
+    return Cup.from_pieces(pieces)
+
+
 def exact_distribution(cup: Cup, tracker, policies: tuple = (ALWAYS_PLAY, ALWAYS_PLAY), max_states: int = 2_000_000) -> dict:
     """Exact distribution of ``tracker``'s value: a Markov chain over
     (cup counts, pools, tracker state), every draw equally likely among the
@@ -329,6 +350,7 @@ def exact_distribution(cup: Cup, tracker, policies: tuple = (ALWAYS_PLAY, ALWAYS
     OptionError
         If the chain exceeds ``max_states`` states (use Monte Carlo instead).
     """
+    cup = lump(cup, tracker, policies)
     seen = [0]
 
     @lru_cache(maxsize=None)
