@@ -197,3 +197,13 @@ def test_rule_9_92_envelopment_and_engineers():
                                         u("axis.4.2_34"), u("axis.4.eng_11.2")],
                               [u("allied.uk.inf_coy.1")], h("1110"), roll_leaders=False)
     assert m.get("engineers") == 1 and "envelopment" not in m
+
+
+def test_rule_12_3_approach_of_enemies():
+    g = make({"1412": ["allied.uk.art_12"], "1411": ["axis.4.1_34"]},
+             policies=(Scripted(AXIS), Scripted(ALLIED)))
+    g.state.advanced[u("axis.4.1_34")] = True
+    keep = combat._approach_of_enemies(g, AXIS, [u("allied.uk.art_12")])
+    assert keep == []
+    g.state.advanced[u("axis.4.1_34")] = False
+    assert combat._approach_of_enemies(g, AXIS, [u("allied.uk.art_12")]) == [u("allied.uk.art_12")]

@@ -967,10 +967,32 @@ def combat_phase(game, side: int) -> None:
             raise illegal("9.3", f"illegal attack on {game.hex_name(tgt)}")
         sup = [u for u in plan.support.get(tgt, []) if s.box[u] == BOX_MAP and not s.fired[u]]
         ds = [u for u in dsup.get(tgt, []) if s.box[u] == BOX_MAP]
+        ds = _approach_of_enemies(game, side, ds)
         resolve_attack(game, side, tgt, units, support=sup, air=air_left.pop(tgt, 0),
                        hurricane=plan.hurricane & set(sup), dsupport=ds)
         plan.support.pop(tgt, None)
         dsup.pop(tgt, None)
+
+
+def _approach_of_enemies(game, side: int, dsupport) -> list[int]:
+    """Rule 12.3: defensive artillery that units of ``side`` reached by an
+    advance after combat (and whose hex exerts a ZOC) now touch loses its
+    support for combats not yet resolved; the ammunition roll is still made."""
+    s, t = game.state, game.static
+    if not dsupport:
+        return dsupport
+    from .movement import exerting_hexes
+    exert, _ = exerting_hexes(game, side)
+    adv_hexes = {int(s.hex[u]) for u in game.on_map(side) if s.advanced[u] and exert[s.hex[u]]}
+    keep = []
+    for u in dsupport:
+        if t.utype[u] == st.ARTILLERY and any(
+                int(o) in adv_hexes for o in t.neighbours[s.hex[u]] if o >= 0):
+            defensive_expend(game, u)
+            game.log("support withdrawn", side=int(t.side[u]), units=[u], rule="12.3")
+            continue
+        keep.append(u)
+    return keep
 
 
 def penetration_phase(game, side: int) -> None:
