@@ -39,7 +39,7 @@ from .sequence import is_night, turn_part
 from .supply import recovery_markers, supply_status_phase
 from .units import ALLIED, AXIS, end_phase_stacking
 from .weather import roll_weather
-from .zoc import control_map, zoc_map
+from .zoc import control_map, crossable, zoc_map
 
 AXIS_POLICIES = ("advance", "hold-first")
 ALLIED_POLICIES = ("counter", "static")
@@ -287,14 +287,17 @@ class Game:
                     self.stats["first_airfield_turn"] = self.turn
 
     def combat_phase(self, side, active):
-        """Combat (reconstructed): attack each adjacent enemy hex at the bot's odds."""
+        """Combat (reconstructed): attack each adjacent enemy hex at the bot's odds,
+        never across a hexside the attacker could not cross (sea, cliff, off-road
+        for motorized units; rule 3.33 states it for motorized units)."""
         m, u, pos = self.map, self.units, self.pos
         enemy_hexes = sorted(set(int(h) for h in pos.hex[pos.on_map() & (u.side != side)]))
         need = self.params["attack_odds"] if side == AXIS else self.params["counter_odds"]
         used = set()
         for t in enemy_hexes:
             atk = [k for k in active if k not in used and pos.hex[k] >= 0 and pos.steps[k] > 0
-                   and t in m.nbr[pos.hex[k]] and not m.water[pos.hex[k], list(m.nbr[pos.hex[k]]).index(t)]
+                   and t in m.nbr[pos.hex[k]]
+                   and crossable(m, u, pos, k, int(pos.hex[k]), list(m.nbr[pos.hex[k]]).index(t))  # cf. rule 3.33
                    and u.attack[k, 1 if pos.steps[k] >= 2 else 0] > 0 and not (u.range_[k] > 0)
                    and not (u.armored[k] and pos.oos[k])]
             if not atk:
