@@ -705,6 +705,10 @@ def _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mod
         for u in att_retreating:
             by_hex.setdefault(int(s.hex[u]), []).append(u)
         for h, us in by_hex.items():
+            rest = [int(x) for x in game.units_at(h, side)
+                    if int(x) not in us and t.utype[x] not in (st.LEADER, st.WARSHIP)]
+            if not rest:   # 14.3: a leader left with no unit retreats with the stack
+                us = us + [int(x) for x in game.units_at(h, side) if t.utype[x] == st.LEADER]
             retreat_stack(game, us, att_ret, {target})
     res.pending = pending_def
     # 9.8 advance after combat
@@ -754,7 +758,14 @@ def _advance(game, side, target, stayers, length, res) -> None:
     """Rule 9.8 (9.81-9.88, 10.23, 17.1): eligible survivors may advance into
     the attacked hex and, when the length allows, beyond it."""
     s, t = game.state, game.static
-    elig = [u for u in stayers if t.utype[u] != st.ARTILLERY and not _ma_zero(game, u)]
+    # 9.81: surviving attackers that did not retreat, and units stacked with
+    # them that did not attack; never artillery or units that cannot move
+    origins0 = {int(s.hex[u]) for u in stayers}
+    extra = [int(x) for o in origins0 for x in game.units_at(o, side)
+             if int(x) not in stayers and game.is_ground(int(x)) and t.utype[x] != st.LEADER
+             and t.utype[x] not in (st.HQ, st.AA)]
+    elig = [u for u in list(stayers) + extra
+            if t.utype[u] != st.ARTILLERY and not _ma_zero(game, u)]
     if not elig:
         return
     if t.city[target] or (t.fort[target]) or game.night:
