@@ -246,3 +246,5 @@ def play_game(game) -> None:
         n += 1
         if n > cap:  # pragma: no cover - scenarios always end by their last turn
             victory.end_game(game, -1, "turn_cap")
+    if getattr(game, "record_turns", False):
+        game.per_turn_rows.append(victory.per_turn_row(game))   # the final turn
