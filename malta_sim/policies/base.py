@@ -139,6 +139,11 @@ class Policy(InvasionDecisions):
         attack it; return ``(target, [attackers])`` or ``None`` to stop."""
         raise NotImplementedError
 
+    def penetration_air(self, game, target: int, available: int) -> int:
+        """Rule 10.32/16.42: air support markers (0..``available``) to add to a
+        penetration attack on ``target`` that passed its leader roll."""
+        raise NotImplementedError
+
     def choose_loss(self, game, units: list, reason: str) -> int:
         """Rules 9.5, 10.12, 9.62: one unit among ``units`` to lose a step."""
         raise NotImplementedError

@@ -173,6 +173,9 @@ class RandomPolicy(RandomInvasionDecisions, Policy):
             units = [self._pick(game, options[tgt])]
         return (tgt, units)
 
+    def penetration_air(self, game, target, available):
+        return int(self.rng(game).integers(0, available + 1)) if available > 0 else 0
+
     def choose_loss(self, game, units, reason):
         return self._pick(game, units)
 

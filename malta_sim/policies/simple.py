@@ -161,6 +161,9 @@ class _LandBot(RandomPolicy):
             return None
         return (best[1], best[2])
 
+    def penetration_air(self, game, target, available):
+        return 1 if available > 0 else 0
+
     def choose_loss(self, game, units, reason):
         t, s = game.static, game.state
         return min(units, key=lambda u: (int(t.attack[u, s.level[u]]) + int(t.defense[u, s.level[u]]), u))

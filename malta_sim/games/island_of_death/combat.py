@@ -1045,7 +1045,14 @@ def penetration_phase(game, side: int) -> None:
         game.log("penetration attempt", side=side, hexes=[tgt], units=units + [ld], dice=[die],
                  result="attack" if die <= tv else "failed", rule="10.31")
         if die <= tv:
-            resolve_attack(game, side, tgt, units, penetration=True)
+            air = 0
+            avail = int(s.air_support_left[0]) if side == AXIS and not game.night else 0
+            if avail > 0:                                              # 10.32, 16.42
+                air = int(game.policy(side).penetration_air(game, tgt, avail))
+                if not 0 <= air <= avail:
+                    raise illegal("16.41", "more air support markers than available")
+                s.air_support_left[0] -= air
+            resolve_attack(game, side, tgt, units, air=air, penetration=True)
 
 
 def _penetration_leader(game, units):
