@@ -4,6 +4,20 @@ Signature and purity follow :mod:`malta_sim.games.registry`: the row of game
 ``g`` depends only on ``(seed, g, scenario, policies, options, data)``.  Each
 game gets its own :class:`~.game.Game` (state arrays + named random streams) and
 is played by the Python orchestration loop of :mod:`.sequence`.
+
+Performance shape
+-----------------
+State is a NamedTuple of numpy arrays (:mod:`.state`); the spatial hot paths
+are compiled (movement reach ``movement.reach_kernel``, ZOC projection,
+supply routes ``supply.route_distance``); phases and decisions run per game in
+Python (about 1-2 s per Introductory game on one core).  Moving the whole loop
+into numba needs: (1) policies as compiled decision kernels over a parameter
+vector (``Policy.params``) instead of Python methods; (2) the event log as a
+preallocated int array (kind, turn, hexes, units, dice, cell) decoded
+afterwards; (3) the phase functions rewritten over ``GameState`` fields only
+(no ``Game`` object, no dicts/lists), which they already mostly are; (4) the
+invasion hooks likewise compiled.  Games would then run batched with
+``numba.prange`` over the leading game axis of a batched state.
 """
 
 from __future__ import annotations
