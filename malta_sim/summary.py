@@ -157,7 +157,8 @@ def format_summary(df: pd.DataFrame) -> str:
     if a.get("policy_params"):
         lines.append(f"  policy parameters: {a['policy_params']}")
     lines.extend(_block(df))
-    rc = a.get("reconstructed_components")
+    rc = list(a.get("reconstructed_components") or [])
+    rc += [k for k, v in a.items() if v == "reconstructed" and k not in rc]
     if rc:
         lines.append(f"  note: reconstructed (not printed) data used: {', '.join(map(str, rc))}")
     return "\n".join(lines)
