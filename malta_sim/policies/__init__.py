@@ -14,6 +14,10 @@ _REGISTRY: dict[str, str] = {
     "balanced": "malta_sim.policies.simple:BalancedPolicy",
     "static": "malta_sim.policies.simple:StaticPolicy",
 }
+# Named presets (axis:balanced ... allied:counterattack) replace the simple bots.
+from .presets import REGISTRY as _PRESETS  # noqa: E402
+
+_REGISTRY.update(_PRESETS)
 
 
 def register_policy(name: str, target: str) -> None:

@@ -9,8 +9,10 @@ import importlib
 
 from ..registry import ScenarioSpec, register
 
-_POLICIES_AXIS = ("balanced", "random")
-_POLICIES_ALLIED = ("static", "random")
+from ...policies.presets import preset_names  # noqa: E402
+
+_POLICIES_AXIS = preset_names(0)      # ("balanced", ..., "axis:balanced", ...)
+_POLICIES_ALLIED = preset_names(1)
 
 register(ScenarioSpec(
     name="intro",

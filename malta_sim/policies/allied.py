@@ -1,0 +1,198 @@
+"""Parameterised Allied bot for Island of Death (presets ``allied:static``
+and ``allied:counterattack``).
+
+Builds on :class:`malta_sim.policies.simple.StaticPolicy` (garrisons the
+objectives it holds) and the invasion defaults of
+:class:`malta_sim.policies.invasion.InvasionDecisions` (Variable Allied
+Placement 22.39, coastal guns, AA fire, water's edge attacks), adding:
+
+* counterattacks chosen by the exact CRT forecast of
+  :mod:`malta_sim.policies.axis` (``min_odds``, ``min_gain``, ``risk_weight``);
+* a mobile reserve (``reserve_fraction`` of the mobile combat units) that
+  closes on weak (``weak_stack``) Axis stacks near the objectives;
+* standing ground in key hexes (9.7), defensive artillery support (9.2 b) on
+  the most threatened hexes, strongpoint dismantling (16.25) and absorbing
+  security companies (17.42) as switches.
+
+Knobs: :data:`malta_sim.policies.params.ALLIED_PARAMS`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..games.island_of_death import static as st
+from . import params as P
+from .axis import _ParamBot
+from .base import Move
+from .simple import StaticPolicy
+
+
+class AlliedBot(_ParamBot, StaticPolicy):
+    """Parameterised Allied bot.
+
+    Parameters
+    ----------
+    side : int
+        Must be 1 (Allied).
+    params : dict, optional
+        Overrides of the preset's vector (names of ``ALLIED_PARAMS``).
+
+    Raises
+    ------
+    OptionError
+        Unknown parameter name or value out of range.
+    """
+
+    name = "static"
+    side_index = 1
+    preset_base: dict = {}
+    _thr_idx = (P.AL_MIN_ODDS, P.AL_MIN_GAIN, P.AL_RISK, P.AL_RETREAT)
+
+    def __init__(self, side: int, params: dict | None = None):
+        super().__init__(side, {})
+        self._init_vec(side, params)
+        self._reserve: set | None = None
+
+    # ------------------------------------------------------------ reserve
+    def reserve_units(self, game) -> set:
+        """The mobile reserve: ``reserve_fraction`` of the Allied mobile
+        combat units on the map (motorised/mechanised first, then the
+        strongest foot battalions), fixed the first time it is asked for."""
+        if self._reserve is None:
+            t, s = game.static, game.state
+            frac = float(self.vec[P.AL_RESERVE])
+            pool = [int(u) for u in game.on_map(self.side) if game.is_ground(int(u))
+                    and t.utype[u] not in (st.ARTILLERY, st.HQ, st.AA, st.STRONGPOINT, st.MILITIA,
+                                           st.SECURITY)
+                    and int(t.ma[u, s.level[u]]) > 0]
+            pool.sort(key=lambda u: (-int(t.move_class[u]), -int(t.attack[u, s.level[u]]), u))
+            self._reserve = set(pool[:int(round(frac * len(pool)))])
+        return self._reserve
+
+    def _weak_axis_hexes(self, game) -> np.ndarray:
+        """Hexes of Axis stacks with total defense at most ``weak_stack``."""
+        t, s = game.static, game.state
+        tot: dict[int, int] = {}
+        for u in game.on_map(1 - self.side):
+            u = int(u)
+            if not game.is_ground(u):
+                continue
+            h = int(s.hex[u])
+            tot[h] = tot.get(h, 0) + int(t.defense[u, s.level[u]])
+        return np.array([h for h, d in tot.items() if d <= self.vec[P.AL_WEAK]], dtype=np.int64)
+
+    # ------------------------------------------------------------ movement (6)
+    def next_move(self, game, mode, candidates):
+        """Rules 6.1-6.6: reserve units close on weak Axis stacks within
+        ``reserve_radius`` of an objective (ending next to them when they
+        can); the others garrison the objectives (see
+        :meth:`malta_sim.policies.simple.StaticPolicy.next_move`)."""
+        self._phase_reset(game, mode)
+        res = self.reserve_units(game)
+        if res:
+            mv = self._move_reserve(game, mode, [u for u in candidates if u in res])
+            if mv is not None:
+                return mv
+        garrison = [u for u in candidates if u not in res]
+        return super().next_move(game, mode, garrison) if garrison else None
+
+    def _move_reserve(self, game, mode, cands):
+        t, s = game.static, game.state
+        dist = t.grid.distance_table
+        weak = self._weak_axis_hexes(game)
+        if not len(weak) or not cands:
+            return None
+        obj = (t.airfield | t.town).copy()
+        obj[t.victory_cities] = True
+        oh = np.flatnonzero(obj & t.land)
+        near_obj = weak[dist[np.ix_(weak, oh)].min(axis=1) <= self.vec[P.AL_RESERVE_RADIUS]]
+        if not len(near_obj):
+            return None
+        for u in sorted(cands):
+            if u in self._skip:
+                continue
+            self._skip.add(u)
+            here = int(s.hex[u])
+            if dist[here, near_obj].min() <= 1:
+                continue
+            legal = game.legal_moves(u, mode)
+            if not legal:
+                continue
+            best = min(legal, key=lambda h: (int(dist[h, near_obj].min()), legal[h], h))
+            if dist[best, near_obj].min() < dist[here, near_obj].min():
+                return Move(u, int(best))
+        return None
+
+    # ------------------------------------------------------------ combat (9)
+    def combat_plan(self, game, options):
+        """Rule 9.2 a: support for the counterattacks the bot expects to make
+        (12.2, 16.74); no bombardment, no fire hurricane."""
+        return self._plan_support(game, options, 0, False)
+
+    def defensive_support(self, game, options):
+        """Rule 9.2 b: the hexes with the most Axis units adjacent get up to
+        ``support_per_hex`` artillery (strongest first; warships alone, at
+        most two, 16.74)."""
+        t = game.static
+        out, used = {}, set()
+        k = int(self.vec[P.AL_SUPPORT])
+
+        def threat(h):
+            return sum(len(game.units_at(int(o), 1 - self.side)) for o in t.neighbours[h] if o >= 0)
+        for h in sorted(options, key=lambda x: (-threat(x), x)):
+            free = [u for u in options[h] if u not in used]
+            arty = sorted((u for u in free if t.utype[u] != st.WARSHIP),
+                          key=lambda u: (-int(t.def_support[u]), u))[:k]
+            pick = arty if arty else [u for u in free if t.utype[u] == st.WARSHIP][:min(2, k)]
+            if pick:
+                out[h] = pick
+                used.update(pick)
+        return out
+
+    def stand_ground(self, game, units, hits, attacker):
+        """Rule 9.7: stand in cities, forts, towns and airfields against at
+        most ``stand_max_hits`` retreat hexes; never when attacking."""
+        if attacker:
+            return False
+        t, s = game.static, game.state
+        h = int(s.hex[units[0]])
+        key = bool(t.city[h] or t.fort[h] or t.town[h] or t.airfield[h])
+        return bool(key and hits <= self.vec[P.AL_STAND])
+
+    # ------------------------------------------------------------ special rules
+    def absorb(self, game, pairs):
+        """Rule 17.42: absorb every security company offered (each unit once)
+        when ``absorb`` is on."""
+        if not self.vec[P.AL_ABSORB]:
+            return []
+        return super().absorb(game, pairs)
+
+    def dismantle_strongpoints(self, game, strongpoints, max_n):
+        """Rule 16.25: with ``dismantle`` on, the four strongpoints farthest
+        from Axis units (or from the invasion beaches before the landings)
+        become an engineer company."""
+        if not self.vec[P.AL_DISMANTLE] or max_n < 4 or len(strongpoints) < 4:
+            return []
+        t, s = game.static, game.state
+        dist = t.grid.distance_table
+        axis = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
+        ref = np.unique(s.hex[axis]) if axis else np.flatnonzero(t.beach)
+        if not len(ref):
+            return []
+        far = sorted(strongpoints, key=lambda u: (-int(dist[s.hex[u], ref].min()), u))
+        return far[:4]
+
+    def engineer_hex(self, game, options):
+        """Rule 16.25: the option nearest an Allied-held victory city."""
+        t = game.static
+        dist = t.grid.distance_table
+        vc = np.asarray(t.victory_cities)
+        return min(options, key=lambda h: (int(dist[h, vc].min()), h))
+
+    def waters_edge_attacks(self, game, options):
+        """Rule 18.61: fire at the beach hex with the most Axis units when
+        ``waters_edge`` is on."""
+        if not self.vec[P.AL_WATERS_EDGE]:
+            return {}
+        return super().waters_edge_attacks(game, options)

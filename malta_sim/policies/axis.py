@@ -1,0 +1,519 @@
+"""Parameterised Axis bot for Island of Death (presets ``axis:balanced``,
+``axis:aggressive``, ``axis:cautious``, ``axis:solitaire``).
+
+The bot builds on :class:`malta_sim.policies.simple.BalancedPolicy` (land
+decisions) and :class:`malta_sim.policies.invasion.InvasionDecisions` (the
+invasion defaults it inherits through the simple bots) and replaces the
+decisions where a knob matters.  Every knob is a slot of the float64 vector
+``self.vec`` documented in :mod:`malta_sim.policies.params`.
+
+Attack selection (rules 9.2-9.4, 9.92) uses the exact 2d6 distribution of the
+CRT cell the attack would land on: for each target the bot forecasts the final
+odds level (strengths, support, the 9.92 shifts it can foresee: armour,
+engineers, envelopment, integrity, mixed formations, morale, air support;
+leader rolls are left out) and from it the expected enemy steps lost, own
+steps lost and enemy retreat hexes (:func:`attack_forecast`).  It attacks when
+the final odds reach ``min_odds`` and ``E[enemy steps] + retreat_value x
+E[retreat] - risk_weight x E[own steps] >= min_gain``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..games.island_of_death import static as st
+from . import params as P
+from .base import CombatPlan, Move
+from .simple import BalancedPolicy
+
+#: 2d6 probabilities of the totals 2..12.
+_P2D6 = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
+
+
+# ------------------------------------------------------------------ exact forecasts
+def _cell_arrays(game, line: int, col: int, fort: bool):
+    """Attacker hits and defender hits of the 11 cells (2d6 = 2..12) of CRT
+    ``line``/``col``; the fort takes one defender hit off (9.94)."""
+    key = ("bot_cells", id(game.static))
+    cache = game.extra.get(key)
+    if cache is None:
+        cache = game.extra[key] = {}
+    k = (line, col, bool(fort))
+    out = cache.get(k)
+    if out is None:
+        cells = game.static.charts.crt[line, col, 2:13].astype(np.int64)
+        ah, dh = cells[:, 0].copy(), cells[:, 2].copy()
+        if fort:
+            dh = np.maximum(0, dh - 1)
+        out = cache[k] = (ah, dh)
+    return out
+
+
+def expected_losses(game, line: int, level: int, fort: bool, def_steps: int, att_steps: int):
+    """Exact expected losses of an attack resolved at final odds ``level``.
+
+    Parameters
+    ----------
+    line : int
+        CRT line (rule 9.3 f).
+    level : int
+        Final odds level (9.3 d plus 9.92 shifts).
+    fort : bool
+        Undestroyed fort in the target hex (9.94: defender hits -1).
+    def_steps, att_steps : int
+        Steps each side has in the combat (losses are capped at them, 9.42).
+
+    Returns
+    -------
+    tuple of float or None
+        ``(E[attacker steps lost], E[defender steps lost], E[defender retreat
+        hexes])`` over the 2d6 distribution (rule 9.43: hits split into steps,
+        the attacker rounding up, the defender down); None when the attack
+        would be cancelled (9.3 g).
+    """
+    from ..games.island_of_death.combat import crt_column
+
+    col = crt_column(game.static.charts, line, level)
+    if col < 0:
+        return None
+    ah, dh = _cell_arrays(game, line, col, fort)
+    a_steps = np.minimum((ah + 1) // 2, att_steps)
+    d_steps = np.minimum(dh // 2, def_steps)
+    d_ret = np.where(dh // 2 >= def_steps, 0, dh - dh // 2)
+    return (float(_P2D6 @ a_steps), float(_P2D6 @ d_steps), float(_P2D6 @ d_ret))
+
+
+class Forecast:
+    """What the bot foresees of an attack on ``target`` by ``attackers``
+    (rules 9.3 b-g, 9.91, 9.92); support, air and fire hurricanes are added by
+    :meth:`level`."""
+
+    __slots__ = ("target", "attackers", "att", "cap", "dfn", "mods", "line", "fort",
+                 "def_steps", "att_steps")
+
+    def __init__(self, game, side: int, target: int, attackers):
+        from ..games.island_of_death import combat
+
+        t, s = game.static, game.state
+        self.target = int(target)
+        self.attackers = [int(u) for u in attackers]
+        defenders = combat.defenders_in(game, target, 1 - side)
+        self.att = sum(combat.attack_strength(game, u) for u in self.attackers)
+        self.cap = 2 * sum(int(t.attack[u, s.level[u]]) for u in self.attackers)   # 12.21
+        dfn = sum(combat.defense_strength(game, u) for u in defenders)
+        self.fort = bool(t.fort[target] and not s.fort_destroyed[target])
+        if t.city[target] or self.fort:
+            dfn *= 2                                                           # 9.91
+        self.dfn = dfn
+        self.mods = sum(combat.odds_modifiers(game, side, self.attackers, defenders, target,
+                                              roll_leaders=False).values()) if defenders else 0
+        self.line = combat.crt_line(game, target)
+        self.def_steps = sum(game.steps(u) for u in defenders)
+        self.att_steps = sum(game.steps(u) for u in self.attackers)
+
+    def level(self, support: float = 0.0, air: int = 0) -> int:
+        """Final odds level with ``support`` strength points (capped, 12.21)
+        and ``air`` air support markers (16.42)."""
+        lv = st.odds_level(self.att + min(int(support), self.cap), self.dfn)
+        return int(lv + self.mods + air)
+
+    def value(self, game, vec_min_odds, min_gain, risk, retreat, support=0.0, air=0):
+        """``(ok, gain, level)``: expected gain in steps and whether it passes
+        the thresholds."""
+        lv = self.level(support, air)
+        e = expected_losses(game, self.line, lv, self.fort, self.def_steps, self.att_steps)
+        if e is None or self.dfn <= 0:
+            return False, -np.inf, lv
+        gain = e[1] + retreat * e[2] - risk * e[0]
+        return bool(lv >= vec_min_odds and gain >= min_gain), gain, lv
+
+
+def attack_groups(game, units) -> list[list[int]]:
+    """Candidate attacker sets for one target: all units, and each
+    formation's units alone (avoids the mixed-formations shift, 9.92)."""
+    s = game.state
+    units = sorted(int(u) for u in units)
+    groups = [units]
+    by_f: dict[int, list[int]] = {}
+    for u in units:
+        by_f.setdefault(int(s.formation[u]), []).append(u)
+    if len(by_f) > 1:
+        groups += [g for g in by_f.values()]
+    return groups
+
+
+def support_points(game, units, target, attackers, hurricane=()) -> int:
+    """Offensive support strength of ``units`` (12.22, 12.52) on ``target``."""
+    from ..games.island_of_death.combat import support_value
+
+    return sum(support_value(game, u, True, target, attackers, u in hurricane) for u in units)
+
+
+class _ParamBot:
+    """Mixin: validated parameter vector ``self.vec`` from a preset base plus
+    the user's overrides (names in :mod:`.params`)."""
+
+    side_index = 0
+    preset_base: dict = {}
+
+    def _init_vec(self, side, params):
+        base = P.make_vector(self.side_index, self.preset_base)
+        self.vec = P.make_vector(self.side_index, params or {}, base)
+        self._phase_key = None
+        self._skip: set = set()
+        self._plan = None
+
+    def _phase_reset(self, game, mode=""):
+        key = (game.turn, game.phase_name, mode)
+        if key != self._phase_key:
+            self._phase_key = key
+            self._skip = set()
+
+    def _thresholds(self, idx):
+        v = self.vec
+        return v[idx[0]], v[idx[1]], v[idx[2]], v[idx[3]]
+
+    # ---- shared combat logic (9.2 a, 9.3 a)
+    def _score_target(self, game, tgt, units, support_units=(), air=0, hurricane=()):
+        """Best (ok, gain, level, attackers) over :func:`attack_groups`."""
+        mo, mg, rk, rv = self._thresholds(self._thr_idx)
+        best = None
+        for grp in attack_groups(game, units):
+            fc = Forecast(game, self.side, tgt, grp)
+            sp = support_points(game, support_units, tgt, grp, hurricane)
+            ok, gain, lv = fc.value(game, mo, mg, rk, rv, sp, air)
+            cand = (ok, gain, lv, grp)
+            if best is None or (cand[0], cand[1]) > (best[0], best[1]):
+                best = cand
+        return best
+
+    def _pick_attack(self, game, options, penetration=False):
+        plan = self._plan or CombatPlan()
+        best = None
+        s = game.state
+        for tgt in sorted(options):
+            sup = [] if penetration else [u for u in plan.support.get(tgt, []) if not s.fired[u]]
+            air = 0 if penetration else int(plan.air.get(tgt, 0))
+            hur = plan.hurricane & set(sup)
+            ok, gain, lv, grp = self._score_target(game, tgt, options[tgt], sup, air, hur)
+            if ok and (best is None or gain > best[0]):
+                best = (gain, tgt, grp)
+        if best is None:
+            return None
+        return (best[1], list(best[2]))
+
+    def next_attack(self, game, options, penetration=False):
+        """Rules 9.3 a, 10.31: the attack with the best expected exchange that
+        passes ``min_odds`` / ``min_gain``; penetration attempts (10.3) use the
+        same test without support."""
+        if not options:
+            return None
+        return self._pick_attack(game, options, penetration)
+
+    def _plan_support(self, game, options, air_markers: int, allow_hurricane: bool):
+        """Rule 9.2 a: support (12.2, 16.74), air support (16.42), fire
+        hurricanes (12.52) and bombardments (10.1) for the attacks this bot
+        expects to make.  Returns a :class:`CombatPlan`."""
+        from ..games.island_of_death.combat import attack_options
+
+        t = game.static
+        plan = CombatPlan()
+        atk = attack_options(game, self.side)
+        used: set = set()
+        mo, mg, rk, rv = self._thresholds(self._thr_idx)
+        scored = []
+        for tgt in options.attack_targets:
+            units = atk.get(tgt, [])
+            if not units:
+                continue
+            sup = options.support.get(tgt, [])
+            arty = [u for u in sup if t.utype[u] != st.WARSHIP]
+            ships = [u for u in sup if t.utype[u] == st.WARSHIP][:3]
+            full = arty if support_points(game, arty, tgt, units) >= support_points(game, ships, tgt, units) else ships
+            ok, gain, lv, grp = self._score_target(game, tgt, units, full, min(1, air_markers))
+            scored.append((ok, gain, tgt, grp))
+        scored.sort(key=lambda x: (not x[0], -x[1], x[2]))
+        air_left = air_markers
+        for ok, gain, tgt, grp in scored:
+            if not ok:
+                continue
+            fc = Forecast(game, self.side, tgt, grp)
+            sup = [u for u in options.support.get(tgt, []) if u not in used]
+            arty = sorted((u for u in sup if t.utype[u] != st.WARSHIP),
+                          key=lambda u: -support_points(game, [u], tgt, grp))
+            ships = [u for u in sup if t.utype[u] == st.WARSHIP][:3]          # 16.74
+            pool = arty if support_points(game, arty, tgt, grp) >= support_points(game, ships, tgt, grp) else ships
+            chosen: list = []
+            base_ok, base_gain, _ = fc.value(game, mo, mg, rk, rv, 0, 0)
+            cur_gain = base_gain
+            for u in pool:                       # add guns while they still help
+                trial = chosen + [u]
+                _, g2, _ = fc.value(game, mo, mg, rk, rv, support_points(game, trial, tgt, grp), 0)
+                if g2 > cur_gain + 1e-9:
+                    chosen, cur_gain = trial, g2
+            hur: set = set()
+            if allow_hurricane and self._hurricane_ok():
+                sp = support_points(game, chosen, tgt, grp)
+                if fc.level(sp) < mo:
+                    for u in chosen:
+                        if u in options.hurricane_ok:
+                            hur.add(u)
+            if chosen:
+                plan.support[tgt] = chosen
+                used.update(chosen)
+                plan.hurricane |= hur
+            if air_left > 0:
+                sp = support_points(game, chosen, tgt, grp, hur)
+                _, g0, _ = fc.value(game, mo, mg, rk, rv, sp, 0)
+                _, g1, _ = fc.value(game, mo, mg, rk, rv, sp, 1)
+                if g1 > g0 + 0.05:
+                    plan.air[tgt] = 1
+                    air_left -= 1
+        if self._bombard_ok():
+            for tgt, units in sorted(options.bombard.items(),
+                                     key=lambda kv: -len(game.units_at(kv[0], 1 - self.side))):
+                if tgt in plan.support:
+                    continue
+                free = [u for u in units if u not in used and t.utype[u] != st.WARSHIP]
+                if free:
+                    plan.bombard[tgt] = free
+                    used.update(free)
+        self._plan = plan
+        return plan
+
+    def _hurricane_ok(self):
+        return False
+
+    def _bombard_ok(self):
+        return False
+
+
+class AxisBot(_ParamBot, BalancedPolicy):
+    """Parameterised Axis bot (see module docstring and
+    :data:`malta_sim.policies.params.AXIS_PARAMS`).
+
+    Parameters
+    ----------
+    side : int
+        Must be 0 (Axis).
+    params : dict, optional
+        Overrides of the preset's parameter vector (names of ``AXIS_PARAMS``).
+
+    Raises
+    ------
+    OptionError
+        Unknown parameter name or value out of range.
+    """
+
+    name = "balanced"
+    side_index = 0
+    preset_base: dict = {}
+    _thr_idx = (P.AX_MIN_ODDS, P.AX_MIN_GAIN, P.AX_RISK, P.AX_RETREAT)
+
+    def __init__(self, side: int, params: dict | None = None):
+        super().__init__(side, {})
+        self._init_vec(side, params)
+
+    # ------------------------------------------------------------ objectives
+    def objective_values(self, game) -> np.ndarray:
+        """float64[n_hexes]: weighted objectives not yet held (airfields,
+        victory cities, towns, main ports; rules 16.1, 20), plus held ones that
+        are empty with Allied units within two hexes."""
+        t, s = game.static, game.state
+        v = self.vec
+        w = (v[P.AX_W_AIRFIELD] * t.airfield + v[P.AX_W_TOWN] * t.town
+             + v[P.AX_W_PORT] * t.main_port).astype(np.float64)
+        w[t.victory_cities] += v[P.AX_W_CITY]
+        w = w * t.land
+        held = s.control == self.side
+        return np.where(held, 0.0, w)
+
+    def _supply_anchor(self, game, u):
+        """Hexes a unit keeps within ``supply_radius`` of: its formation HQ on
+        the map, else any Axis HQ, landed beach or held airfield (rule 8.5)."""
+        t, s = game.static, game.state
+        f = int(s.formation[u])
+        hq = int(t.formation_hq[f]) if 0 <= f < len(t.formation_hq) else -1
+        if hq >= 0 and s.box[hq] == 0 and s.hex[hq] >= 0:
+            return np.array([int(s.hex[hq])])
+        return None
+
+    # ------------------------------------------------------------ movement (6)
+    def next_move(self, game, mode, candidates):
+        """Rules 6.1-6.6: each combat unit heads for the objective with the
+        best ``weight - dist_decay x distance``; among its legal destinations
+        it takes the one nearest that goal, with a bonus for envelopment
+        (hexes next to an enemy stack already touched from other hexes, 9.92)
+        and never beyond ``supply_radius`` of its HQ (8.2).  Hitched artillery
+        prepares in place (6.6); HQs follow their units at a safe distance."""
+        self._phase_reset(game, mode)
+        t, s = game.static, game.state
+        v = self.vec
+        dist = t.grid.distance_table
+        obj = self.objective_values(game)
+        gh = np.flatnonzero(obj > 0)
+        enemy = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
+        ehex = np.unique(s.hex[enemy]) if enemy else np.zeros(0, np.int64)
+        for u in sorted(candidates):
+            if u in self._skip:
+                continue
+            self._skip.add(u)
+            ut = t.utype[u]
+            if ut == st.LEADER or s.moved[u]:
+                continue
+            here = int(s.hex[u])
+            if ut == st.ARTILLERY:
+                if s.hitched[u] and game.can_prepare_after(u, 0.0, False):
+                    from ..games.island_of_death.movement import zoc_map
+                    if not zoc_map(game, 1 - self.side)[here]:
+                        return Move(u, here, prepare=True)
+                continue
+            if ut == st.HQ:
+                mv = self._move_hq(game, u, mode, ehex)
+                if mv is not None:
+                    return mv
+                continue
+            if not len(gh):
+                continue
+            score = obj[gh] - v[P.AX_DECAY] * dist[here, gh]
+            goal = int(gh[int(np.argmax(score))])
+            d_here = int(dist[here, goal])
+            if d_here == 0:
+                continue
+            legal = game.legal_moves(u, mode)
+            if not legal:
+                continue
+            anchor = self._supply_anchor(game, u)
+            best, best_key = None, None
+            for h, cost in legal.items():
+                dh = int(dist[h, goal])
+                if dh >= d_here:
+                    continue
+                if anchor is not None and dist[h, anchor].min() > v[P.AX_SUPPLY_RADIUS]:
+                    continue
+                bonus = 0.0
+                if len(ehex) and v[P.AX_ENVELOP] > 0:
+                    adj = ehex[dist[h, ehex] == 1]
+                    if len(adj):
+                        bonus = v[P.AX_ENVELOP] * len(adj)
+                key = (dh - bonus, cost, h)
+                if best_key is None or key < best_key:
+                    best, best_key = h, key
+            if best is not None:
+                return Move(u, int(best))
+        return None
+
+    def _move_hq(self, game, u, mode, ehex):
+        """An HQ moves toward its formation's units when more than four hexes
+        from the nearest, ending at least two hexes from enemy units (8.2, 16.8)."""
+        t, s = game.static, game.state
+        dist = t.grid.distance_table
+        f = int(s.formation[u])
+        mine = [int(x) for x in game.on_map(self.side)
+                if int(s.formation[x]) == f and int(x) != u and game.is_ground(int(x))
+                and t.utype[x] not in (st.HQ, st.ARTILLERY)]
+        if not mine:
+            return None
+        mh = np.unique(s.hex[mine])
+        here = int(s.hex[u])
+        if dist[here, mh].min() <= 4:
+            return None
+        legal = game.legal_moves(u, mode)
+        ok = [h for h in legal if not len(ehex) or dist[h, ehex].min() >= 3]
+        if not ok:
+            return None
+        best = min(ok, key=lambda h: (int(dist[h, mh].min()), legal[h], h))
+        if dist[best, mh].min() < dist[here, mh].min():
+            return Move(u, int(best))
+        return None
+
+    # ------------------------------------------------------------ organisation
+    def breakdowns(self, game, eligible):
+        """Rule 13.1: with ``breakdown`` on, battalions next to an enemy stack
+        break down so their companies can surround it."""
+        if not self.vec[P.AX_BREAKDOWN]:
+            return []
+        t, s = game.static, game.state
+        dist = t.grid.distance_table
+        enemy = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
+        if not enemy:
+            return []
+        ehex = np.unique(s.hex[enemy])
+        return [b for b in eligible if dist[s.hex[b], ehex].min() == 1]
+
+    def reforms(self, game, options):
+        """Rule 13.2: reform whenever possible when ``reform`` is on."""
+        return list(options) if self.vec[P.AX_REFORM] else []
+
+    def attachments(self, game, options):
+        """Rule 15.21: attach an unassigned unit to the formation whose HQ is
+        nearest (keeps it in supply, 8.2)."""
+        t, s = game.static, game.state
+        dist = t.grid.distance_table
+        out = {}
+        for u, forms in options.items():
+            if not forms or s.hex[u] < 0:
+                continue
+            best = None
+            for f in forms:
+                hq = int(t.formation_hq[f]) if 0 <= f < len(t.formation_hq) else -1
+                if hq >= 0 and s.hex[hq] >= 0:
+                    d = int(dist[s.hex[u], s.hex[hq]])
+                    if best is None or d < best[0]:
+                        best = (d, f)
+            if best is not None and best[1] != int(s.formation[u]):
+                out[u] = best[1]
+        return out
+
+    # ------------------------------------------------------------ combat (9, 10, 12)
+    def combat_plan(self, game, options):
+        """Rule 9.2 a (12.2, 12.52, 16.42, 16.74, 10.1): see
+        :meth:`_ParamBot._plan_support`."""
+        return self._plan_support(game, options, int(options.air_markers), True)
+
+    def _hurricane_ok(self):
+        return bool(self.vec[P.AX_HURRICANE])
+
+    def _bombard_ok(self):
+        return bool(self.vec[P.AX_BOMBARD])
+
+    def stand_ground(self, game, units, hits, attacker):
+        """Rule 9.7: a defending stack in an airfield, city, fort or town tries
+        to stand against at most ``stand_max_hits`` retreat hexes."""
+        if attacker:
+            return False
+        t, s = game.static, game.state
+        h = int(s.hex[units[0]])
+        key = bool(t.city[h] or t.fort[h] or t.town[h] or t.airfield[h])
+        return bool(key and hits <= self.vec[P.AX_STAND])
+
+    def advance_further(self, game, units, options):
+        """Rule 9.84: continue the advance into the option nearest an objective."""
+        if not options or not self.vec[P.AX_ADVANCE]:
+            return None
+        dist = game.static.grid.distance_table
+        obj = self.objective_values(game)
+        gh = np.flatnonzero(obj > 0)
+        if not len(gh):
+            return None
+        here = int(game.state.hex[units[0]])
+        best = min(options, key=lambda h: (int(dist[h, gh].min()), h))
+        return int(best) if dist[best, gh].min() < dist[here, gh].min() else None
+
+    # ------------------------------------------------------------ invasion (18, 19, 21)
+    def plan_sticks(self, game, turn, sticks, targets, limits):
+        """Rules 19.2, 19.3: the default stick plan, trimmed to
+        ``stick_fraction`` of the allowed sticks."""
+        out = super().plan_sticks(game, turn, sticks, targets, limits)
+        frac = float(self.vec[P.AX_STICK_FRACTION])
+        if frac < 1.0:
+            out = out[:int(np.ceil(frac * len(out)))]
+        return out
+
+    def solitaire_marker_method(self, game, formation):
+        """Rule 21.11: method ``a`` when ``solitaire_method_a`` is set, else ``b``."""
+        return "a" if self.vec[P.AX_SOL_METHOD_A] else "b"
+
+    def solitaire_n_sticks(self, game, turn, max_n):
+        """Rule 21.12: ``stick_fraction`` of the allowed sticks (rounded up)."""
+        return int(min(max_n, np.ceil(self.vec[P.AX_STICK_FRACTION] * max_n)))
