@@ -189,8 +189,10 @@ def write_report(
         d = c.loc[c["turn"] % 4 == 3, ["arm", "date", "share", "low", "high"]]
         day_rows[event] = d
 
+    highlights = _highlights(df, curves, cal)
     summary = {
         "malta_sim_version": __version__,
+        "highlights": highlights,
         "source": source,
         "scenario": scen,
         "calendar": {"start": cal.start, "days": cal.days, "turns_per_day": 4, "first_turn": cal.first_turn,
@@ -222,6 +224,36 @@ def write_report(
     return summary
 
 
+def _highlights(df: pd.DataFrame, curves: dict, cal) -> list[str]:
+    """A few plain sentences a designer reads first (pooled over arms)."""
+    from .analysis.frames import Calendar
+
+    out = []
+    n = len(df)
+    first_day_end = (cal.first_turn // 4) * 4 + 3
+    early = df[df["end_turn"] <= first_day_end]
+    if len(early):
+        why = early["end_reason"].value_counts()
+        parts = ", ".join(f"{k} {v}" for k, v in why.items())
+        out.append(f"{_pct(len(early) / n, 0)} of games were over by the end of the first day "
+                   f"({Calendar.label(first_day_end)}): {parts}.")
+    wins = df[df["axis_win"]]
+    if len(wins):
+        med = int(wins["end_turn"].median())
+        out.append(f"Half of the Axis wins came by {Calendar.label(med)} (median surrender turn {med}); "
+                   f"the latest on {Calendar.label(int(wins['end_turn'].max()))}.")
+    allied = df[~df["axis_win"]]
+    if len(allied):
+        tl = (allied["end_reason"] == "time limit").mean()
+        out.append(f"Allied wins: {_pct(tl, 0)} by holding out to the time limit, "
+                   f"{_pct(1 - tl, 0)} by the Axis calling the operation off (surrender roll 14+).")
+    c = curves.get("first_airfield")
+    if c is not None:
+        end1 = c.loc[c["turn"] == first_day_end, "events"].sum() / max(1, c.loc[c["turn"] == first_day_end, "games"].sum())
+        out.append(f"An airfield had fallen to the Axis by the end of the first day in {_pct(end1, 0)} of games.")
+    return out
+
+
 def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, files, title, conf) -> str:
     pct = _pct
     L = []
@@ -243,6 +275,9 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
     L.append("")
     L.append(f"Games per arm needed for a {conf} interval of ±5 points: {need['0.1']}; ±2 points: "
              f"{need['0.04']}; ±1 point: {need['0.02']} (at the observed rate).")
+    if s.get("highlights"):
+        L.append("")
+        L.extend(f"- {h}" for h in s["highlights"])
     L.append("")
     L.append("## Who wins")
     L.append("")

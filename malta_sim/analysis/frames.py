@@ -275,6 +275,11 @@ def default_arm_labels(games: pd.DataFrame) -> pd.Series:
     varying = [c for c in cols if games[c].astype(str).nunique() > 1]
     if not varying:
         base = games["scenario"].astype(str) if "scenario" in games.columns else pd.Series("all", index=games.index)
+        if {"axis_policy", "allied_policy"} <= set(games.columns):
+            base = base + ": " + games["axis_policy"].astype(str) + " vs " + games["allied_policy"].astype(str)
+        if "options" in games.columns:
+            opts = games["options"].astype(str)
+            base = base + np.where(opts.isin(["", "none", "nan", "()"]), "", " + " + opts)
         return base
     return games[varying].astype(str).agg(" | ".join, axis=1)
 
