@@ -433,3 +433,56 @@ def test_hercules_plays_to_the_end_with_invariants(idx, options, monkeypatch):
     sequence.play_game(g)
     assert g.state.over[0] and g.state.winner[0] in (AXIS, ALLIED)
     assert not problems, problems[:5]
+
+
+def test_rule_18_5_engine_landing_losses_statistical():
+    """Rule 18.5 through the landing driver: a marine company landing next to an
+    Allied RAF company (attack 0, so no water's edge fire) is eliminated with
+    probability exactly 1/3.  Binomial test, false-alarm rate 1e-4."""
+    from scipy.stats import binomtest
+
+    g, z, beaches = _zone_game()
+    _clear_allied(g)
+    s, t = g.state, g.static
+    b = beaches[0]
+    nb = [int(o) for o in t.neighbours[b] if o >= 0 and t.land[o] and not t.beach[o]]
+    raf = [u for u in range(len(t.names)) if t.utype[u] == st.SECURITY and ".raf." in t.names[u]][0]
+    s.box[raf], s.hex[raf] = BOX_MAP, nb[0]
+    sm = [u for u in range(len(t.names)) if t.utype[u] == st.MARINE][0]
+    n, lost = 450, 0
+    for _ in range(n):
+        s.box[sm], s.box_slot[sm], s.hex[sm] = BOX_FIRST_WAVE, b, -1
+        s.steps_lost[sm] = 0
+        H.land_wave(g, BOX_FIRST_WAVE)
+        lost += int(s.box[sm] == 5)
+        s.box[sm], s.hex[sm] = 9, -1
+        s.control[b] = ALLIED
+    assert binomtest(lost, n, 1 / 3).pvalue > 1e-4
+
+
+def test_rule_16_12_engine_aa_fire_statistical():
+    """Rule 16.12 through the airfield driver: one AA unit within three hexes
+    kills a unit just landed with probability 1/6 per landing phase.
+    Binomial test, false-alarm rate 1e-4."""
+    from scipy.stats import binomtest
+
+    g = _game()
+    _clear_allied(g)
+    s, t = g.state, g.static
+    af = [int(h) for h in np.flatnonzero(t.airfield)][0]
+    s.control[af] = AXIS
+    aa = [u for u in range(len(t.names)) if t.aa[u]][0]
+    far = [int(x) for x in np.flatnonzero(t.land) if t.grid.distance_table[af, x] == 3][0]
+    s.box[aa], s.hex[aa] = BOX_MAP, far
+    coy = [u for u in range(len(t.names)) if t.utype[u] == st.ENGINEER and t.printed_formation[u] == 3][0]
+    others = [u for u in range(len(t.names)) if s.box[u] == BOX_DISBANDMENT and u != coy]
+    for u in others:
+        s.box[u] = 9
+    n, kills = 450, 0
+    for _ in range(n):
+        s.box[coy], s.hex[coy] = BOX_DISBANDMENT, -1
+        s.steps_lost[coy] = 0
+        H.airfield_entry(g)
+        kills += int(s.box[coy] == 5)
+        s.box[coy], s.hex[coy] = 9, -1
+    assert binomtest(kills, n, 1 / 6).pvalue > 1e-4

@@ -857,7 +857,7 @@ def royal_navy_intervention(game) -> None:
                 v = game.policy(AXIS).choose_loss(game, units, "royal navy 17.6")
                 if v not in units:
                     raise _illegal("17.6", "loss must be taken in the Follow-up box")
-                lose_step(game, v, "royal navy 17.6")
+                eliminate(game, v, "royal navy 17.6")              # a unit lost, not a step
     if res.beach_supply_barred:
         s.beach_supply_barred[0] = True
     s.air_support_cut[0] = res.air_support_cut

@@ -125,7 +125,7 @@ class RNResult:
         Axis warships damaged (the Allied player's choice among those in
         play; 99 = all).
     follow_up_steps : int
-        Steps eliminated in each occupied Follow-up box.
+        Units eliminated in each occupied Follow-up box (Axis choice).
     beach_supply_barred : bool
         Axis HQs may not use beach hexes as supply sources (8.51) from now on.
     air_support_cut : int
