@@ -69,3 +69,17 @@ def test_rule_17_2_weather_bands():
         lo, hi = binom.ppf(1e-7, n, p[k]), binom.ppf(1 - 1e-7, n, p[k])
         assert lo <= counts[k] <= hi
     assert g.state.air_support_left[0] in (0, 1, 3)               # 16.41
+
+
+def test_rule_20_0_modifier_equals_table_recount():
+    """The engine's modifier equals the data table's rule-20.0 recount."""
+    from malta_sim.games.island_of_death.invariants import recount_surrender_modifier
+    g = new_game("intro", 1, 0, options=("no_invasion",))
+    assert victory.surrender_modifier(g)[0] == recount_surrender_modifier(g)
+    g2 = make({"1711": ["axis.4.1_34"], "1809": ["axis.4.2_34"], "1211": ["axis.4.3_34"],
+               "1612": ["allied.uk.8m", "allied.uk.2rwk", "allied.uk.1_r"]}, turn=41)
+    from malta_sim.games.island_of_death import organisation
+    for x in ("allied.uk.8m", "allied.uk.2rwk", "allied.uk.1_r"):
+        organisation.eliminate(g2, u(x))
+    assert g2.state.allied_steps_lost[0] == 8
+    assert victory.surrender_modifier(g2)[0] == recount_surrender_modifier(g2)

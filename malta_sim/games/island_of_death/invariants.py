@@ -70,3 +70,39 @@ def check_invariants(game, phase: str) -> None:
         if recount != tally:
             raise InvariantError(f"{where}: {('Axis', 'Allied')[side]} steps lost tally {tally} "
                                  f"!= recount {recount}")
+    # surrender modifier against the data table's recount (20.0)
+    from .victory import surrender_modifier
+    mod, _ = surrender_modifier(game)
+    rc = recount_surrender_modifier(game)
+    if mod != rc:
+        raise InvariantError(f"{where}: surrender modifier {mod} != recount {rc} (20.0)")
+
+
+def recount_surrender_modifier(game) -> int:
+    """Rule 20.0 land terms recounted from the state with the data's surrender
+    modifier table (an independent implementation of the same rule), plus the
+    invasion terms."""
+    from .setup import load_data
+    from .state import BOX_ELIMINATED, BOX_TURN_TRACK
+    s, t = game.state, game.static
+    tables = load_data(t.provenance.get("data_dir")).tables
+    ax = s.control == AXIS
+    sc = game.scenario.data
+    base = {AXIS: sc.axis_steps_eliminated if sc is not None else 0,
+            ALLIED: sc.allied_steps_eliminated if sc is not None else 0}
+    steps = {}
+    for side in (AXIS, ALLIED):
+        m = t.side == side
+        steps[side] = base[side] + int((s.steps_lost[m].astype(int) * t.step_weight[m]).sum())
+    steps[AXIS] += int(s.warships_damaged[0])
+    hq = (t.utype == st.HQ) & (t.side == AXIS) & ((s.box == BOX_ELIMINATED) | (s.box == BOX_TURN_TRACK))
+    counts = {f"axis_city_{t.grid.hex_id(int(h))}": int(ax[h]) for h in t.victory_cities}
+    counts.update(axis_airfields=int((t.airfield & ax).sum()), axis_towns=int((t.town & ax).sum()),
+                  forts_destroyed=int((t.fort & s.fort_destroyed).sum()),
+                  allied_steps=steps[ALLIED], axis_steps=steps[AXIS], axis_hq=int(hq.sum()))
+    day = game.day
+    if day >= 7:
+        counts[f"date_07-{day - 1:02d}"] = 1
+    from .victory import surrender_modifier
+    _, terms = surrender_modifier(game)
+    return tables.surrender_modifier(counts) + terms["invasion"]
