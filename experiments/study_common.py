@@ -41,41 +41,41 @@ from malta_sim.policies import make_policy, register_policy  # noqa: E402
 ZONE_NAMES = ("North", "South", "East", "West")
 
 
-def _base_class():
-    """The ``balanced`` Axis bot, or the random-legal bot while ``balanced`` is
-    not in this build (the study summaries name the one used)."""
-    global BASE_BOT
+#: Policy parameters handled here (the rest go to the base bot).
+STUDY_KEYS = ("beach_zones", "landing_delay", "drop_hex")
+
+
+def _pick_base_bot() -> str:
+    """``balanced`` when this build has it, else the random-legal bot."""
     for name in ("balanced", "random"):
         try:
-            cls = type(make_policy(name, 0))
+            make_policy(name, 0)
         except (OptionError, ImportError, AttributeError):
             continue
-        BASE_BOT = name
-        return cls
+        return name
     raise ImportError("no Axis bot available")
 
 
-BASE_BOT = None
-
-
 class _StudyMixin:
-    """Overrides of the balanced Axis bot driven by ``self.params``."""
+    """Overrides of the base Axis bot driven by ``self.study`` (pinned choices)."""
+
+    study: dict = {}
 
     def hercules_beach_zones(self, game, divisions, zones):  # rule 18.21
-        want = self.params.get("beach_zones")
+        want = self.study.get("beach_zones")
         if not want:
             return super().hercules_beach_zones(game, divisions, zones)
         idx = [ZONE_NAMES.index(z) if isinstance(z, str) else int(z) for z in want]
         return {d: idx[i % len(idx)] for i, d in enumerate(divisions)}
 
     def wave_boxes(self, game, options):  # rules 18.3, 4.22: hold the landings back
-        delay = int(self.params.get("landing_delay", 0))
+        delay = int(self.study.get("landing_delay", 0))
         if int(np.asarray(game.state.turn).ravel()[0]) < delay:
             return {}
         return super().wave_boxes(game, options)
 
     def plan_marker(self, game, formation, turn, options):  # rules 19.31, 19.33
-        target = self.params.get("drop_hex")
+        target = self.study.get("drop_hex")
         if target is None or not options:
             return super().plan_marker(game, formation, turn, options)
         grid = game.static.grid
@@ -87,10 +87,29 @@ class _StudyMixin:
         return min(options, key=lambda h: (distance(grid.hex_id(int(h)), str(target)), h))
 
 
+_CLASSES: dict = {}
+
+
+def study(side: int, params: dict | None = None):
+    """Policy factory registered as ``study``: the base bot with the pinned
+    choices of :data:`STUDY_KEYS` taken out of ``params``."""
+    params = dict(params or {})
+    pinned = {k: params.pop(k) for k in STUDY_KEYS if k in params}
+    bot = make_policy(BASE_BOT, side, params)
+    base = type(bot)
+    if base not in _CLASSES:
+        _CLASSES[base] = type(f"Study{base.__name__}", (_StudyMixin, base), {})
+    bot.__class__ = _CLASSES[base]
+    bot.study = pinned
+    return bot
+
+
 try:
-    StudyPolicy = type("StudyPolicy", (_StudyMixin, _base_class()), {"name": "study"})
-    register_policy("study", "study_common:StudyPolicy")
-except (OptionError, ImportError, AttributeError) as _exc:  # engine policies not in this build
+    BASE_BOT = _pick_base_bot()
+    register_policy("study", "study_common:study")
+    StudyPolicy = study
+except ImportError as _exc:  # engine policies not in this build
+    BASE_BOT = None
     StudyPolicy = None
     _IMPORT_ERROR = _exc
 
