@@ -788,7 +788,7 @@ def _jsonable(v: Any) -> bool:
 
 
 def _assemble(frames: list[pd.DataFrame | None], sort: list[str], n_games: int) -> pd.DataFrame:
-    frames = [f for f in frames if f is not None]
+    frames = [f for f in frames if f is not None and "game" in f.columns]
     if not frames:
         return pd.DataFrame({"game": np.zeros(0, dtype=np.int64)})
     df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -1023,7 +1023,8 @@ def run_sweep(
         Overrides ``sweep.seed``.
     checkpoint : path, optional
         Directory; each arm checkpoints into its own subdirectory named by a
-        hash of its inputs, so editing the sweep file reuses unchanged arms.
+        hash of its resolved inputs (policies, options, parameters, data hash,
+        package version), so editing the sweep file reuses unchanged arms.
     per_turn : bool
         Also return the per-turn frames of every arm, with an ``arm`` column
         first (then a tuple ``(games, per_turn)`` is returned).
@@ -1055,21 +1056,23 @@ def run_sweep(
             if k not in varied_keys and k not in ID_COLUMNS:
                 varied_keys.append(k)
     # Validate every arm before playing any game.
+    resolved = []
     for a in sweep.arms:
         try:
-            _validate(sweep.scenario, seed, a.axis_policy, a.allied_policy, a.options, data_dir, a.policy_params)
+            resolved.append(
+                _validate(sweep.scenario, seed, a.axis_policy, a.allied_policy, a.options, data_dir, a.policy_params)
+            )
         except OptionError as exc:
             raise OptionError(f"arm {a.name!r}: {exc}") from None
     frames = []
     turn_frames = []
     arms_attr = {}
-    for a in sweep.arms:
+    for a, inp in zip(sweep.arms, resolved):
         sub = None
         if checkpoint is not None:
-            key = json.dumps(
-                [sweep.scenario, seed, a.axis_policy, a.allied_policy, sorted(a.options), a.policy_params],
-                sort_keys=True,
-            )
+            # Named by the arm's resolved inputs (data hash and version included), so a
+            # changed arm gets a fresh subdirectory and an unchanged one resumes.
+            key = json.dumps(inp.key(), sort_keys=True)
             sub = Path(checkpoint) / ("arm-" + hashlib.sha256(key.encode()).hexdigest()[:16])
         if progress:
             print(f"arm {a.name}", file=sys.stderr)
