@@ -396,9 +396,12 @@ def can_enter(game, u: int, h: int) -> bool:
 
 
 def one_hex_options(game, u: int) -> list:
-    """Hexes ``u`` may move one hex into (beach movement 18.7, rally 19.6)."""
+    """Hexes ``u`` may move one hex into (beach movement 18.7, rally 19.6),
+    within the stacking limit (7.1)."""
     h = int(game.state.hex[u])
-    return [int(o) for o in game.static.neighbours[h] if o >= 0 and can_enter(game, u, int(o))]
+    fits = _org().fits_stacking
+    return [int(o) for o in game.static.neighbours[h]
+            if o >= 0 and can_enter(game, u, int(o)) and fits(game, [int(u)], int(o))]
 
 
 def move_unit(game, u: int, h: int, how: str) -> None:
@@ -1510,8 +1513,9 @@ def surrender_modifier(game) -> int:
     s = game.state
     inv = inv_static(game)
     mod = 0
+    t = game.static
     for z in range(len(inv.zone_names)):
-        if units_in_box(game, BOX_FOLLOW_UP, z):
+        if any(t.utype[u] != st.LEADER for u in units_in_box(game, BOX_FOLLOW_UP, z)):   # leaders are not units (14.0)
             mod += int((s.control[inv.zone_beaches[z]] == ALLIED).sum())
     return mod + sp.rn_surrender_modifier(int(s.rn_result[0]))
 
