@@ -207,3 +207,60 @@ def test_rule_12_3_approach_of_enemies():
     assert keep == []
     g.state.advanced[u("axis.4.1_34")] = False
     assert combat._approach_of_enemies(g, AXIS, [u("allied.uk.art_12")]) == [u("allied.uk.art_12")]
+
+
+def test_rule_16_73_warship_communications_and_16_77():
+    """A supporting warship rolls 1-3: no support; else its value is added;
+    warships never spend ammunition (16.77) nor fire hurricanes (16.78)."""
+    seen = set()
+    ship = u("axis.rm.trieste")
+    for seed in range(12):
+        g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"], "1006": [ship_name()]},
+                 policies=(Scripted(AXIS), Scripted(ALLIED)))
+        g.streams = type(g.streams)(seed, 0)
+        before = int(g.state.salvos[ship])
+        res = combat.resolve_attack(g, AXIS, h("1311"), [u("axis.4.1_34")], support=[ship],
+                                    fixed_roll=7)
+        assert int(g.state.salvos[ship]) == before                    # 16.77
+        seen.add(res.attack_total)
+        failed = ship in g.extra.get("comm_failed", {}).get(g.turn, set())
+        assert res.attack_total == (6 if failed else 6 + min(static().off_support[ship], 12))
+    assert len(seen) == 2
+    g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"], "1006": [ship_name()]})
+    assert ship not in combat.plan_options(g, AXIS).hurricane_ok
+
+
+def ship_name():
+    return "axis.rm.trieste"
+
+
+def test_rule_16_74_warship_support_limits():
+    ships = ["axis.rm.trieste", "axis.rm.gorizia", "axis.rm.cadorna", "axis.rm.aviere"]
+    g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"], "1006": ships[:2],
+              "1005": ships[2:], "1209": ["axis.185.art_1"]})
+    opts = combat.plan_options(g, AXIS)
+    from malta_sim.policies.base import CombatPlan
+    from malta_sim.games.island_of_death.game import IllegalDecision
+    sup = [s for s in opts.support[h("1311")] if static().names[s] in ships]
+    if len(sup) == 4:
+        with pytest.raises(IllegalDecision, match="16.74"):
+            combat._validate_plan(g, AXIS, CombatPlan(support={h("1311"): sup}), opts)
+    mixed = sup[:1] + [u("axis.185.art_1")]
+    if all(x in opts.support[h("1311")] for x in mixed):
+        with pytest.raises(IllegalDecision, match="16.74"):
+            combat._validate_plan(g, AXIS, CombatPlan(support={h("1311"): mixed}), opts)
+
+
+def test_rule_16_42_air_support_and_16_23_16_34_standing():
+    g = make({"1311": ["allied.uk.8m"], "1310": ["axis.4.1_34"]})
+    m = combat.odds_modifiers(g, AXIS, [u("axis.4.1_34")], [u("allied.uk.8m")], h("1311"),
+                              air=2, roll_leaders=False)
+    assert m["air_support"] == 2
+    g2 = make({"1311": ["allied.mil.1", "allied.sp.a.1", "allied.uk.8m"]})
+    assert combat._ma_zero(g2, u("allied.mil.1")) and combat._ma_zero(g2, u("allied.sp.a.1"))
+    assert not combat._ma_zero(g2, u("allied.uk.8m"))
+    from malta_sim.games.island_of_death import organisation, movement
+    assert organisation.stack_weight(g2, u("allied.mil.1")) == 0          # 16.33
+    g3 = make({"1311": ["allied.cg.light.1"]})
+    block, trivial = movement.occupancy(g3, ALLIED)
+    assert not block[h("1311")] and trivial[h("1311")]                     # 16.53
