@@ -1013,8 +1013,8 @@ def penetration_phase(game, side: int) -> None:
     support (10.32); each unit in one attempt; a failed roll ends those
     units' penetration for the turn."""
     s, t = game.state, game.static
-    s.attacked[:] = False
-    dist = t.grid.distance_table
+    s.attacked[:] = False                    # 9.13: a new phase for attacks
+    s.leader_uses[:] = 0                     # 14.21: counted per phase
     guard = 0
     while guard < 50:
         guard += 1
