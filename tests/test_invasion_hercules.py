@@ -486,3 +486,45 @@ def test_rule_16_12_engine_aa_fire_statistical():
         kills += int(s.box[coy] == 5)
         s.box[coy], s.hex[coy] = 9, -1
     assert binomtest(kills, n, 1 / 6).pvalue > 1e-4
+
+
+def test_rule_16_56_engine_coastal_fire_statistical():
+    """Rule 16.56 through the driver: a gun within three hexes of a wave box's
+    beach hex (with line of fire) takes binomial(value, 1/3) steps from the box.
+    Chi-square against the exact distribution, false-alarm rate 1e-4."""
+    from scipy.stats import chisquare
+
+    g, z, beaches = _zone_game()
+    _clear_allied(g)
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    gun = [u for u in range(len(t.names)) if t.utype[u] == st.COASTAL_GUN and inv.gun_value[u] > 0][0]
+    spot = None
+    for b in beaches:
+        for x in np.flatnonzero(t.land & ~t.beach):
+            x = int(x)
+            if 1 <= t.grid.distance_table[x, b] <= 3 and t.grid.distance_table[x, b] <= inv.gun_range[gun] \
+                    and H.cg.line_of_fire_clear(t.grid.hex_id(x), t.grid.hex_id(b), inv.los_block, inv.los_block_sides):
+                spot = (x, b)
+                break
+        if spot:
+            break
+    x, b = spot
+    s.box[gun], s.hex[gun] = BOX_MAP, x
+    marines = [u for u in range(len(t.names)) if t.utype[u] == st.MARINE][:3]
+    g.policy(ALLIED).coastal_fire_boxes = lambda game, options: {gg: v[0] for gg, v in options.items()}
+    g.policy(AXIS).choose_loss = lambda game, units, reason: units[0]
+    n = 600
+    hits = np.zeros(n, int)
+    for i in range(n):
+        for u in marines:
+            s.box[u], s.box_slot[u], s.hex[u] = BOX_FIRST_WAVE, b, -1
+            s.steps_lost[u] = 0
+        s.gun_fired_turn[gun] = -1
+        H.coastal_fire_at_boxes(g)
+        hits[i] = sum(int(s.box[u] == 5) for u in marines)
+    k = int(inv.gun_value[gun])
+    pmf = H.cg.wave_box_hits_pmf(k, True)
+    obs = np.bincount(hits, minlength=k + 1)[: k + 1]
+    assert obs.sum() == n
+    assert chisquare(obs, pmf * n).pvalue > 1e-4
