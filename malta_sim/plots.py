@@ -147,15 +147,21 @@ def plot_end_reasons(er: pd.DataFrame, path, *, by: str = "arm") -> Path:
     return _save(fig, path)
 
 
-def plot_end_dates(table: pd.DataFrame, path, *, by: str = "arm") -> Path:
-    """Histogram of the day games end on, stacked by end reason (from ``end_day_table``)."""
+def plot_end_dates(table: pd.DataFrame, path, *, by: str = "arm", dates=None) -> Path:
+    """Histogram of the day games end on, stacked by end reason (from ``end_day_table``).
+
+    ``dates`` (datetime-like sequence): the days on the x axis, default the
+    days present in ``table``; pass the scenario's days to show empty ones.
+    """
     groups = list(table.groupby(by, sort=True))
     fig = _figure(7.5, 2.6 * len(groups) + 0.8)
     axes = fig.subplots(len(groups), 1, sharex=True, sharey=True, squeeze=False)[:, 0]
-    dates = sorted(table["date"].unique())
+    present = pd.to_datetime(sorted(table["date"].unique()))
+    dates = sorted(set(pd.to_datetime(dates)) | set(present)) if dates is not None else list(present)
     x = np.arange(len(dates))
     for ax, (g, sub) in zip(axes, groups):
         piv = sub.pivot_table(index="date", columns="end_reason", values="count", aggfunc="sum", fill_value=0)
+        piv.index = pd.to_datetime(piv.index)
         piv = piv.reindex(dates, fill_value=0)
         piv = piv[sorted(piv.columns, key=_reason_order)]
         bottom = np.zeros(len(dates))

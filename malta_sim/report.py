@@ -149,7 +149,8 @@ def write_report(
     files = {}
     files["win_rates"] = plots.plot_win_rates(wr, out / "win_rates.png").name
     files["end_reasons"] = plots.plot_end_reasons(er, out / "end_reasons.png").name
-    files["end_dates"] = plots.plot_end_dates(end_day_table(df, scenario=scen), out / "end_dates.png").name
+    days = pd.to_datetime(cal.date_of(cal.day_starts()))
+    files["end_dates"] = plots.plot_end_dates(end_day_table(df, scenario=scen), out / "end_dates.png", dates=days).name
 
     curves = {}
     for event in ("surrender", "first_airfield", "victory_city"):

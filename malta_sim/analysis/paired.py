@@ -98,6 +98,11 @@ def newcombe_paired_interval(n11: int, n10: int, n01: int, n00: int, alpha: floa
     of each margin come from statsmodels and are combined with the phi
     correlation of the 2x2 table (Newcombe 1998, method 10).
 
+    With no discordant game at all and a margin of exactly one half the
+    interval collapses to ``(0, 0)``; McNemar's p of 1 and the discordant
+    counts tell the reader that nothing was observed, and ``method="t"`` or
+    more games are the remedy.
+
     Returns
     -------
     (low, high) : tuple of float
