@@ -562,13 +562,16 @@ def _run_dask(spec, inputs, ranges, per_turn, n_jobs, scheduler) -> Iterator[_Ch
             except (OSError, TimeoutError, ValueError) as exc:
                 raise OptionError(f"--scheduler {scheduler!r}: cannot connect ({exc})") from None
         else:
-            cluster = LocalCluster(
-                n_workers=max(1, min(n_jobs, len(ranges))),
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
+            with warnings.catch_warnings():
+                # The scheduler's HTTP endpoint moves to a free port when 8787 is taken.
+                warnings.filterwarnings("ignore", message="Port .* is already in use")
+                cluster = LocalCluster(
+                    n_workers=max(1, min(n_jobs, len(ranges))),
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
             client = Client(cluster)
         try:
             futures = [

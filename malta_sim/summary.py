@@ -4,7 +4,7 @@
 interval (``statsmodels.stats.proportion.proportion_confint``), :func:`end_reasons`
 counts how games ended, :func:`median_end` finds the median end turn and its
 date, and :func:`format_summary` puts them into a few lines for the terminal
-(one block per arm for a sweep frame, with an ``arm`` column).
+(one line per arm for a sweep frame, with an ``arm`` column).
 """
 
 from __future__ import annotations
@@ -120,6 +120,23 @@ def _block(df: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _arm_table(df: pd.DataFrame) -> list[str]:
+    """One line per arm: Axis share with its interval, commonest end reason, median end."""
+    rows = []
+    for arm in pd.unique(df["arm"]):
+        sub = df[df["arm"] == arm]
+        ax = winner_shares(sub).loc["axis"]
+        er = end_reasons(sub)
+        top = f"{str(er.index[0]).replace('_', ' ')} {_pct(er['share'].iloc[0]).strip()}" if len(er) else "-"
+        m = median_end(sub)
+        end = "-" if m["turn"] is None else f"turn {m['turn']}" + (f" ({m['date']})" if m["date"] else "")
+        rows.append((str(arm), str(len(sub)), _pct(ax["share"]), f"{_pct(ax['ci_low'])} - {_pct(ax['ci_high'])}", top, end))
+    head = ("arm", "games", "axis wins", "95% interval (Wilson)", "commonest end", "median end")
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+    fmt = "  " + "  ".join(f"{{:{'>' if i in (1, 2) else '<'}{w}}}" for i, w in enumerate(widths))
+    return [fmt.format(*head).rstrip()] + [fmt.format(*r).rstrip() for r in rows]
+
+
 def format_summary(df: pd.DataFrame) -> str:
     """A few lines describing a batch: header, winner shares, end reasons, median end.
 
@@ -127,7 +144,9 @@ def format_summary(df: pd.DataFrame) -> str:
     ----------
     df : pandas.DataFrame
         A :func:`malta_sim.batch.run_games` frame (provenance in ``attrs``) or
-        a sweep frame (``arm`` column: one block per arm, in frame order).
+        a sweep frame (``arm`` column: one line per arm, in frame order, with
+        the Axis share and its interval, the commonest end reason and the
+        median end).
 
     Returns
     -------
@@ -141,15 +160,7 @@ def format_summary(df: pd.DataFrame) -> str:
     per_arm = f" ({n_arms} arms)" if n_arms else ""
     lines.append(f"  {len(df)} games{per_arm}, seed {a.get('seed', '?')}")
     if "arm" in df.columns:
-        for arm in pd.unique(df["arm"]):
-            sub = df[df["arm"] == arm]
-            r = sub.iloc[0]
-            lines.append("")
-            lines.append(
-                f"arm {arm}: {len(sub)} games; axis policy {r.get('axis_policy', '?')}, "
-                f"allied policy {r.get('allied_policy', '?')}, options {r.get('options', 'none')}"
-            )
-            lines.extend(_block(sub))
+        lines.extend(_arm_table(df))
         return "\n".join(lines)
     opts = a.get("options")
     opts = ", ".join(opts) if opts else "none"

@@ -36,5 +36,8 @@ def test_end_reasons_and_median_end():
 def test_format_summary_blocks_for_arms():
     df = pd.concat([_frame().assign(arm="a"), _frame().assign(arm="b")], ignore_index=True)
     text = format_summary(df)
-    assert "arm a: 10 games" in text and "arm b: 10 games" in text
-    assert text.count("95% interval") == 2
+    lines = text.splitlines()
+    assert lines[1].strip() == "20 games (2 arms), seed ?"
+    assert lines[2].split()[:4] == ["arm", "games", "axis", "wins"]
+    assert lines[3].split()[:3] == ["a", "10", "30.0%"] and "time limit 50.0%" in lines[3]
+    assert lines[4].endswith("turn 14 (d14)")
