@@ -86,3 +86,25 @@ def test_expected_losses_match_exact_distribution(att, dfn, line, fort):
 
 def test_describe_tables():
     assert "`min_odds`" in P.describe(0) and "`reserve_fraction`" in P.describe(1)
+
+
+def test_compiled_attack_value_matches_python():
+    """The numba attack test (parameter vector in, decision out) agrees with the
+    Python forecast for every level of both lines."""
+    from malta_sim.policies.axis import nb_attack_value
+    g = make({})
+    ch = static().charts
+    vec = P.axis_vector()
+    thr = np.array([P.AX_MIN_ODDS, P.AX_MIN_GAIN, P.AX_RISK, P.AX_RETREAT], np.int64)
+    for line in (0, 1):
+        for lv in range(-3, 9):
+            for fort in (False, True):
+                ok, gain = nb_attack_value(vec, thr, ch.crt, ch.line_cols, ch.col_level, line, lv,
+                                           fort, 3, 4)
+                e = expected_losses(g, line, lv, fort, 3, 4)
+                if e is None:
+                    assert not ok and gain == -np.inf
+                    continue
+                want = e[1] + vec[P.AX_RETREAT] * e[2] - vec[P.AX_RISK] * e[0]
+                assert gain == pytest.approx(want)
+                assert ok == (lv >= vec[P.AX_MIN_ODDS] and want >= vec[P.AX_MIN_GAIN])

@@ -19,6 +19,7 @@ E[retreat] - risk_weight x E[own steps] >= min_gain``.
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from ..games.island_of_death import static as st
@@ -81,6 +82,59 @@ def expected_losses(game, line: int, level: int, fort: bool, def_steps: int, att
     d_steps = np.minimum(dh // 2, def_steps)
     d_ret = np.where(dh // 2 >= def_steps, 0, dh - dh // 2)
     return (float(_P2D6 @ a_steps), float(_P2D6 @ d_steps), float(_P2D6 @ d_ret))
+
+
+@nb.njit(cache=True)
+def nb_attack_value(vec, thr, crt, line_cols, col_level, line, level, fort, def_steps, att_steps):
+    """Compiled attack test with a bot parameter vector (the fast path of
+    :meth:`Forecast.value`; rules 9.3 g, 9.43, 9.94).
+
+    Parameters
+    ----------
+    vec : float64[n_params]
+        Bot parameter vector (:mod:`malta_sim.policies.params`).
+    thr : int64[4]
+        Slots of ``min_odds``, ``min_gain``, ``risk_weight``, ``retreat_value``
+        in ``vec`` (``AX_*`` or ``AL_*``).
+    crt : int[n_lines, n_cols, 13, 4]
+        CRT cells (``charts.crt``); ``line_cols`` int[n_lines, 2] and
+        ``col_level`` int[n_cols] as in :mod:`malta_sim.kernels.crt`.
+    line, level : int
+        CRT line and final odds level.
+    fort : bool
+        Undestroyed fort (defender hits -1).
+    def_steps, att_steps : int
+        Steps in the combat (caps).
+
+    Returns
+    -------
+    (bool, float)
+        Whether the attack passes the thresholds, and its expected gain in
+        steps (``-inf`` when cancelled).
+    """
+    lo, hi = line_cols[line, 0], line_cols[line, 1]
+    if level < col_level[lo]:
+        return False, -np.inf
+    col = lo
+    for k in range(lo, hi + 1):
+        if col_level[k] <= level:
+            col = k
+    ea = 0.0
+    ed = 0.0
+    er = 0.0
+    for roll in range(2, 13):
+        p = (6 - abs(roll - 7)) / 36.0
+        ah = crt[line, col, roll, 0]
+        dh = crt[line, col, roll, 2]
+        if fort and dh > 0:
+            dh -= 1
+        ea += p * min((ah + 1) // 2, att_steps)
+        ds = dh // 2
+        ed += p * min(ds, def_steps)
+        if ds < def_steps:
+            er += p * (dh - ds)
+    gain = ed + vec[thr[3]] * er - vec[thr[2]] * ea
+    return level >= vec[thr[0]] and gain >= vec[thr[1]], gain
 
 
 class Forecast:
