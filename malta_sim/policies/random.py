@@ -168,6 +168,9 @@ class RandomPolicy(RandomInvasionDecisions, Policy):
         if not options or not self._coin(game, self._p("p_attack", 0.7)):
             return None
         tgt = self._pick(game, sorted(options))
+        if penetration:
+            # 10.32: the attempt needs a unit with or next to its leader; take them all
+            return (tgt, list(options[tgt]))
         units = [u for u in options[tgt] if self._coin(game, 0.7)]
         if not units:
             units = [self._pick(game, options[tgt])]
