@@ -516,8 +516,9 @@ def resolve_drop_combat(game, x: int, attackers: list, defenders: list) -> bool:
     difference capped +3/-2 (11.2), defending armor -1 (9.92).  No support of
     any kind (19.51).  Axis hits are all step losses; Allied hits halve (round
     down) into steps and the rest is retreat (9.42-9.43), one hit less in a
-    fort (9.94); the Allies may stand their ground instead (9.7) -- the
-    simplification here: a defender who cannot retreat takes the hits as steps.
+    fort (9.94); the Allies may stand their ground instead (9.7, through the
+    land engine's stand-ground roll) and retreat with its retreat procedure.
+    Simplification: no leader command rolls and no integrity shifts here.
     """
     h = _h()
     s, t = game.state, game.static
@@ -612,8 +613,13 @@ def _allied_retreat(game, x: int, units: list, n: int) -> None:
 
     fn = getattr(combat, "retreat_stack", None)
     if fn is not None:
-        h = _h()
-        fn(game, list(units), int(n), [int(v) for v in h.axis_ground_hexes(game)] or [x])
+        # 9.7 stand-ground offer first, then the retreat away from the drop hex,
+        # where the enemy units of this combat stand (9.61)
+        sg = getattr(combat, "_stand_ground", None)
+        movers = sg(game, ALLIED, list(units), int(n), False) if sg is not None else list(units)
+        movers = [u for u in movers if game.state.box[u] == BOX_MAP and game.state.hex[u] == x]
+        if movers:
+            fn(game, movers, int(n), [x])
         return
     h = _h()
     s, t = game.state, game.static
