@@ -418,8 +418,9 @@ class AxisBot(_ParamBot, BalancedPolicy):
             here = int(s.hex[u])
             if ut == st.ARTILLERY:
                 if s.hitched[u] and game.can_prepare_after(u, 0.0, False):
-                    from ..games.island_of_death.movement import zoc_map
-                    if not zoc_map(game, 1 - self.side)[here]:
+                    from ..games.island_of_death import movement as mv
+                    zoc = mv._masks(game, u, mode)[0]          # the test execute_move applies (5.4)
+                    if not zoc[here] and not mv.zoc_map(game, 1 - self.side)[here]:
                         return Move(u, here, prepare=True)
                 continue
             if ut == st.HQ:
