@@ -134,12 +134,12 @@ class Game:
         m = s.box == BOX_MAP
         if side is not None:
             m &= t.side == side
-        return np.flatnonzero(m)
+        return m.nonzero()[0]        # = np.flatnonzero on 1-D, without its per-call overhead
 
     def units_at(self, h: int, side: int | None = None) -> np.ndarray:
         """Units on hex ``h`` (optionally of one side)."""
         s, t = self.state, self.static
-        idx = np.flatnonzero(s.hex == h)       # hex >= 0 only for units on the map
+        idx = (s.hex == h).nonzero()[0]        # hex >= 0 only for units on the map
         if side is not None:
             idx = idx[t.side[idx] == side]
         return idx

@@ -42,27 +42,23 @@ def exerting_hexes(game, side: int) -> tuple[np.ndarray, np.ndarray]:
     att = np.zeros(nh, np.int32)
     exert = np.zeros(nh, bool)
     foot = np.zeros(nh, bool)
-    for u in units:
-        h = s.hex[u]
-        ut = t.utype[u]
-        if ut in (st.LEADER, st.WARSHIP, st.COASTAL_GUN):
-            continue
-        if ut == st.STRONGPOINT:
-            exert[h] = True
-            foot[h] = True
-            continue
-        if ut == st.ARTILLERY:
-            if not s.hitched[u] and s.salvos[u] > 0:
-                exert[h] = True
-                foot[h] = True
-            continue
-        a = int(t.attack[u, s.level[u]])
-        att[h] += a
-        if a > 0 and t.move_class[u] == st.FOOT:
-            foot[h] = True
-        if t.fort[h] and not s.fort_destroyed[h]:
-            exert[h] = True
-            foot[h] = True
+    # Vectorised over the side's units on the map (same result as a loop per unit).
+    h = s.hex[units]
+    ut = t.utype[units]
+    sp = ut == st.STRONGPOINT
+    art = ut == st.ARTILLERY
+    # strongpoints; prepared artillery with ammunition (hitched or empty: none)
+    hs = h[sp | (art & ~s.hitched[units] & (s.salvos[units] > 0))]
+    exert[hs] = True
+    foot[hs] = True
+    ground = ~(sp | art | (ut == st.LEADER) | (ut == st.WARSHIP) | (ut == st.COASTAL_GUN))
+    ug, hg = units[ground], h[ground]
+    a = t.attack[ug, s.level[ug]]
+    np.add.at(att, hg, a)                                   # total attack strength per hex
+    foot[hg[(a > 0) & (t.move_class[ug] == st.FOOT)]] = True
+    hf = hg[t.fort[hg] & ~s.fort_destroyed[hg]]             # occupied undestroyed fort
+    exert[hf] = True
+    foot[hf] = True
     exert |= att >= 3
     return exert, foot
 
@@ -102,15 +98,13 @@ def occupancy(game, side: int) -> tuple[np.ndarray, np.ndarray]:
     nh = t.n_hexes
     block = np.zeros(nh, bool)
     anyp = np.zeros(nh, bool)
-    for u in game.on_map(side):
-        if t.utype[u] == st.WARSHIP:
-            continue
-        h = s.hex[u]
-        anyp[h] = True
-        if t.utype[u] in (st.LEADER, st.COASTAL_GUN):
-            continue
-        if t.defense[u, s.level[u]] > 0:
-            block[h] = True
+    units = game.on_map(side)
+    units = units[t.utype[units] != st.WARSHIP]
+    ut = t.utype[units]
+    h = s.hex[units]
+    anyp[h] = True
+    b = (ut != st.LEADER) & (ut != st.COASTAL_GUN) & (t.defense[units, s.level[units]] > 0)
+    block[h[b]] = True
     return block, anyp & ~block
 
 
