@@ -61,7 +61,6 @@ def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options
       malta-sim run --scenario hercules --games 1000 --seed 1942 --jobs 4 --out hercules.parquet
     """
     from ..batch import check_output_path, run_games, write_frame
-    from ..summary import format_summary
 
     check_backend(backend, scheduler)
     check_output_path(out, "--out")
@@ -91,6 +90,8 @@ def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options
     if turns is not None:
         write_frame(turns, per_turn_out)
     if not quiet:
+        from ..summary import format_summary  # statsmodels/scipy: imported only when a summary is printed
+
         click.echo(format_summary(games))
         extra = f" and {per_turn_out} ({len(turns)} rows)" if turns is not None else ""
         click.echo(f"wrote {out} ({len(games)} rows){extra}")
