@@ -12,7 +12,7 @@
         holds for N games (frames, checkpoint files) at full size without the
         cost of playing them.
 
-Peak memory is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` (KiB on Linux).
+Peak memory is the process's peak RSS (``VmHWM``; ``getrusage`` where there is no /proc).
 """
 
 from __future__ import annotations
@@ -27,6 +27,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def _maxrss_bytes() -> int:
+    """Peak resident set size of this process, bytes.
+
+    Linux: ``VmHWM`` of ``/proc/self/status``.  ``getrusage(RUSAGE_SELF).ru_maxrss``
+    is not used there because Linux keeps it across ``execve``, so a child
+    started by a big parent would report the parent's peak; elsewhere
+    ``ru_maxrss`` (KiB on Linux/BSD, bytes on macOS).
+    """
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return int(r) * (1 if sys.platform == "darwin" else 1024)
 

@@ -3,8 +3,8 @@
     python benchmarks/profile_game.py [--scenario hercules] [--games 5] [--top 30] [--out FILE.prof]
 
 Plays one warm-up game (imports, data load, numba cache load are not
-profiled), then ``--games`` games of the scenario under the default bots
-inside ``cProfile``, and prints the functions with the largest own time and
+profiled), then ``--games`` games of the scenario under its default bots (the
+first policies the registry lists) inside ``cProfile``, and prints the functions with the largest own time and
 the largest cumulative time, plus the share of time per engine module.
 """
 
@@ -24,14 +24,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 def profile_games(scenario: str = "hercules", n_games: int = 5, seed: int = 1942):
     """Profile ``n_games`` games; returns ``(pstats.Stats, wall seconds, cpu seconds)``."""
-    from malta_sim.games.island_of_death.engine import play_games
     import numpy as np
 
-    play_games(scenario, seed + 1, np.array([0]))  # warm-up
+    from malta_sim.games.registry import get_scenario
+
+    spec = get_scenario(scenario)
+    play = spec.play_fn()
+    kw = dict(axis_policy=spec.axis_policies[0], allied_policy=spec.allied_policies[0], options=(), data_dir=None)
+    play(scenario, seed + 1, np.array([0]), **kw)  # warm-up
     pr = cProfile.Profile()
     t, c = time.perf_counter(), time.process_time()
     pr.enable()
-    play_games(scenario, seed, np.arange(n_games))
+    play(scenario, seed, np.arange(n_games), **kw)
     pr.disable()
     wall, cpu = time.perf_counter() - t, time.process_time() - c
     return pstats.Stats(pr), wall, cpu
