@@ -95,7 +95,47 @@ class AlliedBot(_ParamBot, StaticPolicy):
             if mv is not None:
                 return mv
         garrison = [u for u in candidates if u not in res]
-        return super().next_move(game, mode, garrison) if garrison else None
+        return self._garrison_move(game, mode, garrison) if garrison else None
+
+    def garrison_values(self, game) -> np.ndarray:
+        """float64[n_hexes]: hexes the Allies hold and want garrisoned --
+        victory cities 4, airfields 3, undestroyed forts 2, towns 1 (rule 20.0
+        objectives; forts also supply, 8.52)."""
+        t, s = game.static, game.state
+        w = 3.0 * t.airfield + 2.0 * (t.fort & ~s.fort_destroyed) + 1.0 * t.town
+        w = w.astype(np.float64)
+        w[t.victory_cities] += 4.0
+        return np.where((s.control == self.side) & t.land, w, 0.0)
+
+    def _garrison_move(self, game, mode, cands):
+        """Rules 6.1-6.6: a unit not on an objective and not next to the
+        enemy moves onto the most valuable empty held objective it can reach
+        (nearest first on ties); see :meth:`garrison_values`."""
+        t, s = game.static, game.state
+        val = self.garrison_values(game)
+        occupied = np.zeros(t.n_hexes, bool)
+        for x in game.on_map(self.side):
+            if game.is_ground(int(x)):
+                occupied[s.hex[x]] = True
+        empty = np.flatnonzero((val > 0) & ~occupied)
+        if not len(empty):
+            return None
+        enemy = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
+        ehex = np.unique(s.hex[enemy]) if enemy else np.zeros(0, np.int64)
+        dist = t.grid.distance_table
+        for u in sorted(cands):
+            if ("g", u) in self._skip:
+                continue
+            self._skip.add(("g", u))
+            if t.utype[u] in (st.ARTILLERY, st.HQ, st.LEADER, st.AA) or val[s.hex[u]] > 0:
+                continue
+            if len(ehex) and dist[s.hex[u], ehex].min() <= 1:
+                continue
+            legal = game.legal_moves(u, mode)
+            dests = [int(h) for h in empty if int(h) in legal]
+            if dests:
+                return Move(u, min(dests, key=lambda h: (-val[h], legal[h], h)))
+        return None
 
     def _move_reserve(self, game, mode, cands):
         t, s = game.static, game.state
