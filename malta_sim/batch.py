@@ -403,12 +403,13 @@ def _normalise(df: pd.DataFrame) -> pd.DataFrame:
 def _play_chunk(spec: ScenarioSpec, inputs: dict, start: int, stop: int, per_turn: bool) -> _Chunk:
     """Play games ``start .. stop-1`` (one ``play_games`` call); runs in a worker."""
     games = np.arange(start, stop, dtype=np.int64)
-    try:
-        fn = spec.play_fn()
-        res = fn(
+    fn = spec.play_fn()
+
+    def play(gs: np.ndarray) -> GameBatchResult:
+        return fn(
             spec.name,
             inputs["seed"],
-            games,
+            gs,
             axis_policy=inputs["axis_policy"],
             allied_policy=inputs["allied_policy"],
             options=tuple(inputs["options"]),
@@ -417,8 +418,25 @@ def _play_chunk(spec: ScenarioSpec, inputs: dict, start: int, stop: int, per_tur
             event_log=False,
             policy_params=inputs["policy_params"],
         )
-    except MaltaSimError as exc:
-        raise RemoteUserError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+
+    try:
+        res = play(games)
+    except Exception as exc:
+        # Games are independent, so the failing one can be found by playing them one by one.
+        where = f"games {start}-{stop - 1}"
+        if stop - start > 1:
+            for g in range(start, stop):
+                try:
+                    play(np.array([g], dtype=np.int64))
+                except Exception:
+                    where = f"game {g}"
+                    break
+        where = f"scenario {spec.name}, seed {inputs['seed']}, {where}"
+        if isinstance(exc, MaltaSimError):
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise RemoteUserError(f"{msg} ({where})") from None
+        exc.add_note(f"while playing {where}")
+        raise
     if not isinstance(res, GameBatchResult):
         raise TypeError(f"scenario {spec.name!r}: play_games returned {type(res).__name__}, not GameBatchResult")
     g = res.games

@@ -15,7 +15,8 @@ Knobs for the tests:
   parameter); any other key is never consulted;
 * ``data_dir`` holding ``broken.csv``: raises a :class:`DataError` (as a real
   loader would on a bad file);
-* ``CRASH_AT``: a set of game indices that raise once, in this process.
+* ``CRASH_AT``: a set of game indices that raise once, in this process;
+* ``FAIL_AT``: game indices that raise every time, in this process.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ SPEC = register(
 
 #: Games that raise the next time they are played in this process (then are removed).
 CRASH_AT: set[int] = set()
+#: Games that raise every time they are played in this process (an engine bug).
+FAIL_AT: set[int] = set()
 
 DATES = pd.date_range("1942-06-29", periods=12, freq="D")
 SLOTS = ("AM", "noon", "PM", "night")
@@ -93,6 +96,8 @@ def play_games(scenario, seed, games, *, axis_policy, allied_policy, options, da
         if g in CRASH_AT:
             CRASH_AT.discard(g)
             raise SimulatedCrash(f"simulated crash at game {g}")
+        if g in FAIL_AT:
+            raise SimulatedCrash("simulated engine bug")
         if "slow" in options:
             time.sleep(0.02)
         r, t = _one_game(seed, g, axis_policy, allied_policy, options, policy_params, per_turn)

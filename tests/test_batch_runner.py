@@ -172,7 +172,7 @@ def test_killed_process_resumes_to_the_uninterrupted_result(tmp_path):
 def test_data_error_in_a_worker_reaches_the_user_as_one_line(tmp_path):
     (tmp_path / "broken.csv").write_text("hex\n99ZZ\n")
     for jobs in (1, 2):
-        with pytest.raises(MaltaSimError, match=r"broken.csv:2: field 'hex': '99ZZ' is not a hex id"):
+        with pytest.raises(MaltaSimError, match=r"broken.csv:2: field 'hex': '99ZZ' is not a hex id \(scenario"):
             run_games(S, 4, 1, data_dir=tmp_path, chunk_size=2, n_jobs=jobs)
 
 
@@ -182,3 +182,10 @@ def test_data_hash_follows_the_data_dir(tmp_path):
     (tmp_path / "a.csv").write_text("x\n2\n")
     h2 = run_games(S, 2, 1, data_dir=tmp_path).attrs["data_hash"]
     assert h1 != h2 and h1.startswith("sha256:")
+
+
+def test_an_engine_failure_names_the_failing_game(monkeypatch):
+    monkeypatch.setattr(fake, "FAIL_AT", {6})
+    with pytest.raises(fake.SimulatedCrash) as e:
+        run_games(S, 10, 3, chunk_size=5)
+    assert "while playing scenario batch-fake, seed 3, game 6" in e.value.__notes__
