@@ -43,6 +43,14 @@ def test_run_writes_file_and_prints_summary(tmp_path, ext):
     assert any(line.split()[:2] == ["axis", str(n_axis)] for line in text.splitlines())
 
 
+def test_run_passes_policy_params(tmp_path):
+    out = tmp_path / "p.parquet"
+    r = _run("run", "--scenario", S, "--games", "6", "--seed", "2", "--policy-params", '{"axis": {"aggression": 3}}',
+             "-q", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    pd.testing.assert_frame_equal(read_frame(out), run_games(S, 6, 2, policy_params={"axis": {"aggression": 3}}))
+
+
 def test_run_with_checkpoint_twice_gives_same_file(tmp_path):
     args = ["run", "--scenario", S, "--games", "12", "--seed", "1", "--chunk-size", "5",
             "--checkpoint", str(tmp_path / "ck"), "-q"]
@@ -74,6 +82,8 @@ def _bad_cases(tmp_path):
         (["run", "--scenario", S, "--games", "3", "--seed", "1", "--out", str(ro / "x.csv")], "not writable"),
         (["run", "--scenario", S, "--games", "3", "--seed", "1", "--per-turn", "t.txt", "--out", "x.csv"], "--per-turn"),
         (["run", "--scenario", S, "--bogus", *ok], "No such option"),
+        (["run", "--scenario", S, "--policy-params", "{axis", *ok], "--policy-params is not valid JSON"),
+        (["run", "--scenario", S, "--policy-params", "[1]", *ok], "JSON object"),
         (["sweep", str(tmp_path / "none.toml"), "--out", "x.csv"], "does not exist"),
         (["sweep", str(tmp_path / "none.toml"), "--games", "5"], "--out"),
     ]

@@ -32,6 +32,27 @@ def check_backend(backend: str, scheduler: str | None) -> None:
         raise OptionError("--scheduler needs --backend dask")
 
 
+def parse_policy_params(text: str | None) -> dict | None:
+    """``--policy-params`` JSON text to a dict (None when not given).
+
+    Raises
+    ------
+    OptionError
+        Not JSON, or not a JSON object.
+    """
+    if text is None:
+        return None
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise OptionError(f"--policy-params is not valid JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise OptionError('--policy-params must be a JSON object, e.g. \'{"axis": {"min_odds": 3}}\'')
+    return value
+
+
 @click.command("run", cls=OneLineErrors)
 @click.option("--scenario", required=True, help="Scenario name (intro, hercules, or an Invasion: Malta scenario).")
 @click.option("--games", "n_games", required=True, type=int, help="Number of games (>= 1).")
@@ -40,6 +61,8 @@ def check_backend(backend: str, scheduler: str | None) -> None:
 @click.option("--axis-policy", default=None, help="Axis bot (default: the scenario's first).")
 @click.option("--allied-policy", default=None, help="Allied bot (default: the scenario's first).")
 @click.option("--option", "options", multiple=True, metavar="NAME", help="Optional rule; repeat (or comma-separate) for several.")
+@click.option("--policy-params", default=None, metavar="JSON",
+              help='Bot parameters as JSON, e.g. \'{"axis": {"min_odds": 3}}\'.')
 @click.option("--data-dir", default=None, metavar="DIR", help="Game-data directory replacing the packaged data.")
 @click.option("--backend", default="local", show_default=True, metavar="[local|dask]",
               help="local: joblib processes here; dask: a dask.distributed cluster.")
@@ -51,7 +74,7 @@ def check_backend(backend: str, scheduler: str | None) -> None:
               help="Also write the per-turn frame (one row per game and turn), .parquet or .csv.")
 @click.option("--out", "out", required=True, metavar="FILE", help="Result file: .parquet (or .pq) or .csv.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
-def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options, data_dir, backend,
+def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options, policy_params, data_dir, backend,
             scheduler, chunk_size, checkpoint, per_turn_out, out, quiet):
     """Play --games seeded games of a scenario; write one row per game to --out.
 
@@ -69,6 +92,7 @@ def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options
         if str(per_turn_out) == str(out):
             raise OptionError("--per-turn and --out must be different files")
     options = [o for opt in options for o in opt.split(",") if o]
+    params = parse_policy_params(policy_params)
     res = run_games(
         scenario,
         n_games,
@@ -83,6 +107,7 @@ def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options
         checkpoint=checkpoint,
         per_turn=per_turn_out is not None,
         data_dir=data_dir,
+        policy_params=params,
         progress=not quiet,
     )
     games, turns = res if per_turn_out is not None else (res, None)
