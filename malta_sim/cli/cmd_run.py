@@ -54,7 +54,7 @@ def parse_policy_params(text: str | None) -> dict | None:
 
 
 @click.command("run", cls=OneLineErrors)
-@click.option("--scenario", required=True, help="Scenario name (intro, hercules, or an Invasion: Malta scenario).")
+@click.option("--scenario", required=True, help="Scenario: intro, hercules (Island of Death) or im-c3 (Invasion: Malta).")
 @click.option("--games", "n_games", required=True, type=int, help="Number of games (>= 1).")
 @click.option("--seed", required=True, type=int, help="Master seed (>= 0); game g uses streams of (seed, g).")
 @click.option("--jobs", "n_jobs", default=1, show_default=True, type=int, help="Worker processes (-1: every core).")
