@@ -24,8 +24,8 @@ def main(argv=None):
     for z4 in sc.ZONE_NAMES:
         for z20 in sc.ZONE_NAMES:
             arms[f"{z4}+{z20}"] = {"params": {"beach_zones": [z4, z20]}}
-    df = sc.play_arms(arms, args.games, args.seed, n_jobs=args.jobs)
-    df.to_parquet(out / "results.parquet")
+    df = sc.get_results(args, out, arms)
+    args.games = int(df.groupby("arm").size().max()) + len(df.attrs.get("dropped_games", []))
     wr = win_rates(df)
     wr.to_csv(out / "win_rates.csv", index=False)
     paired = compare_arms(df, baseline="bot choice")
@@ -41,7 +41,7 @@ def main(argv=None):
     lines = [
         "# Beach-zone pairs (Operation Hercules)",
         "",
-        f"{args.games} games per arm, seed {args.seed}, {len(arms)} arms, {df.attrs['seconds']:.0f} s; Axis bot: "
+        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {len(arms)} arms, {df.attrs['seconds']:.0f} s; Axis bot: "
         f"`{df.attrs['base_bot']}` with the studied choice pinned, Allied bot: the scenario default.",
         "",
         f"Best pair: **{best['arm']}** with {sc.md_rate(best)} Axis wins.",

@@ -27,8 +27,8 @@ def main(argv=None):
     out = sc.out_dir(args, "drop_zones")
     arms = {"bot choice": {}}
     arms.update({f"drop {h}": {"params": {"drop_hex": h}} for h in HEXES})
-    df = sc.play_arms(arms, args.games, args.seed, n_jobs=args.jobs)
-    df.to_parquet(out / "results.parquet")
+    df = sc.get_results(args, out, arms)
+    args.games = int(df.groupby("arm").size().max()) + len(df.attrs.get("dropped_games", []))
     wr = win_rates(df)
     wr.to_csv(out / "win_rates.csv", index=False)
     paired = compare_arms(df, baseline="bot choice").set_index("arm_b")
@@ -36,13 +36,13 @@ def main(argv=None):
     curve = timing_curve(df, "first_airfield", scenario="hercules")
     day2 = curve[curve["turn"] == 7].set_index("arm")  # end of 30 June
     curve.to_csv(out / "airfield.csv", index=False)
-    plot_timing(curve, out / "airfield_capture.png", scenario="hercules",
+    plot_timing(curve, out / "airfield_capture.png", scenario="hercules", order=list(arms),
                 title="Share of games with an airfield in Axis hands, by date (95% band)")
     plot_win_rates(wr, out / "win_rates.png", title="Axis win rate by drop zone hex")
     lines = [
         "# Drop-zone choice (Operation Hercules)",
         "",
-        f"{args.games} games per arm, seed {args.seed}, {df.attrs['seconds']:.0f} s; Axis bot: "
+        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {df.attrs['seconds']:.0f} s; Axis bot: "
         f"`{df.attrs['base_bot']}` with the studied choice pinned, Allied bot: the scenario default.",
         "",
         "| arm | Axis win rate [95%] | vs bot (paired) | airfield by 30 Jun night [95%] | median first airfield |",

@@ -30,28 +30,29 @@ def main(argv=None):
         "hold to 30 Jun AM": {"params": {"landing_delay": 4}},
         "hold to 1 Jul AM": {"params": {"landing_delay": 8}},
     }
-    df = sc.play_arms(arms, args.games, args.seed, n_jobs=args.jobs)
-    df.to_parquet(out / "results.parquet")
+    df = sc.get_results(args, out, arms)
+    args.games = int(df.groupby("arm").size().max()) + len(df.attrs.get("dropped_games", []))
     wr = win_rates(df)
     wr.to_csv(out / "win_rates.csv", index=False)
     paired = compare_arms(df, baseline="as planned")
     paired.to_csv(out / "paired.csv", index=False)
     med = median_event_turn(df, "surrender").set_index("arm")
     curve = timing_curve(df, "surrender", scenario="hercules")
-    plot_timing(curve, out / "surrender_dates.png", scenario="hercules",
+    plot_timing(curve, out / "surrender_dates.png", scenario="hercules", order=list(arms),
                 title="Share of games with Malta surrendered, by date (95% band)")
     plot_end_reasons(end_reasons(df), out / "end_reasons.png")
     plot_win_rates(wr, out / "win_rates.png", title="Axis win rate by landing timing")
     lines = [
         "# Invasion timing (Operation Hercules)",
         "",
-        f"{args.games} games per arm, seed {args.seed}, {df.attrs['seconds']:.0f} s; Axis bot: "
+        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {df.attrs['seconds']:.0f} s; Axis bot: "
         f"`{df.attrs['base_bot']}` with the studied choice pinned, Allied bot: the scenario default.",
         "",
-        "| arm | Axis win rate [95%] | vs as planned (paired) | McNemar p | median surrender |",
-        "|---|---|---|---|---|",
+        "| arm | Axis win rate [95%] | vs as planned (paired) | McNemar p | median surrender | operation cancelled |",
+        "|---|---|---|---|---|---|",
     ]
     pmap = paired.set_index("arm_b")
+    er = end_reasons(df).set_index(["arm", "end_reason"])
     for arm in arms:
         r = wr.set_index("arm").loc[arm]
         r = {"rate": r["rate"], "low": r["low"], "high": r["high"]}
@@ -63,7 +64,8 @@ def main(argv=None):
             diff, pv = "baseline", ""
         m = med.loc[arm, "median_turn"]
         ms = Calendar.label(int(m)) if m == m else "none"
-        lines.append(f"| {arm} | {sc.md_rate(r)} | {diff} | {pv} | {ms} |")
+        c = er.loc[(arm, "operation cancelled")]
+        lines.append(f"| {arm} | {sc.md_rate(r)} | {diff} | {pv} | {ms} | {sc.md_rate({'rate': c['share'], 'low': c['low'], 'high': c['high']})} |")
     lines += ["", "![surrender dates](surrender_dates.png)", "", "![end reasons](end_reasons.png)", ""]
     lines += sc.failures_md(df)
     (out / "summary.md").write_text("\n".join(lines))

@@ -199,13 +199,35 @@ def cli(description: str, default_games: int = 20):
     ap.add_argument("--seed", type=int, default=1942)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="output folder (default experiments/results/<study>)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="rebuild tables and charts from OUT/results.parquet instead of playing")
     return ap
+
+
+def get_results(args, out: Path, arms: dict) -> pd.DataFrame:
+    """Play the arms, or with ``--reuse`` read the saved ``results.parquet``."""
+    f = out / "results.parquet"
+    if args.reuse and f.exists():
+        df = pd.read_parquet(f)
+        missing = set(arms) - set(df["arm"])
+        if missing:
+            raise SystemExit(f"{f} lacks arms {sorted(missing)}; run without --reuse")
+        return df
+    df = play_arms(arms, args.games, args.seed, n_jobs=args.jobs)
+    df.to_parquet(f)
+    return df
 
 
 def out_dir(args, study: str) -> Path:
     d = args.out or (HERE / "results" / study)
     d.mkdir(parents=True, exist_ok=True)
     return d
+
+
+def games_line(df, played: int) -> str:
+    """'N games per arm' with the dropped games, if any."""
+    dropped = len(df.attrs.get("dropped_games", []))
+    return f"{played - dropped} games per arm" + (f" ({played} played, {dropped} dropped)" if dropped else "")
 
 
 def failures_md(df) -> list[str]:

@@ -80,11 +80,18 @@ def _date_axis(ax, scenario, frame, first_turn, last_turn):
     ax.set_xlabel("date (tick = AM turn of the day)")
 
 
-def plot_timing(curve: pd.DataFrame, path, *, by: str = "arm", title: str, scenario=None, ylabel=None) -> Path:
-    """Cumulative share of games with an event by turn, a band per arm (from ``timing_curve``)."""
+def plot_timing(curve: pd.DataFrame, path, *, by: str = "arm", title: str, scenario=None, ylabel=None,
+                order=None) -> Path:
+    """Cumulative share of games with an event by turn, a band per arm (from ``timing_curve``).
+
+    ``order``: arm names in legend order (default sorted).
+    """
     fig = _figure()
     ax = fig.add_subplot()
     groups = list(curve.groupby(by, sort=True)) if by in curve.columns else [("all", curve)]
+    if order is not None:
+        rank = {a: i for i, a in enumerate(order)}
+        groups.sort(key=lambda g: rank.get(g[0], len(rank)))
     for k, (g, sub) in enumerate(groups):
         c = _COLOURS[k % len(_COLOURS)]
         t = sub["turn"].to_numpy()
