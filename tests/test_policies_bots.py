@@ -58,7 +58,7 @@ def test_solitaire_choices():
 
 
 @pytest.mark.parametrize("scenario,axis,allied,options", [
-    ("intro", "axis:aggressive", "allied:counterattack", ()),
+    ("hercules", "axis:aggressive", "allied:counterattack", ()),
     ("hercules", "axis:balanced", "allied:static", ("variable_allied_placement",)),
     ("hercules", "axis:solitaire", "allied:counterattack", ("solitaire",)),
     ("hercules", "axis:cautious", "random", ()),
@@ -81,3 +81,21 @@ def test_many_seeded_games_legal(scenario):
     for a, b in pairs:
         r = play_games(scenario, 123, range(12), axis_policy=a, allied_policy=b, check=True)
         assert len(r.games) == 12
+
+
+def test_counterattack_reserve_and_garrison_values():
+    """The counterattack preset keeps about a third of the mobile units in
+    reserve; the static preset none.  Held victory cities outrank airfields,
+    forts and towns as garrison hexes."""
+    from malta_sim.games.island_of_death.engine import new_game
+    g = new_game("intro", 3, 0, axis_policy="axis:balanced", allied_policy="allied:counterattack")
+    ca = g.policy(1)
+    res = ca.reserve_units(g)
+    assert len(res) > 0
+    assert all(g.is_ground(x) and not g.is_artillery(x) for x in res)
+    st_bot = make_policy("allied:static", 1)
+    assert st_bot.reserve_units(g) == set()
+    val = ca.garrison_values(g)
+    vc = [int(x) for x in g.static.victory_cities if val[int(x)] > 0]
+    if vc:
+        assert val[vc[0]] >= val.max() - 3.0
