@@ -399,6 +399,14 @@ def setup_scenario(static: st.StaticData, scenario: str, seed: int, game_index: 
         s.hitched[u] = True
     for uid, f in sc.attach.items():
         s.formation[t.unit(uid)] = FORMATION_CODES[str(f)]
+    # 15.21: unassigned Axis units (not commandos) must belong to the 4th or the
+    # 20th Division; one placed on the map without an attachment joins the
+    # division of a unit it is stacked with (the 4th when none).
+    for u in np.flatnonzero((s.box == BOX_MAP) & (t.side == AXIS) & (s.formation < 0)
+                            & (t.utype != st.COMMANDO) & (t.utype != st.WARSHIP)):
+        mates = [int(x) for x in np.flatnonzero((s.box == BOX_MAP) & (s.hex == s.hex[u]))
+                 if s.formation[x] in INFANTRY_DIVISIONS]
+        s.formation[u] = s.formation[mates[0]] if mates else INFANTRY_DIVISIONS[0]
     # disbanded battalions: their generic companies on the map belong to them (13.1)
     for uid in sc.disbanded:
         b = t.unit(uid)
