@@ -2,10 +2,10 @@
 
 :class:`StaticData` holds the unit table (one row per game piece: values per
 strength level, type, formation, regiment...), the map (terrain flags, movement
-costs, hexsides), the formation table and the combat charts.  It is built
-either from the packaged data (:func:`from_iod_data`, through
-``malta_sim.loaders``) or, for constructed positions in tests, from explicit
-:class:`UnitSpec` rows and a :class:`MapSpec` (:func:`build_static`).
+costs, hexsides), the formation table and the combat charts.  It is built from
+a data folder by :func:`malta_sim.games.island_of_death.setup.load_static`;
+constructed test positions reuse it with
+:func:`malta_sim.games.island_of_death.setup.constructed_game`.
 
 Codes
 -----
@@ -16,12 +16,9 @@ listed below; the engine never compares strings in its rules code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
-
 import numpy as np
 
-from ...hexgrid import IOD_GRID, Grid
-from .state import ALLIED, AXIS
+from ...hexgrid import Grid
 
 # unit types -----------------------------------------------------------------
 INFANTRY = 0
@@ -74,43 +71,6 @@ LINE_OTHER = 0      #: "All Other Terrains (day turns)"
 LINE_NIGHT = 1      #: "Night Attacks (all terrain types)"
 
 MAX_LEVELS = 4
-
-
-@dataclass
-class UnitSpec:
-    """One game piece, as the engine needs it.
-
-    ``attack``, ``defense``, ``morale``, ``ma`` list the values per strength
-    level, full strength first (rule 17.3).  For artillery these are the
-    hitched-side values; ``off_support``/``def_support``/``art_range`` the
-    prepared side (12.11).
-    """
-
-    name: str
-    side: int
-    nation: int
-    utype: int
-    size: int
-    move_class: int = FOOT
-    formation: int = -1
-    regiment: int = -1
-    attack: Sequence[int] = (0,)
-    defense: Sequence[int] = (0,)
-    morale: Sequence[int] = (4,)
-    ma: Sequence[int] = (0,)
-    off_support: int = 0
-    def_support: int = 0
-    art_range: int = 0
-    airborne_art: bool = False
-    foot_bonus: int = 0
-    mot_bonus: int = 0
-    tactical: int = 0
-    aa: bool = False
-    step_weight: int = 1
-    breakdown_kind: int = -1
-    breakdown_n: int = 0
-    company_kind: int = -1
-    battalion_of: int = -1
 
 
 @dataclass
