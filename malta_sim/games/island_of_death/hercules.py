@@ -1408,8 +1408,9 @@ def airfield_entry(game) -> None:
     for u, h in pick:
         if u not in cost or h not in fields:
             raise _illegal("16.11", "airborne entry only on Axis airfields with no adjacent Allied unit")
-        if s.formation[u] < 0:
-            s.formation[u] = F_80 if t.printed_formation[u] < 0 else t.printed_formation[u]
+        if s.formation[u] < 0 and t.printed_formation[u] >= 0:
+            s.formation[u] = t.printed_formation[u]
+        # commando companies stay unassigned until attached in an Initial Segment (16.14, 15.21)
         s.entered_turn[u] = game.turn
         s.moved[u] = True                                       # 16.13
         if t.utype[u] == st.ARTILLERY:
