@@ -404,6 +404,8 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
         h.move_unit(game, u, x, "jump")
         landed.append(u)
     # 19.46 airborne losses
+    from ...kernels import drop as kd
+
     rs = h.nstate(game, "drop")
     for u in landed:
         if t.utype[u] in (st.LEADER, st.HQ) or s.box[u] != BOX_MAP:
@@ -411,7 +413,8 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
         x = int(s.hex[u])
         enemy = _real_enemy(game, x)
         rough = bool(t.woods[x] or t.town[x] or t.city[x] or (t.fort[x] and not s.fort_destroyed[x]))
-        if ab.airborne_loss_roll(rs, bool(enemy), h.aa_within(game, x) > 0, rough):
+        reduced, _die = kd.airborne_loss_roll(rs, bool(enemy), h.aa_within(game, x) > 0, rough)
+        if reduced:
             if t.utype[u] == st.PARATROOP and t.size[u] == st.COMPANY and getattr(t, "two_sided", None) is not None \
                     and t.two_sided[u] and not s.reduced[u]:
                 s.reduced[u] = True

@@ -79,10 +79,6 @@ class InvasionStatic:
         Creek-with-Rise hexsides (16.54).
     gun_value, gun_range : int8[U]
         Coastal gun dice and range per unit (16.5); 0 for other units.
-    drop_table : int8[2, R]
-        Drop Table (19.41, 19.44), rows marker / stick, index = modified roll.
-    scatter_dir : int8[7]
-        Scatter Diagram: die -> direction.
     we_col_min, we_table
         Water's Edge Combat Table (18.6).
     rn_table : dict die -> RNResult
@@ -98,8 +94,6 @@ class InvasionStatic:
     los_block_sides: set
     gun_value: np.ndarray
     gun_range: np.ndarray
-    drop_table: np.ndarray
-    scatter_dir: np.ndarray
     we_col_min: np.ndarray
     we_table: np.ndarray
     rn_table: dict
@@ -111,23 +105,6 @@ class InvasionStatic:
 
 def _read_csv(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, comment="#", dtype=str, keep_default_na=False)
-
-
-def _drop_table_from_csv(path: Path) -> np.ndarray:
-    """Drop Table rows (roll_min, roll_max, marker, stick) -> int8[2, 25] by
-    modified roll 0..24 (rule 19.41, 19.44)."""
-    codes = {"on_target": ab.ON_TARGET, "adjacent": ab.ADJACENT, "half": ab.HALF,
-             "one": ab.ONE_DIE, "1": ab.ONE_DIE, "two": ab.TWO_DICE, "2": ab.TWO_DICE}
-    df = _read_csv(path)
-    out = np.zeros((2, 25), dtype=np.int8)
-    for line, r in enumerate(df.to_dict("records"), start=2):
-        lo, hi = int(r["roll_min"]), int(r["roll_max"])
-        for k, col in ((0, "marker"), (1, "stick")):
-            if r[col] not in codes:
-                raise DataError(str(path), line, col, f"unknown Drop Table result {r[col]!r}")
-            for roll in range(max(lo, 0), min(hi, 24) + 1):
-                out[k, roll] = codes[r[col]]
-    return out
 
 
 def build_invasion_static(static, data_dir=None) -> InvasionStatic:
@@ -182,17 +159,6 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
             r = rows.get(base)
             if r is not None:
                 gv[i], gr[i] = int(r["value"]), int(r["range"])
-    # drop table and scatter (19.41-19.44)
-    dt = _drop_table_from_csv(folder / "drop_table.csv") if (folder / "drop_table.csv").exists() \
-        else ab.FALLBACK_DROP_TABLE
-    sdir = np.array([-1, 0, 1, 2, 3, 4, 5], np.int8)
-    scf = folder / "scatter.csv"
-    if scf.exists():
-        names = ("N", "NE", "SE", "S", "SW", "NW")
-        for line, r in enumerate(_read_csv(scf).to_dict("records"), start=2):
-            if r["direction"] not in names:
-                raise DataError(str(scf), line, "direction", f"unknown direction {r['direction']!r}")
-            sdir[int(r["die"])] = names.index(r["direction"])
     # water's edge (18.6), Royal Navy (17.6) and solitaire (21) tables from the data set
     we_min, we_tab, src = ld.FALLBACK_WE_COL_MIN, ld.FALLBACK_WE_TABLE, {}
     src["waters_edge"] = "reconstructed (engine fallback)"
@@ -222,7 +188,7 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
     return InvasionStatic(
         zone_names=zone_names, zone_beaches=zone_beaches, beach_zone=beach_zone, ocean=ocean,
         los_block=los_block, los_block_sides=sides, gun_value=gv, gun_range=gr,
-        drop_table=dt, scatter_dir=sdir, we_col_min=we_min, we_table=we_tab, rn_table=rn,
+        we_col_min=we_min, we_table=we_tab, rn_table=rn,
         solo_dz_hexes={k: grid.index(v) for k, v in solo_dz.items()},
         solo_zones={k: zone_names.index(v) for k, v in solo_zone.items() if v in zone_names},
         scenario_cfg=cfg, sources=src,
