@@ -68,7 +68,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import __version__
-from .errors import DataError, MaltaSimError, OptionError
+from .errors import DataError, DataErrors, MaltaSimError, OptionError
 from .games.registry import GameBatchResult, ScenarioSpec, get_scenario
 
 __all__ = [
@@ -99,7 +99,7 @@ MAX_AUTO_CHUNK = 1000
 
 _MANIFEST = "manifest.json"
 _CHECKPOINT_FORMAT = 1
-_CHUNK_RE = re.compile(r"^(games|turns)-(\d{10})-(\d{10})\.parquet$")
+_CHUNK_RE = re.compile(r"^(games|turns|failed)-(\d{10})-(\d{10})\.(parquet|json)$")
 _PROVENANCE_KEY = b"malta_sim_provenance"
 
 log = logging.getLogger(__name__)
@@ -393,6 +393,7 @@ class _Chunk:
     games: pd.DataFrame
     turns: pd.DataFrame | None
     provenance: dict = field(default_factory=dict)
+    failed: list = field(default_factory=list)  # [{"game": g, "error": "Type: message"}]
 
 
 def _normalise(df: pd.DataFrame) -> pd.DataFrame:
@@ -400,13 +401,20 @@ def _normalise(df: pd.DataFrame) -> pd.DataFrame:
     return pa.Table.from_pandas(df.reset_index(drop=True), preserve_index=False).to_pandas()
 
 
-def _play_chunk(spec: ScenarioSpec, inputs: dict, start: int, stop: int, per_turn: bool) -> _Chunk:
-    """Play games ``start .. stop-1`` (one ``play_games`` call); runs in a worker."""
+def _play_chunk(spec: ScenarioSpec, inputs: dict, start: int, stop: int, per_turn: bool,
+                on_error: str = "raise") -> _Chunk:
+    """Play games ``start .. stop-1`` (one ``play_games`` call); runs in a worker.
+
+    When the call fails, the games are played one by one (they are independent)
+    to find the failing game: with ``on_error="raise"`` its error is raised with
+    the game named; with ``"skip"`` the other games' rows are kept and the
+    failures listed in :attr:`_Chunk.failed`.  Data errors always raise.
+    """
     games = np.arange(start, stop, dtype=np.int64)
     fn = spec.play_fn()
 
     def play(gs: np.ndarray) -> GameBatchResult:
-        return fn(
+        res = fn(
             spec.name,
             inputs["seed"],
             gs,
@@ -418,39 +426,67 @@ def _play_chunk(spec: ScenarioSpec, inputs: dict, start: int, stop: int, per_tur
             event_log=False,
             policy_params=inputs["policy_params"],
         )
+        _check_result(spec, res, gs, per_turn)
+        return res
+
+    def where(what: str) -> str:
+        return f"scenario {spec.name}, seed {inputs['seed']}, {what}"
+
+    def user_error(exc: MaltaSimError, what: str) -> RemoteUserError:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return RemoteUserError(f"{msg} ({where(what)})")
 
     try:
-        res = play(games)
+        results = [play(games)]
+        failed: list = []
+    except (DataError, DataErrors) as exc:
+        raise user_error(exc, f"games {start}-{stop - 1}") from None
     except Exception as exc:
-        # Games are independent, so the failing one can be found by playing them one by one.
-        where = f"games {start}-{stop - 1}"
-        if stop - start > 1:
-            for g in range(start, stop):
-                try:
-                    play(np.array([g], dtype=np.int64))
-                except Exception:
-                    where = f"game {g}"
+        results, failed, first = [], [], None
+        for g in range(start, stop):
+            try:
+                results.append(play(np.array([g], dtype=np.int64)))
+            except (DataError, DataErrors) as e:
+                raise user_error(e, f"game {g}") from None
+            except Exception as e:
+                first = first or (g, e)
+                failed.append({"game": g, "error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"})
+                if on_error != "skip":
                     break
-        where = f"scenario {spec.name}, seed {inputs['seed']}, {where}"
-        if isinstance(exc, MaltaSimError):
-            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise RemoteUserError(f"{msg} ({where})") from None
-        exc.add_note(f"while playing {where}")
-        raise
+        if on_error != "skip":
+            what = f"game {first[0]}" if first else f"games {start}-{stop - 1}"
+            if isinstance(exc, MaltaSimError):
+                raise user_error(exc, what) from None
+            exc.add_note(f"while playing {where(what)}")
+            raise
+    frames = [r.games for r in results]
+    if frames:
+        g = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        g = _normalise(g.sort_values("game", kind="stable"))
+    else:  # every game of the chunk failed (on_error="skip")
+        g = pd.DataFrame({"game": np.zeros(0, dtype=np.int64)})
+    turns = None
+    if per_turn:
+        ts = [r.per_turn for r in results if r.per_turn is not None and len(r.per_turn.columns)]
+        if ts:
+            t = pd.concat(ts, ignore_index=True) if len(ts) > 1 else ts[0]
+            sort = [c for c in ("game", "turn") if c in t.columns]
+            turns = _normalise(t.sort_values(sort, kind="stable") if sort else t)
+        else:
+            turns = pd.DataFrame({"game": np.zeros(0, dtype=np.int64), "turn": np.zeros(0, dtype=np.int64)})
+    prov = next((dict(r.provenance) for r in results if r.provenance), {})
+    return _Chunk(start, stop, g, turns, prov, failed)
+
+
+def _check_result(spec: ScenarioSpec, res: Any, games: np.ndarray, per_turn: bool) -> None:
+    """Engine contract checks (registry): a ``GameBatchResult`` with one row per game."""
     if not isinstance(res, GameBatchResult):
         raise TypeError(f"scenario {spec.name!r}: play_games returned {type(res).__name__}, not GameBatchResult")
     g = res.games
     if "game" not in g.columns or len(g) != len(games) or not np.array_equal(np.sort(g["game"].to_numpy()), games):
-        raise RuntimeError(f"scenario {spec.name!r}: play_games did not return one row per game {start}..{stop - 1}")
-    g = _normalise(g.sort_values("game", kind="stable"))
-    turns = None
-    if per_turn:
-        if res.per_turn is None:
-            raise RuntimeError(f"scenario {spec.name!r}: per_turn=True but play_games returned no per-turn frame")
-        t = res.per_turn
-        sort = [c for c in ("game", "turn") if c in t.columns]
-        turns = _normalise(t.sort_values(sort, kind="stable") if sort else t)
-    return _Chunk(start, stop, g, turns, dict(res.provenance or {}))
+        raise RuntimeError(f"scenario {spec.name!r}: play_games did not return one row per game asked for")
+    if per_turn and res.per_turn is None:
+        raise RuntimeError(f"scenario {spec.name!r}: per_turn=True but play_games returned no per-turn frame")
 
 
 def _ranges(todo: np.ndarray, chunk_size: int) -> list[tuple[int, int]]:
@@ -516,21 +552,32 @@ class _Checkpoint:
             except OSError:
                 pass
 
-    def finished(self, per_turn: bool) -> list[tuple[int, int]]:
-        """Ranges ``(start, stop)`` of finished chunks (with a per-turn file when ``per_turn``)."""
-        games, turns = set(), set()
+    def finished(self, per_turn: bool, skip_failed: bool = False) -> list[tuple[int, int]]:
+        """Ranges ``(start, stop)`` of finished chunks: with a per-turn file when
+        ``per_turn``; chunks with failed games only when ``skip_failed``."""
+        found: dict[str, set] = {"games": set(), "turns": set(), "failed": set()}
         for p in self.dir.iterdir():
             m = _CHUNK_RE.match(p.name)
             if m:
-                (games if m.group(1) == "games" else turns).add((int(m.group(2)), int(m.group(3))))
-        done = games & turns if per_turn else games
+                found[m.group(1)].add((int(m.group(2)), int(m.group(3))))
+        done = found["games"] & found["turns"] if per_turn else found["games"]
+        if not skip_failed:
+            done -= found["failed"]
         return sorted(done)
 
     def path(self, kind: str, start: int, stop: int) -> Path:
-        return self.dir / f"{kind}-{start:010d}-{stop:010d}.parquet"
+        ext = "json" if kind == "failed" else "parquet"
+        return self.dir / f"{kind}-{start:010d}-{stop:010d}.{ext}"
 
     def write(self, chunk: _Chunk) -> None:
-        # The per-turn file goes first: the games file marks the chunk finished.
+        # The per-turn and failed-games files go first: the games file marks the chunk finished.
+        fp = self.path("failed", chunk.start, chunk.stop)
+        if chunk.failed:
+            tmp = fp.with_name(f".{fp.name}.{uuid.uuid4().hex}.tmp")
+            tmp.write_text(json.dumps(chunk.failed, indent=1) + "\n")
+            os.replace(tmp, fp)
+        elif fp.exists():
+            fp.unlink()
         if chunk.turns is not None:
             _atomic_write_parquet(chunk.turns, self.path("turns", chunk.start, chunk.stop))
         _atomic_write_parquet(chunk.games, self.path("games", chunk.start, chunk.stop), {"provenance": chunk.provenance})
@@ -541,7 +588,9 @@ class _Checkpoint:
         meta = table.schema.metadata or {}
         prov = json.loads(meta[_PROVENANCE_KEY]).get("provenance", {}) if _PROVENANCE_KEY in meta else {}
         turns = pq.read_table(self.path("turns", start, stop)).to_pandas() if per_turn else None
-        return _Chunk(start, stop, table.to_pandas(), turns, prov)
+        fp = self.path("failed", start, stop)
+        failed = json.loads(fp.read_text()) if fp.exists() else []
+        return _Chunk(start, stop, table.to_pandas(), turns, prov, failed)
 
 
 def _short(v: Any) -> str:
@@ -554,18 +603,18 @@ def _short(v: Any) -> str:
 # --------------------------------------------------------------------------- executors
 
 
-def _run_local(spec, inputs, ranges, per_turn, n_jobs) -> Iterator[_Chunk]:
+def _run_local(spec, inputs, ranges, per_turn, n_jobs, on_error) -> Iterator[_Chunk]:
     if n_jobs == 1 or len(ranges) <= 1:
         for a, b in ranges:
-            yield _play_chunk(spec, inputs, a, b, per_turn)
+            yield _play_chunk(spec, inputs, a, b, per_turn, on_error)
         return
     from joblib import Parallel, delayed
 
     par = Parallel(n_jobs=min(n_jobs, len(ranges)), backend="loky", return_as="generator_unordered")
-    yield from par(delayed(_play_chunk)(spec, inputs, a, b, per_turn) for a, b in ranges)
+    yield from par(delayed(_play_chunk)(spec, inputs, a, b, per_turn, on_error) for a, b in ranges)
 
 
-def _run_dask(spec, inputs, ranges, per_turn, n_jobs, scheduler) -> Iterator[_Chunk]:
+def _run_dask(spec, inputs, ranges, per_turn, n_jobs, scheduler, on_error) -> Iterator[_Chunk]:
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -593,7 +642,7 @@ def _run_dask(spec, inputs, ranges, per_turn, n_jobs, scheduler) -> Iterator[_Ch
             client = Client(cluster)
         try:
             futures = [
-                client.submit(_play_chunk, spec, inputs, a, b, per_turn, pure=False, key=f"malta-sim-chunk-{a}-{b}-{uuid.uuid4().hex}")
+                client.submit(_play_chunk, spec, inputs, a, b, per_turn, on_error, pure=False, key=f"malta-sim-chunk-{a}-{b}-{uuid.uuid4().hex}")
                 for a, b in ranges
             ]
             for fut in as_completed(futures):
@@ -624,6 +673,7 @@ def run_games(
     data_dir: str | os.PathLike | None = None,
     policy_params: dict | None = None,
     progress: bool = False,
+    on_error: str = "raise",
 ):
     """Play ``n_games`` seeded games of a scenario and return one row per game.
 
@@ -663,6 +713,11 @@ def run_games(
         (JSON-able; part of the checkpoint key).
     progress : bool
         Show a tqdm progress bar (games) on stderr.
+    on_error : {"raise", "skip"}
+        When a game fails inside the engine (a bug, not bad data): ``"raise"``
+        stops the run with the error, naming the game; ``"skip"`` leaves that
+        game's row out, lists it in ``attrs["failed_games"]`` (``game``,
+        ``error``) and plays on.  Data errors always stop the run.
 
     Returns
     -------
@@ -701,6 +756,8 @@ def run_games(
         raise OptionError("--scheduler needs --backend dask")
     if chunk_size is not None:
         chunk_size = _check_int("chunk_size", chunk_size, 1)
+    if on_error not in ("raise", "skip"):
+        raise OptionError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
     inp = _validate(scenario, seed, axis_policy, allied_policy, options, data_dir, policy_params)
     ckpt = _Checkpoint(checkpoint, inp.key()) if checkpoint is not None else None
 
@@ -708,7 +765,7 @@ def run_games(
     loaded: list[_Chunk] = []
     done = np.zeros(n_games, dtype=bool)
     if ckpt is not None:
-        for a, b in ckpt.finished(per_turn):
+        for a, b in ckpt.finished(per_turn, skip_failed=on_error == "skip"):
             if a >= n_games or done[a : min(b, n_games)].all():
                 continue
             try:
@@ -746,9 +803,9 @@ def run_games(
     computed: list[_Chunk] = []
     try:
         if backend == "local":
-            it = _run_local(inp.spec, inputs, ranges, per_turn, n_jobs)
+            it = _run_local(inp.spec, inputs, ranges, per_turn, n_jobs, on_error)
         else:
-            it = _run_dask(inp.spec, inputs, ranges, per_turn, n_jobs, scheduler)
+            it = _run_dask(inp.spec, inputs, ranges, per_turn, n_jobs, scheduler, on_error)
         for chunk in it:
             if ckpt is not None:
                 ckpt.write(chunk)
@@ -792,6 +849,14 @@ def run_games(
         }
     )
     attrs.setdefault("reconstructed_components", [])
+    if on_error == "skip":
+        seen: dict[int, str] = {}
+        played = set(games["game"].tolist())
+        for c in chunks:
+            for f in c.failed:
+                if f["game"] < n_games and int(f["game"]) not in played:
+                    seen.setdefault(int(f["game"]), f["error"])
+        attrs["failed_games"] = [{"game": g, "error": e} for g, e in sorted(seen.items())]
     games.attrs = attrs
     if not per_turn:
         return games
@@ -809,7 +874,7 @@ def _jsonable(v: Any) -> bool:
 
 
 def _assemble(frames: list[pd.DataFrame | None], sort: list[str], n_games: int) -> pd.DataFrame:
-    frames = [f for f in frames if f is not None and "game" in f.columns]
+    frames = [f for f in frames if f is not None and "game" in f.columns and len(f)]
     if not frames:
         return pd.DataFrame({"game": np.zeros(0, dtype=np.int64)})
     df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -1127,8 +1192,11 @@ def run_sweep(
             "options": attrs["options"],
             "policy_params": attrs["policy_params"],
         }
+        if "failed_games" in attrs:
+            arms_attr[a.name]["failed_games"] = attrs["failed_games"]
     out = _normalise(pd.concat(frames, ignore_index=True))
-    common = {k: v for k, v in attrs.items() if k not in ("axis_policy", "allied_policy", "options", "policy_params")}
+    per_arm = ("axis_policy", "allied_policy", "options", "policy_params", "failed_games")
+    common = {k: v for k, v in attrs.items() if k not in per_arm}
     out.attrs = {**common, "n_games": n, "sweep_file": sweep.source, "arms": arms_attr}
     if not per_turn:
         return out

@@ -161,6 +161,11 @@ def format_summary(df: pd.DataFrame) -> str:
     lines.append(f"  {len(df)} games{per_arm}, seed {a.get('seed', '?')}")
     if "arm" in df.columns:
         lines.extend(_arm_table(df))
+        for arm, info in (a.get("arms") or {}).items():
+            failed = info.get("failed_games") if isinstance(info, dict) else None
+            if failed:
+                lines.append(f"  arm {arm}: {len(failed)} game(s) failed in the engine and are left out: "
+                             + ", ".join(str(f["game"]) for f in failed[:10]) + (" ..." if len(failed) > 10 else ""))
         return "\n".join(lines)
     opts = a.get("options")
     opts = ", ".join(opts) if opts else "none"
@@ -168,6 +173,11 @@ def format_summary(df: pd.DataFrame) -> str:
     if a.get("policy_params"):
         lines.append(f"  policy parameters: {a['policy_params']}")
     lines.extend(_block(df))
+    failed = a.get("failed_games") or []
+    if failed:
+        shown = ", ".join(f"{f['game']}" for f in failed[:10]) + (" ..." if len(failed) > 10 else "")
+        lines.append(f"  {len(failed)} game(s) failed in the engine and are left out: {shown} "
+                     f"(first error: {failed[0]['error']})")
     rc = list(a.get("reconstructed_components") or [])
     rc += [k for k, v in a.items() if v == "reconstructed" and k not in rc]
     if rc:

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-import test_batch_fake_engine  # noqa: F401  (registers the test scenario)
+import test_batch_fake_engine as fake  # registers the test scenario
 from malta_sim import run_games
 from malta_sim.batch import read_frame
 from malta_sim.cli import main
@@ -114,3 +114,14 @@ def test_sweep_command(tmp_path):
     a, b = (df[df["arm"] == n].drop(columns=["arm", "options"]).reset_index(drop=True)
             for n in ("options=none", "options=unused_rule"))
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_skip_failed_is_reported_in_the_summary(tmp_path, monkeypatch):
+    monkeypatch.setattr(fake, "FAIL_AT", {2})
+    out = tmp_path / "f.parquet"
+    r = CliRunner().invoke(main, ["run", "--scenario", S, "--games", "5", "--seed", "1", "--out", str(out)])
+    assert r.exit_code == 1 and isinstance(r.exception, fake.SimulatedCrash)
+    r = _run("run", "--scenario", S, "--games", "5", "--seed", "1", "--skip-failed", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    assert "1 game(s) failed in the engine and are left out: 2 (first error: SimulatedCrash" in r.stdout
+    assert len(read_frame(out)) == 4

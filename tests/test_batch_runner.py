@@ -189,3 +189,23 @@ def test_an_engine_failure_names_the_failing_game(monkeypatch):
     with pytest.raises(fake.SimulatedCrash) as e:
         run_games(S, 10, 3, chunk_size=5)
     assert "while playing scenario batch-fake, seed 3, game 6" in e.value.__notes__
+
+
+def test_skip_failed_leaves_out_failing_games_and_resumes(tmp_path, monkeypatch):
+    ref = run_games(S, 12, 3)
+    ck = tmp_path / "ck"
+    monkeypatch.setattr(fake, "FAIL_AT", {3, 7})
+    df = run_games(S, 12, 3, chunk_size=5, n_jobs=1, on_error="skip", checkpoint=ck)
+    assert list(df["game"]) == [g for g in range(12) if g not in (3, 7)]
+    pd.testing.assert_frame_equal(df, ref[~ref["game"].isin([3, 7])].reset_index(drop=True))
+    assert [f["game"] for f in df.attrs["failed_games"]] == [3, 7]
+    assert df.attrs["failed_games"][0]["error"] == "SimulatedCrash: simulated engine bug"
+    # Resuming with skip reuses the chunks as they are ...
+    again = run_games(S, 12, 3, on_error="skip", checkpoint=ck)
+    pd.testing.assert_frame_equal(again, df)
+    assert again.attrs["failed_games"] == df.attrs["failed_games"]
+    # ... while a run that must not skip plays the chunks with failures again.
+    monkeypatch.setattr(fake, "FAIL_AT", set())
+    pd.testing.assert_frame_equal(run_games(S, 12, 3, checkpoint=ck), ref)
+    with pytest.raises(OptionError, match="on_error"):
+        run_games(S, 2, 1, on_error="ignore")

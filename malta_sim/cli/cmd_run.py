@@ -73,9 +73,12 @@ def parse_policy_params(text: str | None) -> dict | None:
 @click.option("--per-turn", "per_turn_out", default=None, metavar="FILE",
               help="Also write the per-turn frame (one row per game and turn), .parquet or .csv.")
 @click.option("--out", "out", required=True, metavar="FILE", help="Result file: .parquet (or .pq) or .csv.")
+@click.option("--skip-failed", is_flag=True,
+              help="Leave out games that fail inside the engine (listed in the summary and provenance) "
+                   "instead of stopping.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options, policy_params, data_dir, backend,
-            scheduler, chunk_size, checkpoint, per_turn_out, out, quiet):
+            scheduler, chunk_size, checkpoint, per_turn_out, out, skip_failed, quiet):
     """Play --games seeded games of a scenario; write one row per game to --out.
 
     Results depend only on the seed, the game index and the inputs, never on
@@ -109,6 +112,7 @@ def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options
         data_dir=data_dir,
         policy_params=params,
         progress=not quiet,
+        on_error="skip" if skip_failed else "raise",
     )
     games, turns = res if per_turn_out is not None else (res, None)
     write_frame(games, out)

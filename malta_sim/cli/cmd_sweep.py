@@ -25,9 +25,12 @@ from .cmd_run import OneLineErrors, check_backend
 @click.option("--per-turn", "per_turn_out", default=None, metavar="FILE",
               help="Also write the per-turn frames (with an arm column), .parquet or .csv.")
 @click.option("--out", "out", required=True, metavar="FILE", help="Result file: .parquet (or .pq) or .csv.")
+@click.option("--skip-failed", is_flag=True,
+              help="Leave out games that fail inside the engine (listed in the summary and provenance) "
+                   "instead of stopping.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 def command(sweep_file, n_games, seed, n_jobs, data_dir, backend, scheduler, chunk_size, checkpoint, per_turn_out,
-            out, quiet):
+            out, skip_failed, quiet):
     """Play every arm of FILE.toml on the same game seeds; one frame with an `arm` column.
 
     Arms are a grid of policies, bot parameters and options (docs/batch.md).
@@ -59,6 +62,7 @@ def command(sweep_file, n_games, seed, n_jobs, data_dir, backend, scheduler, chu
         data_dir=data_dir,
         per_turn=per_turn_out is not None,
         progress=not quiet,
+        on_error="skip" if skip_failed else "raise",
     )
     df, turns = res if per_turn_out is not None else (res, None)
     write_frame(df, out)
