@@ -21,6 +21,7 @@ from malta_sim.analysis import (
     interval_width,
     level_rates,
     load_results,
+    newcombe_paired_interval,
     paired_comparison,
     paired_games_needed,
     paired_mean_difference,
@@ -122,9 +123,15 @@ def test_paired_interval_coverage():
         a_only = (u >= 0.10) & (u < 0.15)
         both = (u >= 0.15) & (u < 0.45)
         n11, n10, n01 = int(both.sum()), int(a_only.sum()), int(b_only.sum())
-        r = paired_comparison(_paired_frame(n11, n10, n01, n - n11 - n10 - n01), "A", "B")
-        hits += r.low <= 0.05 <= r.high
+        lo_ab, hi_ab = newcombe_paired_interval(n11, n10, n01, n - n11 - n10 - n01)
+        hits += -hi_ab <= 0.05 <= -lo_ab  # interval of rate_b - rate_a
     assert hits / reps >= 0.92
+
+
+def test_paired_comparison_uses_newcombe_interval_of_b_minus_a():
+    r = paired_comparison(_paired_frame(30, 5, 15, 50), "A", "B")
+    lo, hi = newcombe_paired_interval(30, 5, 15, 50)
+    assert (r.low, r.high) == pytest.approx((-hi, -lo))
 
 
 def test_paired_t_method_and_errors():
