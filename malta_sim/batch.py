@@ -34,6 +34,12 @@ chunk size, other ``n_jobs``, another backend, or more games (games already in
 the checkpoint are reused).  A checkpoint made with other inputs is refused
 with an :class:`~malta_sim.errors.OptionError` naming the differences.
 
+Failures
+--------
+A failing engine call is narrowed down to the failing game (games are
+independent), which the error names.  ``on_error="skip"`` leaves such games
+out and lists them in ``attrs["failed_games"]`` instead of stopping.
+
 Provenance
 ----------
 ``DataFrame.attrs`` of the result carries ``package_version``, ``data_hash``
@@ -81,6 +87,7 @@ __all__ = [
     "read_frame",
     "check_output_path",
     "data_hash",
+    "RemoteUserError",
     "ID_COLUMNS",
     "BACKENDS",
 ]
