@@ -28,10 +28,8 @@ division beach zones (18.21), the landed-this-phase lists.
 
 from __future__ import annotations
 
-import math
 import tomllib
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -39,16 +37,14 @@ import pandas as pd
 
 from ...errors import DataError
 from ...loaders.common import resolve_data_dir
-from . import airborne as ab
 from . import coastal as cg
 from . import landings as ld
 from . import militia as mil
 from . import special as sp
 from . import static as st
-from .state import (AM, ALLIED, AXIS, BOX_CUP, BOX_DAMAGED, BOX_DISBANDMENT, BOX_ELIMINATED,
+from .state import (ALLIED, AXIS, BOX_CUP, BOX_DAMAGED, BOX_DISBANDMENT, BOX_ELIMINATED,
                     BOX_FIRST_WAVE, BOX_FOLLOW_UP, BOX_MAP, BOX_NOT_YET, BOX_POOL,
-                    BOX_REMOVED, BOX_SECOND_WAVE, BOX_TURN_TRACK, CLEAR, DEMORALIZED, NIGHT,
-                    NOON, PM, RAINY)
+                    BOX_REMOVED, BOX_SECOND_WAVE, BOX_TURN_TRACK, NIGHT, RAINY)
 
 # formation codes of the data (setup.FORMATION_CODES)
 F_MALTA, F_RAMCKE, F_FOLGORE, F_80, F_4, F_20 = 0, 1, 2, 3, 4, 5
@@ -1515,4 +1511,3 @@ def register() -> None:
 
 
 register()
-_ = (AM, NOON, PM, CLEAR, BOX_POOL, math)
