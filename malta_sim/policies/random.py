@@ -189,7 +189,12 @@ class RandomPolicy(RandomInvasionDecisions, Policy):
         return self._pick(game, options)
 
     def choose_advance(self, game, units, target, length):
-        return [u for u in units if self._coin(game, 0.6)]
+        from ..games.island_of_death.organisation import fits_stacking
+        out = []
+        for u in units:
+            if self._coin(game, 0.6) and fits_stacking(game, out + [u], target):
+                out.append(u)     # 9.83: never beyond the stacking limit
+        return out
 
     def advance_further(self, game, units, options):
         if options and self._coin(game, 0.4):
