@@ -150,9 +150,11 @@ class _LandBot(RandomPolicy):
             return sum(1 for o in t.neighbours[h] if o >= 0 and len(game.units_at(int(o), 1 - self.side)))
         for h in sorted(options, key=threat, reverse=True):
             free = [u for u in options[h] if u not in used]
-            if free:
-                out[h] = free[:2]
-                used.update(free[:2])
+            arty = [u for u in free if game.is_artillery(u)]
+            pick = arty[:2] if arty else free[:2]     # 16.74: no mixing, two warships at most
+            if pick:
+                out[h] = pick
+                used.update(pick)
         return out
 
     def next_attack(self, game, options, penetration=False):

@@ -955,8 +955,11 @@ def combat_phase(game, side: int) -> None:
             if u not in dopts.get(int(h), []) or u in used:
                 raise illegal("9.2", f"{t.names[u]} cannot support hex {game.hex_name(h)}")
             used.add(u)
-        if sum(t.utype[u] == st.WARSHIP for u in us) > 2:
+        n_ships = sum(t.utype[u] == st.WARSHIP for u in us)
+        if n_ships > 2:
             raise illegal("16.74", "at most two warships support a defense")
+        if 0 < n_ships < len(us):
+            raise illegal("16.74", "warships and artillery may not support the same defense")
     # 9.2 c / 10.1 bombardments
     for tgt, units in plan.bombard.items():
         if attackable(game, int(tgt), 1 - side):
