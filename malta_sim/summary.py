@@ -158,7 +158,9 @@ def format_summary(df: pd.DataFrame) -> str:
     lines = [f"{a['title']} [{scen}]" if a.get("title") else str(scen)]
     n_arms = df["arm"].nunique() if "arm" in df.columns else 0
     per_arm = f" ({n_arms} arms)" if n_arms else ""
-    lines.append(f"  {len(df)} games{per_arm}, seed {a.get('seed', '?')}")
+    asked = a.get("n_games")
+    of = f" of {asked * max(n_arms, 1)}" if isinstance(asked, int) and asked * max(n_arms, 1) != len(df) else ""
+    lines.append(f"  {len(df)}{of} games{per_arm}, seed {a.get('seed', '?')}")
     if "arm" in df.columns:
         lines.extend(_arm_table(df))
         for arm, info in (a.get("arms") or {}).items():

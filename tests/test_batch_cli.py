@@ -124,4 +124,5 @@ def test_skip_failed_is_reported_in_the_summary(tmp_path, monkeypatch):
     r = _run("run", "--scenario", S, "--games", "5", "--seed", "1", "--skip-failed", "--out", str(out))
     assert r.exit_code == 0, r.output
     assert "1 game(s) failed in the engine and are left out: 2 (first error: SimulatedCrash" in r.stdout
+    assert "4 of 5 games, seed 1" in r.stdout
     assert len(read_frame(out)) == 4
