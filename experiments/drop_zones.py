@@ -36,8 +36,8 @@ def main(argv=None):
     curve = timing_curve(df, "first_airfield", scenario="hercules")
     day2 = curve[curve["turn"] == 7].set_index("arm")  # end of 30 June
     curve.to_csv(out / "airfield.csv", index=False)
-    plot_timing(curve, out / "airfield_capture.png", scenario="hercules", order=list(arms),
-                title="Share of games with an airfield in Axis hands, by date (95% band)")
+    plot_timing(curve, out / "airfield_capture.png", scenario="hercules", order=list(arms), last_turn=7,
+                title="Share of games with an airfield in Axis hands, 29-30 June (95% band)")
     plot_win_rates(wr, out / "win_rates.png", title="Axis win rate by drop zone hex")
     lines = [
         "# Drop-zone choice (Operation Hercules)",

@@ -81,11 +81,14 @@ def _date_axis(ax, scenario, frame, first_turn, last_turn):
 
 
 def plot_timing(curve: pd.DataFrame, path, *, by: str = "arm", title: str, scenario=None, ylabel=None,
-                order=None) -> Path:
+                order=None, last_turn: int | None = None) -> Path:
     """Cumulative share of games with an event by turn, a band per arm (from ``timing_curve``).
 
-    ``order``: arm names in legend order (default sorted).
+    ``order``: arm names in legend order (default sorted); ``last_turn``:
+    zoom the x axis to turns up to this absolute turn.
     """
+    if last_turn is not None:
+        curve = curve[curve["turn"] <= last_turn]
     fig = _figure()
     ax = fig.add_subplot()
     groups = list(curve.groupby(by, sort=True)) if by in curve.columns else [("all", curve)]
@@ -96,8 +99,14 @@ def plot_timing(curve: pd.DataFrame, path, *, by: str = "arm", title: str, scena
         c = _COLOURS[k % len(_COLOURS)]
         t = sub["turn"].to_numpy()
         ax.step(t, sub["share"] * 100, where="post", color=c, label=_short(g), lw=1.8)
-        ax.fill_between(t, sub["low"] * 100, sub["high"] * 100, step="post", color=c, alpha=0.18, lw=0)
+        ax.fill_between(t, sub["low"] * 100, sub["high"] * 100, step="post", color=c,
+                        alpha=0.18 if len(groups) <= 4 else 0.07, lw=0)
     _date_axis(ax, scenario, None, int(curve["turn"].min()), int(curve["turn"].max()))
+    if int(curve["turn"].max()) - int(curve["turn"].min()) < 16:  # short span: label every turn
+        ts = np.arange(int(curve["turn"].min()), int(curve["turn"].max()) + 1)
+        cal = calendar_for(scenario, None)
+        ax.set_xticks(ts, [cal.label(t) for t in ts], rotation=45, ha="right", fontsize=8)
+        ax.set_xlabel("turn")
     ax.set_ylim(0, 100)
     ax.set_ylabel(ylabel or "share of games, %")
     ax.set_title(title)
