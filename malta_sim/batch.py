@@ -796,6 +796,8 @@ def run_games(
         "data_dir": inp.data_dir,
         "policy_params": inp.policy_params,
     }
+    if progress and ckpt is not None and done.any():
+        print(f"resuming from {ckpt.dir}: {int(done.sum())} of {n_games} games already played", file=sys.stderr)
     from tqdm.auto import tqdm
 
     bar = tqdm(
