@@ -34,6 +34,9 @@ class DataError(MaltaSimError, ValueError):
         self.message = message
         super().__init__(self.format())
 
+    def __reduce__(self):  # picklable across worker processes
+        return (type(self), (self.file, self.line, self.field, self.message))
+
     def format(self) -> str:
         where = self.file
         if self.line is not None:
@@ -49,3 +52,6 @@ class DataErrors(MaltaSimError):
     def __init__(self, errors: list[DataError]):
         self.errors = list(errors)
         super().__init__("\n".join(e.format() for e in self.errors))
+
+    def __reduce__(self):
+        return (type(self), (self.errors,))

@@ -19,3 +19,15 @@ def test_version_and_help():
 def test_module_entry_point():
     out = subprocess.run([sys.executable, "-m", "malta_sim", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and __version__ in out.stdout
+
+
+def test_errors_survive_pickling():
+    """Errors cross process boundaries (joblib/Dask workers) intact."""
+    import pickle
+
+    from malta_sim.errors import DataError, DataErrors
+
+    e = pickle.loads(pickle.dumps(DataError("units.csv", 4, "hex", "unknown hex 9999")))
+    assert (e.file, e.line, e.field, str(e)) == ("units.csv", 4, "hex", "units.csv:4: field 'hex': unknown hex 9999")
+    es = pickle.loads(pickle.dumps(DataErrors([e])))
+    assert str(es) == str(e)
