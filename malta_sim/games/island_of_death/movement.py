@@ -336,6 +336,8 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
             return {}
     side = int(t.side[u])
     zoc, block, trivial = _masks(game, u, mode)
+    if t.utype[u] == st.LEADER:
+        block = block | trivial              # a leader cannot overrun enemy pieces (14.0)
     allowed = t.land.copy()
     strategic = mode == "strategic"
     if strategic:
@@ -394,19 +396,22 @@ def enter_hex(game, units, h: int, how: str) -> None:
     s, t = game.state, game.static
     from . import organisation
     side = int(t.side[units[0]])
-    enemy = game.units_at(h, 1 - side)
-    if len(enemy):
-        organisation.overrun_trivial(game, enemy, side)
-    if any(t.utype[u] not in (st.LEADER, st.WARSHIP) for u in units):
+    # leaders are not units (14.0): they neither overrun, control, destroy forts
+    # nor trigger the invasion's entry effects (militia 16.32, coastal guns 16.58)
+    real = [int(u) for u in units if t.utype[u] not in (st.LEADER, st.WARSHIP)]
+    if real:
+        enemy = game.units_at(h, 1 - side)
+        if len(enemy):
+            organisation.overrun_trivial(game, enemy, side)
         s.control[h] = side
-    if side == AXIS and t.fort[h] and not s.fort_destroyed[h]:
-        s.fort_destroyed[h] = True           # rule 17.1
-        game.log("fort destroyed", side=side, hexes=[h], rule="17.1")
-    from .sequence import HOOKS
-    fn = HOOKS.get("on_enter_hex")
-    if fn is not None and not game.skip_invasion:
-        for u in units:
-            fn(game, int(u), int(h), how)
+        if side == AXIS and t.fort[h] and not s.fort_destroyed[h]:
+            s.fort_destroyed[h] = True           # rule 17.1
+            game.log("fort destroyed", side=side, hexes=[h], rule="17.1")
+        from .sequence import HOOKS
+        fn = HOOKS.get("on_enter_hex")
+        if fn is not None and not game.skip_invasion:
+            for u in real:
+                fn(game, u, int(h), how)
     invalidate(game)
 
 
