@@ -99,3 +99,11 @@ def test_counterattack_reserve_and_garrison_values():
     vc = [int(x) for x in g.static.victory_cities if val[int(x)] > 0]
     if vc:
         assert val[vc[0]] >= val.max() - 3.0
+
+
+@pytest.mark.slow
+def test_penetration_groups_keep_a_leader():
+    """Rule 10.32 regression: intro games 5 and 10 of seed 11 once made an
+    aggressive penetration attempt without a unit next to its leader."""
+    r = play_games("intro", 11, [5, 10], axis_policy="axis:aggressive", allied_policy="allied:static")
+    assert len(r.games) == 2

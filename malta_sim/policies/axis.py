@@ -228,11 +228,18 @@ class _ParamBot:
         return v[idx[0]], v[idx[1]], v[idx[2]], v[idx[3]]
 
     # ---- shared combat logic (9.2 a, 9.3 a)
-    def _score_target(self, game, tgt, units, support_units=(), air=0, hurricane=()):
-        """Best (ok, gain, level, attackers) over :func:`attack_groups`."""
+    def _score_target(self, game, tgt, units, support_units=(), air=0, hurricane=(),
+                      penetration=False):
+        """Best (ok, gain, level, attackers) over :func:`attack_groups`; a
+        penetration attempt keeps only groups with a unit with or next to its
+        formation leader (10.32)."""
         mo, mg, rk, rv = self._thresholds(self._thr_idx)
         best = None
-        for grp in attack_groups(game, units):
+        groups = attack_groups(game, units)
+        if penetration:
+            from ..games.island_of_death.combat import _penetration_leader
+            groups = [g for g in groups if _penetration_leader(game, g) is not None]
+        for grp in groups:
             fc = Forecast(game, self.side, tgt, grp)
             sp = support_points(game, support_units, tgt, grp, hurricane)
             ok, gain, lv = fc.value(game, mo, mg, rk, rv, sp, air)
@@ -249,7 +256,10 @@ class _ParamBot:
             sup = [] if penetration else [u for u in plan.support.get(tgt, []) if not s.fired[u]]
             air = 0 if penetration else int(plan.air.get(tgt, 0))
             hur = plan.hurricane & set(sup)
-            ok, gain, lv, grp = self._score_target(game, tgt, options[tgt], sup, air, hur)
+            sc = self._score_target(game, tgt, options[tgt], sup, air, hur, penetration)
+            if sc is None:
+                continue
+            ok, gain, lv, grp = sc
             if ok and (best is None or gain > best[0]):
                 best = (gain, tgt, grp)
         if best is None:
