@@ -413,11 +413,25 @@ def resolve_combat(att_total, def_total, shift, line, fort, roll, crt, line_cols
     col = combat_column(att_total, def_total, shift, line, line_cols, col_level)
     if col == CANCELLED:
         return CANCELLED, 0, 0, 0, 0
+    ah, ae, dh, de = crt_cell(crt, line, col, roll, fort)
+    return col, ah, ae, dh, de
+
+
+@nb.njit(cache=True)
+def crt_cell(crt, line, col, roll, fort):
+    """The CRT cell of ``line``, column ``col`` and 2d6 ``roll`` (rule 9.4),
+    defender hits reduced by one in a fort hex (9.94).
+
+    Returns
+    -------
+    tuple of int
+        ``(att_hits, att_effect, def_hits, def_effect)``.
+    """
     c = crt[line, col, roll]
     dh = np.int64(c[2])
     if fort and dh > 0:
         dh -= 1
-    return col, np.int64(c[0]), np.int64(c[1]), dh, np.int64(c[3])
+    return np.int64(c[0]), np.int64(c[1]), dh, np.int64(c[3])
 
 
 @nb.njit(cache=True)
@@ -430,8 +444,8 @@ def roll_combat(state, att_total, def_total, shift, line, fort, crt, line_cols, 
     if col == CANCELLED:
         return CANCELLED, 0, 0, 0, 0, 0
     roll = nb_2d6(state)
-    c, ah, ae, dh, de = resolve_combat(att_total, def_total, shift, line, fort, roll, crt, line_cols, col_level)
-    return c, roll, ah, ae, dh, de
+    ah, ae, dh, de = crt_cell(crt, line, col, roll, fort)  # the column is worked out once
+    return col, roll, ah, ae, dh, de
 
 
 @nb.njit(cache=True)
