@@ -34,7 +34,7 @@ def main(argv=None):
     mat[["4th Division", "20th Division"]] = mat["arm"].str.split("+", expand=True)
     grid = mat.pivot(index="4th Division", columns="20th Division", values="rate").reindex(
         index=list(sc.ZONE_NAMES), columns=list(sc.ZONE_NAMES)) * 100
-    plot_heatmap(grid, out / "heatmap.png", title=f"Axis win rate (%) by beach zones, {args.games} games per pair",
+    plot_heatmap(grid, out / "heatmap.png", title=f"Axis win rate (%) by beach zones, {int(wr['games'].min())} paired games per pair",
                  cbar="Axis win rate, %")
     plot_win_rates(wr, out / "win_rates.png", title="Axis win rate by beach-zone pair")
     best = wr.sort_values("rate", ascending=False).iloc[0]
