@@ -275,7 +275,7 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
     need = s["games_needed_for_width"]
     L.append("")
     L.append(f"Games per arm needed for a {conf} interval of ±5 points: {need['0.1']}; ±2 points: "
-             f"{need['0.04']}; ±1 point: {need['0.02']} (at the observed rate).")
+             f"{need['0.04']}; ±1 point: {need['0.02']} (at the observed rate; at 50% when it is 0 or 100%).")
     if s.get("highlights"):
         L.append("")
         L.extend(f"- {h}" for h in s["highlights"])
