@@ -108,7 +108,7 @@ class RandomPolicy(RandomInvasionDecisions, Policy):
                 continue
             dest = self._pick(game, sorted(legal))
             prepare = False
-            if art and game.can_prepare_after(u, legal.get(dest, 0), hitch):
+            if art and game.can_prepare_after(u, legal.get(dest, 0), hitch, dest):
                 prepare = self._coin(game, 0.5)
             return Move(u, int(dest), hitch=hitch, prepare=prepare)
         return None

@@ -210,9 +210,9 @@ class Game:
         from .movement import legal_moves
         return legal_moves(self, int(u), mode, hitch)
 
-    def can_prepare_after(self, u: int, spent: float, hitch: bool) -> bool:
+    def can_prepare_after(self, u: int, spent: float, hitch: bool, dest: int | None = None) -> bool:
         from .movement import can_prepare_after
-        return can_prepare_after(self, int(u), spent, hitch)
+        return can_prepare_after(self, int(u), spent, hitch, dest)
 
     def hex_name(self, h: int) -> str:
         return self.static.grid.hex_id(int(h))

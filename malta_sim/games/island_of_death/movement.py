@@ -365,14 +365,18 @@ def _version(game) -> tuple:
     return (game.turn, game.phase_name, c.get("version", 0), int(game.state.hex.sum()))
 
 
-def can_prepare_after(game, u: int, spent: float, hitch: bool) -> bool:
-    """Rule 6.6 / 5.4 / 16.13 / 19.47: may artillery ``u`` prepare after moving?"""
+def can_prepare_after(game, u: int, spent: float, hitch: bool, dest: int | None = None) -> bool:
+    """Rule 6.6 / 5.4 / 16.13 / 19.47: may artillery ``u`` prepare after
+    spending ``spent`` MP (ending in ``dest``, default its hex)?  Never in an
+    enemy ZOC (5.4)."""
     s, t = game.state, game.static
     if t.utype[u] != st.ARTILLERY:
         return False
     if s.entered_turn[u] == game.turn:
         return False
     zoc, _, _ = _masks(game, u, "tactical")
+    if zoc[int(s.hex[u]) if dest is None else int(dest)]:
+        return False
     ma = effective_ma(game, u)
     if t.airborne_art[u]:
         return spent + 2 <= ma
@@ -451,7 +455,7 @@ def execute_move(game, mv, mode: str) -> None:
     if mv.hitch:
         s.hitched[u] = True
     if mv.prepare:
-        if not can_prepare_after(game, u, spent - (2 if mv.hitch else 0), mv.hitch) or not s.hitched[u]:
+        if not can_prepare_after(game, u, spent - (2 if mv.hitch else 0), mv.hitch, mv.dest) or not s.hitched[u]:
             raise illegal("6.6", f"{t.names[u]} cannot prepare after this move")
         zoc, _, _ = _masks(game, u, mode)
         if zoc[mv.dest]:

@@ -200,6 +200,19 @@ def stacking_check(game) -> None:
                 eliminate(game, pick, why="over-stacked (7.2)")
 
 
+def caught_leaders(game) -> None:
+    """Rule 14.42 at a phase end: a leader left in a hex holding enemy units and
+    no friendly unit (e.g. a militia piece placed there, 16.32) is treated as
+    overrun: 2d6, 7 or less eliminated, else to the next turn's box."""
+    s, t = game.state, game.static
+    for ld in np.flatnonzero((t.utype == st.LEADER) & (s.box == BOX_MAP)):
+        h, side = int(s.hex[ld]), int(t.side[ld])
+        here = game.units_at(h)
+        if any(t.side[x] != side and t.utype[x] not in (st.LEADER, st.WARSHIP) for x in here) and \
+                not any(t.side[x] == side and t.utype[x] not in (st.LEADER, st.WARSHIP) for x in here):
+            overrun_trivial(game, [int(ld)], 1 - side)
+
+
 def update_control(game) -> None:
     """Rule 2.1: a hex is controlled by the last side with a unit there."""
     s, t = game.state, game.static
