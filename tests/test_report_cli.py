@@ -74,3 +74,15 @@ def test_report_on_a_sweep_of_the_batch_test_double(tmp_path):
     assert len(s["paired_comparisons"]) == 3 and s["provenance"]["scenario"] == "batch-fake"
     assert {r["term"] for r in s["parameter_effects"]} >= {"axis_policy[T.cautious]"}
     assert (tmp_path / "rep" / "parameter_effects.png").exists()
+
+
+def test_report_reads_a_checkpoint_folder(tmp_path):
+    import test_batch_fake_engine  # noqa: F401  (registers scenario 'batch-fake')
+    from malta_sim.analysis import load_results
+    from malta_sim.batch import run_games
+
+    full, turns = run_games("batch-fake", 12, 3, chunk_size=5, checkpoint=tmp_path / "ck", per_turn=True)
+    games, per_turn = load_results(tmp_path / "ck")
+    assert list(games["game"]) == list(range(12))
+    assert per_turn is not None and len(per_turn) == len(turns)
+    assert (games["winner"].to_numpy() == full["winner"].to_numpy()).all()
