@@ -182,3 +182,11 @@ def test_rule_17_4_replacements_and_17_42_absorption():
     g3 = make({"1111": [("axis.4.1_34", 1)], "1311": ["allied.uk.2rwk"]}, turn=16)
     organisation.replacements(g3)                                     # within 3 hexes of enemy
     assert g3.state.level[u("axis.4.1_34")] == 1
+
+
+def test_rule_14_42_leader_caught_with_enemy_units():
+    g = make({"1413": ["allied.mil.4", "axis.ram.ldr.ramcke"]}, turn=8)
+    organisation.caught_leaders(g)
+    ld = u("axis.ram.ldr.ramcke")
+    assert g.state.box[ld] == BOX_TURN_TRACK                      # eliminated (ADC) or escaped
+    assert g.state.return_turn[ld] in (9, 12)
