@@ -230,6 +230,41 @@ class AlliedBot(_ParamBot, StaticPolicy):
         vc = np.asarray(t.victory_cities)
         return min(options, key=lambda h: (int(dist[h, vc].min()), h))
 
+    def allied_placement(self, game, units, options):
+        """Rule 22.39 Variable Allied Placement: combat units (not artillery,
+        AA, coastal guns, strongpoints, security companies, HQs, leaders) are
+        offered only hexes within ``place_radius`` of a victory city or
+        airfield, artillery within ``place_radius + 2`` of a victory city; the
+        engine's default placement (``hercules.default_allied_placement``:
+        stacking 7.1, one strongpoint / RAF company per hex, two guns per hex)
+        then picks among them.  Falls back to the unrestricted default when
+        some unit finds no room."""
+        from ..games.island_of_death.hercules import default_allied_placement
+
+        r = int(self.vec[P.AL_PLACE_RADIUS])
+        if r <= 0:
+            return default_allied_placement(game, units, options, None)
+        t = game.static
+        dist = t.grid.distance_table
+        vc = np.asarray(t.victory_cities)
+        keys = np.concatenate([vc, np.flatnonzero(t.airfield)])
+        fixed = (st.ARTILLERY, st.AA, st.COASTAL_GUN, st.STRONGPOINT, st.SECURITY, st.MILITIA,
+                 st.HQ, st.LEADER, st.WARSHIP)
+        narrowed = {}
+        for u in units:
+            opts = list(options[u])
+            if t.utype[u] == st.ARTILLERY:
+                near = [h for h in opts if dist[h, vc].min() <= r + 2]
+            elif t.utype[u] in fixed:
+                near = opts
+            else:
+                near = [h for h in opts if dist[h, keys].min() <= r]
+            narrowed[u] = near or opts
+        out = default_allied_placement(game, units, narrowed, None)
+        if any(u not in out for u in units):
+            out = default_allied_placement(game, units, options, None)
+        return out
+
     def waters_edge_attacks(self, game, options):
         """Rule 18.61: fire at the beach hex with the most Axis units when
         ``waters_edge`` is on."""

@@ -127,6 +127,10 @@ ALLIED_PARAMS: tuple[Param, ...] = (
           "flag"),
     Param("absorb", "flag", 0, 1, 1,
           "absorb security companies into British battalions (17.42)", "flag"),
+    Param("place_radius", "hexes", 0, 6, 1,
+          "Variable Allied Placement (22.39): combat units start within this distance of a "
+          "victory city or airfield, artillery within two more (0: the engine's default "
+          "placement near the beaches)", "int"),
 )
 
 AX = {p.name: i for i, p in enumerate(AXIS_PARAMS)}
@@ -137,7 +141,7 @@ AL = {p.name: i for i, p in enumerate(ALLIED_PARAMS)}
  AX_DECAY, AX_SUPPLY_RADIUS, AX_ENVELOP, AX_STAND, AX_HURRICANE, AX_BOMBARD, AX_BREAKDOWN,
  AX_REFORM, AX_ADVANCE, AX_SOL_METHOD_A, AX_STICK_FRACTION) = range(len(AXIS_PARAMS))
 (AL_MIN_ODDS, AL_MIN_GAIN, AL_RISK, AL_RETREAT, AL_RESERVE, AL_RESERVE_RADIUS, AL_WEAK,
- AL_STAND, AL_SUPPORT, AL_WATERS_EDGE, AL_DISMANTLE, AL_ABSORB) = range(len(ALLIED_PARAMS))
+ AL_STAND, AL_SUPPORT, AL_WATERS_EDGE, AL_DISMANTLE, AL_ABSORB, AL_PLACE_RADIUS) = range(len(ALLIED_PARAMS))
 
 
 def param_table(side: int) -> tuple[Param, ...]:
