@@ -393,12 +393,15 @@ class AxisBot(_ParamBot, BalancedPolicy):
         return np.where(held, 0.0, w)
 
     def _supply_anchor(self, game, u):
-        """Hexes a unit keeps within ``supply_radius`` of: its formation HQ on
-        the map, else any Axis HQ, landed beach or held airfield (rule 8.5)."""
+        """Hexes a unit keeps within ``supply_radius`` of (units trace supply
+        to their HQ, rule 8.2): its formation HQ's hex, or None (no limit)
+        while that HQ is off the map."""
+        from ..games.island_of_death.state import BOX_MAP
+
         t, s = game.static, game.state
         f = int(s.formation[u])
         hq = int(t.formation_hq[f]) if 0 <= f < len(t.formation_hq) else -1
-        if hq >= 0 and s.box[hq] == 0 and s.hex[hq] >= 0:
+        if hq >= 0 and s.box[hq] == BOX_MAP and s.hex[hq] >= 0:
             return np.array([int(s.hex[hq])])
         return None
 
