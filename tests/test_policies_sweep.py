@@ -23,7 +23,7 @@ def _play(axis_params, scenario="hercules", games=range(3), turns=8, seed=3):
 
 def test_lower_min_odds_means_more_attacks_and_more_axis_losses():
     """Axis ``min_odds`` -1 / ``min_gain`` -2 against 4 / +1 over three CRN games
-    of two days: measured 74 vs 10 attacks and 91 vs 62 Axis steps lost
+    of two days: measured 91 vs 16 attacks and 109 vs 70 Axis steps lost
     (seed 3), so the margins are wide; the test is deterministic (fixed seed)."""
     keen = _play({"min_odds": -1, "min_gain": -2, "risk_weight": 0.3})
     shy = _play({"min_odds": 4, "min_gain": 1.0})
