@@ -977,7 +977,9 @@ def fill_wave_boxes(game, opts: WaveOptions, gen) -> dict:
         if gen is not None:
             gen.shuffle(beaches)
         by_beach_div: dict = {}
-        for b in beaches:
+        if gen is None:
+            by_beach_div = _spread_first_wave(game, pool, beaches, out)
+        for b in (beaches if gen is not None else ()):
             if gen is not None and gen.random() < 0.3:
                 continue
             divs = sorted({int(game.state.formation[u]) for u in pool})
@@ -1025,6 +1027,47 @@ def fill_wave_boxes(game, opts: WaveOptions, gen) -> dict:
             out[(BOX_SECOND_WAVE, b)] = [u]
             pool.remove(u)
     return out
+
+
+def _spread_first_wave(game, pool: list, beaches: list, out: dict) -> dict:
+    """Default First Wave filling of one zone: every open beach hex gets a
+    company before any gets a second, then a third (rules 18.31, 18.32).
+
+    Each beach hex still Allied-controlled while the zone's Follow-up box holds
+    Axis units adds +1 to every surrender roll (20.0), and a landing takes the
+    hex (2.1), so the default lands on as many beach hexes as its companies
+    allow.  Per beach hex one division (18.92): the one with the most
+    First-Wave companies left.  Infantry and engineers before marines; each box
+    stays legal under :func:`landings.first_wave_ok`.  Moves the chosen units
+    out of ``pool`` into ``out[(BOX_FIRST_WAVE, beach)]``; returns beach hex ->
+    division.
+    """
+    kind = {u: _kind(game, u) for u in pool}
+    div_of = {u: int(game.state.formation[u]) for u in pool}
+    firsts = [u for u in pool if kind[u] in ld.FIRST_WAVE_KINDS]
+    firsts.sort(key=lambda u: (kind[u] == ld.KIND_MARINE, u))
+    by_beach_div: dict = {}
+    for _round in range(3):
+        for b in beaches:
+            if not firsts:
+                break
+            if b in by_beach_div:
+                div = by_beach_div[b]
+            else:
+                divs = sorted({div_of[u] for u in firsts})
+                div = max(divs, key=lambda dv: (sum(1 for u in firsts if div_of[u] == dv), -dv))
+            box = out.get((BOX_FIRST_WAVE, b), [])
+            for u in firsts:
+                if div_of[u] != div:
+                    continue
+                trial = box + [u]
+                if ld.first_wave_ok([kind[v] for v in trial], [div] * len(trial))[0]:
+                    out[(BOX_FIRST_WAVE, b)] = trial
+                    by_beach_div[b] = div
+                    firsts.remove(u)
+                    pool.remove(u)
+                    break
+    return by_beach_div
 
 
 def validate_waves(game, opts: WaveOptions, assign: dict) -> None:
