@@ -102,20 +102,31 @@ def wilson(k: int, n: int) -> tuple[float, float]:
 
 def play(scenario, seed, games, axis_policy, allied_policy, options, policy_params=None):
     rows, turns = [], []
+    from malta_sim.errors import MaltaSimError
+    from malta_sim.games.island_of_death.game import IllegalDecision
+    failed = []
     for g in games:
         game = engine.new_game(scenario, seed, g, axis_policy=axis_policy, allied_policy=allied_policy,
                                options=options, policy_params=policy_params)
         game.record_turns = True
         base = (int(game.state.axis_steps_lost[0]), int(game.state.allied_steps_lost[0]))
-        sequence.play_game(game)
+        try:
+            sequence.play_game(game)
+        except (IllegalDecision, MaltaSimError) as exc:      # a bot error: leave the game out, say so
+            failed.append((g, str(exc)))
+            _REC["losses"] = [x for x in _REC["losses"] if x["game"] != g]
+            _REC["terms"] = [x for x in _REC["terms"] if x["game"] != g]
+            continue
         r = engine.game_row(game, axis_policy, allied_policy)
         r["base_axis"], r["base_allied"] = base
         rows.append(r)
         turns.extend(game.per_turn_rows)
+    if failed:
+        print(f"left out {len(failed)} game(s) that failed in the engine: {failed}")
     return pd.DataFrame(rows), pd.DataFrame(turns)
 
 
-def report(res: pd.DataFrame, per_turn: pd.DataFrame, first_day_turns: int = 4) -> None:
+def report(res: pd.DataFrame, per_turn: pd.DataFrame) -> None:
     n = len(res)
     k = int((res.winner == "axis").sum())
     lo, hi = wilson(k, n)
@@ -130,14 +141,19 @@ def report(res: pd.DataFrame, per_turn: pd.DataFrame, first_day_turns: int = 4) 
     if L.empty:
         print("no step losses recorded")
         return
-    day1 = L[L.turn < first_day_turns]
+    t_start = int(per_turn.turn.min()) if len(per_turn) else 0
+    first_day = t_start // 4                      # four turns a day (4.0)
+    first_day_turns = f"{t_start}-{4 * first_day + 3}"
+    day1 = L[L.turn // 4 == first_day]
+    print(f"steps already lost at the start (scenario set-up): axis {res.base_axis.mean():.0f}, "
+          f"allied {res.base_allied.mean():.0f}")
     per_game = day1.groupby(["game", "side"]).steps.sum().unstack(fill_value=0).reindex(res.game, fill_value=0)
-    print(f"\nfirst-day (turns 0-{first_day_turns - 1}) steps lost per game during play "
+    print(f"\nfirst-day (turns {first_day_turns}) steps lost per game during play "
           f"(games that ended earlier count what they lost): "
           f"axis mean {per_game.get('axis', pd.Series([0])).mean():.1f} median {per_game.get('axis', pd.Series([0])).median():.0f}; "
           f"allied mean {per_game.get('allied', pd.Series([0])).mean():.1f} median {per_game.get('allied', pd.Series([0])).median():.0f}")
-    t0 = L[L.turn == 0].groupby(["game", "side"]).steps.sum().unstack(fill_value=0).reindex(res.game, fill_value=0)
-    print(f"turn 0 (29 June AM) steps lost per game: axis mean {t0.get('axis', pd.Series([0])).mean():.1f}, "
+    t0 = L[L.turn == t_start].groupby(["game", "side"]).steps.sum().unstack(fill_value=0).reindex(res.game, fill_value=0)
+    print(f"turn {t_start} ({turn_name(t_start)}) steps lost per game: axis mean {t0.get('axis', pd.Series([0])).mean():.1f}, "
           f"allied mean {t0.get('allied', pd.Series([0])).mean():.1f}")
     pd.set_option("display.width", 200)
     print("\nsteps lost per game by side and cause (all turns; first day):")
