@@ -101,3 +101,14 @@ def test_scripts_have_docstrings(name):
 
     mod = importlib.import_module(f"benchmarks.{name}")
     assert mod.__doc__ and len(mod.__doc__) > 40
+
+
+def test_docs_from_saved_json(tmp_path):
+    """``--from-json`` re-renders the table (with the idle estimate) without measuring."""
+    res = _fake_results()
+    src = tmp_path / "r.json"
+    src.write_text(json.dumps(res))
+    doc = tmp_path / "perf.md"
+    R.main(["--from-json", str(src), "--docs", str(doc)])
+    text = doc.read_text()
+    assert "idle estimate" in text and "| hercules | 2 | 2 | 1.0 | 2.00 | 2.00 |" in text
