@@ -415,9 +415,12 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
         rough = bool(t.woods[x] or t.town[x] or t.city[x] or (t.fort[x] and not s.fort_destroyed[x]))
         reduced, _die = kd.airborne_loss_roll(rs, bool(enemy), h.aa_within(game, x) > 0, rough)
         if reduced:
-            if t.utype[u] == st.PARATROOP and t.size[u] == st.COMPANY and getattr(t, "two_sided", None) is not None \
+            # any one-step company with a reduced side (paratroop and para engineer
+            # companies, 17.83) turns over; its values are those of its second level
+            if t.size[u] == st.COMPANY and getattr(t, "two_sided", None) is not None \
                     and t.two_sided[u] and not s.reduced[u]:
                 s.reduced[u] = True
+                s.level[u] = min(1, int(t.n_levels[u]) - 1)
                 game.log("airborne_loss", side=AXIS, units=[u], result="reduced", rule="19.46")
             else:
                 h.eliminate(game, u, "airborne losses 19.46")

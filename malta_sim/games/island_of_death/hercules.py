@@ -863,7 +863,7 @@ def stragglers(game) -> None:
     d = t.grid.distance_table
     cands = []
     for u in game.on_map(AXIS):
-        if t.utype[u] == st.PARATROOP and t.size[u] == st.COMPANY and s.reduced[u]:
+        if t.two_sided[u] and t.size[u] == st.COMPANY and s.reduced[u]:      # 17.83 pieces
             if allied.size == 0 or d[s.hex[u], allied].min() > 1:
                 cands.append(int(u))
     if not cands:
@@ -875,6 +875,7 @@ def stragglers(game) -> None:
         s.moved[u] = True                      # 17.81: no movement this turn
         if sp.straggler_roll(rs):
             s.reduced[u] = False
+            s.level[u] = 0                                      # full-strength side again
             _log(game, "straggler_recovered", side=AXIS, units=[u], rule="17.8")
 
 
