@@ -167,8 +167,15 @@ class _LandBot(RandomPolicy):
         return 1 if available > 0 else 0
 
     def choose_loss(self, game, units, reason):
+        """The step to lose: never an HQ while another unit can take it (an
+        Axis HQ lost is +2 to every surrender roll, 20.0; HQs carry supply,
+        8.5), then the fewest victory steps (tank companies count two, 20.1,
+        20.2), then the weakest unit."""
+        from ..games.island_of_death import static as st
+
         t, s = game.static, game.state
-        return min(units, key=lambda u: (int(t.attack[u, s.level[u]]) + int(t.defense[u, s.level[u]]), u))
+        return min(units, key=lambda u: (int(t.utype[u] == st.HQ), int(t.step_weight[u]),
+                                         int(t.attack[u, s.level[u]]) + int(t.defense[u, s.level[u]]), u))
 
     def stand_ground(self, game, units, hits, attacker):
         if attacker:
