@@ -176,3 +176,19 @@ def test_policy_params_for_random_bot_are_checked(tmp_path):
                                   "--policy-params", '{"axis": {"no_such_parameter": 3}}',
                                   "--out", str(tmp_path / "x.csv")])
     _one_line_exit_2(r)
+
+
+@pytest.mark.xfail(strict=True, reason="report --per-turn accepts a per-turn frame from another run "
+                                       "(other seed, missing games) and silently draws the victory-city "
+                                       "curve from it")
+def test_report_rejects_per_turn_of_another_run(tmp_path):
+    from malta_sim.errors import MaltaSimError
+    from malta_sim.report import write_report
+
+    games = pd.DataFrame({"game": range(4), "seed": 5, "winner": "axis", "end_reason": "surrender",
+                          "end_turn": [10, 11, 12, 13], "scenario": "intro"})
+    games.attrs.update({"scenario": "intro", "seed": 5, "n_games": 4})
+    pt = pd.DataFrame({"game": [0, 0, 1], "turn": [4, 5, 4], "cities_axis": [0, 1, 0]})
+    pt.attrs.update({"scenario": "intro", "seed": 9, "n_games": 2})
+    with pytest.raises(MaltaSimError):
+        write_report(games, tmp_path / "r", per_turn=pt)
