@@ -45,7 +45,21 @@ RESULT_COLUMNS = (
 
 @lru_cache(maxsize=4)
 def _static_cached(data_dir: str | None):
-    from .setup import load_static
+    """Static data of a data folder, built once per folder.
+
+    The folder first goes through the validated loader
+    (:func:`malta_sim.loaders.load_iod`, cached by :func:`setup.load_data`),
+    so a broken ``--data-dir`` raises a one-line
+    :class:`~malta_sim.errors.DataError` naming file, line and field before
+    the engine reads any table.
+
+    Raises
+    ------
+    DataError
+        The first problem in the data folder.
+    """
+    from .setup import load_data, load_static
+    load_data(data_dir)
     return load_static(data_dir)
 
 
