@@ -3,15 +3,15 @@ supply, Allied city/fort supply, HQ loss (16.8).
 
 A supply route (8.2) is at most 12 hexes, never enters an enemy-occupied hex or
 an *empty* hex in enemy ZOC, never crosses an all-ocean hexside; hexes in enemy
-ZOC holding friendly units may be entered (5.3).  :func:`route_distance` is a
-compiled breadth-first search over those hexes.
+ZOC holding friendly units may be entered (5.3).  :func:`route_distance` runs the
+path kernel's breadth-first search over those hexes.
 """
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
+from ...kernels import paths
 from . import static as st
 from .movement import occupancy, zoc_map
 from .state import ALLIED, AXIS, BOX_MAP
@@ -19,14 +19,18 @@ from .state import ALLIED, AXIS, BOX_MAP
 MAX_ROUTE = 12
 
 
-@nb.njit(cache=True)
 def route_distance(start, passable, nbr, ocean_side, max_len):
     """Hexes entered from ``start`` along supply routes (rule 8.2).
+
+    A single-source breadth-first search done by the path kernel
+    :func:`malta_sim.kernels.paths.distance_field` (all-ocean hexsides are
+    the sides a route may not cross).
 
     Parameters
     ----------
     start : int
-        Dense hex index where the route begins (an HQ or a unit).
+        Dense hex index where the route begins (an HQ or a unit); it need not
+        be passable itself.
     passable : bool[n_hexes]
         Hexes a route may enter.
     nbr : int32[n_hexes, 6]
@@ -37,29 +41,13 @@ def route_distance(start, passable, nbr, ocean_side, max_len):
 
     Returns
     -------
-    int16[n_hexes]
+    int32[n_hexes]
         Route length to each hex (``start`` 0), -1 where no route of at most
         ``max_len`` hexes exists.
     """
-    n = nbr.shape[0]
-    dist = np.full(n, -1, np.int16)
-    q = np.empty(n, np.int32)
-    dist[start] = 0
-    q[0] = start
-    head, tail = 0, 1
-    while head < tail:
-        g = q[head]
-        head += 1
-        if dist[g] >= max_len:
-            continue
-        for d in range(6):
-            h = nbr[g, d]
-            if h < 0 or dist[h] >= 0 or not passable[h] or ocean_side[g, d]:
-                continue
-            dist[h] = dist[g] + 1
-            q[tail] = h
-            tail += 1
-    return dist
+    src = np.zeros(nbr.shape[0], np.bool_)
+    src[start] = True
+    return paths.distance_field(nbr, src, passable, ~ocean_side, int(max_len))
 
 
 def passable_for(game, side: int) -> np.ndarray:
