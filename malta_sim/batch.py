@@ -195,7 +195,11 @@ def _packaged_data_dir(game: str) -> Path:
 
 
 def data_hash(directory: str | os.PathLike | None, game: str | None = None) -> str:
-    """SHA-256 of a game-data directory (file names and contents, sorted).
+    """The data hash of a game-data directory, as every part of malta_sim reports it.
+
+    The one definition is :func:`malta_sim.loaders.common.hash_dir` (sha256 over the
+    relative names and bytes of every CSV/TOML file, first 16 hex digits): the value
+    ``malta-sim data info`` prints and ``load_iod(...).data_hash`` holds.
 
     Parameters
     ----------
@@ -208,21 +212,15 @@ def data_hash(directory: str | os.PathLike | None, game: str | None = None) -> s
     Returns
     -------
     str
-        ``"sha256:<hex>"``; ``"sha256:none"`` when the directory does not exist
-        (an engine without packaged data yet).
+        16 hex digits; ``"none"`` when the directory does not exist (an engine
+        without packaged data yet).
     """
+    from .loaders.common import hash_dir
+
     root = Path(directory) if directory is not None else _packaged_data_dir(game or "")
     if not root.is_dir():
-        return "sha256:none"
-    h = hashlib.sha256()
-    for p in sorted(root.rglob("*")):
-        rel = p.relative_to(root)
-        if not p.is_file() or any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
-            continue
-        h.update(rel.as_posix().encode("utf-8") + b"\0")
-        h.update(p.read_bytes())
-        h.update(b"\0")
-    return "sha256:" + h.hexdigest()
+        return "none"
+    return hash_dir(root)
 
 
 def _validate(scenario, seed, axis_policy, allied_policy, options, data_dir, policy_params) -> _Inputs:
@@ -294,7 +292,30 @@ def check_output_path(path: str | os.PathLike, what: str = "--out") -> Path:
         raise OptionError(f"{what} {str(path)!r}: directory {str(parent)!r} is not writable")
     if p.exists() and not os.access(p, os.W_OK):
         raise OptionError(f"{what} {str(path)!r} exists and is not writable")
+    probe_writable(parent, what, path)
     return p
+
+
+def probe_writable(folder: str | os.PathLike, what: str, path: str | os.PathLike | None = None) -> None:
+    """Create and remove a scratch file in ``folder`` to prove it takes writes.
+
+    Permission bits alone can mislead (root, read-only mounts, ``/proc``), and
+    finding out after the games were played would lose them.
+
+    Raises
+    ------
+    OptionError
+        Naming ``what`` (the option) when the folder does not accept a file.
+    """
+    import tempfile
+
+    shown = str(path if path is not None else folder)
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".malta-sim-probe-", delete=True) as fh:
+            fh.write(b"x")
+            fh.flush()
+    except OSError as exc:
+        raise OptionError(f"{what} {shown!r}: cannot write in {str(folder)!r} ({exc.strerror or exc})") from None
 
 
 def _json_attrs(attrs: dict) -> str:

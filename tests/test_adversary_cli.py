@@ -26,21 +26,17 @@ def _one_line_exit_2(r):
     assert r.output.strip().startswith("error:")
 
 
-@pytest.mark.xfail(strict=True, reason="map --out in an unwritable place: OSError traceback, exit 1 "
-                                       "(the main group only catches MaltaSimError)")
 def test_map_unwritable_out_is_one_line(tmp_path):
     r = CliRunner().invoke(main, ["map", "--out", str(_not_a_dir(tmp_path)) + ".png"])
     _one_line_exit_2(r)
 
 
-@pytest.mark.xfail(strict=True, reason="odds drop --out in an unwritable place: OSError traceback, exit 1")
 def test_odds_drop_unwritable_out_is_one_line(tmp_path):
     r = CliRunner().invoke(main, ["odds", "drop", "--hex", "1210", "--out",
                                   str(_not_a_dir(tmp_path)) + ".png"])
     _one_line_exit_2(r)
 
 
-@pytest.mark.xfail(strict=True, reason="report --out in an unwritable place: mkdir OSError traceback, exit 1")
 def test_report_unwritable_out_is_one_line(tmp_path):
     df = pd.DataFrame({"game": range(4), "winner": ["axis", "allied"] * 2,
                        "end_reason": ["surrender", "time limit"] * 2, "end_turn": [10, 27] * 2,
@@ -51,7 +47,6 @@ def test_report_unwritable_out_is_one_line(tmp_path):
     _one_line_exit_2(r)
 
 
-@pytest.mark.xfail(strict=True, reason="replay --out in an unwritable place: mkdir OSError traceback, exit 1")
 def test_replay_unwritable_out_is_one_line(tmp_path):
     r = CliRunner().invoke(main, ["replay", "--scenario", "intro", "--seed", "1", "--game", "0",
                                   "--no-maps", "--out", str(_not_a_dir(tmp_path))])
@@ -118,16 +113,12 @@ def test_report_md_mentions_reconstructed_data(tmp_path):
     assert "reconstructed" in (tmp_path / "r" / "report.md").read_text().lower()
 
 
-@pytest.mark.xfail(strict=True, reason="two different 'data hash' values: `malta-sim data info` / "
-                                       "load_iod give 16 hex digits, batch attrs data_hash is another "
-                                       "sha256 of the same files; docs/data.md says batch results carry "
-                                       "the loader's hash")
 def test_batch_data_hash_matches_data_info():
     from malta_sim.batch import data_hash
     from malta_sim.loaders import load_iod
 
     loader_hash = load_iod(None).data_hash
-    assert loader_hash in data_hash(None, "island_of_death")
+    assert loader_hash == data_hash(None, "island_of_death")
 
 
 @pytest.mark.xfail(strict=True, reason="report.md headline reads 'the scenario no clear winner, but too "

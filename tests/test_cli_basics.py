@@ -31,3 +31,18 @@ def test_errors_survive_pickling():
     assert (e.file, e.line, e.field, str(e)) == ("units.csv", 4, "hex", "units.csv:4: field 'hex': unknown hex 9999")
     es = pickle.loads(pickle.dumps(DataErrors([e])))
     assert str(es) == str(e)
+
+
+def test_unwritable_out_refused_before_any_game(tmp_path):
+    """An output folder that refuses files is caught before games are played (one line, exit 2)."""
+    from malta_sim.batch import check_output_path
+    from malta_sim.errors import OptionError
+    import pytest
+
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    with pytest.raises(OptionError, match="--out"):
+        check_output_path(blocker / "sub" / "r.parquet")
+    r = CliRunner().invoke(main, ["run", "--scenario", "intro", "--games", "1", "--seed", "1",
+                                  "--out", "/proc/malta-sim-test.parquet"])
+    assert r.exit_code == 2 and r.output.startswith("error:") and "Traceback" not in r.output

@@ -26,6 +26,10 @@ class _Main(click.Group):
             for line in str(exc).splitlines() or [type(exc).__name__]:
                 click.echo(f"error: {line}", err=True)
             sys.exit(2)
+        except OSError as exc:  # a file the user named cannot be read or written
+            name = f" {exc.filename!r}" if getattr(exc, "filename", None) else ""
+            click.echo(f"error: cannot use{name}: {exc.strerror or exc}", err=True)
+            sys.exit(2)
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
