@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...kernels import bombard as kbomb
+from ...kernels import crt as kcrt
 from . import static as st
 from .artillery import defensive_expend, expend
 from .game import illegal
@@ -237,27 +239,20 @@ def _validate_plan(game, side, plan, opts) -> None:
 
 # ------------------------------------------------------------------ strengths (9.91)
 def attack_strength(game, u: int) -> int:
-    """Modified attack strength (9.91, 8.31, 8.4, 11.3, 11.4)."""
+    """Modified attack strength of unit ``u`` (9.91, 8.31, 8.4, 11.3, 11.4),
+    computed by :func:`malta_sim.kernels.crt.unit_attack`."""
     s, t = game.state, game.static
-    a = int(t.attack[u, s.level[u]])
-    if a <= 0:
-        return 0
-    if s.morale_state[u] == DEMORALIZED:
-        a = _ceil_half(a)
-    elif s.morale_state[u] == DISORGANIZED:
-        a = max(1, a - 1)
-    if s.out_of_supply[u]:
-        a = max(1, a - 1)
-    return a
+    m = int(s.morale_state[u])
+    return int(kcrt.unit_attack(int(t.attack[u, s.level[u]]), bool(s.out_of_supply[u]),
+                                m == DISORGANIZED, m == DEMORALIZED))
 
 
 def defense_strength(game, u: int) -> int:
-    """Modified defense strength (9.91: halved when demoralized, 11.4)."""
+    """Modified defense strength of unit ``u`` (9.91: halved when demoralized,
+    11.4), computed by :func:`malta_sim.kernels.crt.unit_defense`."""
     s, t = game.state, game.static
-    d = int(t.defense[u, s.level[u]])
-    if s.morale_state[u] == DEMORALIZED:
-        d = _ceil_half(d)
-    return d
+    return int(kcrt.unit_defense(int(t.defense[u, s.level[u]]),
+                                 int(s.morale_state[u]) == DEMORALIZED))
 
 
 def support_value(game, u: int, offensive: bool, target: int, combat_units, hurricane=False) -> int:
@@ -888,17 +883,13 @@ def resolve_bombardment(game, side: int, target: int, units, hurricane=(),
     for k, c in enumerate(ch.bomb_columns):
         if c <= strength:
             col = k
-    shift = 0
-    if any(t.utype[u] == st.ARTILLERY for u in defenders_in(game, target, enemy)):
-        shift += 1
-    if t.fort[target] and not s.fort_destroyed[target]:
-        shift -= 1
-    friends = [int(u) for u in game.on_map(side) if game.is_ground(int(u))]
-    if not any(t.grid.distance_table[target, s.hex[u]] == 1 for u in friends):
-        shift -= 1
     dfs = defenders_in(game, target, enemy)
-    if dfs and all(t.utype[u] == st.TANK for u in dfs):
-        shift -= 1
+    friends = [int(u) for u in game.on_map(side) if game.is_ground(int(u))]
+    shift = int(kbomb.bombard_shift(
+        any(t.utype[u] == st.ARTILLERY for u in dfs),
+        bool(t.fort[target] and not s.fort_destroyed[target]),
+        not any(t.grid.distance_table[target, s.hex[u]] == 1 for u in friends),
+        bool(dfs) and all(t.utype[u] == st.TANK for u in dfs)))
     col = int(min(max(col + shift, 0), len(ch.bomb_columns) - 1))
     roll = fixed_roll if fixed_roll is not None else game.dice2("bombardment")
     code = int(ch.bomb[row, col, roll])
