@@ -12,6 +12,7 @@ import math
 import numba as nb
 import numpy as np
 
+from ...kernels import paths
 from . import static as st
 from .game import illegal
 from .state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED, NORMAL)
@@ -63,28 +64,26 @@ def exerting_hexes(game, side: int) -> tuple[np.ndarray, np.ndarray]:
     return exert, foot
 
 
-@nb.njit(cache=True)
-def _project_zoc(exert, foot, nbr, land, ocean_side, rise, road):
-    n = exert.shape[0]
-    out = np.zeros(n, np.bool_)
-    for h in range(n):
-        if not exert[h]:
-            continue
-        for d in range(6):
-            o = nbr[h, d]
-            if o < 0 or not land[o] or ocean_side[h, d]:
-                continue
-            if rise[h, d] and not road[h, d] and not foot[h]:
-                continue
-            out[o] = True
+def zoc_across(t) -> np.ndarray:
+    """bool[n_hexes, 6, 2]: whether a [foot, mot/mech] ZOC reaches across each
+    hexside (rule 5.0): never off the map, into an ocean hex or across an
+    all-ocean side; a motorized/mechanized ZOC not across a creek with rise
+    unless a road crosses it.  Built once per :class:`StaticData`."""
+    out = getattr(t, "_zoc_across", None)
+    if out is None:
+        nbr = t.neighbours
+        ok = (nbr >= 0) & t.land[np.maximum(nbr, 0)] & ~t.ocean_side
+        out = np.stack([ok, ok & ~(t.rise & ~t.road)], axis=2)
+        t._zoc_across = out
     return out
 
 
 def zoc_map(game, side: int) -> np.ndarray:
-    """bool[n_hexes]: hexes in the ZOC exerted by ``side`` (rule 5.0-5.1)."""
+    """bool[n_hexes]: hexes in the ZOC exerted by ``side`` (rule 5.0-5.1),
+    projected by :func:`malta_sim.kernels.paths.zoc_map`."""
     t = game.static
     exert, foot = exerting_hexes(game, side)
-    return _project_zoc(exert, foot, t.neighbours, t.land, t.ocean_side, t.rise, t.road)
+    return paths.zoc_map(t.neighbours, exert, (~foot).astype(np.int8), zoc_across(t))
 
 
 def occupancy(game, side: int) -> tuple[np.ndarray, np.ndarray]:
