@@ -184,6 +184,13 @@ def _check_policy_params(params: Any) -> dict | None:
         return None
     if not isinstance(params, dict):
         raise OptionError(f"policy_params must be a dict (e.g. {{'axis': {{'min_odds': 3}}}}), got {type(params).__name__}")
+    bad = sorted(str(k) for k in params if k not in ("axis", "allied"))
+    if bad:
+        raise OptionError(f"--policy-params: unknown side {bad[0]!r}; valid sides: axis, allied "
+                          f"(e.g. {{'axis': {{'min_odds': 3}}}})")
+    for side, kv in params.items():
+        if not isinstance(kv, dict):
+            raise OptionError(f"--policy-params: the {side} entry must be an object of name: value, got {kv!r}")
     try:
         return json.loads(json.dumps(params, sort_keys=True))
     except (TypeError, ValueError) as exc:
@@ -232,6 +239,12 @@ def _validate(scenario, seed, axis_policy, allied_policy, options, data_dir, pol
     allied = _check_policy("allied", allied_policy, tuple(spec.allied_policies))
     opts = _check_options(options, tuple(spec.options), spec.name)
     params = _check_policy_params(policy_params)
+    if params and spec.play.startswith("malta_sim.games.island_of_death."):
+        # build the bots once so a parameter they do not read fails before any game runs
+        from .policies import make_policy
+
+        make_policy(axis, 0, params.get("axis"))
+        make_policy(allied, 1, params.get("allied"))
     if data_dir is not None:
         d = Path(data_dir)
         if not d.is_dir():

@@ -149,9 +149,6 @@ def test_iod_provenance_lists_reconstructed_data():
     assert "hexes" in listed or "map" in listed
 
 
-@pytest.mark.xfail(strict=True, reason="--policy-params with a misspelt side key ('axiss') is silently "
-                                       "ignored (games/island_of_death/engine.py new_game reads only "
-                                       "pp.get('axis') / pp.get('allied'))")
 def test_policy_params_unknown_side_is_an_error(tmp_path):
     r = CliRunner().invoke(main, ["run", "--scenario", "intro", "--games", "1", "--seed", "1", "-q",
                                   "--policy-params", '{"axiss": {"min_odds": 3}}',
@@ -159,8 +156,6 @@ def test_policy_params_unknown_side_is_an_error(tmp_path):
     _one_line_exit_2(r)
 
 
-@pytest.mark.xfail(strict=True, reason="the random bot accepts any --policy-params (even unknown names) "
-                                       "and ignores them; the row still records them")
 def test_policy_params_for_random_bot_are_checked(tmp_path):
     r = CliRunner().invoke(main, ["run", "--scenario", "intro", "--games", "1", "--seed", "1", "-q",
                                   "--axis-policy", "random",

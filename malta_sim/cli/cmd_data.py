@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..errors import DataErrors
+from ..errors import DataErrors, OptionError
 
 
 @click.group("data")
@@ -25,6 +25,9 @@ def check(data_dir, data_dir_opt):
     from ..loaders import check_iod
     from ..loaders.common import hash_dir, resolve_data_dir
 
+    if data_dir is not None and data_dir_opt is not None:
+        raise OptionError("data check: give the data directory once, either as DATA_DIR or as --data-dir, "
+                          "not both")
     folder = data_dir or data_dir_opt
     problems = check_iod(folder)
     if problems:

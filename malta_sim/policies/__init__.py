@@ -48,4 +48,43 @@ def make_policy(name: str, side: int, params: dict | None = None):
     if name not in _REGISTRY:
         raise OptionError(f"unknown policy {name!r}; choose one of: {', '.join(policy_names())}")
     mod, cls = _REGISTRY[name].split(":")
-    return getattr(importlib.import_module(mod), cls)(side, params or {})
+    factory = getattr(importlib.import_module(mod), cls)
+    check_params(name, side, params, getattr(factory, "param_names", None))
+    return factory(side, params or {})
+
+
+def check_params(name: str, side: int, params, declared) -> None:
+    """Refuse ``params`` names a policy does not read (nothing is silently ignored).
+
+    Parameters
+    ----------
+    name : str
+        Policy name, for the message.
+    side : int
+        0 Axis, 1 Allied.
+    params : dict or None
+        ``{parameter: value}`` for this side's bot.
+    declared : tuple of str or None
+        The names the policy reads; None when the policy validates its own
+        parameters (the preset bots do, :mod:`.params`).
+
+    Raises
+    ------
+    OptionError
+        ``params`` is not a dict, or holds a name outside ``declared`` (the
+        message lists the valid names, or says the policy takes none).
+    """
+    who = ("axis", "allied")[side]
+    if params is None:
+        return
+    if not isinstance(params, dict):
+        raise OptionError(f"--policy-params: the {who} entry must be an object of name: value, got {params!r}")
+    if declared is None:
+        return
+    bad = sorted(k for k in params if k not in declared)
+    if bad:
+        valid = f"valid: {', '.join(declared)}" if declared else "it takes no parameters"
+        raise OptionError(f"--policy-params: unknown parameter {bad[0]!r} for the {who} policy {name!r}; {valid}")
+    for k, v in params.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise OptionError(f"--policy-params: {who}.{k} must be a number, got {v!r}")

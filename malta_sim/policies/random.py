@@ -23,6 +23,9 @@ class RandomPolicy(RandomInvasionDecisions, Policy):
     """
 
     name = "random"
+    #: Names this bot reads from ``params`` (probabilities, 0..1); any other name
+    #: is refused by :func:`malta_sim.policies.make_policy`.
+    param_names = ("p_move", "p_attack")
 
     def _p(self, key, default):
         return float(self.params.get(key, default))

@@ -67,6 +67,7 @@ def expected_edge(game, side: int, target: int, attackers, support=()) -> float:
 class _LandBot(RandomPolicy):
     name = "landbot"
     default_edge = 1.0
+    param_names = ("min_edge", "p_move", "p_attack")
     moves = True
 
     def _edge(self):

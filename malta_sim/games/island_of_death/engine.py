@@ -85,6 +85,9 @@ def new_game(scenario: str, seed: int, game_index: int, *, axis_policy="random",
     load_invasion_modules()
     static = _static_cached(None if data_dir is None else str(data_dir))
     pp = policy_params or {}
+    bad = sorted(str(k) for k in pp if k not in ("axis", "allied"))
+    if bad:
+        raise OptionError(f"--policy-params: unknown side {bad[0]!r}; valid sides: axis, allied")
     policies = (make_policy(axis_policy, 0, pp.get("axis")),
                 make_policy(allied_policy, 1, pp.get("allied")))
     return setup_scenario(static, scenario, seed, game_index, policies, options=tuple(options),

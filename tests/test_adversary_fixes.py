@@ -1,0 +1,66 @@
+"""Regression tests for inputs that used to be silently ignored or understated
+(policy parameters, data check arguments, data hash, provenance, map set-up,
+odds options, event causes)."""
+
+import pytest
+from click.testing import CliRunner
+
+from malta_sim.cli import main
+from malta_sim.errors import OptionError
+
+
+def _one_line_exit_2(r, *words):
+    assert r.exit_code == 2, (r.exit_code, r.output, r.exception)
+    assert "Traceback" not in r.output
+    out = r.output.strip()
+    assert out.startswith("error:") and len(out.splitlines()) == 1, out
+    for w in words:
+        assert w in out, (w, out)
+
+
+def test_policy_params_unknown_side_names_the_valid_sides(tmp_path):
+    r = CliRunner().invoke(main, ["run", "--scenario", "intro", "--games", "1", "--seed", "1", "-q",
+                                  "--policy-params", '{"axiss": {"min_odds": 3}}',
+                                  "--out", str(tmp_path / "x.csv")])
+    _one_line_exit_2(r, "axiss", "axis, allied")
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_policy_params_random_bot_lists_its_parameters(tmp_path):
+    r = CliRunner().invoke(main, ["run", "--scenario", "intro", "--games", "1", "--seed", "1", "-q",
+                                  "--axis-policy", "random",
+                                  "--policy-params", '{"axis": {"anything": 3}}',
+                                  "--out", str(tmp_path / "x.csv")])
+    _one_line_exit_2(r, "anything", "p_move", "p_attack")
+
+
+def test_policy_params_random_bot_declared_parameter_is_accepted():
+    from malta_sim.batch import run_games
+
+    df = run_games("intro", 1, 3, axis_policy="random", policy_params={"axis": {"p_move": 0.5}})
+    assert len(df) == 1
+
+
+def test_make_policy_refuses_undeclared_names_and_says_when_there_are_none():
+    from malta_sim.policies import check_params, make_policy
+
+    with pytest.raises(OptionError, match="valid: p_move, p_attack"):
+        make_policy("random", 1, {"min_odds": 2})
+    with pytest.raises(OptionError, match="takes no parameters"):
+        check_params("dummy", 0, {"x": 1}, ())
+    with pytest.raises(OptionError, match="must be a number"):
+        make_policy("random", 0, {"p_move": "high"})
+
+
+def test_play_games_refuses_an_unknown_side_key():
+    from malta_sim.games.island_of_death.engine import play_games
+
+    with pytest.raises(OptionError, match="unknown side 'axiss'"):
+        play_games("intro", 1, [0], policy_params={"axiss": {}})
+
+
+def test_data_check_refuses_argument_and_option_together(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    r = CliRunner().invoke(main, ["data", "check", str(a), "--data-dir", str(b)])
+    _one_line_exit_2(r, "DATA_DIR", "--data-dir")
