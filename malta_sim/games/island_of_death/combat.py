@@ -259,7 +259,14 @@ def support_value(game, u: int, offensive: bool, target: int, combat_units, hurr
     """One artillery unit's or warship's support (9.91, 8.32, 11.3, 12.22,
     10.22, 12.52): out of supply -1 (min 1), disorganized -1 (min 2), fire
     hurricane x2, other formation x1/2, night x1/2, offensive into a city or
-    town x1/2 (fractions up)."""
+    town x1/2 (fractions up).
+
+    Not yet :func:`malta_sim.kernels.crt.support_strength`: the two differ in
+    order and reach -- here supply and disorganization come off before a fire
+    hurricane doubles (the kernel doubles first), disorganization also lowers
+    defensive support and lifts a value of 1 to 2 (11.3 names only offensive
+    support, "never below 2"; the kernel leaves values under 2 alone).  Which
+    reading is right is a rules call; swapping changes results."""
     s, t = game.state, game.static
     v = int(t.off_support[u] if offensive else t.def_support[u])
     if t.utype[u] == st.ARTILLERY:
@@ -845,6 +852,13 @@ def resolve_bombardment(game, side: int, target: int, units, hurricane=(),
     -------
     dict
         strength, stack, column, roll, result code.
+
+    Notes
+    -----
+    The column shift comes from :func:`malta_sim.kernels.bombard.bombard_shift`.
+    The row/column lookup stays here: with no stacking units in the target
+    (stack 0) this fires on the first row, while
+    :func:`malta_sim.kernels.bombard.bombard_column` calls it ineffective.
     """
     s, t = game.state, game.static
     ch = t.charts

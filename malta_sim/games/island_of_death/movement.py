@@ -114,6 +114,13 @@ def reach_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek,
                  zoc_enter, zoc_exit):
     """Least cost (half-MP units) to each hex for one unit (rules 5.2, 6.1-6.3, 6.11, 6.53).
 
+    Kept beside :func:`malta_sim.kernels.paths.movement_reach`: this search
+    also stops at ``stop`` hexes, prices leaders at the cheapest class (14.3),
+    works in integer half MPs and builds hexside costs from the static road,
+    creek and rise flags, where the kernel takes one float cost per hexside
+    (``MapData.edge_cost``).  Swapping needs the kernel to grow those inputs;
+    the test-mode invariants compare ZOC and supply with the kernels, not this.
+
     Parameters
     ----------
     start : int
