@@ -180,8 +180,15 @@ def format_summary(df: pd.DataFrame) -> str:
         shown = ", ".join(f"{f['game']}" for f in failed[:10]) + (" ..." if len(failed) > 10 else "")
         lines.append(f"  {len(failed)} game(s) failed in the engine and are left out: {shown} "
                      f"(first error: {failed[0]['error']})")
-    rc = list(a.get("reconstructed_components") or [])
-    rc += [k for k, v in a.items() if v == "reconstructed" and k not in rc]
+    rc = a.get("reconstructed_components") or []
+    if isinstance(rc, str):                       # ";"-joined by some engines
+        rc = [c for c in rc.split(";") if c]
+    rc = list(rc)
+    if not rc:                                    # engines that only flag e.g. charts="reconstructed"
+        rc = [k for k, v in a.items() if v == "reconstructed"]
     if rc:
-        lines.append(f"  note: reconstructed (not printed) data used: {', '.join(map(str, rc))}")
+        lines.append("  reconstructed (not printed) data used by these results: "
+                     + ", ".join(map(str, rc)))
+        if a.get("engine") == "island_of_death":
+            lines.append("    (rows per file: malta-sim data info; printed values can be given with --data-dir)")
     return "\n".join(lines)

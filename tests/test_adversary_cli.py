@@ -133,11 +133,6 @@ def test_report_headline_is_a_sentence(tmp_path):
     assert "the scenario no clear winner" not in (tmp_path / "r" / "report.md").read_text()
 
 
-@pytest.mark.xfail(strict=True, reason="Island of Death provenance is hard-coded {'charts': "
-                                       "'reconstructed'} (games/island_of_death/engine.py play_games): "
-                                       "reconstructed_components stays empty although the loader counts "
-                                       "reconstructed rows in the map, counters and scenarios, and printed "
-                                       "charts dropped in with --data-dir would still be called reconstructed")
 def test_iod_provenance_lists_reconstructed_data():
     from malta_sim.batch import run_games
     from malta_sim.loaders import load_iod

@@ -64,3 +64,45 @@ def test_data_check_refuses_argument_and_option_together(tmp_path):
     a.mkdir(), b.mkdir()
     r = CliRunner().invoke(main, ["data", "check", str(a), "--data-dir", str(b)])
     _one_line_exit_2(r, "DATA_DIR", "--data-dir")
+
+
+def _printed_copy(tmp_path, files):
+    """A copy of the packaged data whose ``files`` cite a rule in every row."""
+    import csv
+    import shutil
+    from importlib.resources import files as res
+
+    data = tmp_path / "iod"
+    shutil.copytree(str(res("malta_sim") / "data" / "island_of_death"), data)
+    for name in files:
+        p = data / name
+        with p.open(newline="") as fh:
+            rows = list(csv.DictReader(fh))
+            cols = list(rows[0])
+        with p.open("w", newline="") as fh:
+            w = csv.DictWriter(fh, cols)
+            w.writeheader()
+            for r in rows:
+                r["source"] = "rule 9.3"
+                w.writerow(r)
+    return data
+
+
+def test_provenance_follows_the_data_actually_loaded(tmp_path):
+    """Printed charts given with --data-dir are not called reconstructed; the
+    packaged data lists its reconstructed components (map, CRT, units ...)."""
+    from malta_sim.batch import run_games
+    from malta_sim.summary import format_summary
+
+    packaged = run_games("intro", 1, 0).attrs
+    assert {"map", "CRT", "units", "scenario intro"} <= set(packaged["reconstructed_components"])
+    assert "scenario hercules" not in packaged["reconstructed_components"]
+    assert packaged["charts"] == "reconstructed"
+    assert packaged["reconstructed_rows"]["crt.csv"] > 0
+
+    data = _printed_copy(tmp_path, ["crt.csv", "crt_lines.csv", "scatter.csv"])
+    df = run_games("intro", 1, 0, data_dir=data)
+    comps = df.attrs["reconstructed_components"]
+    assert "CRT" not in comps and "scatter" not in comps and "map" in comps
+    text = format_summary(df)
+    assert "reconstructed (not printed) data used by these results: map, TEC, bombardment" in text

@@ -28,7 +28,7 @@ from pathlib import Path
 from ..errors import DataError, DataErrors
 from .common import Collector, hash_dir, resolve_data_dir
 
-__all__ = ["IodData", "load_iod", "check_iod"]
+__all__ = ["IodData", "load_iod", "check_iod", "reconstructed_components", "COMPONENTS"]
 
 
 @dataclass
@@ -64,6 +64,28 @@ class IodData:
     data_hash: str = ""
     reconstructed: dict = field(default_factory=dict)
 
+    def reconstructed_components(self, scenario: str | None = None) -> list[str]:
+        """The data components that hold reconstructed (not printed) rows.
+
+        Read from :attr:`reconstructed` (rows whose ``source`` says
+        ``reconstructed``), so a folder given with ``--data-dir`` whose rows
+        all cite rules (``source = rule N.NN``) lists nothing for those files.
+
+        Parameters
+        ----------
+        scenario : str, optional
+            Only this scenario's file counts among ``scenarios/``; default all.
+
+        Returns
+        -------
+        list of str
+            Component names in a fixed order (:data:`COMPONENTS`): ``map``,
+            ``TEC``, ``CRT``, ``bombardment``, ``drop``, ``scatter``,
+            ``tables/<name>``, ``units``, ``scenario <name>``; a file this list
+            does not know is named by its path.
+        """
+        return reconstructed_components(self.reconstructed, scenario)
+
     def scenario(self, name: str):
         """The scenario ``name``.
 
@@ -77,6 +99,52 @@ class IodData:
         if name not in self.scenarios:
             raise OptionError(f"unknown scenario {name!r}; the data has: {', '.join(sorted(self.scenarios))}")
         return self.scenarios[name]
+
+
+#: Data file -> the component it belongs to (provenance names, rule areas):
+#: the map (rules 4, 12.5), the Terrain Effects Chart (rule 6/9.7), the charts
+#: of combat (9.3), bombardment (10), airborne drop (14) and scatter (14.4),
+#: the counters (units, leaders, artillery, warships, coastal guns, breakdown).
+COMPONENTS: dict[str, str] = {
+    "hexes.csv": "map", "hexsides.csv": "map", "beach_zones.csv": "map", "beach_boxes.csv": "map",
+    "places.csv": "map", "terrain.csv": "map",
+    "terrain_effects.csv": "TEC",
+    "crt.csv": "CRT", "crt_lines.csv": "CRT",
+    "bombardment.csv": "bombardment", "bombardment_lines.csv": "bombardment",
+    "drop_table.csv": "drop",
+    "scatter.csv": "scatter",
+    "units.csv": "units", "unit_steps.csv": "units", "leaders.csv": "units", "artillery.csv": "units",
+    "warships.csv": "units", "coastal_guns.csv": "units", "breakdown.csv": "units",
+}
+_ORDER = ("map", "TEC", "CRT", "bombardment", "drop", "scatter", "tables", "units", "scenario")
+
+
+def reconstructed_components(reconstructed: dict[str, int], scenario: str | None = None) -> list[str]:
+    """Components with reconstructed rows, from ``{file: reconstructed rows}``.
+
+    See :meth:`IodData.reconstructed_components`.  ``tables/<name>.csv`` gives
+    ``tables/<name>``, ``scenarios/<name>.toml`` gives ``scenario <name>``.
+    """
+    found: dict[str, None] = {}
+    for f, n in reconstructed.items():
+        if not n:
+            continue
+        rel = Path(f).as_posix()
+        if rel.startswith("scenarios/"):
+            stem = Path(rel).stem
+            if scenario is not None and stem != scenario:
+                continue
+            found[f"scenario {stem}"] = None
+        elif rel.startswith("tables/"):
+            found[f"tables/{Path(rel).stem}"] = None
+        else:
+            found[COMPONENTS.get(rel, rel)] = None
+
+    def key(c):
+        head = c.split("/")[0].split(" ")[0]
+        return (_ORDER.index(head) if head in _ORDER else len(_ORDER), c)
+
+    return sorted(found, key=key)
 
 
 def _optional(module: str, fn: str):

@@ -63,6 +63,21 @@ def _static_cached(data_dir: str | None):
     return load_static(data_dir)
 
 
+def _provenance(scenario: str, data_dir) -> dict:
+    """What the run rests on: the components of the loaded data folder whose
+    rows are reconstructed rather than printed (``source`` column), per the
+    DATA loader's counts, and whether the charts (TEC, CRT, bombardment,
+    drop, scatter) are reconstructed or printed."""
+    from .setup import load_data
+    d = load_data(None if data_dir is None else str(data_dir))
+    comps = d.reconstructed_components(scenario)
+    charts = {"TEC", "CRT", "bombardment", "drop", "scatter"}
+    return {"engine": "island_of_death",
+            "charts": "reconstructed" if charts & set(comps) else "printed",
+            "reconstructed_components": comps,
+            "reconstructed_rows": {f: int(n) for f, n in d.reconstructed.items() if n}}
+
+
 def new_game(scenario: str, seed: int, game_index: int, *, axis_policy="random",
              allied_policy="random", options=(), data_dir=None, event_log=False,
              check=False, policy_params=None) -> Game:
@@ -174,6 +189,6 @@ def play_games(scenario: str, seed: int, games, *, axis_policy: str = "random",
         games=frame,
         per_turn=pd.DataFrame(turns) if per_turn else None,
         events=pd.DataFrame(events) if event_log else None,
-        provenance={"engine": "island_of_death", "charts": "reconstructed"},
+        provenance=_provenance(scenario, data_dir),
     )
     return res
