@@ -175,9 +175,6 @@ def test_report_rejects_per_turn_of_another_run(tmp_path):
         write_report(games, tmp_path / "r", per_turn=pt)
 
 
-@pytest.mark.xfail(strict=True, reason="map --scenario draws a set-up that `data check` and `run` reject "
-                                       "(ground units on an ocean hex): the map command skips the "
-                                       "scenario validation")
 def test_map_rejects_invalid_setup(tmp_path):
     import shutil
     from importlib.resources import files

@@ -106,3 +106,23 @@ def test_provenance_follows_the_data_actually_loaded(tmp_path):
     assert "CRT" not in comps and "scatter" not in comps and "map" in comps
     text = format_summary(df)
     assert "reconstructed (not printed) data used by these results: map, TEC, bombardment" in text
+
+
+def test_map_scenario_gives_the_message_of_run_for_invalid_setup(tmp_path):
+    """map --scenario refuses a set-up run refuses, with the same line."""
+    import shutil
+    from importlib.resources import files as res
+
+    data = tmp_path / "iod"
+    shutil.copytree(str(res("malta_sim") / "data" / "island_of_death"), data)
+    toml = data / "scenarios" / "intro.toml"
+    toml.write_text(toml.read_text().replace('hex = "1309"', 'hex = "0101"', 1))
+    run = CliRunner().invoke(main, ["run", "--scenario", "intro", "--games", "1", "--seed", "1", "-q", "--data-dir", str(data),
+                                    "--out", str(tmp_path / "x.csv")])
+    mp = CliRunner().invoke(main, ["map", "--scenario", "intro", "--data-dir", str(data),
+                                   "--out", str(tmp_path / "m.png")])
+    _one_line_exit_2(mp, "ocean")
+    assert run.exit_code == 2 and mp.output.strip() in run.output   # run adds the scenario, seed, games
+    assert not (tmp_path / "m.png").exists()
+    ok = CliRunner().invoke(main, ["map", "--data-dir", str(data), "--out", str(tmp_path / "m2.png")])
+    assert ok.exit_code == 0, ok.output                # the map alone is still drawable

@@ -40,6 +40,12 @@ def command(scenario, out, data_dir, full, no_ids):
     from ..loaders.iod_map import load_map
     from ..plots_map import draw_map
 
+    if scenario is not None:
+        # the set-up must pass the same validation as `data check` and `run`
+        # (e.g. ground units on an ocean hex): the first problem, one line, exit 2
+        from ..loaders import load_iod
+
+        load_iod(data_dir).scenario(scenario)
     m = load_map(data_dir)
     draw_map(m, scenario=scenario, data_dir=data_dir, show_ids=not no_ids, full=full, out=out_path)
     click.echo(f"wrote {out_path}")
