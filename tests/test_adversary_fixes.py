@@ -126,3 +126,27 @@ def test_map_scenario_gives_the_message_of_run_for_invalid_setup(tmp_path):
     assert not (tmp_path / "m.png").exists()
     ok = CliRunner().invoke(main, ["map", "--data-dir", str(data), "--out", str(tmp_path / "m2.png")])
     assert ok.exit_code == 0, ok.output                # the map alone is still drawable
+
+
+def test_every_dotted_name_in_the_docs_resolves():
+    """docs/*.md name ``malta_sim.x.y`` objects that exist (e.g.
+    malta_sim.exact.combat.combat_distribution, not malta_sim.exact.combat_distribution)."""
+    import importlib
+    import re
+    from pathlib import Path
+
+    bad = []
+    for f in sorted((Path(__file__).resolve().parents[1] / "docs").glob("*.md")):
+        for name in sorted(set(re.findall(r"`(malta_sim(?:\.[A-Za-z_]\w*)+)", f.read_text()))):
+            parts = name.split(".")
+            obj = importlib.import_module(parts[0])
+            for i, a in enumerate(parts[1:], 1):
+                if hasattr(obj, a):
+                    obj = getattr(obj, a)
+                    continue
+                try:
+                    obj = importlib.import_module(".".join(parts[:i + 1]))
+                except ImportError:
+                    bad.append(f"{f.name}: {name}")
+                    break
+    assert not bad, bad
