@@ -48,6 +48,12 @@ def test_rule_9_91_strength_modifiers():
     assert K.support_strength(5, False, False, True, False, False, False, False, False) == 0
     assert K.support_strength(5, False, False, False, False, False, False, True, False) == 10
     assert K.support_strength(2, False, True, False, False, False, False, False, False) == 2  # never below 2
+    # a penalty never lifts a value already under its floor (9.91 "never below 2")
+    assert K.support_strength(1, False, True, False, False, False, False, False, False) == 1
+    # fire hurricane doubles the unit's current strength: (5 - 1 supply - 1 disorganized) x 2 (12.52)
+    assert K.support_strength(5, True, True, False, False, False, False, True, False) == 6
+    # warships: no state penalties, no hurricane (16.78)
+    assert K.support_strength(5, True, True, False, False, False, False, True, True) == 5
     assert K.capped_support(12, 12, 5, True) == 10  # 12.21: at most twice the printed attack
     assert K.defense_total(np.array([6, 6]), np.array([False, False]), 3, True) == 27
 

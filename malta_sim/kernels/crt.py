@@ -104,11 +104,14 @@ def support_strength(base, out_of_supply, disorganized, demoralized, night,
     """Modified offensive or defensive support strength of one artillery unit or
     warship (rules 9.91, 8.32, 11.3, 11.4, 10.22, 12.22, 12.52, 16.73).
 
-    Order: fire hurricane doubles (offensive only, 12.52; not warships 16.78);
-    out of supply -1 (never below 1); disorganized -1 (never below 2, 11.3);
-    then each halving rounds up: night (10.22), mixed formation for Axis
-    artillery but not warships (12.22), offensive fire against a town or city
-    (9.91).  Demoralized artillery gives no support (11.4).
+    Order: the unit's own state first -- out of supply -1 (never below 1),
+    disorganized -1 (never below 2; 9.91 lists offensive and defensive support,
+    11.3 repeats it for offensive) -- a penalty never raises a value already
+    under its floor; then a fire hurricane doubles that current offensive
+    strength (12.52; not warships, 16.78); then each halving rounds up: night
+    (10.22), mixed formation for Axis artillery but not warships (12.22),
+    offensive fire against a town or city (9.91).  Demoralized artillery gives
+    no support (11.4).
 
     Parameters
     ----------
@@ -131,12 +134,12 @@ def support_strength(base, out_of_supply, disorganized, demoralized, night,
     if demoralized or base <= 0:
         return 0
     s = base
-    if fire_hurricane and not warship:
-        s = 2 * s
     if out_of_supply and not warship:
-        s = max(1, s - 1)
+        s = max(1, s - 1) if s >= 1 else s
     if disorganized and not warship:
         s = max(2, s - 1) if s >= 2 else s
+    if fire_hurricane and not warship:
+        s = 2 * s
     if night:
         s = ceil_half(s)
     if other_formation and not warship:

@@ -256,33 +256,34 @@ def defense_strength(game, u: int) -> int:
 
 
 def support_value(game, u: int, offensive: bool, target: int, combat_units, hurricane=False) -> int:
-    """One artillery unit's or warship's support (9.91, 8.32, 11.3, 12.22,
-    10.22, 12.52): out of supply -1 (min 1), disorganized -1 (min 2), fire
-    hurricane x2, other formation x1/2, night x1/2, offensive into a city or
-    town x1/2 (fractions up).
-
-    Not yet :func:`malta_sim.kernels.crt.support_strength`: the two differ in
-    order and reach -- here supply and disorganization come off before a fire
-    hurricane doubles (the kernel doubles first), disorganization also lowers
-    defensive support and lifts a value of 1 to 2 (11.3 names only offensive
-    support, "never below 2"; the kernel leaves values under 2 alone).  Which
-    reading is right is a rules call; swapping changes results."""
+    """One artillery unit's or warship's support (9.91, 8.32, 11.3, 11.4,
+    12.22, 10.22, 12.52), computed by
+    :func:`malta_sim.kernels.crt.support_strength`: the unit's state first (out
+    of supply -1, min 1; disorganized -1, min 2), then a fire hurricane doubles
+    offensive support, then other formation, night and offensive fire into a
+    city or town each halve (fractions up).  Warships and coastal guns take
+    neither the state penalties nor the formation halving."""
     s, t = game.state, game.static
     v = int(t.off_support[u] if offensive else t.def_support[u])
-    if t.utype[u] == st.ARTILLERY:
-        if s.out_of_supply[u]:
-            v = max(1, v - 1)
-        if s.morale_state[u] == DISORGANIZED:
-            v = max(2, v - 1)
-        if hurricane and offensive:
-            v *= 2
-        if t.side[u] == AXIS and not any(s.formation[c] == s.formation[u] for c in combat_units):
-            v = _ceil_half(v)
-    if game.night:
-        v = _ceil_half(v)
-    if offensive and (t.city[target] or t.town[target]):
-        v = _ceil_half(v)
-    return v
+    artillery = bool(t.utype[u] == st.ARTILLERY)
+    other = bool(
+        artillery
+        and t.side[u] == AXIS
+        and not any(s.formation[c] == s.formation[u] for c in combat_units)
+    )
+    return int(
+        kcrt.support_strength(
+            v,
+            artillery and bool(s.out_of_supply[u]),
+            artillery and bool(s.morale_state[u] == DISORGANIZED),
+            False,  # demoralized artillery is never offered as a supporter (11.4)
+            bool(game.night),
+            other,
+            bool(offensive and (t.city[target] or t.town[target])),
+            bool(hurricane and offensive and artillery),
+            not artillery,
+        )
+    )
 
 
 # ------------------------------------------------------------------ modifiers (9.92)
