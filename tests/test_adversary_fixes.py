@@ -150,3 +150,21 @@ def test_every_dotted_name_in_the_docs_resolves():
                     bad.append(f"{f.name}: {name}")
                     break
     assert not bad, bad
+
+
+def test_every_scenario_option_is_in_run_help_and_docs_with_its_rule():
+    from pathlib import Path
+
+    from malta_sim.cli.cmd_run import OPTION_DOCS
+    from malta_sim.games.registry import get_scenario, scenario_names
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "batch.md").read_text()
+    help_text = " ".join(CliRunner().invoke(main, ["run", "--help"]).output.split())
+    for name in scenario_names():
+        if not get_scenario(name).play.startswith("malta_sim.games."):
+            continue                                   # test doubles registered by other tests
+        for o in get_scenario(name).options:
+            what, rule = OPTION_DOCS[o]
+            assert o in help_text and rule in help_text, o
+            row = next(ln for ln in doc.splitlines() if ln.startswith(f"| `{o}` |"))
+            assert name in row.split("|")[2], (o, name)

@@ -22,6 +22,48 @@ class OneLineErrors(click.Command):
             raise OptionError(exc.format_message().replace("\n", " ")) from None
 
 
+#: What each scenario option does and the rule behind it (``--option NAME``).
+OPTION_DOCS: dict[str, tuple[str, str]] = {
+    "no_invasion": ("testing aid, not a printed rule: the invasion rules (amphibious and airborne "
+                    "landings, warships, coastal guns, militia, Hercules preparation; rules 16-19, "
+                    "21, 22.3) are switched off, so only the set-up and the land war are played",
+                    "none (engine switch)"),
+    "solitaire": ("solo rules: the Axis beach zones are rolled, drop zone markers are placed by "
+                  "one of the two solo methods, and every jump rolls with the solo +2",
+                  "rules 21.0-21.2"),
+    "variable_allied_placement": ("the Allied bot places its units in any eligible hex instead of "
+                                  "the printed set-up (RN security in ports, RAF security on "
+                                  "airfields, one per hex)", "rule 22.39"),
+    "delayed_landings": ("each day-time Axis Status Phase the Axis rolls whether the Regia Marina "
+                         "delays the Italian landings", "rules 22.39, 4.21 e"),
+    "weather-roll": ("roll the weather each turn instead of the scenario's always-Good weather",
+                     "rules 5.11, 5.13"),
+    "dispersed-group-b": ("Allied Group B units are placed at random within their sectors "
+                          "instead of the historical set-up", "rules 4.14, 4.15"),
+    "no-first-turn-penalty": ("drop the Allied movement-point penalty of game turn 1 (scenario "
+                              "setting allied_gt1_mp_penalty)", "rule 7.12"),
+}
+
+
+class RunCommand(click.Command):
+    """``run`` with the scenario options listed after the option table."""
+
+    def format_epilog(self, ctx, formatter):
+        with formatter.section("Scenario options"):
+            from ..games.registry import get_scenario, scenario_names
+
+            names = [n for n in scenario_names() if get_scenario(n).play.startswith("malta_sim.games.")]
+            rows = [(n, ", ".join(get_scenario(n).options) or "(none)") for n in names]
+            formatter.write_dl(rows)
+            formatter.write_paragraph()
+            seen: list[str] = []
+            for n in names:
+                seen += [o for o in get_scenario(n).options if o not in seen]
+            formatter.write_dl([(o, "%s [%s]" % OPTION_DOCS.get(o, ("(undocumented)", "?")))
+                                for o in seen])
+        super().format_epilog(ctx, formatter)
+
+
 def check_backend(backend: str, scheduler: str | None) -> None:
     """Refuse an unknown backend, or a scheduler without the Dask backend (one line)."""
     from ..batch import BACKENDS
@@ -53,14 +95,19 @@ def parse_policy_params(text: str | None) -> dict | None:
     return value
 
 
-@click.command("run", cls=OneLineErrors)
+class _RunCommand(RunCommand, OneLineErrors):
+    pass
+
+
+@click.command("run", cls=_RunCommand)
 @click.option("--scenario", required=True, help="Scenario: intro, hercules (Island of Death) or im-c3 (Invasion: Malta).")
 @click.option("--games", "n_games", required=True, type=int, help="Number of games (>= 1).")
 @click.option("--seed", required=True, type=int, help="Master seed (>= 0); game g uses streams of (seed, g).")
 @click.option("--jobs", "n_jobs", default=1, show_default=True, type=int, help="Worker processes (-1: every core).")
 @click.option("--axis-policy", default=None, help="Axis bot (default: the scenario's first).")
 @click.option("--allied-policy", default=None, help="Allied bot (default: the scenario's first).")
-@click.option("--option", "options", multiple=True, metavar="NAME", help="Optional rule; repeat (or comma-separate) for several.")
+@click.option("--option", "options", multiple=True, metavar="NAME", help="Optional rule; repeat (or comma-separate) for several. "
+                   "Valid names per scenario: see 'Scenario options' below.")
 @click.option("--policy-params", default=None, metavar="JSON",
               help='Bot parameters as JSON, e.g. \'{"axis": {"min_odds": 3}}\'.')
 @click.option("--data-dir", default=None, metavar="DIR", help="Game-data directory replacing the packaged data.")
