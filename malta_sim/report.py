@@ -112,7 +112,8 @@ def write_report(
     alpha : float
         1 - confidence level for all intervals.
     baseline : str, optional
-        Baseline arm for the paired comparisons (default: first arm).
+        Baseline arm for the paired comparisons (default: the first arm in
+        frame order, i.e. the first arm of the sweep file).
     title : str, optional
         Report title.
     source : str, optional
@@ -135,8 +136,10 @@ def write_report(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     df = with_outcomes(games)
-    arms = sorted(df["arm"].unique())
-    if baseline is not None and baseline not in arms:
+    arms = list(dict.fromkeys(df["arm"]))  # frame (sweep file) order, not alphabetical
+    if baseline is None:
+        baseline = arms[0]
+    elif baseline not in arms:
         raise OptionError(f"--baseline: unknown arm {baseline!r}; arms are: {', '.join(arms)}")
     scen = scenario_of(df)
     cal = calendar_for(scen, df)

@@ -203,7 +203,8 @@ def compare_arms(
     Parameters
     ----------
     baseline : str or None
-        Baseline arm; default the first arm in sorted order.
+        Baseline arm; default the first arm in frame order (the sweep file's
+        order).
 
     Returns
     -------
@@ -212,7 +213,7 @@ def compare_arms(
         (without ``table``).  Empty if there is a single arm.
     """
     df = with_outcomes(games)
-    arms = sorted(df["arm"].unique())
+    arms = list(dict.fromkeys(df["arm"]))
     if baseline is None:
         baseline = arms[0]
     rows = []

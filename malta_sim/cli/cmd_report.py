@@ -12,7 +12,7 @@ from ..errors import OptionError
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="1 - confidence level of intervals.")
 @click.option("--per-turn", "per_turn", default=None, type=click.Path(), help="Per-turn frame (malta-sim run --per-turn FILE).")
-@click.option("--baseline", default=None, help="Baseline arm for paired comparisons (default: first arm).")
+@click.option("--baseline", default=None, help="Baseline arm for paired comparisons (default: the first arm of the sweep, in file order).")
 @click.option("--title", default=None, help="Report title.")
 def command(results, out_dir, per_turn, alpha, baseline, title):
     """Write DIR/summary.json, DIR/report.md and PNG charts for RESULTS.
