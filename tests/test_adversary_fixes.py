@@ -168,3 +168,24 @@ def test_every_scenario_option_is_in_run_help_and_docs_with_its_rule():
             assert o in help_text and rule in help_text, o
             row = next(ln for ln in doc.splitlines() if ln.startswith(f"| `{o}` |"))
             assert name in row.split("|")[2], (o, name)
+
+
+def test_every_eliminated_event_has_a_rule_and_a_cause():
+    """Eliminations in the event log (landings, combat, step losses ...) name
+    their cause and a printed rule id."""
+    from pathlib import Path
+
+    from malta_sim.games.island_of_death.engine import play_games
+    from malta_sim.games.island_of_death.organisation import cause_rule
+
+    ids = set((Path("/work/shared/rules/island_of_death_rule_ids.txt").read_text().split())
+              if Path("/work/shared/rules/island_of_death_rule_ids.txt").exists() else ())
+    ev = play_games("hercules", 1, [0, 1], event_log=True).events
+    el = ev[ev["action"] == "eliminated"]
+    assert len(el) > 10
+    assert (el["rule"].astype(str) != "").all(), el[el["rule"].astype(str) == ""].to_string()
+    assert (el["result"].astype(str) != "").all()
+    if ids:
+        assert set(el["rule"]) <= ids, set(el["rule"]) - ids
+    assert cause_rule("landing losses 18.5") == "18.5" and cause_rule("combat") == "9.5"
+    assert cause_rule("bombardment") == "10.1" and cause_rule("step loss (9.5)") == "9.5"

@@ -657,7 +657,7 @@ def _allied_retreat(game, x: int, units: list, n: int) -> None:
             for _ in range(n - step):
                 alive = [u for u in mobile if s.box[u] == BOX_MAP]
                 if alive:
-                    h.lose_step(game, game.policy(ALLIED).choose_loss(game, alive, "retreat blocked 9.61"))
+                    h.lose_step(game, game.policy(ALLIED).choose_loss(game, alive, "retreat blocked 9.61"), "retreat blocked 9.61")
             return
         cands.sort()
         zoc_y, _, y = cands[0]
@@ -667,7 +667,7 @@ def _allied_retreat(game, x: int, units: list, n: int) -> None:
         if zoc_y:
             alive = [u for u in mobile if s.box[u] == BOX_MAP]
             if alive:
-                h.lose_step(game, game.policy(ALLIED).choose_loss(game, alive, "retreat through ZOC 9.62"))
+                h.lose_step(game, game.policy(ALLIED).choose_loss(game, alive, "retreat through ZOC 9.62"), "retreat through ZOC 9.62")
         cur = y
 
 

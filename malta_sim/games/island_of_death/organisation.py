@@ -38,10 +38,26 @@ def lose_step(game, u: int, reason: str = "") -> bool:
     _tally(game, u, 1)
     if (t.size[u] != st.BATTALION or t.utype[u] == st.ARTILLERY
             or s.level[u] >= t.n_levels[u] - 1):
-        eliminate(game, u, counted=True)
+        eliminate(game, u, counted=True, why=reason or "step loss (9.5)")
         return True
     s.level[u] += 1
     return False
+
+
+#: Causes passed without a rule number, and the rule the event log gives them:
+#: step losses of a combat result (9.5) and of a bombardment result (10.1).
+_CAUSE_RULES = {"combat": "9.5", "bombardment": "10.1"}
+
+
+def cause_rule(why: str) -> str:
+    """The rule an elimination cause cites: the first ``N.NN`` in ``why`` (e.g.
+    ``"landing losses 18.5"`` -> ``"18.5"``), else the rule of a known cause
+    without a number (``"combat"`` -> 9.5, ``"bombardment"`` -> 10.1); ``""``
+    when none applies."""
+    import re
+
+    m = re.search(r"\b(\d{1,2}\.\d{1,3})\b", why or "")
+    return m.group(1) if m else _CAUSE_RULES.get(why, "")
 
 
 def eliminate(game, u: int, counted: bool = False, why: str = "") -> None:
@@ -69,7 +85,7 @@ def eliminate(game, u: int, counted: bool = False, why: str = "") -> None:
         s.integrity_lost[0, r] = True           # 9.95
     if t.utype[u] == st.HQ:
         hq_eliminated(game, u)
-    game.log("eliminated", side=int(t.side[u]), hexes=[h], units=[u], result=why)
+    game.log("eliminated", side=int(t.side[u]), hexes=[h], units=[u], result=why, rule=cause_rule(why))
 
 
 def hq_eliminated(game, u: int) -> None:
