@@ -78,14 +78,32 @@ def _md_table(df: pd.DataFrame, fmt: dict | None = None) -> str:
 
 
 def verdict(rate: float, low: float, high: float, band=BALANCE_BAND) -> str:
-    """One sentence on balance from an Axis win rate interval."""
+    """One clause on balance from an Axis win rate interval.
+
+    The clause reads on its own after a colon ("Axis win rate 61%: ...") and
+    speaks of the bots that played, since a win rate measures the scenario
+    *and* the players together.
+
+    Parameters
+    ----------
+    rate, low, high : float
+        Axis win rate and its interval (proportions).
+    band : tuple of float
+        Win rates counted as balanced.
+
+    Returns
+    -------
+    str
+    """
     if low >= band[0] and high <= band[1]:
-        return f"balanced: the Axis win rate is within {_pct(band[0], 0)}-{_pct(band[1], 0)} (95% interval)"
+        return (f"balanced with these bots: the Axis win rate lies within {_pct(band[0], 0)}-{_pct(band[1], 0)} "
+                "(whole interval)")
     if low > 0.5:
-        return "favours the Axis (the whole interval lies above 50%)"
+        return "the Axis wins more often with these bots (the whole interval lies above 50%)"
     if high < 0.5:
-        return "favours the Allies (the whole interval lies below 50%)"
-    return "no clear winner, but too few games to call it balanced within the 45-55% band"
+        return "the Allies win more often with these bots (the whole interval lies below 50%)"
+    return ("no clear winner: too few games to call it balanced within the "
+            f"{100 * band[0]:.0f}-{100 * band[1]:.0f}% band")
 
 
 def write_report(
@@ -274,7 +292,7 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
     L.append("")
     pooled_note = " pooled over all arms" if len(s["arms"]) > 1 else ""
     L.append(f"**Axis win rate{pooled_note} {pct(a['rate'])}** ({conf} interval {pct(a['low'])} - "
-             f"{pct(a['high'])}, Wilson): the scenario {a['verdict']}.")
+             f"{pct(a['high'])}, Wilson): {a['verdict']}.")
     need = s["games_needed_for_width"]
     L.append("")
     L.append(f"Games per arm needed for a {conf} interval of ±5 points: {need['0.1']}; ±2 points: "

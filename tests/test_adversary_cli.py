@@ -121,8 +121,6 @@ def test_batch_data_hash_matches_data_info():
     assert loader_hash == data_hash(None, "island_of_death")
 
 
-@pytest.mark.xfail(strict=True, reason="report.md headline reads 'the scenario no clear winner, but too "
-                                       "few games ...' (report.py pastes verdict() after 'the scenario')")
 def test_report_headline_is_a_sentence(tmp_path):
     from malta_sim.report import write_report
 
