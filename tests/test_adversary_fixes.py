@@ -189,3 +189,12 @@ def test_every_eliminated_event_has_a_rule_and_a_cause():
         assert set(el["rule"]) <= ids, set(el["rule"]) - ids
     assert cause_rule("landing losses 18.5") == "18.5" and cause_rule("combat") == "9.5"
     assert cause_rule("bombardment") == "10.1" and cause_rule("step loss (9.5)") == "9.5"
+
+
+def test_odds_crt_refuses_fort_with_another_terrain():
+    base = ["odds", "crt", "--attack", "12", "--defense", "4", "--time", "day"]
+    r = CliRunner().invoke(main, base + ["--terrain", "clear", "--fort"])
+    _one_line_exit_2(r, "--fort", "--terrain fort")
+    a = CliRunner().invoke(main, base + ["--terrain", "fort", "--fort", "--json"])
+    b = CliRunner().invoke(main, base + ["--terrain", "fort", "--json"])
+    assert a.exit_code == 0 and a.output == b.output

@@ -58,7 +58,9 @@ def command():
 @click.option("--shift", type=int, default=0, show_default=True, help="Total column shift of rule 9.92.")
 @click.option("--terrain", required=True, help=f"Terrain of the defending hex ({TERRAIN_HELP}).")
 @click.option("--time", "time_", type=click.Choice(["day", "night"]), required=True, help="Day or night turn (10.2).")
-@click.option("--fort", is_flag=True, help="Defenders in a fort hex: one hit fewer (rule 9.94).")
+@click.option("--fort", is_flag=True,
+              help="Defenders in a fort hex: one hit fewer (rule 9.94). A fort is its own hex terrain, "
+                   "so --fort goes only with --terrain fort (which implies it).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--data-dir", type=click.Path(), default=None, help="Data directory (default: packaged data).")
 def crt_cmd(attack, defense, shift, terrain, time_, fort, as_json, data_dir):
@@ -74,6 +76,10 @@ def crt_cmd(attack, defense, shift, terrain, time_, fort, as_json, data_dir):
         raise OptionError("--defense must be at least 1 (hexes with no defense strength are not attacked, rule 9.15)")
     if attack == 0:
         raise OptionError("--attack must be at least 1")
+    if fort and terrain != "fort":
+        # rule 9.94: the fort modifier belongs to a fort hex, whose terrain is "fort"
+        raise OptionError(f"--fort contradicts --terrain {terrain}: a fort is a hex terrain of its own "
+                          "(rule 9.94); use --terrain fort, which already takes one hit off the defender")
     line = ch.line_for_terrains([terrain], night=(time_ == "night"))
     fort = fort or terrain == "fort"
     d = combat_distribution(attack, defense, shift, line, fort, ch)
