@@ -223,6 +223,9 @@ def write_report(
         "arms": arms,
         "alpha": alpha,
         "provenance": _clean(dict(games.attrs)) if games.attrs else {},
+        "reconstructed_components": _reconstructed(dict(games.attrs), games),
+        "bots": _bots(dict(games.attrs), games),
+        "failed_games": _failed_games(dict(games.attrs)),
         "axis_win_rate": {"games": int(pooled["games"]), "wins": int(pooled["wins"]), "rate": pooled["rate"],
                           "low": pooled["low"], "high": pooled["high"],
                           "verdict": verdict(pooled["rate"], pooled["low"], pooled["high"])},
@@ -276,6 +279,65 @@ def _highlights(df: pd.DataFrame, curves: dict, cal) -> list[str]:
     return out
 
 
+def _failed_games(attrs: dict) -> list[dict]:
+    """Games left out by ``--skip-failed`` (``attrs["failed_games"]``, per arm in sweeps)."""
+    out = [dict(f) for f in attrs.get("failed_games") or []]
+    for arm, info in (attrs.get("arms") or {}).items():
+        for f in (info.get("failed_games") or []) if isinstance(info, dict) else []:
+            out.append({**f, "arm": arm})
+    return out
+
+
+def _reconstructed(attrs: dict, games: pd.DataFrame) -> list[str]:
+    """Names of the reconstructed (not printed) components the results rest on."""
+    rc = attrs.get("reconstructed_components")
+    if rc is None and "reconstructed_components" in games.columns and len(games):
+        rc = games["reconstructed_components"].dropna().astype(str).iloc[0] if games[
+            "reconstructed_components"].notna().any() else None
+    if isinstance(rc, str):
+        rc = [c for c in rc.split(";") if c]
+    rc = [str(c) for c in (rc or [])]
+    rc += [k for k, v in attrs.items() if v == "reconstructed" and k not in rc]
+    return rc
+
+
+def _bots(attrs: dict, games: pd.DataFrame) -> list[str]:
+    """'Axis <policy> vs Allied <policy>' for each configuration that played."""
+    if {"axis_policy", "allied_policy"} <= set(games.columns):
+        pairs = games[["axis_policy", "allied_policy"]].astype(str).drop_duplicates()
+        return [f"Axis `{a}` vs Allied `{b}`" for a, b in pairs.itertuples(index=False)]
+    if attrs.get("axis_policy") or attrs.get("allied_policy"):
+        return [f"Axis `{attrs.get('axis_policy', '?')}` vs Allied `{attrs.get('allied_policy', '?')}`"]
+    return []
+
+
+def _provenance_lines(s: dict) -> list[str]:
+    """Markdown paragraphs on what the results rest on: data, bots, games left out."""
+    L = []
+    rc = s.get("reconstructed_components") or []
+    if rc:
+        p = s.get("provenance") or {}
+        extra = "; ".join(f"{k} `{p[k]}`" for k in ("components", "data_hash") if p.get(k))
+        L.append(f"> **Reconstructed data.** These results rest on reconstructed (not printed) components: "
+                 f"{', '.join(rc)}" + (f" ({extra})" if extra else "") + ". Every number below describes the "
+                 "game as reconstructed, not necessarily the published game.")
+        L.append("")
+    bots = s.get("bots") or []
+    L.append("Win rates measure the scenario *as played by these bots*"
+             + (f" ({'; '.join(bots)})" if bots else " (policies not recorded in the frame)")
+             + "; other players, human or bot, can get different results.")
+    failed = s.get("failed_games") or []
+    if failed:
+        shown = ", ".join((f"{f['arm']}: " if f.get("arm") else "") + str(f.get("game")) for f in failed[:20])
+        more = " ..." if len(failed) > 20 else ""
+        first = failed[0].get("error")
+        L.append("")
+        L.append(f"**{len(failed)} game(s) failed in the engine and are left out** (`--skip-failed`): game(s) "
+                 f"{shown}{more}" + (f" (first error: {first})" if first else "")
+                 + ". The rates below count only the games that finished.")
+    return L
+
+
 def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, files, title, conf) -> str:
     pct = _pct
     L = []
@@ -293,6 +355,8 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
     pooled_note = " pooled over all arms" if len(s["arms"]) > 1 else ""
     L.append(f"**Axis win rate{pooled_note} {pct(a['rate'])}** ({conf} interval {pct(a['low'])} - "
              f"{pct(a['high'])}, Wilson): {a['verdict']}.")
+    L.append("")
+    L.extend(_provenance_lines(s))
     need = s["games_needed_for_width"]
     L.append("")
     L.append(f"Games per arm needed for a {conf} interval of ±5 points: {need['0.1']}; ±2 points: "

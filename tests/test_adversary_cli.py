@@ -83,8 +83,6 @@ def test_report_im_calendar_is_not_iod(tmp_path):
     assert s["calendar"]["start"] != "1942-06-29"
 
 
-@pytest.mark.xfail(strict=True, reason="report.md says nothing about games left out by --skip-failed "
-                                       "(attrs failed_games), though the run summary does")
 def test_report_md_mentions_failed_games(tmp_path):
     from malta_sim.report import write_report
 
@@ -98,9 +96,6 @@ def test_report_md_mentions_failed_games(tmp_path):
     assert "fail" in md.lower() or "left out" in md.lower()
 
 
-@pytest.mark.xfail(strict=True, reason="report.md never says the results rest on reconstructed data "
-                                       "(attrs charts='reconstructed', reconstructed_components), though "
-                                       "the run summary does")
 def test_report_md_mentions_reconstructed_data(tmp_path):
     from malta_sim.report import write_report
 

@@ -33,3 +33,28 @@ def test_headline_verdict_reads_as_a_sentence(tmp_path):
     md = (tmp_path / "r" / "report.md").read_text()
     assert "Wilson): no clear winner: too few games" in md
     assert "the scenario no clear winner" not in md and "the scenario favours" not in md
+
+
+def test_report_names_failed_games(tmp_path):
+    df = pd.DataFrame({"game": [0, 1, 3], "winner": ["axis", "allied", "axis"],
+                       "end_reason": ["surrender", "time limit", "surrender"], "end_turn": [10, 27, 12],
+                       "scenario": "intro"})
+    df.attrs.update({"scenario": "intro", "n_games": 4,
+                     "failed_games": [{"game": 2, "error": "IllegalDecision: example"}]})
+    s = write_report(df, tmp_path / "r")
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "1 game(s) failed in the engine and are left out" in md and "game(s) 2" in md
+    assert s["failed_games"] == [{"game": 2, "error": "IllegalDecision: example"}]
+
+
+def test_report_states_reconstructed_data_and_bots(tmp_path):
+    df = pd.DataFrame({"game": range(4), "winner": ["axis", "allied"] * 2, "axis_policy": "advance",
+                       "allied_policy": "counter", "end_reason": ["surrender", "time limit"] * 2,
+                       "end_turn": [10, 27] * 2, "scenario": "intro"})
+    df.attrs.update({"scenario": "intro", "reconstructed_components": ["combat", "air"], "data_hash": "abc123"})
+    s = write_report(df, tmp_path / "r")
+    md = (tmp_path / "r" / "report.md").read_text()
+    head = md[: md.index("## Who wins")]
+    assert "Reconstructed data" in head and "combat, air" in head and "abc123" in head
+    assert "Axis `advance` vs Allied `counter`" in head
+    assert s["reconstructed_components"] == ["combat", "air"]
