@@ -106,6 +106,45 @@ def verdict(rate: float, low: float, high: float, band=BALANCE_BAND) -> str:
             f"{100 * band[0]:.0f}-{100 * band[1]:.0f}% band")
 
 
+def check_per_turn(games: pd.DataFrame, per_turn: pd.DataFrame) -> None:
+    """Refuse a per-turn frame that does not come from the same run as ``games``.
+
+    The two frames must agree on scenario and seed (provenance ``attrs`` and
+    the ``scenario``/``seed`` columns, where both carry them) and cover the
+    same games (``game``, plus ``arm`` in sweeps).
+
+    Raises
+    ------
+    OptionError
+        Naming the first mismatch (``--per-turn``).
+    """
+    ga, pa = dict(games.attrs or {}), dict(per_turn.attrs or {})
+    if "game" not in per_turn.columns:
+        raise OptionError("--per-turn: the per-turn frame has no 'game' column")
+    for key in ("scenario", "seed"):
+        gv = ga.get(key)
+        if gv is None and key in games.columns and games[key].nunique() == 1:
+            gv = games[key].iloc[0]
+        pv = pa.get(key)
+        if pv is None and key in per_turn.columns and per_turn[key].nunique() == 1:
+            pv = per_turn[key].iloc[0]
+        if gv is not None and pv is not None and str(gv) != str(pv):
+            raise OptionError(f"--per-turn: the per-turn frame is from another run ({key} {pv} there, "
+                              f"{gv} in RESULTS)")
+    keys = ["arm", "game"] if "arm" in games.columns and "arm" in per_turn.columns else ["game"]
+    g_set = set(games[keys].astype(str).itertuples(index=False, name=None))
+    p_set = set(per_turn[keys].astype(str).drop_duplicates().itertuples(index=False, name=None))
+    if g_set != p_set:
+        missing = sorted(g_set - p_set)
+        extra = sorted(p_set - g_set)
+        what = []
+        if missing:
+            what.append(f"{len(missing)} game(s) of RESULTS missing there (first: {' '.join(missing[0])})")
+        if extra:
+            what.append(f"{len(extra)} game(s) not in RESULTS (first: {' '.join(extra[0])})")
+        raise OptionError("--per-turn: the per-turn frame does not cover the same games: " + "; ".join(what))
+
+
 def write_report(
     games: pd.DataFrame,
     out_dir,
@@ -149,8 +188,11 @@ def write_report(
     Raises
     ------
     OptionError
-        For a frame lacking the required columns or an unknown baseline arm.
+        For a frame lacking the required columns, an unknown baseline arm, or a
+        per-turn frame from another run (:func:`check_per_turn`).
     """
+    if per_turn is not None:
+        check_per_turn(games, per_turn)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     df = with_outcomes(games)

@@ -152,9 +152,6 @@ def test_policy_params_for_random_bot_are_checked(tmp_path):
     _one_line_exit_2(r)
 
 
-@pytest.mark.xfail(strict=True, reason="report --per-turn accepts a per-turn frame from another run "
-                                       "(other seed, missing games) and silently draws the victory-city "
-                                       "curve from it")
 def test_report_rejects_per_turn_of_another_run(tmp_path):
     from malta_sim.errors import MaltaSimError
     from malta_sim.report import write_report

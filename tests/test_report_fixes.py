@@ -58,3 +58,23 @@ def test_report_states_reconstructed_data_and_bots(tmp_path):
     assert "Reconstructed data" in head and "combat, air" in head and "abc123" in head
     assert "Axis `advance` vs Allied `counter`" in head
     assert s["reconstructed_components"] == ["combat", "air"]
+
+
+def test_report_cli_refuses_per_turn_of_another_run(tmp_path):
+    from click.testing import CliRunner
+
+    from malta_sim.cli import main
+
+    games = pd.DataFrame({"game": range(3), "seed": 5, "winner": "axis", "end_reason": "surrender",
+                          "end_turn": [10, 11, 12], "scenario": "intro"})
+    games.to_csv(tmp_path / "g.csv", index=False)
+    pt = pd.DataFrame({"game": [0, 1, 2], "seed": 9, "turn": [4, 4, 4], "cities_axis": [0, 1, 0]})
+    pt.to_csv(tmp_path / "pt.csv", index=False)
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "g.csv"), "--per-turn", str(tmp_path / "pt.csv"),
+                                  "--out", str(tmp_path / "r")])
+    assert r.exit_code == 2 and r.output.startswith("error:") and "seed 9 there, 5 in RESULTS" in r.output
+    pt.assign(seed=5).iloc[:2].to_csv(tmp_path / "pt.csv", index=False)
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "g.csv"), "--per-turn", str(tmp_path / "pt.csv"),
+                                  "--out", str(tmp_path / "r")])
+    assert r.exit_code == 2 and "1 game(s) of RESULTS missing there (first: 2)" in r.output
+    assert len(r.output.strip().splitlines()) == 1
