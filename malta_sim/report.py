@@ -463,7 +463,10 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
         L.append("")
         L.append("## Losses and places held at game end")
         L.append("")
-        L.append(f"Mean per game ({conf} interval of the mean):")
+        how = sorted(set(ns["interval"]) - {"", "exact"}) if "interval" in ns.columns else []
+        L.append(f"Mean per game ({conf} interval of the mean"
+                 + (f"; {', '.join(how)}" if how else "") + "; an interval never leaves the observed range, "
+                 "so counts never get a negative bound):")
         L.append("")
         nn = ns[ns["column"] != "end_turn"].copy()
         nn["v"] = [f"{r.mean:.2f} [{r.low:.2f}, {r.high:.2f}]" if r.games else "" for r in nn.itertuples()]
@@ -496,6 +499,8 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
     L.append("")
     L.append(
         f"- Win rates: Wilson score intervals ({conf}, statsmodels `proportion_confint`).\n"
+        "- Means of per-game counts: bootstrap percentile interval (scipy `bootstrap`, 2000 resamples, fixed "
+        "stream) up to 5000 games, above that the t interval clipped to the observed range.\n"
         "- Paired comparisons: arms share game indices and seeds (common random numbers); difference of rates "
         "with Newcombe's paired interval, McNemar's test (statsmodels).\n"
         "- Timing curves: cumulative share of *all* games; a game that ended before the event counts as never "

@@ -78,3 +78,17 @@ def test_report_cli_refuses_per_turn_of_another_run(tmp_path):
                                   "--out", str(tmp_path / "r")])
     assert r.exit_code == 2 and "1 game(s) of RESULTS missing there (first: 2)" in r.output
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_count_means_never_get_a_negative_bound():
+    from malta_sim.analysis import numeric_summary
+
+    x = np.zeros(120, dtype=int)
+    x[[3, 50, 77, 90]] = 1                     # rare count: the t interval reaches below 0
+    df = pd.DataFrame({"game": range(120), "winner": "axis", "end_reason": "surrender", "end_turn": 10,
+                       "scenario": "intro", "axis_hqs_lost": x})
+    r = numeric_summary(df, ["axis_hqs_lost"]).iloc[0]
+    assert 0 <= r["low"] < r["mean"] < r["high"] <= 1
+    assert r["interval"] == "bootstrap percentile"
+    again = numeric_summary(df, ["axis_hqs_lost"]).iloc[0]
+    assert (again["low"], again["high"]) == (r["low"], r["high"])     # reproducible

@@ -102,10 +102,53 @@ def end_day_table(games: pd.DataFrame, by: str = "arm", scenario: str | None = N
     return out
 
 
+#: Largest sample for which :func:`mean_interval` bootstraps (above it the t interval is used).
+BOOTSTRAP_MAX_GAMES = 5000
+
+
+def mean_interval(x: np.ndarray, alpha: float = 0.05) -> tuple[float, float, str]:
+    """Interval of the mean of a per-game count that stays inside the data's range.
+
+    Counts (steps lost, HQs lost, places held) are non-negative and often
+    mostly zero, where the t interval can reach below 0.  Up to
+    :data:`BOOTSTRAP_MAX_GAMES` values the interval is the bootstrap
+    percentile interval (:func:`scipy.stats.bootstrap`, 2000 resamples, a fixed
+    stream of :mod:`malta_sim.rng` so reports are reproducible); above that the
+    t interval (``DescrStatsW.tconfint_mean``), clipped to ``[min(x), max(x)]``.
+
+    Parameters
+    ----------
+    x : numpy.ndarray of float64, shape (n_games,)
+    alpha : float
+        1 - confidence level.
+
+    Returns
+    -------
+    low, high : float
+    method : str
+        ``'bootstrap percentile'``, ``'t (clipped to the data range)'`` or
+        ``'exact'`` (constant data or one game).
+    """
+    from scipy import stats
+
+    from ..rng import generator
+
+    if len(x) < 2 or np.ptp(x) == 0:
+        m = float(x.mean())
+        return m, m, "exact"
+    if len(x) <= BOOTSTRAP_MAX_GAMES:
+        res = stats.bootstrap((x,), np.mean, vectorized=True, axis=-1, n_resamples=2000, batch=500,
+                              confidence_level=1 - alpha, method="percentile",
+                              random_state=generator(0, 0, "bootstrap"))
+        return float(res.confidence_interval.low), float(res.confidence_interval.high), "bootstrap percentile"
+    lo, hi = DescrStatsW(x).tconfint_mean(alpha=alpha)
+    return float(max(lo, x.min())), float(min(hi, x.max())), "t (clipped to the data range)"
+
+
 def numeric_summary(
     games: pd.DataFrame, columns=None, by: str = "arm", *, alpha: float = 0.05
 ) -> pd.DataFrame:
-    """Mean (t interval), median and quartiles of numeric per-game columns.
+    """Mean (with an interval that respects the data range), median and quartiles of numeric per-game columns.
 
     Parameters
     ----------
@@ -116,7 +159,9 @@ def numeric_summary(
     -------
     pandas.DataFrame
         group, ``column``, ``games``, ``mean``, ``low``, ``high`` (interval
-        of the mean, ``DescrStatsW.tconfint_mean``), ``median``, ``q25``, ``q75``.
+        of the mean, :func:`mean_interval`: never outside the observed
+        values, so never negative for counts), ``median``, ``q25``, ``q75``,
+        ``interval`` (str, the method used).
     """
     df = with_outcomes(games)
     if columns is None:
@@ -129,15 +174,13 @@ def numeric_summary(
         for c in columns:
             x = pd.to_numeric(sub[c], errors="coerce").dropna().astype(float).to_numpy()
             if len(x) == 0:
-                rows.append((g, c, 0, *[np.nan] * 6))
+                rows.append((g, c, 0, *[np.nan] * 6, ""))
                 continue
-            if len(x) > 1 and np.ptp(x) > 0:
-                lo, hi = DescrStatsW(x).tconfint_mean(alpha=alpha)
-            else:
-                lo = hi = float(x.mean())
+            lo, hi, how = mean_interval(x, alpha)
             q = np.quantile(x, [0.25, 0.5, 0.75])
-            rows.append((g, c, len(x), float(x.mean()), float(lo), float(hi), q[1], q[0], q[2]))
-    return pd.DataFrame(rows, columns=[by, "column", "games", "mean", "low", "high", "median", "q25", "q75"])
+            rows.append((g, c, len(x), float(x.mean()), lo, hi, q[1], q[0], q[2], how))
+    return pd.DataFrame(rows, columns=[by, "column", "games", "mean", "low", "high", "median", "q25", "q75",
+                                       "interval"])
 
 
 def end_turn_names(games: pd.DataFrame, by: str = "arm") -> pd.DataFrame:
