@@ -18,7 +18,8 @@ from .analysis.frames import calendar_for
 
 _COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f",
             "#bcbd22", "#17becf"]
-REASON_COLOURS = {"surrender": "#b2182b", "operation cancelled": "#2166ac", "time limit": "#67a9cf"}
+REASON_COLOURS = {"surrender": "#b2182b", "sudden victory": "#d6604d", "objectives at end": "#f4a582",
+                  "operation cancelled": "#2166ac", "Axis eliminated": "#4393c3", "time limit": "#67a9cf"}
 
 
 def _reason_order(reason: str) -> tuple:
@@ -74,10 +75,12 @@ def plot_win_rates(wr: pd.DataFrame, path, *, by: str = "arm", side: str = "Axis
 
 def _date_axis(ax, scenario, frame, first_turn, last_turn):
     cal = calendar_for(scenario, frame)
-    starts = np.arange((first_turn // 4) * 4, last_turn + 1, 4)
-    ax.set_xticks(starts, [pd.Timestamp(cal.date_of(t)).strftime("%d %b") for t in starts], rotation=45, ha="right")
+    tpd = cal.turns_per_day
+    start = cal.origin + ((first_turn - cal.origin) // tpd) * tpd
+    starts = np.arange(start, last_turn + 1, tpd)
+    ax.set_xticks(starts, [cal.day_label(t) for t in starts], rotation=45, ha="right")
     ax.set_xlim(first_turn - 0.5, last_turn + 0.5)
-    ax.set_xlabel("date (tick = AM turn of the day)")
+    ax.set_xlabel(("date" if cal.dated else "day") + " (tick = AM turn of the day)")
 
 
 def plot_timing(curve: pd.DataFrame, path, *, by: str = "arm", title: str, scenario=None, ylabel=None,
@@ -163,24 +166,30 @@ def plot_end_reasons(er: pd.DataFrame, path, *, by: str = "arm") -> Path:
     return _save(fig, path)
 
 
-def plot_end_dates(table: pd.DataFrame, path, *, by: str = "arm", dates=None) -> Path:
+def plot_end_dates(table: pd.DataFrame, path, *, by: str = "arm", dates=None, days=None) -> Path:
     """Histogram of the day games end on, stacked by end reason (from ``end_day_table``).
 
-    ``dates`` (datetime-like sequence): the days on the x axis, default the
-    days present in ``table``; pass the scenario's days to show empty ones.
+    ``days`` (sequence of str): day labels on the x axis in order (the
+    scenario's days, :meth:`Calendar.day_label`), to show empty days too;
+    ``dates`` (datetime-like sequence) does the same for a dated calendar.
+    Default: the days present in ``table``.
     """
-    groups = list(table.groupby(by, sort=True))
+    groups = list(table.groupby(by, sort=False))
     fig = _figure(7.5, 2.6 * len(groups) + 0.8)
     axes = fig.subplots(len(groups), 1, sharex=True, sharey=True, squeeze=False)[:, 0]
-    present = pd.to_datetime(sorted(table["date"].unique()))
-    dates = sorted(set(pd.to_datetime(dates)) | set(present)) if dates is not None else list(present)
-    x = np.arange(len(dates))
+    if "day" not in table.columns:  # a table from an older end_day_table
+        table = table.assign(day=pd.to_datetime(table["date"]).dt.strftime("%d %b"),
+                             end_day=pd.to_datetime(table["date"]).rank(method="dense"))
+    present = list(table.sort_values("end_day")["day"].drop_duplicates())
+    if days is None and dates is not None:
+        days = [pd.Timestamp(d).strftime("%d %b") for d in sorted(pd.to_datetime(dates))]
+    order = list(days) + [d for d in present if d not in set(days)] if days is not None else present
+    x = np.arange(len(order))
     for ax, (g, sub) in zip(axes, groups):
-        piv = sub.pivot_table(index="date", columns="end_reason", values="count", aggfunc="sum", fill_value=0)
-        piv.index = pd.to_datetime(piv.index)
-        piv = piv.reindex(dates, fill_value=0)
+        piv = sub.pivot_table(index="day", columns="end_reason", values="count", aggfunc="sum", fill_value=0)
+        piv = piv.reindex(order, fill_value=0)
         piv = piv[sorted(piv.columns, key=_reason_order)]
-        bottom = np.zeros(len(dates))
+        bottom = np.zeros(len(order))
         for reason in piv.columns:
             ax.bar(x, piv[reason], bottom=bottom, color=REASON_COLOURS.get(reason, "#999"), label=reason)
             bottom += piv[reason].to_numpy()
@@ -188,7 +197,7 @@ def plot_end_dates(table: pd.DataFrame, path, *, by: str = "arm", dates=None) ->
         ax.set_ylabel("games")
         ax.grid(axis="y", alpha=0.3)
     axes[0].legend(fontsize=8)
-    axes[-1].set_xticks(x, [pd.Timestamp(d).strftime("%d %b") for d in dates], rotation=45, ha="right")
+    axes[-1].set_xticks(x, order, rotation=45, ha="right")
     fig.suptitle("Day on which games end", fontsize=11)
     return _save(fig, path)
 

@@ -31,7 +31,7 @@ from .analysis import (
     timing_curve,
     win_rates,
 )
-from .analysis.frames import calendar_for, scenario_of, with_outcomes
+from .analysis.frames import END_REASON_MEANING, calendar_for, game_of, scenario_of, with_outcomes
 from .analysis.timing import EVENT_TITLES
 from .errors import OptionError
 
@@ -212,17 +212,22 @@ def write_report(
     files = {}
     files["win_rates"] = plots.plot_win_rates(wr, out / "win_rates.png").name
     files["end_reasons"] = plots.plot_end_reasons(er, out / "end_reasons.png").name
-    days = pd.to_datetime(cal.date_of(cal.day_starts()))
-    files["end_dates"] = plots.plot_end_dates(end_day_table(df, scenario=scen), out / "end_dates.png", dates=days).name
+    game = game_of(scen, games)
+    days = [cal.day_label(t) for t in cal.day_starts()]
+    files["end_dates"] = plots.plot_end_dates(end_day_table(df, scenario=scen), out / "end_dates.png", days=days).name
 
+    # Island of Death: the Axis wins only by a surrender roll (rule 20.3); Invasion: Malta has no
+    # surrender, its Axis wins are (reconstructed) sudden victory or objectives at the end.
+    win_event = "axis_win" if game == "invasion_malta" else "surrender"
     curves = {}
-    for event in ("surrender", "first_airfield", "victory_city"):
+    for event in (win_event, "first_airfield", "victory_city"):
         try:
             c = timing_curve(df, event, per_turn=per_turn, alpha=alpha, scenario=scen)
         except OptionError:
             continue
         curves[event] = c
-    fname = {"surrender": "surrender_dates.png", "first_airfield": "airfield_capture.png",
+    fname = {"surrender": "surrender_dates.png", "axis_win": "axis_win_dates.png",
+             "first_airfield": "airfield_capture.png",
              "victory_city": "victory_city.png"}
     for event, c in curves.items():
         files[event] = plots.plot_timing(
@@ -250,17 +255,21 @@ def write_report(
 
     day_rows = {}
     for event, c in curves.items():
-        d = c.loc[c["turn"] % 4 == 3, ["arm", "date", "share", "low", "high"]]
+        d = c.loc[cal.is_day_end(c["turn"].to_numpy()), ["arm", "day", "date", "share", "low", "high"]]
+        if not cal.dated:
+            d = d.drop(columns="date")
         day_rows[event] = d
 
-    highlights = _highlights(df, curves, cal)
+    highlights = _highlights(df, curves, cal, game)
     summary = {
         "malta_sim_version": __version__,
         "highlights": highlights,
         "source": source,
         "scenario": scen,
-        "calendar": {"start": cal.start, "days": cal.days, "turns_per_day": 4, "first_turn": cal.first_turn,
-                     "last_turn": cal.last_turn},
+        "game": game,
+        "calendar": {"start": cal.start, "dated": cal.dated, "period": cal.period, "days": cal.days,
+                     "turns_per_day": cal.turns_per_day, "turn_names": list(cal.turn_names),
+                     "first_turn": cal.first_turn, "last_turn": cal.last_turn, "numbering": cal.describe()},
         "games": int(len(df)),
         "arms": arms,
         "alpha": alpha,
@@ -291,33 +300,33 @@ def write_report(
     return summary
 
 
-def _highlights(df: pd.DataFrame, curves: dict, cal) -> list[str]:
-    """A few plain sentences a designer reads first (pooled over arms)."""
-    from .analysis.frames import Calendar
-
+def _highlights(df: pd.DataFrame, curves: dict, cal, game: str | None = None) -> list[str]:
+    """A few plain sentences a designer reads first (pooled over arms), worded for the game."""
     out = []
     n = len(df)
-    first_day_end = (cal.first_turn // 4) * 4 + 3
+    first_day_end = int(cal.day_starts()[0]) + cal.turns_per_day - 1
     early = df[df["end_turn"] <= first_day_end]
     if len(early):
         why = early["end_reason"].value_counts()
         parts = ", ".join(f"{k} {v}" for k, v in why.items())
         out.append(f"{_pct(len(early) / n, 0)} of games were over by the end of the first day "
-                   f"({Calendar.label(first_day_end)}): {parts}.")
+                   f"({cal.label(first_day_end)}): {parts}.")
     wins = df[df["axis_win"]]
     if len(wins):
         med = int(wins["end_turn"].median())
-        out.append(f"Half of the Axis wins came by {Calendar.label(med)} (median surrender turn {med}); "
-                   f"the latest on {Calendar.label(int(wins['end_turn'].max()))}.")
+        how = "; ".join(f"{_pct(v / len(wins), 0)} {k}" for k, v in wins["end_reason"].value_counts().items())
+        out.append(f"Half of the Axis wins came by {cal.label(med)} (median end turn {med}); "
+                   f"the latest on {cal.label(int(wins['end_turn'].max()))}. Axis wins: {how}.")
     allied = df[~df["axis_win"]]
     if len(allied):
-        tl = (allied["end_reason"] == "time limit").mean()
-        out.append(f"Allied wins: {_pct(tl, 0)} by holding out to the time limit, "
-                   f"{_pct(1 - tl, 0)} by the Axis calling the operation off (surrender roll 14+).")
+        parts = [f"{_pct(v / len(allied), 0)} {END_REASON_MEANING.get(k, k)}"
+                 for k, v in allied["end_reason"].value_counts().items()]
+        out.append("Allied wins: " + "; ".join(parts) + ".")
     c = curves.get("first_airfield")
     if c is not None:
         end1 = c.loc[c["turn"] == first_day_end, "events"].sum() / max(1, c.loc[c["turn"] == first_day_end, "games"].sum())
-        out.append(f"An airfield had fallen to the Axis by the end of the first day in {_pct(end1, 0)} of games.")
+        out.append(f"An airfield had been captured by the Axis by the end of the first day in {_pct(end1, 0)} of "
+                   "games" + (" (beyond the airfields it held at set-up)." if game != "invasion_malta" else "."))
     return out
 
 
@@ -380,6 +389,15 @@ def _provenance_lines(s: dict) -> list[str]:
     return L
 
 
+def _rules_line(game: str | None) -> str:
+    """Methods line naming the rules behind end reasons, per game."""
+    if game == "invasion_malta":
+        return ("- Invasion: Malta prints rules 1-8 only: a game ends early on a sudden victory (rule 4.22), but "
+                "its victory conditions (all objectives held; objectives at the end; Axis eliminated) are "
+                "reconstructed (docs/invasion_malta.md). There is no surrender roll.\n")
+    return "- Surrender roll and end reasons follow rule 20.3; victory cities and modifiers rule 20.0.\n"
+
+
 def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, files, title, conf) -> str:
     pct = _pct
     L = []
@@ -387,10 +405,12 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
     L.append(f"# {title or 'Balance report: ' + scen}")
     L.append("")
     a = s["axis_win_rate"]
+    cal = s["calendar"]
+    when = f"from {cal['start']}" if cal["start"] else (cal["period"] or "no calendar date printed")
     L.append(
         f"**{s['games']} games**, {len(s['arms'])} arm(s), scenario `{scen}` "
-        f"(from {s['calendar']['start']}, {s['calendar']['days']} days of 4 turns: turns "
-        f"{s['calendar']['first_turn']}-{s['calendar']['last_turn']})."
+        f"({when}, {cal['days']} days of {cal['turns_per_day']} turns: turns "
+        f"{cal['first_turn']}-{cal['last_turn']})."
         + (f" Results: `{s['source']}`." if s.get("source") else "")
     )
     L.append("")
@@ -437,13 +457,14 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
     L.append(f"![end reasons]({files['end_reasons']})")
     L.append("")
     g = gl[["arm", "winner", "games", "mean_turn", "median_turn", "q25", "q75", "mean_day"]]
-    L.append("Game length in absolute turns (turn 0 = 29 June AM, 4 turns a day; day 1 = the scenario's first day):")
+    L.append(f"Game length in turns ({s['calendar']['numbering']}):")
     L.append("")
     L.append(_md_table(g, {k: (lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.1f}")
                            for k in ("mean_turn", "median_turn", "q25", "q75", "mean_day")}))
     L.append("")
     L.append(f"![end dates]({files['end_dates']})")
-    titles = {"surrender": "Malta surrenders", "first_airfield": "First airfield in Axis hands",
+    titles = {"surrender": "Malta surrenders", "axis_win": "Axis victory (sudden victory or objectives at the end)",
+              "first_airfield": "First airfield in Axis hands",
               "victory_city": "First victory city (1711, 1809, 1810, 1911) in Axis hands"}
     for event, d in day_rows.items():
         L.append("")
@@ -452,10 +473,8 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
         L.append(f"Share of all games in which this had happened by the end of each day ({conf} Wilson band; "
                  "games that ended first count as never).")
         L.append("")
-        piv = d.assign(day=pd.to_datetime(d["date"]).dt.strftime("%d %b"),
-                       v=[f"{pct(r.share, 0)} ({pct(r.low, 0)}-{pct(r.high, 0)})" for r in d.itertuples()])
-        piv = piv.pivot(index="day", columns="arm", values="v").reindex(
-            pd.to_datetime(d["date"]).drop_duplicates().dt.strftime("%d %b"))
+        piv = d.assign(v=[f"{pct(r.share, 0)} ({pct(r.low, 0)}-{pct(r.high, 0)})" for r in d.itertuples()])
+        piv = piv.pivot(index="day", columns="arm", values="v").reindex(d["day"].drop_duplicates())
         L.append(_md_table(piv.reset_index()))
         L.append("")
         L.append(f"![{event}]({files[event]})")
@@ -505,7 +524,7 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
         "with Newcombe's paired interval, McNemar's test (statsmodels).\n"
         "- Timing curves: cumulative share of *all* games; a game that ended before the event counts as never "
         "(nothing is censored because every game is followed to its end). Pointwise Wilson bands.\n"
-        "- Surrender roll and end reasons follow rule 20.3; victory cities and modifiers rule 20.0.\n"
+        + _rules_line(s.get("game")) +
         f"- malta_sim {s['malta_sim_version']}."
     )
     L.append("")

@@ -63,9 +63,6 @@ def _im_like_frame():
                          "axis_steps_lost": 9, "allied_steps_lost": 25})
 
 
-@pytest.mark.xfail(strict=True, reason="report: every Axis win counts as 'Malta surrendered' (timing.py "
-                                       "EVENTS['surrender'] = Axis wins), so an Invasion: Malta batch with "
-                                       "no surrender shows 100% surrendered")
 def test_report_im_sudden_death_is_not_a_surrender(tmp_path):
     from malta_sim.report import write_report
 
@@ -74,8 +71,6 @@ def test_report_im_sudden_death_is_not_a_surrender(tmp_path):
     assert max(shares, default=0.0) == 0.0
 
 
-@pytest.mark.xfail(strict=True, reason="report: the im-c3 scenario gets the Island of Death calendar "
-                                       "(from 1942-06-29), not its own dates")
 def test_report_im_calendar_is_not_iod(tmp_path):
     from malta_sim.report import write_report
 

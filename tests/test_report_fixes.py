@@ -92,3 +92,38 @@ def test_count_means_never_get_a_negative_bound():
     assert r["interval"] == "bootstrap percentile"
     again = numeric_summary(df, ["axis_hqs_lost"]).iloc[0]
     assert (again["low"], again["high"]) == (r["low"], r["high"])     # reproducible
+
+
+def test_im_report_uses_im_calendar_and_end_reasons(tmp_path):
+    from malta_sim.batch import run_games
+
+    games = run_games("im-c3", 3, 1)
+    s = write_report(games, tmp_path / "r")
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert s["game"] == "invasion_malta"
+    assert s["calendar"]["start"] is None and s["calendar"]["turns_per_day"] == 3
+    assert s["calendar"]["first_turn"] == 1 and s["calendar"]["last_turn"] == 12
+    assert "surrender" not in s["timing_by_day"] and "axis_win" in s["timing_by_day"]
+    assert "29 Jun" not in md and "Malta surrenders" not in md and "rule 20.3" not in md
+    assert "early August 1942" in md and "day 1" in md and "rule 4.22" in md
+    reasons = {r["end_reason"] for r in s["end_reasons"]}
+    assert "surrender" not in reasons and "sudden victory" in reasons
+
+
+def test_surrender_curve_counts_only_surrenders():
+    from malta_sim.analysis.timing import event_turns
+
+    df = pd.DataFrame({"game": range(3), "winner": ["axis", "axis", "allied"],
+                       "end_reason": ["surrender", "sudden_objectives", "time limit"], "end_turn": [9, 10, 27]})
+    assert event_turns(df, "surrender").tolist()[:1] == [9.0]
+    assert np.isnan(event_turns(df, "surrender")[1:]).all()
+    assert event_turns(df, "axis_win").tolist()[:2] == [9.0, 10.0]
+
+
+def test_iod_calendar_unchanged():
+    from malta_sim.analysis import Calendar, calendar_for
+
+    h = calendar_for("hercules")
+    assert h.start == "1942-06-29" and h.label(47) == "10 Jul night" and h.day_label(4) == "30 Jun"
+    assert Calendar.label(2) == "29 Jun PM"        # class-level form still works
+    assert list(h.day_starts()[:2]) == [0, 4] and bool(h.is_day_end(3))

@@ -4,6 +4,9 @@ End reasons (rule 20.3 and the scenario time periods 22.22 / 22.32):
 ``surrender`` (modified surrender roll of 0 or less: Axis win),
 ``operation cancelled`` (modified roll of 14 or more: Allied win) and
 ``time limit`` (Malta still holds after the last night turn: Allied win).
+Invasion: Malta (victory conditions not printed, reconstructed; rule 4.22
+sudden victory): ``sudden victory`` and ``objectives at end`` (Axis wins),
+``Axis eliminated`` and ``time limit`` (Allied wins).
 """
 
 from __future__ import annotations
@@ -13,10 +16,18 @@ import pandas as pd
 from statsmodels.stats.weightstats import DescrStatsW
 
 from ..errors import OptionError
-from .frames import TURN_NAMES, calendar_for, scenario_of, with_outcomes
+from .frames import calendar_for, game_of, scenario_of, with_outcomes
 from .rates import proportion_interval
 
 END_REASONS = ("surrender", "operation cancelled", "time limit")
+#: Report end reasons of each game, listed even when they never occurred.
+END_REASONS_BY_GAME = {
+    "island_of_death": END_REASONS,                                       # rule 20.3
+    "invasion_malta": ("sudden victory", "objectives at end", "Axis eliminated", "time limit"),  # reconstructed
+}
+#: Winner of each report end reason.
+REASON_WINNER = {"surrender": "axis", "sudden victory": "axis", "objectives at end": "axis",
+                 "operation cancelled": "allied", "Axis eliminated": "allied", "time limit": "allied"}
 
 #: Numeric per-game columns summarised by :func:`numeric_summary` when present.
 NUMERIC_COLUMNS = (
@@ -45,7 +56,8 @@ def end_reasons(games: pd.DataFrame, by: str = "arm", *, alpha: float = 0.05) ->
         occurred in a group are listed with count 0.
     """
     df = with_outcomes(games)
-    reasons = list(END_REASONS) + sorted(set(df["end_reason"].astype(str)) - set(END_REASONS))
+    known = END_REASONS_BY_GAME.get(game_of(scenario_of(df), games), END_REASONS)
+    reasons = list(known) + sorted(set(df["end_reason"].astype(str)) - set(known))
     rows = []
     for g, sub in df.groupby(by, sort=True):
         n = len(sub)
@@ -53,7 +65,7 @@ def end_reasons(games: pd.DataFrame, by: str = "arm", *, alpha: float = 0.05) ->
             hit = sub["end_reason"].astype(str).eq(r)
             k = int(hit.sum())
             winners = sub.loc[hit, "winner"].astype(str).unique()
-            w = winners[0] if len(winners) == 1 else ("axis" if r == "surrender" else "allied" if k == 0 else "mixed")
+            w = winners[0] if len(winners) == 1 else (REASON_WINNER.get(r, "allied") if k == 0 else "mixed")
             lo, hi = proportion_interval(k, n, alpha=alpha)
             rows.append((g, r, w, n, k, k / n, lo, hi))
     return pd.DataFrame(rows, columns=[by, "end_reason", "winner", "games", "count", "share", "low", "high"])
@@ -93,12 +105,17 @@ def end_day_table(games: pd.DataFrame, by: str = "arm", scenario: str | None = N
     Returns
     -------
     pandas.DataFrame
-        Columns: group, ``date`` (datetime64), ``end_reason``, ``count`` (int).
+        Columns: group, ``end_day`` (int, 1 = the scenario's first day),
+        ``day`` (str, '03 Jul' or 'day 2' for an undated calendar), ``date``
+        (datetime64; NaT when undated), ``end_reason``, ``count`` (int).
     """
     df = with_outcomes(games)
     cal = calendar_for(scenario or scenario_of(df), df)
-    df["date"] = pd.to_datetime(cal.date_of(df["end_turn"].to_numpy()))
-    out = df.groupby([by, "date", "end_reason"], sort=True).size().rename("count").reset_index()
+    t = df["end_turn"].to_numpy()
+    df["date"] = pd.to_datetime(cal.date_of(t))
+    df["day"] = [cal.day_label(k) for k in t]
+    out = (df.groupby([by, "end_day", "day", "date", "end_reason"], sort=True, dropna=False).size()
+           .rename("count").reset_index())
     return out
 
 
@@ -184,7 +201,8 @@ def numeric_summary(
 
 
 def end_turn_names(games: pd.DataFrame, by: str = "arm") -> pd.DataFrame:
-    """Counts of games ending in each game turn of the day (AM/noon/PM/night)."""
+    """Counts of games ending in each game turn of the day (AM/noon/PM/night, or AM/PM/Night)."""
     df = with_outcomes(games)
-    t = pd.Categorical(df["end_turn_name"], categories=list(TURN_NAMES), ordered=True)
+    names = calendar_for(scenario_of(df), df).turn_names
+    t = pd.Categorical(df["end_turn_name"], categories=list(names), ordered=True)
     return df.assign(end_turn_name=t).groupby([by, "end_turn_name"], observed=False).size().rename("count").reset_index()

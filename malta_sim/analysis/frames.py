@@ -12,12 +12,18 @@ Turns are numbered as the engine numbers them: the *absolute* game turn, with
 turn 0 = 29 June 1942 AM, so day = turn // 4 and time of day = turn % 4.  The
 Introductory Scenario plays turns 4-27 (30 June - 5 July), Operation Hercules
 turns 0-47 (29 June - 10 July).  "Never" in a turn column is -1 (or NaN).
+Invasion: Malta scenarios number their turns from 1, three a day (AM, PM,
+Night; rule 8.4) and print no calendar date, so their calendar is undated
+("day 2 PM"); which game a scenario belongs to comes from the frame's
+provenance or the scenario registry (:func:`game_of`).
 
-End reasons are shown under three names whatever the engine calls them
-(:data:`END_REASON_ALIASES`): ``surrender`` (Axis win, rule 20.3),
-``operation cancelled`` (the Axis suspends the invasion, modified surrender
-roll 14+, rule 20.3) and ``time limit`` (Malta holds at the end of the last
-turn).
+End reasons are shown under report names whatever the engine calls them
+(:data:`END_REASON_ALIASES`).  Island of Death: ``surrender`` (Axis win, rule
+20.3), ``operation cancelled`` (the Axis suspends the invasion, modified
+surrender roll 14+, rule 20.3) and ``time limit`` (Malta holds at the end of
+the last turn).  Invasion: Malta (victory conditions reconstructed):
+``sudden victory``, ``objectives at end``, ``Axis eliminated``, ``time limit``.
+An Axis win is a surrender only in Island of Death.
 """
 
 from __future__ import annotations
@@ -37,7 +43,12 @@ TURNS_PER_DAY = 4
 #: Date of absolute turn 0 (29 June 1942 AM, first turn of Operation Hercules).
 DAY_ZERO = "1942-06-29"
 
-#: Engine end-reason names -> the names used in reports.
+#: Engine end-reason names -> the names used in reports.  Island of Death
+#: (rule 20.3): surrender (Axis win), operation cancelled (Allied win, roll
+#: 14+), time limit.  Invasion: Malta (rule 4.22 sudden victory; its victory
+#: conditions are not printed and are reconstructed, docs/invasion_malta.md):
+#: sudden victory (the Axis holds every objective), objectives at end,
+#: Axis eliminated, time limit.
 END_REASON_ALIASES = {
     "surrender": "surrender",
     "malta_surrenders": "surrender",
@@ -49,89 +60,245 @@ END_REASON_ALIASES = {
     "last_turn": "time limit",
     "time_limit": "time limit",
     "time limit": "time limit",
+    "time": "time limit",
+    "sudden_objectives": "sudden victory",
+    "sudden victory": "sudden victory",
+    "objectives": "objectives at end",
+    "objectives at end": "objectives at end",
+    "axis_eliminated": "Axis eliminated",
+    "axis eliminated": "Axis eliminated",
 }
+
+#: What each report end reason means, per game (for the report's wording).
+END_REASON_MEANING = {
+    "surrender": "Malta surrenders (modified surrender roll 0 or less, rule 20.3)",
+    "operation cancelled": "the Axis calls the operation off (modified surrender roll 14+, rule 20.3)",
+    "time limit": "Malta holds to the end of the last turn",
+    "sudden victory": "the Axis holds every objective hex (sudden victory, rule 4.22; conditions reconstructed)",
+    "objectives at end": "the Axis holds enough objectives at the end (reconstructed victory condition)",
+    "Axis eliminated": "no Axis unit left on the map or to arrive (reconstructed victory condition)",
+}
+
+
+class _either:
+    """Method usable on an instance or on the class itself (then on the
+    Island of Death calendar from 29 June 1942, turn 0: the old static form
+    ``Calendar.label(t)``)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj, cls):
+        target = obj if obj is not None else cls(0, 47)
+        return self.fn.__get__(target, cls)
 
 
 @dataclass(frozen=True)
 class Calendar:
-    """The turns a scenario covers.
+    """The turns a scenario covers and how they map to days.
 
     Attributes
     ----------
     first_turn, last_turn : int
-        Absolute game turns (0 = 29 June 1942 AM) of the first and last turn.
+        Turn numbers as the engine writes them (``end_turn``): Island of Death
+        counts absolute turns from 0 = 29 June 1942 AM; Invasion: Malta counts
+        from 1.
+    turns_per_day : int
+        4 in Island of Death (AM, noon, PM, night; rule 4.0), 3 in Invasion:
+        Malta (AM, PM, Night; rule 8.4).
+    turn_names : tuple of str
+        Name of each turn of a day, in order.
+    day_zero : str or None
+        ISO date of the day that turn ``origin`` opens; ``None`` when the
+        scenario prints no date (labels then read "day 2 PM").
+    origin : int
+        Turn number opening day 0.
+    period : str
+        Words for the scenario's time, e.g. "29 June - 10 July 1942".
     """
 
     first_turn: int
     last_turn: int
+    turns_per_day: int = TURNS_PER_DAY
+    turn_names: tuple = TURN_NAMES
+    day_zero: str | None = DAY_ZERO
+    origin: int = 0
+    period: str = ""
+
+    @property
+    def dated(self) -> bool:
+        """True when turns map to calendar dates."""
+        return self.day_zero is not None
+
+    def day_index(self, turn):
+        """Day since ``day_zero`` (0-based) of turn(s), int64."""
+        return (np.asarray(turn, dtype=np.int64) - self.origin) // self.turns_per_day
 
     @property
     def days(self) -> int:
-        return self.last_turn // TURNS_PER_DAY - self.first_turn // TURNS_PER_DAY + 1
+        return int(self.day_index(self.last_turn) - self.day_index(self.first_turn) + 1)
 
     @property
-    def start(self) -> str:
-        """ISO date of the first day."""
-        return str(self.date_of(self.first_turn))
+    def start(self) -> str | None:
+        """ISO date of the first day (``None`` for an undated calendar)."""
+        return str(self.date_of(self.first_turn)) if self.dated else None
 
     @property
     def turns(self) -> np.ndarray:
         """All turns of the scenario, int64[n_turns]."""
         return np.arange(self.first_turn, self.last_turn + 1, dtype=np.int64)
 
-    @staticmethod
-    def date_of(turn):
-        """Calendar date (``datetime64[D]``) of an absolute turn or array of them.
+    @_either
+    def date_of(self, turn):
+        """Calendar date (``datetime64[D]``) of a turn or array of them (NaT when undated).
 
         Parameters
         ----------
         turn : int or array_like of int
-            Absolute game turns (0 = 29 June 1942 AM).
+            Turn numbers (see ``first_turn``).
 
         Returns
         -------
         numpy.datetime64 or numpy.ndarray of datetime64[D]
         """
-        t = np.asarray(turn, dtype=np.int64)
-        return np.datetime64(DAY_ZERO, "D") + t // TURNS_PER_DAY
+        d = self.day_index(turn)
+        if not self.dated:
+            return np.full(np.shape(d), np.datetime64("NaT"), dtype="datetime64[D]") if np.ndim(d) else \
+                np.datetime64("NaT")
+        return np.datetime64(self.day_zero, "D") + d
 
-    @classmethod
-    def label(cls, turn: int) -> str:
-        """Human label of a turn, e.g. ``'3 Jul PM'``."""
+    @_either
+    def turn_name(self, turn) -> str:
+        """Name of the turn of the day (``'PM'``)."""
+        return self.turn_names[int((int(turn) - self.origin) % self.turns_per_day)]
+
+    @_either
+    def day_label(self, turn) -> str:
+        """Label of a turn's day: ``'03 Jul'``, or ``'day 2'`` when undated."""
+        if self.dated:
+            return pd.Timestamp(self.date_of(int(turn))).strftime("%d %b")
+        return f"day {int(self.day_number(int(turn)))}"
+
+    @_either
+    def label(self, turn) -> str:
+        """Human label of a turn, e.g. ``'3 Jul PM'`` or ``'day 2 PM'``."""
         turn = int(turn)
-        d = pd.Timestamp(cls.date_of(turn))
-        return f"{d.day} {d.strftime('%b')} {TURN_NAMES[turn % TURNS_PER_DAY]}"
+        if self.dated:
+            d = pd.Timestamp(self.date_of(turn))
+            return f"{d.day} {d.strftime('%b')} {self.turn_name(turn)}"
+        return f"day {int(self.day_number(turn))} {self.turn_name(turn)}"
 
     def day_starts(self) -> np.ndarray:
-        """Absolute turns of each day's AM turn, int64[days]."""
-        first = (self.first_turn // TURNS_PER_DAY) * TURNS_PER_DAY
-        return first + TURNS_PER_DAY * np.arange(self.days, dtype=np.int64)
+        """Turns opening each day of the scenario, int64[days]."""
+        first = self.origin + self.day_index(self.first_turn) * self.turns_per_day
+        return first + self.turns_per_day * np.arange(self.days, dtype=np.int64)
+
+    def is_day_end(self, turn):
+        """True for the last turn of a day (the night turn)."""
+        return (np.asarray(turn, dtype=np.int64) - self.origin) % self.turns_per_day == self.turns_per_day - 1
 
     def day_number(self, turn):
-        """Day of the scenario (1 = its first day) of absolute turn(s)."""
-        t = np.asarray(turn, dtype=np.int64)
-        return t // TURNS_PER_DAY - self.first_turn // TURNS_PER_DAY + 1
+        """Day of the scenario (1 = its first day) of turn(s)."""
+        return self.day_index(turn) - self.day_index(self.first_turn) + 1
+
+    def describe(self) -> str:
+        """One phrase on the turn numbering, for report text."""
+        names = ", ".join(self.turn_names)
+        if self.dated:
+            return (f"turn {self.origin} = {self.label(self.origin)}, {self.turns_per_day} turns a day "
+                    f"({names}); day 1 = the scenario's first day")
+        return (f"turns from {self.first_turn}, {self.turns_per_day} a day ({names}); day 1 = the scenario's "
+                "first day" + (f"; {self.period}, no day printed" if self.period else "; no date printed"))
 
 
 #: Scenario calendars (rules 22.22 and 22.32).
 CALENDARS: dict[str, Calendar] = {
-    "intro": Calendar(4, 27),  # 30 June AM - 5 July night (rule 22.22)
-    "hercules": Calendar(0, 47),  # 29 June AM - 10 July night (rule 22.32)
+    "intro": Calendar(4, 27, period="30 June - 5 July 1942"),  # 30 June AM - 5 July night (rule 22.22)
+    "hercules": Calendar(0, 47, period="29 June - 10 July 1942"),  # 29 June AM - 10 July night (rule 22.32)
 }
+
+#: Invasion: Malta day: AM, PM and Night turns (rule 8.4), numbered from 1.
+IM_TURN_NAMES = ("AM", "PM", "Night")
+
+
+def game_of(scenario: str | None, frame: pd.DataFrame | None = None) -> str | None:
+    """The game (``'island_of_death'`` / ``'invasion_malta'``) of a scenario.
+
+    From the frame's provenance (``attrs['game']``), else the scenario
+    registry; ``None`` when neither knows.
+    """
+    g = (frame.attrs.get("game") if frame is not None and frame.attrs else None)
+    if g:
+        return str(g)
+    if scenario is None:
+        return None
+    from ..games.registry import get_scenario
+
+    try:
+        return get_scenario(scenario).game
+    except Exception:  # unknown name (synthetic frames)
+        return None
+
+
+def _im_calendar(scenario: str, frame: pd.DataFrame | None) -> Calendar:
+    """Invasion: Malta calendar: turns 1..N, AM/PM/Night (rule 8.4).
+
+    N is the scenario's ``turns`` setting (``scenario_<name>.csv``), at least
+    the frame's largest ``end_turn``.  The rules print no calendar date, so the
+    calendar is undated; the period comes from the registry title.
+    """
+    from ..games.registry import get_scenario
+
+    n = 0
+    try:
+        from ..games.invasion_malta import csvio
+
+        data_dir = frame.attrs.get("data_dir") if frame is not None and frame.attrs else None
+        name = scenario[3:] if scenario.startswith("im-") else scenario
+        path = csvio.data_path(f"scenario_{name}.csv", data_dir)
+        for _, r in csvio.read_rows(path, ("key", "value", "source")):
+            if r["key"] == "turns":
+                n = int(r["value"])
+    except Exception:  # settings unreadable: fall back on the frame
+        n = 0
+    if frame is not None and "end_turn" in frame and len(frame):
+        n = max(n, int(np.nanmax(frame["end_turn"].to_numpy(dtype=float))))
+    n = max(n, 3)
+    try:
+        title = get_scenario(scenario).title
+    except Exception:
+        title = ""
+    period = "early August 1942" if "August 1942" in title else ""
+    return Calendar(1, n, turns_per_day=3, turn_names=IM_TURN_NAMES, day_zero=None, origin=1, period=period)
 
 
 def calendar_for(scenario: str | None, frame: pd.DataFrame | None = None) -> Calendar:
     """The calendar of a scenario.
 
-    Unknown scenarios get turns 0 .. the largest ``end_turn`` in ``frame``
-    (at least one day).
+    Island of Death scenarios use :data:`CALENDARS` (rules 22.22, 22.32);
+    Invasion: Malta scenarios (registry game ``invasion_malta``) an undated
+    AM/PM/Night calendar from turn 1 (:func:`_im_calendar`).  Other
+    scenarios get turns 0 .. the largest ``end_turn`` in ``frame`` (at least
+    one day), dated from the frame's ``end_date`` column when the engine
+    wrote one, else undated.
     """
     if scenario in CALENDARS:
         return CALENDARS[scenario]
+    if scenario is not None and game_of(scenario, frame) == "invasion_malta":
+        return _im_calendar(scenario, frame)
     last = 47
+    day_zero = None
     if frame is not None and "end_turn" in frame and len(frame):
         last = int(np.nanmax(frame["end_turn"].to_numpy(dtype=float)))
-    return Calendar(0, max(3, (last // TURNS_PER_DAY) * TURNS_PER_DAY + 3))
+        if "end_date" in frame.columns:
+            try:
+                d = pd.to_datetime(frame["end_date"].iloc[0]) - pd.Timedelta(
+                    days=int(frame["end_turn"].iloc[0]) // TURNS_PER_DAY)
+                day_zero = str(d.date())
+            except (ValueError, TypeError):
+                day_zero = None
+    return Calendar(0, max(3, (last // TURNS_PER_DAY) * TURNS_PER_DAY + 3), day_zero=day_zero)
 
 
 def canonical_end_reason(reason) -> str:
@@ -244,7 +411,8 @@ def check_frame(games: pd.DataFrame, name: str = "games") -> None:
 def with_outcomes(games: pd.DataFrame) -> pd.DataFrame:
     """Copy of ``games`` with derived outcome columns.
 
-    Adds ``axis_win`` (bool; rule 20.3: the Axis wins only by surrender),
+    Adds ``axis_win`` (bool, ``winner == "axis"``: a surrender in Island of Death, rule 20.3; any victory
+    condition in Invasion: Malta),
     ``end_day`` (int, 1 = first day of the scenario), ``end_turn_name``
     (AM/noon/PM/night), replaces ``end_reason`` by its report name
     (:func:`canonical_end_reason`; the engine's name is kept in
@@ -256,7 +424,7 @@ def with_outcomes(games: pd.DataFrame) -> pd.DataFrame:
     cal = calendar_for(scenario_of(out), out)
     t = out["end_turn"].astype("int64")
     out["end_day"] = cal.day_number(t.to_numpy())
-    out["end_turn_name"] = np.asarray(TURN_NAMES, dtype=object)[(t % TURNS_PER_DAY).to_numpy()]
+    out["end_turn_name"] = [cal.turn_name(k) for k in t.to_numpy()]
     if "end_reason_raw" not in out.columns:
         out["end_reason_raw"] = out["end_reason"]
         out["end_reason"] = out["end_reason"].map(canonical_end_reason)

@@ -258,7 +258,9 @@ def _snapshot(g, when: str, turn: int | None = None) -> dict:
 
 
 def _write(rep: Replay, out: Path, inp, game: int, data_dir) -> None:
-    from ..analysis.frames import Calendar
+    from ..analysis.frames import calendar_for
+
+    cal = calendar_for(inp.spec.name)
 
     out.mkdir(parents=True, exist_ok=True)
     rep.events.to_csv(out / "events.csv", index=False)
@@ -275,9 +277,9 @@ def _write(rep: Replay, out: Path, inp, game: int, data_dir) -> None:
             if snap["when"] == "set-up":
                 name, label = "map_setup.png", "set-up"
             else:
-                d = pd.Timestamp(Calendar.date_of(snap["turn"]))
+                d = pd.Timestamp(cal.date_of(snap["turn"]))
                 name = f"map_{d.strftime('%m%d')}" + ("_end" if snap["when"] == "game end" else "") + ".png"
-                label = f"end of {Calendar.label(snap['turn'])}" + (" (game over)" if snap["when"] == "game end" else "")
+                label = f"end of {cal.label(snap['turn'])}" + (" (game over)" if snap["when"] == "game end" else "")
             title = f"{inp.spec.name} seed {inp.seed} game {game}: {label}"
             plot_game_state(snap, out / name, title=title, map_data=m)
             rep.files.append(name)

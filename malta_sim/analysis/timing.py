@@ -23,7 +23,10 @@ different questions:
     for surrender vs. first airfield).  Band: Greenwood pointwise interval.
 
 Victory cities are hexes 1711, 1809, 1810 and 1911 (rule 20.0); the surrender
-roll (rule 20.3) ends a game with an Axis win.
+roll (rule 20.3) ends an Island of Death game with an Axis win.  Invasion:
+Malta has no surrender roll: its Axis wins are sudden victories or objectives
+held at the end (reconstructed victory conditions), timed by ``'axis_win'``;
+``'surrender'`` counts only games whose end reason is a surrender.
 """
 
 from __future__ import annotations
@@ -33,18 +36,20 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import OptionError
-from .frames import calendar_for, scenario_of, with_outcomes
+from .frames import calendar_for, canonical_end_reason, scenario_of, with_outcomes
 from .rates import proportion_interval
 
 #: Events known by name and the column(s) they come from.
 EVENTS = {
-    "surrender": "end_turn of games the Axis won (rule 20.3: only by surrender)",
+    "surrender": "end_turn of games that ended in a surrender (Island of Death rule 20.3)",
+    "axis_win": "end_turn of games the Axis won, whatever the end reason",
     "first_airfield": "first_airfield_turn",
     "victory_city": "first_city_turn, or the first per-turn row with cities_axis > 0",
 }
 
 EVENT_TITLES = {
     "surrender": "Malta surrendered",
+    "axis_win": "an Axis victory",
     "first_airfield": "first airfield in Axis hands",
     "victory_city": "a victory city in Axis hands",
 }
@@ -63,7 +68,8 @@ def event_turns(games: pd.DataFrame, event: str, per_turn: pd.DataFrame | None =
     games : pandas.DataFrame
         Result frame.
     event : str
-        ``'surrender'``, ``'first_airfield'``, ``'victory_city'`` or the name
+        ``'surrender'`` (end reason surrender), ``'axis_win'`` (any Axis
+        victory), ``'first_airfield'``, ``'victory_city'`` or the name
         of any column holding an absolute turn number (values < 0 or NaN mean
         never).
     per_turn : pandas.DataFrame, optional
@@ -81,6 +87,9 @@ def event_turns(games: pd.DataFrame, event: str, per_turn: pd.DataFrame | None =
         If the frame(s) hold nothing to time the event by.
     """
     if event == "surrender":
+        t = games["end_turn"].astype(float)
+        return t.where(games["end_reason"].map(canonical_end_reason).eq("surrender"))
+    if event == "axis_win":
         t = games["end_turn"].astype(float)
         return t.where(games["winner"].astype(str).eq("axis"))
     if event == "first_airfield":
@@ -139,8 +148,10 @@ def timing_curve(
     Returns
     -------
     pandas.DataFrame
-        Columns: group, ``turn`` (int, absolute turn over the scenario), ``date``
-        (datetime64[ns], that turn's day), ``label`` ('3 Jul PM'), ``games``
+        Columns: group, ``turn`` (int, turn as the engine numbers it), ``date``
+        (datetime64[ns], that turn's day; NaT for an undated calendar such as
+        Invasion: Malta's), ``day`` ('03 Jul' or 'day 2'), ``label`` ('3 Jul PM'
+        or 'day 2 PM'), ``games``
         (int), ``events`` (int, games with the event by that turn), ``share``,
         ``low``, ``high`` (float proportions).
     """
@@ -175,6 +186,7 @@ def timing_curve(
                     key: g,
                     "turn": turns,
                     "date": pd.to_datetime(cal.date_of(turns)),
+                    "day": [cal.day_label(k) for k in turns],
                     "label": [cal.label(k) for k in turns],
                     "games": n,
                     "events": events,
@@ -208,15 +220,16 @@ def _km(sub: pd.DataFrame, t: np.ndarray, turns: np.ndarray, alpha: float):
     return share, np.clip(share - z * s_se, 0, 1), np.clip(share + z * s_se, 0, 1)
 
 
-def date_summary(curve: pd.DataFrame, by: str = "arm") -> pd.DataFrame:
-    """End-of-day rows of a :func:`timing_curve` (the night turn of each day, turn % 4 == 3).
+def date_summary(curve: pd.DataFrame, by: str = "arm", scenario: str | None = None) -> pd.DataFrame:
+    """End-of-day rows of a :func:`timing_curve` (the night turn of each day of the scenario's calendar).
 
     Returns
     -------
     pandas.DataFrame
         Same columns, one row per group and day.
     """
-    return curve.loc[curve["turn"] % 4 == 3].reset_index(drop=True)
+    cal = calendar_for(scenario, None)
+    return curve.loc[cal.is_day_end(curve["turn"].to_numpy())].reset_index(drop=True)
 
 
 def median_event_turn(games: pd.DataFrame, event: str = "surrender", per_turn=None, by: str = "arm") -> pd.DataFrame:
