@@ -389,6 +389,17 @@ def _provenance_lines(s: dict) -> list[str]:
     return L
 
 
+#: What the airfield curve counts (the engines' ``first_airfield_turn``): capture, not possession.
+_AIRFIELD_NOTE = {
+    "island_of_death": ("This curve shows **capture, not possession**: `first_airfield_turn` is the first turn "
+                        "(checked in the surrender phase, rule 20.3) on which the Axis holds *more* airfields than "
+                        "at set-up. Airfields the Axis holds from set-up (e.g. in the Introductory Scenario) do "
+                        "not count, so a game can end with `airfields_axis` > 0 and no capture (-1)."),
+    "invasion_malta": ("This curve shows **capture**: `first_airfield_turn` is the first turn an airfield hex is "
+                       "held by Axis units alone."),
+}
+
+
 def _rules_line(game: str | None) -> str:
     """Methods line naming the rules behind end reasons, per game."""
     if game == "invasion_malta":
@@ -464,7 +475,7 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
     L.append("")
     L.append(f"![end dates]({files['end_dates']})")
     titles = {"surrender": "Malta surrenders", "axis_win": "Axis victory (sudden victory or objectives at the end)",
-              "first_airfield": "First airfield in Axis hands",
+              "first_airfield": "First airfield captured by the Axis",
               "victory_city": "First victory city (1711, 1809, 1810, 1911) in Axis hands"}
     for event, d in day_rows.items():
         L.append("")
@@ -472,6 +483,9 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
         L.append("")
         L.append(f"Share of all games in which this had happened by the end of each day ({conf} Wilson band; "
                  "games that ended first count as never).")
+        if event == "first_airfield":
+            L.append("")
+            L.append(_AIRFIELD_NOTE.get(s.get("game"), _AIRFIELD_NOTE["island_of_death"]))
         L.append("")
         piv = d.assign(v=[f"{pct(r.share, 0)} ({pct(r.low, 0)}-{pct(r.high, 0)})" for r in d.itertuples()])
         piv = piv.pivot(index="day", columns="arm", values="v").reindex(d["day"].drop_duplicates())

@@ -127,3 +127,14 @@ def test_iod_calendar_unchanged():
     assert h.start == "1942-06-29" and h.label(47) == "10 Jul night" and h.day_label(4) == "30 Jun"
     assert Calendar.label(2) == "29 Jun PM"        # class-level form still works
     assert list(h.day_starts()[:2]) == [0, 4] and bool(h.is_day_end(3))
+
+
+def test_airfield_curve_says_capture_not_possession(tmp_path):
+    df = pd.DataFrame({"game": range(4), "winner": ["axis", "allied"] * 2, "scenario": "intro",
+                       "end_reason": ["surrender", "time limit"] * 2, "end_turn": [10, 27] * 2,
+                       "airfields_axis": [1, 1, 2, 1], "first_airfield_turn": [-1, -1, 8, -1]})
+    s = write_report(df, tmp_path / "r")
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "## First airfield captured by the Axis" in md
+    assert "capture, not possession" in md and "more* airfields than at set-up" in md
+    assert "first_airfield" in s["timing_by_day"]

@@ -43,14 +43,16 @@ from .rates import proportion_interval
 EVENTS = {
     "surrender": "end_turn of games that ended in a surrender (Island of Death rule 20.3)",
     "axis_win": "end_turn of games the Axis won, whatever the end reason",
-    "first_airfield": "first_airfield_turn",
+    "first_airfield": "first_airfield_turn: capture, not possession (Island of Death: first turn the Axis "
+                      "holds more airfields than at set-up; Invasion: Malta: first airfield hex held by Axis "
+                      "units alone)",
     "victory_city": "first_city_turn, or the first per-turn row with cities_axis > 0",
 }
 
 EVENT_TITLES = {
     "surrender": "Malta surrendered",
     "axis_win": "an Axis victory",
-    "first_airfield": "first airfield in Axis hands",
+    "first_airfield": "an airfield captured by the Axis",
     "victory_city": "a victory city in Axis hands",
 }
 
