@@ -101,19 +101,53 @@ def can_attack(game, u: int) -> bool:
     return True
 
 
+_NOT_DEFENDING = (st.LEADER, st.COASTAL_GUN, st.WARSHIP)
+
+
+def attackable_hexes(game, enemy: int) -> set:
+    """Every hex that :func:`attackable` accepts for ``enemy``, in one pass.
+
+    Rule 9.15: a hex may be attacked only if one of its defenders (ground
+    units; not leaders, coastal guns or warships, 14.0, 16.57) has a defense
+    strength above zero at its current level.
+
+    Parameters
+    ----------
+    game : Game
+    enemy : int
+        Side of the defenders (AXIS 0, ALLIED 1).
+
+    Returns
+    -------
+    set of int
+        Dense hex indices; ``h in attackable_hexes(game, e)`` equals
+        ``attackable(game, h, e)`` for every hex (both read the units' hexes
+        only, so the answers agree on any state).
+    """
+    s, t = game.state, game.static
+    m = (s.hex >= 0) & (t.side == enemy) & ~np.isin(t.utype, _NOT_DEFENDING)
+    idx = m.nonzero()[0]
+    ok = t.defense[idx, s.level[idx]] > 0
+    return set(s.hex[idx[ok]].tolist())
+
+
 def attack_options(game, side: int, units=None) -> dict:
     """target hex -> list of units that may attack it (9.11: adjacent, not
-    across an all-ocean hexside)."""
+    across an all-ocean hexside; 9.15: the hex must be attackable)."""
     s, t = game.state, game.static
     out: dict[int, list[int]] = {}
     cand = units if units is not None else [int(u) for u in game.on_map(side) if can_attack(game, int(u))]
+    if not len(cand):
+        return out
+    targets = attackable_hexes(game, 1 - side)      # once per call instead of once per hexside
+    nb, ocean = t.neighbours, t.ocean_side
     for u in cand:
         h = int(s.hex[u])
         for d in range(6):
-            o = int(t.neighbours[h, d])
-            if o < 0 or t.ocean_side[h, d]:
+            o = int(nb[h, d])
+            if o < 0 or ocean[h, d]:
                 continue
-            if attackable(game, o, 1 - side):
+            if o in targets:
                 out.setdefault(o, []).append(int(u))
     return out
 
@@ -182,9 +216,10 @@ def plan_options(game, side: int) -> PlanOptions:
     enemy_hexes = np.unique(s.hex[[u for u in game.on_map(1 - side)
                                    if t.utype[u] not in (st.LEADER, st.WARSHIP, st.COASTAL_GUN)]]) \
         if len(game.on_map(1 - side)) else []
+    targets = attackable_hexes(game, 1 - side)
     for tgt in enemy_hexes:
         tgt = int(tgt)
-        if not attackable(game, tgt, 1 - side) or not discovered(game, tgt, side):
+        if tgt not in targets or not discovered(game, tgt, side):
             continue
         us = [u for u in firers if dist[s.hex[u], tgt] <= t.art_range[u]]
         if us:
