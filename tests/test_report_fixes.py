@@ -138,3 +138,12 @@ def test_airfield_curve_says_capture_not_possession(tmp_path):
     assert "## First airfield captured by the Axis" in md
     assert "capture, not possession" in md and "more* airfields than at set-up" in md
     assert "first_airfield" in s["timing_by_day"]
+
+
+def test_per_turn_rows_of_skipped_games_are_tolerated(tmp_path):
+    games = pd.DataFrame({"game": [0, 2], "seed": 5, "winner": "axis", "end_reason": "surrender",
+                          "end_turn": [10, 11], "scenario": "intro"})
+    games.attrs.update({"seed": 5, "failed_games": [{"game": 1, "error": "X"}]})
+    pt = pd.DataFrame({"game": [0, 1, 2], "turn": [4, 4, 4], "cities_axis": [0, 0, 1]})
+    s = write_report(games, tmp_path / "r", per_turn=pt)
+    assert "victory_city" in s["timing_by_day"]
