@@ -183,8 +183,9 @@ def discovered(game, h: int, side: int) -> bool:
     enemy hex or in a hex between."""
     s, t = game.state, game.static
     dist = t.grid.distance_table
-    mine = [int(u) for u in game.on_map(side) if game.is_ground(int(u))]
-    if not mine:
+    mine = game.on_map(side)
+    mine = mine[game.ground_mask[mine]]            # ground units (same as is_ground per unit)
+    if not len(mine):
         return False
     hx = np.unique(s.hex[mine])
     d = dist[h, hx]

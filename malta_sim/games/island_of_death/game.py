@@ -90,6 +90,10 @@ class Game:
         self.skip_invasion = False
         self.per_turn_rows: list = []
         self.extra: dict = {}     # free room for invasion modules (planned jumps...)
+        # per-unit "ground combat unit" flags (unit types never change during a
+        # game): a list lookup in place of a numpy-scalar test per query
+        self.ground_mask = ~np.isin(static.utype, (st.LEADER, st.WARSHIP, st.COASTAL_GUN))
+        self._ground = self.ground_mask.tolist()
 
     # ------------------------------------------------------------ time
     @property
@@ -159,7 +163,7 @@ class Game:
 
     def is_ground(self, u: int) -> bool:
         """A ground combat unit (not leader, warship, coastal gun)."""
-        return self.static.utype[u] not in (st.LEADER, st.WARSHIP, st.COASTAL_GUN)
+        return self._ground[u]
 
     def prepared_artillery(self, u: int) -> bool:
         t = self.static

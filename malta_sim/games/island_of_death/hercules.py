@@ -1471,11 +1471,18 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
         if not (how == "jump" and others):
             for g in guns:
                 eliminate(game, g, "coastal gun overrun 16.58")
-    for o in list(t.neighbours[h]) + [h]:
-        if o >= 0:
-            for e in game.units_at(int(o), ALLIED):
-                if t.utype[e] == st.STRONGPOINT:
-                    s.revealed[e] = True
+    # Allied strongpoints in h or next to it, found in one pass over the strongpoints
+    near_h = np.zeros(t.n_hexes, bool)
+    near_h[h] = True
+    nb = t.neighbours[h]
+    near_h[nb[nb >= 0]] = True
+    sp = game.extra.get("_allied_strongpoints")
+    if sp is None:
+        sp = game.extra["_allied_strongpoints"] = np.flatnonzero(
+            (t.utype == st.STRONGPOINT) & (t.side == ALLIED))
+    hx = s.hex[sp]
+    on = hx >= 0
+    s.revealed[sp[on][near_h[hx[on]]]] = True
     cup = [int(i) for i in np.flatnonzero((t.utype == st.MILITIA) & (s.box == BOX_CUP))]
     if not cup:
         return
