@@ -1480,9 +1480,10 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     if sp is None:
         sp = game.extra["_allied_strongpoints"] = np.flatnonzero(
             (t.utype == st.STRONGPOINT) & (t.side == ALLIED))
-    hx = s.hex[sp]
-    on = hx >= 0
-    s.revealed[sp[on][near_h[hx[on]]]] = True
+    if len(sp):
+        hx = s.hex[sp]
+        on = hx >= 0
+        s.revealed[sp[on][near_h[hx[on]]]] = True
     cup = [int(i) for i in np.flatnonzero((t.utype == st.MILITIA) & (s.box == BOX_CUP))]
     if not cup:
         return

@@ -40,7 +40,6 @@ def exerting_hexes(game, side: int) -> tuple[np.ndarray, np.ndarray]:
     s, t = game.state, game.static
     nh = t.n_hexes
     units = game.on_map(side)
-    att = np.zeros(nh, np.int32)
     exert = np.zeros(nh, bool)
     foot = np.zeros(nh, bool)
     # Vectorised over the side's units on the map (same result as a loop per unit).
@@ -55,7 +54,7 @@ def exerting_hexes(game, side: int) -> tuple[np.ndarray, np.ndarray]:
     ground = ~(sp | art | (ut == st.LEADER) | (ut == st.WARSHIP) | (ut == st.COASTAL_GUN))
     ug, hg = units[ground], h[ground]
     a = t.attack[ug, s.level[ug]]
-    np.add.at(att, hg, a)                                   # total attack strength per hex
+    att = np.bincount(hg, weights=a, minlength=nh)         # total attack strength per hex (exact small ints)
     foot[hg[(a > 0) & (t.move_class[ug] == st.FOOT)]] = True
     hf = hg[t.fort[hg] & ~s.fort_destroyed[hg]]             # occupied undestroyed fort
     exert[hf] = True
