@@ -77,11 +77,19 @@ def expected_losses(game, line: int, level: int, fort: bool, def_steps: int, att
     col = crt_column(game.static.charts, line, level)
     if col < 0:
         return None
-    ah, dh = _cell_arrays(game, line, col, fort)
-    a_steps = np.minimum((ah + 1) // 2, att_steps)
-    d_steps = np.minimum(dh // 2, def_steps)
-    d_ret = np.where(dh // 2 >= def_steps, 0, dh - dh // 2)
-    return (float(_P2D6 @ a_steps), float(_P2D6 @ d_steps), float(_P2D6 @ d_ret))
+    # a pure function of the CRT cell and the step counts: memoised per game
+    memo = game.extra.get("_bot_expected_losses")
+    if memo is None:
+        memo = game.extra["_bot_expected_losses"] = {}
+    key = (int(line), int(col), bool(fort), int(def_steps), int(att_steps))
+    out = memo.get(key)
+    if out is None:
+        ah, dh = _cell_arrays(game, line, col, fort)
+        a_steps = np.minimum((ah + 1) // 2, att_steps)
+        d_steps = np.minimum(dh // 2, def_steps)
+        d_ret = np.where(dh // 2 >= def_steps, 0, dh - dh // 2)
+        out = memo[key] = (float(_P2D6 @ a_steps), float(_P2D6 @ d_steps), float(_P2D6 @ d_ret))
+    return out
 
 
 @nb.njit(cache=True)

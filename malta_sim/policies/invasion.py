@@ -41,13 +41,11 @@ def _allied_strength_near(game, h, radius=1):
     from ..games.island_of_death.state import ALLIED, BOX_MAP
 
     s, t = game.state, game.static
-    m = (s.box == BOX_MAP) & (t.side == ALLIED) & (s.hex >= 0)
-    if not m.any():
+    idx = ((s.box == BOX_MAP) & (t.side == ALLIED) & (s.hex >= 0)).nonzero()[0]
+    if not len(idx):
         return 0
-    d = _dist(game)[h, s.hex[m]]
-    lv = s.level[m]
-    idx = np.flatnonzero(m)
-    strength = t.defense[idx, lv]
+    d = _dist(game)[h, s.hex[idx]]
+    strength = t.defense[idx, s.level[idx]]
     return int(strength[d <= radius].sum())
 
 
