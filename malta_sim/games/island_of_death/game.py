@@ -144,7 +144,7 @@ class Game:
         """Units on hex ``h`` (optionally of one side)."""
         s, t = self.state, self.static
         idx = (s.hex == h).nonzero()[0]        # hex >= 0 only for units on the map
-        if side is not None:
+        if side is not None and len(idx):              # an empty hex needs no side filter
             idx = idx[t.side[idx] == side]
         return idx
 

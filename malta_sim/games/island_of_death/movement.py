@@ -77,12 +77,36 @@ def zoc_across(t) -> np.ndarray:
     return out
 
 
+def _position_key(game, side: int) -> tuple:
+    """Everything :func:`exerting_hexes` and :func:`occupancy` read from the
+    state for ``side`` (its pieces' box, hex, level, hitched, salvos; destroyed
+    forts), as bytes: equal keys give equal answers, so a memo keyed on it
+    needs no invalidation."""
+    s = game.state
+    own = game.extra.get(("_side_units", side))
+    if own is None:
+        own = game.extra[("_side_units", side)] = np.flatnonzero(game.static.side == side)
+    return (side, s.box[own].tobytes(), s.hex[own].tobytes(), s.level[own].tobytes(),
+            s.hitched[own].tobytes(), s.salvos[own].tobytes(), s.fort_destroyed.tobytes())
+
+
 def zoc_map(game, side: int) -> np.ndarray:
     """bool[n_hexes]: hexes in the ZOC exerted by ``side`` (rule 5.0-5.1),
-    projected by :func:`malta_sim.kernels.paths.zoc_map`."""
+    projected by :func:`malta_sim.kernels.paths.zoc_map`.
+
+    The last map of each side is kept with the :func:`_position_key` it was
+    built from and reused (as a fresh copy) while the pieces stand still:
+    moves of the other side, which change nothing here, are frequent."""
     t = game.static
+    key = _position_key(game, side)
+    memo = game.extra.setdefault("_zoc_memo", {})
+    hit = memo.get(side)
+    if hit is not None and hit[0] == key:
+        return hit[1].copy()
     exert, foot = exerting_hexes(game, side)
-    return paths.zoc_map(t.neighbours, exert, (~foot).astype(np.int8), zoc_across(t))
+    z = paths.zoc_map(t.neighbours, exert, (~foot).astype(np.int8), zoc_across(t))
+    memo[side] = (key, z.copy())
+    return z
 
 
 def occupancy(game, side: int) -> tuple[np.ndarray, np.ndarray]:
@@ -93,6 +117,11 @@ def occupancy(game, side: int) -> tuple[np.ndarray, np.ndarray]:
     defense strength of zero (enemy units may enter and eliminate them).
     """
     s, t = game.state, game.static
+    key = _position_key(game, side)                # memo as in zoc_map: same inputs, same answer
+    memo = game.extra.setdefault("_occupancy_memo", {})
+    hit = memo.get(side)
+    if hit is not None and hit[0] == key:
+        return hit[1].copy(), hit[2].copy()
     nh = t.n_hexes
     block = np.zeros(nh, bool)
     anyp = np.zeros(nh, bool)
@@ -103,7 +132,9 @@ def occupancy(game, side: int) -> tuple[np.ndarray, np.ndarray]:
     anyp[h] = True
     b = (ut != st.LEADER) & (ut != st.COASTAL_GUN) & (t.defense[units, s.level[units]] > 0)
     block[h[b]] = True
-    return block, anyp & ~block
+    trivial = anyp & ~block
+    memo[side] = (key, block.copy(), trivial.copy())
+    return block, trivial
 
 
 # ------------------------------------------------------------------ kernel
