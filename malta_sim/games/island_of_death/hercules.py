@@ -1450,6 +1450,15 @@ def airfield_entry(game) -> None:
 # =====================================================================================
 # Entering hexes: militia (16.32), coastal guns (16.58), strongpoints (16.22)
 # =====================================================================================
+def _militia_in_cup(game) -> list:
+    """Militia pieces in the cup (16.32), ascending unit indices (Python ints)."""
+    t = game.static
+    mil = game.extra.get("_militia_units")
+    if mil is None:
+        mil = game.extra["_militia_units"] = np.flatnonzero(t.utype == st.MILITIA)
+    return mil[game.state.box[mil] == BOX_CUP].tolist()
+
+
 def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     """Effects of an Axis unit entering hex ``h`` (any way).
 
@@ -1472,19 +1481,19 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
             for g in guns:
                 eliminate(game, g, "coastal gun overrun 16.58")
     # Allied strongpoints in h or next to it, found in one pass over the strongpoints
-    near_h = np.zeros(t.n_hexes, bool)
-    near_h[h] = True
-    nb = t.neighbours[h]
-    near_h[nb[nb >= 0]] = True
     sp = game.extra.get("_allied_strongpoints")
     if sp is None:
         sp = game.extra["_allied_strongpoints"] = np.flatnonzero(
             (t.utype == st.STRONGPOINT) & (t.side == ALLIED))
     if len(sp):
+        near_h = np.zeros(t.n_hexes, bool)
+        near_h[h] = True
+        nb = t.neighbours[h]
+        near_h[nb[nb >= 0]] = True
         hx = s.hex[sp]
         on = hx >= 0
         s.revealed[sp[on][near_h[hx[on]]]] = True
-    cup = [int(i) for i in np.flatnonzero((t.utype == st.MILITIA) & (s.box == BOX_CUP))]
+    cup = _militia_in_cup(game)
     if not cup:
         return
     near = [h] + [int(x) for x in t.neighbours[h] if x >= 0]
@@ -1498,7 +1507,7 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     for x in dict.fromkeys(near):
         if x < 0 or not (t.town[x] or t.city[x]) or s.militia_rolled[x]:
             continue
-        cup = [int(i) for i in np.flatnonzero((t.utype == st.MILITIA) & (s.box == BOX_CUP))]
+        cup = _militia_in_cup(game)
         if not cup:
             return                                              # 16.36
         s.militia_rolled[x] = True
