@@ -41,12 +41,26 @@ def _allied_strength_near(game, h, radius=1):
     from ..games.island_of_death.state import ALLIED, BOX_MAP
 
     s, t = game.state, game.static
-    idx = ((s.box == BOX_MAP) & (t.side == ALLIED) & (s.hex >= 0)).nonzero()[0]
-    if not len(idx):
+    # per-hex Allied defense totals, rebuilt only when an Allied piece's box,
+    # hex or level changed (the key holds exactly what the total reads)
+    al = game.extra.get("_allied_units")
+    if al is None:
+        al = game.extra["_allied_units"] = np.flatnonzero(t.side == ALLIED)
+    key = (s.box[al].tobytes(), s.hex[al].tobytes(), s.level[al].tobytes())
+    memo = game.extra.get("_allied_strength_memo")
+    if memo is None or memo[0] != key:
+        idx = ((s.box == BOX_MAP) & (t.side == ALLIED) & (s.hex >= 0)).nonzero()[0]
+        hx = s.hex[idx]
+        strength = t.defense[idx, s.level[idx]]
+        memo = game.extra["_allied_strength_memo"] = (key, hx, strength.astype(np.int64), {})
+    _, hx, strength, done = memo
+    if not len(hx):
         return 0
-    d = _dist(game)[h, s.hex[idx]]
-    strength = t.defense[idx, s.level[idx]]
-    return int(strength[d <= radius].sum())
+    k = (int(h), radius)
+    v = done.get(k)
+    if v is None:
+        v = done[k] = int(strength[_dist(game)[h, hx] <= radius].sum())
+    return v
 
 
 def _ocean_within(game, h, r):
