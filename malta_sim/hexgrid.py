@@ -187,7 +187,8 @@ def ring(hex_id: str, radius: int) -> list[str]:
     return [h for h in within(hex_id, radius) if distance(hex_id, h) == radius]
 
 
-def _cube_round(x: float, y: float, z: float) -> tuple[int, int, int]:
+def cube_round(x: float, y: float, z: float) -> tuple[int, int, int]:
+    """Round fractional cube coordinates to the hex that contains the point."""
     rx, ry, rz = round(x), round(y), round(z)
     dx, dy, dz = abs(rx - x), abs(ry - y), abs(rz - z)
     if dx > dy and dx > dz:
@@ -225,7 +226,7 @@ def hex_line(a: str, b: str) -> list[tuple[str, ...]]:
             x = ca[0] + (cb[0] - ca[0]) * t + sgn * eps
             y = ca[1] + (cb[1] - ca[1]) * t + sgn * 2 * eps
             z = ca[2] + (cb[2] - ca[2]) * t - sgn * 3 * eps
-            rx, ry, _ = _cube_round(x, y, z)
+            rx, ry, _ = cube_round(x, y, z)
             pts.append(from_axial(rx, ry))
         if pts[0] == pts[1]:
             steps.append((pts[0],))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..hexgrid import from_axial, parse_hex
+from ..hexgrid import cube_round, from_axial, parse_hex
 
 #: Origin of the local kilometre frame (equirectangular projection).
 LAT0 = 35.88
@@ -67,17 +67,8 @@ def plane_to_hex(x: float, y: float) -> str:
     """The hex id containing map-plane point ``(x, y)`` (cube rounding)."""
     q = x / (SQRT3 / 2.0)
     r = y - 0.5 - q / 2.0
-    cx, cz = q, r
-    cy = -cx - cz
-    rx, ry, rz = round(cx), round(cy), round(cz)
-    dx, dy, dz = abs(rx - cx), abs(ry - cy), abs(rz - cz)
-    if dx > dy and dx > dz:
-        rx = -ry - rz
-    elif dy > dz:
-        ry = -rx - rz
-    else:
-        rz = -rx - ry
-    return from_axial(int(rx), int(rz))
+    rx, _, rz = cube_round(q, -q - r, r)
+    return from_axial(rx, rz)
 
 
 @dataclass(frozen=True)
