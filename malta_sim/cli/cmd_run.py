@@ -99,6 +99,36 @@ class _RunCommand(RunCommand, OneLineErrors):
     pass
 
 
+def check_outputs(backend, scheduler, out, per_turn_out) -> None:
+    """Shared by ``run`` and ``sweep``: the backend choice and both output files,
+    checked before any game is played.
+
+    Raises
+    ------
+    OptionError
+    """
+    from ..batch import check_output_path
+
+    check_backend(backend, scheduler)
+    check_output_path(out, "--out")
+    if per_turn_out is not None:
+        check_output_path(per_turn_out, "--per-turn")
+        if str(per_turn_out) == str(out):
+            raise OptionError("--per-turn and --out must be different files")
+
+
+def write_outputs(res, out, per_turn_out):
+    """Write a batch result (a frame, or ``(games, per_turn)`` when a per-turn
+    file was asked for) to ``out`` / ``per_turn_out``; return ``(games, per_turn)``."""
+    from ..batch import write_frame
+
+    games, turns = res if per_turn_out is not None else (res, None)
+    write_frame(games, out)
+    if turns is not None:
+        write_frame(turns, per_turn_out)
+    return games, turns
+
+
 @click.command("run", cls=_RunCommand)
 @click.option("--scenario", required=True, help="Scenario: intro, hercules (Island of Death) or im-c3 (Invasion: Malta).")
 @click.option("--games", "n_games", required=True, type=int, help="Number of games (>= 1).")
@@ -133,14 +163,9 @@ def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options
 
       malta-sim run --scenario hercules --games 1000 --seed 1942 --jobs 4 --out hercules.parquet
     """
-    from ..batch import check_output_path, run_games, write_frame
+    from ..batch import run_games
 
-    check_backend(backend, scheduler)
-    check_output_path(out, "--out")
-    if per_turn_out is not None:
-        check_output_path(per_turn_out, "--per-turn")
-        if str(per_turn_out) == str(out):
-            raise OptionError("--per-turn and --out must be different files")
+    check_outputs(backend, scheduler, out, per_turn_out)
     options = [o for opt in options for o in opt.split(",") if o]
     params = parse_policy_params(policy_params)
     res = run_games(
@@ -161,10 +186,7 @@ def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options
         progress=not quiet,
         on_error="skip" if skip_failed else "raise",
     )
-    games, turns = res if per_turn_out is not None else (res, None)
-    write_frame(games, out)
-    if turns is not None:
-        write_frame(turns, per_turn_out)
+    games, turns = write_outputs(res, out, per_turn_out)
     if not quiet:
         from ..summary import format_summary  # statsmodels/scipy: imported only when a summary is printed
 

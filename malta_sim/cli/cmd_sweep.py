@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from .cmd_run import OneLineErrors, check_backend
+from .cmd_run import OneLineErrors, check_outputs, write_outputs
 
 
 @click.command("sweep", cls=OneLineErrors)
@@ -37,16 +37,11 @@ def command(sweep_file, n_games, seed, n_jobs, data_dir, backend, scheduler, chu
     Every arm plays games 0..N-1 under the same seed (common random numbers),
     so differences between arms are paired game by game.
     """
-    from ..batch import check_output_path, load_sweep, run_sweep, write_frame
+    from ..batch import load_sweep, run_sweep
     from ..errors import OptionError
     from ..summary import format_summary
 
-    check_backend(backend, scheduler)
-    check_output_path(out, "--out")
-    if per_turn_out is not None:
-        check_output_path(per_turn_out, "--per-turn")
-        if str(per_turn_out) == str(out):
-            raise OptionError("--per-turn and --out must be different files")
+    check_outputs(backend, scheduler, out, per_turn_out)
     if n_games is not None and n_games < 1:
         raise OptionError(f"--games must be an integer >= 1, got {n_games}")
     sweep = load_sweep(sweep_file)
@@ -64,10 +59,7 @@ def command(sweep_file, n_games, seed, n_jobs, data_dir, backend, scheduler, chu
         progress=not quiet,
         on_error="skip" if skip_failed else "raise",
     )
-    df, turns = res if per_turn_out is not None else (res, None)
-    write_frame(df, out)
-    if turns is not None:
-        write_frame(turns, per_turn_out)
+    df, turns = write_outputs(res, out, per_turn_out)
     if not quiet:
         click.echo(format_summary(df))
         click.echo(f"wrote {out} ({len(df)} rows, {df['arm'].nunique()} arms)")
