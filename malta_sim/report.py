@@ -353,7 +353,8 @@ def _reconstructed(attrs: dict, games: pd.DataFrame) -> list[str]:
     if isinstance(rc, str):
         rc = [c for c in rc.split(";") if c]
     rc = [str(c) for c in (rc or [])]
-    rc += [k for k, v in attrs.items() if v == "reconstructed" and k not in rc]
+    if not rc:  # older provenance: only a summary flag such as charts="reconstructed"
+        rc = [k for k, v in attrs.items() if v == "reconstructed"]
     return rc
 
 
