@@ -181,6 +181,38 @@ def remove_unavailable(cup: Cup, counts: list, pools: tuple, available: set) -> 
     return counts, tuple(pools), removed
 
 
+def draw_from_cup(counts: list, rng) -> int:
+    """Draw one marker blindly from the opaque cup (rules 4.3, 7.13).
+
+    Parameters
+    ----------
+    counts : list of int
+        Markers of each type still in the cup; the drawn type is decremented in place.
+    rng : numpy.random.Generator
+        The game's ``activation`` stream.
+
+    Returns
+    -------
+    int
+        Index of the marker type drawn; every marker in the cup is equally likely.
+
+    Raises
+    ------
+    ValueError
+        If the cup is empty.
+    """
+    total = sum(counts)
+    if total <= 0:
+        raise ValueError("the cup is empty")
+    x = int(rng.integers(total))
+    k = 0
+    while x >= counts[k]:
+        x -= counts[k]
+        k += 1
+    counts[k] -= 1
+    return k
+
+
 def simulate_segment(cup: Cup, rng, policies: tuple = (ALWAYS_PLAY, ALWAYS_PLAY)) -> list:
     """One Operations Segment by random draws (rules 7.13-7.17).
 
@@ -194,12 +226,7 @@ def simulate_segment(cup: Cup, rng, policies: tuple = (ALWAYS_PLAY, ALWAYS_PLAY)
     events = []
     total = sum(counts)
     while total > 0:
-        x = int(rng.integers(total))
-        k = 0
-        while x >= counts[k]:
-            x -= counts[k]
-            k += 1
-        counts[k] -= 1
+        k = draw_from_cup(counts, rng)
         total -= 1
         ev, pools = resolve_draw(cup, k, tuple(counts), pools, policies)
         events.extend(ev)

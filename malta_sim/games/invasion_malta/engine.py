@@ -151,12 +151,7 @@ class Game:
         total = sum(counts)
         pol = self.policies()
         while total > 0:
-            x = int(rng.integers(total))
-            k = 0
-            while x >= counts[k]:
-                x -= counts[k]
-                k += 1
-            counts[k] -= 1
+            k = ac.draw_from_cup(counts, rng)
             total -= 1
             evs, pools = ac.resolve_draw(cup, k, tuple(counts), pools, pol)
             for e in evs:
