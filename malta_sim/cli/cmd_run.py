@@ -129,31 +129,53 @@ def write_outputs(res, out, per_turn_out):
     return games, turns
 
 
+def batch_options(*, checkpoint_help: str, per_turn_help: str):
+    """The options ``run`` and ``sweep`` share (workers, data, backend,
+    checkpoints, outputs), applied as one decorator so both commands spell
+    them alike.  ``checkpoint_help`` and ``per_turn_help`` say what those two
+    mean for the command."""
+    opts = [
+        click.option("--jobs", "n_jobs", default=1, show_default=True, type=int,
+                     help="Worker processes (-1: every core)."),
+        click.option("--data-dir", default=None, metavar="DIR",
+                     help="Game-data directory replacing the packaged data."),
+        click.option("--backend", default="local", show_default=True, metavar="[local|dask]",
+                     help="local: joblib processes here; dask: a dask.distributed cluster."),
+        click.option("--scheduler", default=None, metavar="ADDRESS",
+                     help="Dask scheduler (tcp://host:8786); none: a local cluster of --jobs workers."),
+        click.option("--chunk-size", default=None, type=int,
+                     help="Games per task and per checkpoint file (never changes results)."),
+        click.option("--checkpoint", default=None, metavar="DIR", help=checkpoint_help),
+        click.option("--per-turn", "per_turn_out", default=None, metavar="FILE", help=per_turn_help),
+        click.option("--out", "out", required=True, metavar="FILE",
+                     help="Result file: .parquet (or .pq) or .csv."),
+        click.option("--skip-failed", is_flag=True,
+                     help="Leave out games that fail inside the engine (listed in the summary and "
+                          "provenance) instead of stopping."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary."),
+    ]
+
+    def apply(fn):
+        for opt in reversed(opts):
+            fn = opt(fn)
+        return fn
+    return apply
+
+
 @click.command("run", cls=_RunCommand)
 @click.option("--scenario", required=True, help="Scenario: intro, hercules (Island of Death) or im-c3 (Invasion: Malta).")
 @click.option("--games", "n_games", required=True, type=int, help="Number of games (>= 1).")
 @click.option("--seed", required=True, type=int, help="Master seed (>= 0); game g uses streams of (seed, g).")
-@click.option("--jobs", "n_jobs", default=1, show_default=True, type=int, help="Worker processes (-1: every core).")
 @click.option("--axis-policy", default=None, help="Axis bot (default: the scenario's first).")
 @click.option("--allied-policy", default=None, help="Allied bot (default: the scenario's first).")
 @click.option("--option", "options", multiple=True, metavar="NAME", help="Optional rule; repeat (or comma-separate) for several. "
                    "Valid names per scenario: see 'Scenario options' below.")
 @click.option("--policy-params", default=None, metavar="JSON",
               help='Bot parameters as JSON, e.g. \'{"axis": {"min_odds": 3}}\'.')
-@click.option("--data-dir", default=None, metavar="DIR", help="Game-data directory replacing the packaged data.")
-@click.option("--backend", default="local", show_default=True, metavar="[local|dask]",
-              help="local: joblib processes here; dask: a dask.distributed cluster.")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Dask scheduler (tcp://host:8786); none: a local cluster of --jobs workers.")
-@click.option("--chunk-size", default=None, type=int, help="Games per task and per checkpoint file (never changes results).")
-@click.option("--checkpoint", default=None, metavar="DIR", help="Write finished chunks here; re-running the command resumes.")
-@click.option("--per-turn", "per_turn_out", default=None, metavar="FILE",
-              help="Also write the per-turn frame (one row per game and turn), .parquet or .csv.")
-@click.option("--out", "out", required=True, metavar="FILE", help="Result file: .parquet (or .pq) or .csv.")
-@click.option("--skip-failed", is_flag=True,
-              help="Leave out games that fail inside the engine (listed in the summary and provenance) "
-                   "instead of stopping.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+@batch_options(
+    checkpoint_help="Write finished chunks here; re-running the command resumes.",
+    per_turn_help="Also write the per-turn frame (one row per game and turn), .parquet or .csv.",
+)
 def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options, policy_params, data_dir, backend,
             scheduler, chunk_size, checkpoint, per_turn_out, out, skip_failed, quiet):
     """Play --games seeded games of a scenario; write one row per game to --out.

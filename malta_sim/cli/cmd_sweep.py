@@ -9,26 +9,17 @@ from __future__ import annotations
 
 import click
 
-from .cmd_run import OneLineErrors, check_outputs, write_outputs
+from .cmd_run import OneLineErrors, batch_options, check_outputs, write_outputs
 
 
 @click.command("sweep", cls=OneLineErrors)
 @click.argument("sweep_file", metavar="FILE.toml")
 @click.option("--games", "n_games", default=None, type=int, help="Games per arm (default: games = N in the file).")
 @click.option("--seed", default=None, type=int, help="Master seed (default: seed = S in the file).")
-@click.option("--jobs", "n_jobs", default=1, show_default=True, type=int, help="Worker processes (-1: every core).")
-@click.option("--data-dir", default=None, metavar="DIR", help="Game-data directory replacing the packaged data.")
-@click.option("--backend", default="local", show_default=True, metavar="[local|dask]")
-@click.option("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address (with --backend dask).")
-@click.option("--chunk-size", default=None, type=int, help="Games per task (never changes results).")
-@click.option("--checkpoint", default=None, metavar="DIR", help="Checkpoint directory (one subdirectory per arm).")
-@click.option("--per-turn", "per_turn_out", default=None, metavar="FILE",
-              help="Also write the per-turn frames (with an arm column), .parquet or .csv.")
-@click.option("--out", "out", required=True, metavar="FILE", help="Result file: .parquet (or .pq) or .csv.")
-@click.option("--skip-failed", is_flag=True,
-              help="Leave out games that fail inside the engine (listed in the summary and provenance) "
-                   "instead of stopping.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+@batch_options(
+    checkpoint_help="Checkpoint directory (one subdirectory per arm).",
+    per_turn_help="Also write the per-turn frames (with an arm column), .parquet or .csv.",
+)
 def command(sweep_file, n_games, seed, n_jobs, data_dir, backend, scheduler, chunk_size, checkpoint, per_turn_out,
             out, skip_failed, quiet):
     """Play every arm of FILE.toml on the same game seeds; one frame with an `arm` column.
