@@ -9,6 +9,9 @@ Operation Hercules set-up is the invasion engine's ``setup`` hook).
 
 from __future__ import annotations
 
+import copy
+import io
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +24,7 @@ from ...loaders.iod_charts import load_charts
 from . import static as st
 from .game import Game
 from .state import (ALLIED, AXIS, BOX_CUP, BOX_DISBANDMENT, BOX_FOLLOW_UP, BOX_MAP,
-                    BOX_NOT_YET, BOX_POOL, allocate)
+                    BOX_NOT_YET, BOX_POOL, allocate, copy_state)
 
 FORMATION_CODES = {"malta": 0, "ram": 1, "185": 2, "80": 3, "4": 4, "20": 5}
 FORMATION_NAMES = ["Malta Garrison", "Ramcke Brigade", "185th Folgore", "80th La Spezia",
@@ -346,30 +349,28 @@ def load_data(data_dir=None):
     return _IOD_CACHE[key]
 
 
-def setup_scenario(static: st.StaticData, scenario: str, seed: int, game_index: int, policies,
-                   options=(), log=False, check=False, data_dir=None) -> Game:
-    """A :class:`Game` at the start of ``scenario`` (rule 22): pieces placed,
-    control, destroyed forts, landed beaches, printed victory counts (22.29),
-    Follow-up and Disbandment boxes, drop zone markers; then the invasion
-    engine's ``setup`` hook (militia cup 16.31, Hercules preparation 3.0).
+def _placed_template(static: st.StaticData, scenario: str, sc):
+    """The state of ``scenario`` before its first die roll, with the Follow-up
+    zones of the divisions (rule 22: printed placement, attachments 15.21,
+    disbanded battalions 13.1, control 2.1 / 22.23, forts, landed beaches 8.51,
+    drop zone markers, printed victory counts 22.29).
 
-    Raises
-    ------
-    OptionError
-        Unknown scenario.
+    Nothing here depends on the seed or the game, so it is built once per
+    static data and scenario and copied into each game.
+
+    Returns
+    -------
+    (GameState, dict)
+        The template state (never handed out: callers copy it) and
+        ``formation -> beach zone`` of the Follow-up boxes (14.43, 16.82).
     """
-    from ...errors import OptionError
-    from . import sequence
-    data = load_data(static.provenance.get("data_dir"))
-    sc = data.scenario(scenario)
+    key = (id(static), scenario, id(sc))
+    hit = _TEMPLATES.get(key)
+    if hit is not None and hit[0] is static and hit[1] is sc:
+        return hit[2], hit[3]
     t = static
     s = allocate(t.n_units, t.n_hexes, sizes={"n_regiments": t.n_regiments,
                                                "n_formations": t.n_formations})
-    info = ScenarioInfo(name=scenario, first_day=sc.first_day, last_day=sc.last_day,
-                        last_turn=sc.last_day * 4 + 3, hq_cutoff_day=sc.hq_return_last_day + 1,
-                        data=sc)
-    game = Game(t, s, seed, game_index, policies, info, log=log, check=check, options=options)
-    game.skip_invasion = "no_invasion" in options
     s.turn[0] = sc.first_day * 4
     # defaults: formations as printed, artillery salvos (12.53), generic pieces in the pool
     s.formation[:] = t.printed_formation
@@ -426,7 +427,6 @@ def setup_scenario(static: st.StaticData, scenario: str, seed: int, game_index: 
         s.control[t.grid.index(h)] = AXIS
     for h in sc.forts_destroyed:
         s.fort_destroyed[t.grid.index(h)] = True
-    hexes = t.grid.hex_ids
     for h in sc.landed_hexes:
         s.landed_beach[t.grid.index(h)] = True
     for z in sc.landed_zones:
@@ -438,8 +438,8 @@ def setup_scenario(static: st.StaticData, scenario: str, seed: int, game_index: 
         s.dz_hex[0, f] = t.grid.index(h)
     s.allied_steps_lost[0] = sc.allied_steps_eliminated
     s.axis_steps_lost[0] = sc.axis_steps_eliminated
+    follow_up_zone = {}
     for f in (4, 5):
-        hq = t.formation_hq[f]
         zone = None
         for p in list(sc.boxes):
             if p.box.startswith("followup") and t.printed_formation[t.unit(p.piece)] == f:
@@ -448,7 +448,46 @@ def setup_scenario(static: st.StaticData, scenario: str, seed: int, game_index: 
             if p.box.startswith("followup") and s.formation[t.unit(p.piece)] == f:
                 zone = ZONES.index(p.box.split(".", 1)[1])
         if zone is not None:
-            info.follow_up_zone[f] = zone
+            follow_up_zone[f] = zone
+    for a in s:
+        a.flags.writeable = False
+    _TEMPLATES[key] = (static, sc, s, follow_up_zone)
+    return s, follow_up_zone
+
+
+#: ``(id(static), scenario, id(scenario data)) -> (static, data, state, zones)``
+#: of :func:`_placed_template` (the objects are kept so that the ids stay theirs).
+_TEMPLATES: dict = {}
+
+
+def setup_scenario(static: st.StaticData, scenario: str, seed: int, game_index: int, policies,
+                   options=(), log=False, check=False, data_dir=None) -> Game:
+    """A :class:`Game` at the start of ``scenario`` (rule 22): pieces placed,
+    control, destroyed forts, landed beaches, printed victory counts (22.29),
+    Follow-up and Disbandment boxes, drop zone markers; then the invasion
+    engine's ``setup`` hook (militia cup 16.31, Hercules preparation 3.0).
+
+    The placement before the first die roll is copied from a per-process
+    template (:func:`_placed_template`); the steps after the militia draw are
+    replayed from :func:`_finish_setup`'s memo when they used no dice and read
+    exactly the same inputs.  Either way each game's state, memo, event log
+    and random streams are those of a set-up done from scratch.
+
+    Raises
+    ------
+    OptionError
+        Unknown scenario.
+    """
+    data = load_data(static.provenance.get("data_dir"))
+    sc = data.scenario(scenario)
+    t = static
+    template, follow_up_zone = _placed_template(static, scenario, sc)
+    s = copy_state(template)
+    info = ScenarioInfo(name=scenario, first_day=sc.first_day, last_day=sc.last_day,
+                        last_turn=sc.last_day * 4 + 3, hq_cutoff_day=sc.hq_return_last_day + 1,
+                        follow_up_zone=dict(follow_up_zone), data=sc)
+    game = Game(t, s, seed, game_index, policies, info, log=log, check=check, options=options)
+    game.skip_invasion = "no_invasion" in options
     # militia cup (16.31): draw the scenario's number at random, discard the rest
     mil = [int(u) for u in np.flatnonzero(t.utype == st.MILITIA)]
     rng = game.streams["setup"]
@@ -456,14 +495,189 @@ def setup_scenario(static: st.StaticData, scenario: str, seed: int, game_index: 
     for k, i in enumerate(order):
         s.box[mil[i]] = BOX_CUP if k < sc.militia_in_cup else 9  # BOX_REMOVED
     s.revealed[:] = False
+    _finish_setup(game)
+    return game
+
+
+def _finish_setup_now(game: Game) -> None:
+    """Control of the start position (2.1), the Axis airfields at the start,
+    then the invasion engine's ``setup`` hook (3.0, 16.31, 19.3, 22.3)."""
     from .organisation import update_control
+    from .sequence import HOOKS
+    t, s, info = game.static, game.state, game.scenario
     update_control(game)
     info.start_airfields = int((t.airfield & (s.control == AXIS)).sum())
-    from .sequence import HOOKS
     hook = HOOKS.get("setup")
     if hook is not None and not game.skip_invasion:
         hook(game)
-    return game
+
+
+class _Uncacheable(Exception):
+    """The set-up steps touched something a replay could not reproduce."""
+
+
+class _WatchedStreams:
+    """Stands in for a game's :class:`~malta_sim.rng.GameStreams` while the
+    set-up steps run and notes whether any random stream was asked for."""
+
+    def __init__(self, streams):
+        self._streams = streams
+        self.used = False
+
+    def __getitem__(self, purpose):
+        self.used = True
+        return self._streams[purpose]
+
+    def numba_state(self, purpose):
+        self.used = True
+        return self._streams.numba_state(purpose)
+
+    def __getattr__(self, name):
+        self.used = True
+        return getattr(self._streams, name)
+
+
+class _ExtraPickler(pickle.Pickler):
+    """Pickles a game's ``extra`` dict by value; the static data and the
+    scenario data go by reference, and anything tied to this game (the game,
+    its state arrays, streams, policies) makes the set-up uncacheable."""
+
+    def __init__(self, fh, game):
+        super().__init__(fh, protocol=pickle.HIGHEST_PROTOCOL)
+        self._game = game
+        self._refs = {id(game.static): ("static", game.static)}
+        data = getattr(game.scenario, "data", None)
+        if data is not None:
+            self._refs[id(data)] = ("data", data)
+        self._forbidden = {id(game), id(game.state), id(game.streams), id(game.policies),
+                           *(id(p) for p in game.policies)}
+
+    def persistent_id(self, obj):
+        ref = self._refs.get(id(obj))
+        if ref is not None and ref[1] is obj:
+            return ref[0]
+        if id(obj) in self._forbidden:
+            raise _Uncacheable("extra refers to the game")
+        if isinstance(obj, np.ndarray):
+            for a in self._game.state:
+                if np.may_share_memory(obj, a):
+                    raise _Uncacheable("extra holds a view of a state array")
+        return None
+
+
+def _load_extra(blob: bytes, game: Game) -> dict:
+    refs = {"static": game.static, "data": getattr(game.scenario, "data", None)}
+
+    class _Unpickler(pickle.Unpickler):
+        def persistent_load(self, pid):
+            return refs[pid]
+
+    return _Unpickler(io.BytesIO(blob)).load()
+
+
+def _policy_key(p) -> tuple:
+    """A policy as the set-up memo sees it: its class, the identity of every
+    attribute of its classes (a method replaced at run time changes it) and
+    the pickled attributes of the instance (parameters, caches)."""
+    cls = type(p)
+    methods = tuple(id(v) for c in cls.__mro__ for v in c.__dict__.values())
+    return (cls, methods, pickle.dumps(p.__dict__, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _finish_setup(game: Game) -> None:
+    """:func:`_finish_setup_now`, memoised per process.
+
+    The steps are a pure function of what they read when they draw no random
+    number: the state arrays, the scenario, the options, the policies (type
+    and attributes) and the ``setup`` hook.  The memo key holds exactly those
+    (the state as the bytes of every field), so equal keys give equal
+    results; a run whose steps asked for any random stream, changed a policy
+    or the game object, or left in ``game.extra`` something tied to the game,
+    is marked uncacheable and always run afresh.  A replay writes the saved
+    state, a fresh copy of ``game.extra``, the scenario fields and the event
+    rows (with this game's index), exactly what the steps would have done.
+    """
+    from .sequence import HOOKS
+    s, info = game.state, game.scenario
+    if game.extra:
+        _finish_setup_now(game)
+        return
+    info_vars = {k: v for k, v in vars(info).items() if k != "data"}
+    try:
+        key = (id(game.static), id(info.data), HOOKS.get("setup"), game.skip_invasion,
+               game.options, game.check, game.events is not None,
+               pickle.dumps(info_vars, protocol=pickle.HIGHEST_PROTOCOL),
+               tuple(_policy_key(p) for p in game.policies),
+               b"".join(a.tobytes() for a in s))
+    except (pickle.PicklingError, TypeError, AttributeError):
+        _finish_setup_now(game)
+        return
+    hit = _SETUP_MEMO.get(key)
+    if hit is not None and hit[0] is game.static and hit[1] is info.data:
+        record = hit[2]
+        if record is None:
+            _finish_setup_now(game)
+            return
+        arrays, extra_blob, info_after, attrs, rows = record
+        for dst, src in zip(s, arrays):
+            np.copyto(dst, src)
+        game.extra.update(_load_extra(extra_blob, game))
+        for k, v in info_after.items():
+            setattr(info, k, copy.deepcopy(v))
+        for k, v in attrs.items():
+            setattr(game, k, v)
+        if rows:
+            gi = game.game_index
+            game.events.rows.extend({**r, "game": gi} for r in rows)
+        return
+    record = None
+    data_before = info.data
+    attrs_before = dict(vars(game))
+    watched = _WatchedStreams(game.streams)
+    n_rows = len(game.events.rows) if game.events is not None else 0
+    game.streams = watched
+    try:
+        _finish_setup_now(game)
+    finally:
+        game.streams = watched._streams
+    try:
+        if watched.used:
+            raise _Uncacheable("random streams used")
+        if tuple(_policy_key(p) for p in game.policies) != key[8]:
+            raise _Uncacheable("a policy changed")
+        attrs = {}
+        for k, v in vars(game).items():
+            if k not in attrs_before:
+                raise _Uncacheable("new game attribute")
+            if v is not attrs_before[k]:
+                if not isinstance(v, (str, int, float, bool, tuple, type(None))):
+                    raise _Uncacheable("game attribute replaced")
+                attrs[k] = v
+        buf = io.BytesIO()
+        _ExtraPickler(buf, game).dump(game.extra)
+        info_after = {k: copy.deepcopy(v) for k, v in vars(info).items() if k != "data"}
+        if info.data is not data_before:
+            raise _Uncacheable("scenario data replaced")
+        rows = [dict(r) for r in game.events.rows[n_rows:]] if game.events is not None else []
+        arrays = tuple(a.copy() for a in s)
+        record = (arrays, buf.getvalue(), info_after, attrs, rows)
+    except (_Uncacheable, pickle.PicklingError, TypeError, AttributeError):
+        record = None
+    if len(_SETUP_MEMO) >= _SETUP_MEMO_SIZE:          # bounded: drop the oldest entry
+        del _SETUP_MEMO[next(iter(_SETUP_MEMO))]
+    _SETUP_MEMO[key] = (game.static, info.data, record)
+
+
+#: Memo of :func:`_finish_setup` (key -> (static, scenario data, record or None)).
+_SETUP_MEMO: dict = {}
+_SETUP_MEMO_SIZE = 64
+
+
+def clear_setup_memo() -> None:
+    """Forget the set-up templates and the set-up memo of this process (for
+    code that replaces a set-up function at run time, e.g. in a test)."""
+    _SETUP_MEMO.clear()
+    _TEMPLATES.clear()
 
 
 def _beach_zone(static, h: int) -> str | None:
