@@ -145,33 +145,145 @@ def nb_attack_value(vec, thr, crt, line_cols, col_level, line, level, fort, def_
     return level >= vec[thr[0]] and gain >= vec[thr[1]], gain
 
 
+#: Per-unit state fields a forecast base reads (see :class:`_ForecastMemo`).
+_FC_UNIT_FIELDS = ("hex", "box", "level", "morale_state", "out_of_supply", "formation")
+#: Bases kept per game at most (the memo is emptied beyond; a bound, not a policy).
+_FC_MAX_ENTRIES = 4096
+
+
+def _forecast_base(game, side: int, target: int, attackers: tuple):
+    """The parts of a forecast that support and air do not change (rules
+    9.3 b-f, 9.91, 9.92, 12.21, 17.3).
+
+    Parameters
+    ----------
+    game : Game
+    side : int
+        Attacking side.
+    target : int
+        Dense hex index of the attacked hex.
+    attackers : tuple of int
+        Attacking units.
+
+    Returns
+    -------
+    base : tuple
+        ``(att, cap, dfn, mods, line, fort, def_steps, att_steps)``: total
+        attack strength (9.91), support cap (twice the printed attack, 12.21),
+        defense strength (doubled in a city or behind a fort, 9.91), sum of
+        the foreseeable 9.92 shifts (no leader rolls, no air), CRT line (9.3 f),
+        undestroyed fort (9.94), and the steps of each side (17.3).
+    deps : frozenset of int
+        Units whose state the base read: the attackers, the defenders and the
+        members of their regiments or brigades (9.92 integrity).
+    """
+    from ..games.island_of_death import combat
+
+    t, s = game.static, game.state
+    defenders = combat.defenders_in(game, target, 1 - side)
+    att = sum(combat.attack_strength(game, u) for u in attackers)
+    cap = 2 * sum(int(t.attack[u, s.level[u]]) for u in attackers)            # 12.21
+    dfn = sum(combat.defense_strength(game, u) for u in defenders)
+    fort = bool(t.fort[target] and not s.fort_destroyed[target])
+    if t.city[target] or fort:
+        dfn *= 2                                                               # 9.91
+    mods = sum(combat.odds_modifiers(game, side, list(attackers), defenders, target,
+                                     roll_leaders=False).values()) if defenders else 0
+    line = combat.crt_line(game, target)
+    def_steps = sum(game.steps(u) for u in defenders)
+    att_steps = sum(game.steps(u) for u in attackers)
+    deps = set(attackers)
+    deps.update(defenders)
+    for r in {int(t.regiment[u]) for u in deps if t.regiment[u] >= 0}:
+        deps.update(int(m) for m in t.regiment_members[r])
+    return (att, cap, dfn, mods, line, fort, def_steps, att_steps), frozenset(deps)
+
+
+class _ForecastMemo:
+    """Forecast bases of one game (:func:`_forecast_base`), kept while nothing
+    they read changes.
+
+    A base is a pure function of the attacking side, the target hex, the
+    attackers, night (9.3 f), the target's fort (9.94, 17.1), the whole
+    ``integrity_lost`` table (9.92) and, for each unit of its ``deps``, the
+    fields :data:`_FC_UNIT_FIELDS`; the defenders are the units in the target
+    hex.  The first five are the memo key; :meth:`sync` compares the unit
+    fields and ``integrity_lost`` with the copy taken at the previous sync and
+    drops every base with a changed unit among its ``deps`` or a changed unit
+    leaving, entering or staying in its target hex (a new or changed
+    defender), and every base when ``integrity_lost`` changed.  A base kept is
+    therefore equal to the one recomputed on the current state.
+    """
+
+    __slots__ = ("snap", "integ", "entries")
+
+    def __init__(self, game):
+        s = game.state
+        self.snap = [getattr(s, f).copy() for f in _FC_UNIT_FIELDS]
+        self.integ = s.integrity_lost.copy()
+        self.entries: dict = {}
+
+    def sync(self, game) -> "_ForecastMemo":
+        """Drop the bases the state changes since the last sync invalidate."""
+        s = game.state
+        if not np.array_equal(self.integ, s.integrity_lost):
+            self.__init__(game)
+            return self
+        cur = [getattr(s, f) for f in _FC_UNIT_FIELDS]
+        diff = cur[0] != self.snap[0]
+        for a, b in zip(cur[1:], self.snap[1:]):
+            diff |= a != b
+        ch = diff.nonzero()[0]
+        if len(ch):
+            if self.entries:
+                units = set(ch.tolist())
+                hexes = set(self.snap[0][ch].tolist())
+                hexes.update(cur[0][ch].tolist())
+                drop = [k for k, (_b, deps) in self.entries.items()
+                        if k[1] in hexes or not deps.isdisjoint(units)]
+                for k in drop:
+                    del self.entries[k]
+            for a, b in zip(cur, self.snap):
+                b[ch] = a[ch]
+        return self
+
+    def base(self, game, side: int, target: int, attackers: tuple) -> tuple:
+        """The :func:`_forecast_base` tuple (memoised; call :meth:`sync` after
+        any state change first)."""
+        key = (side, target, attackers, game.night, bool(game.state.fort_destroyed[target]))
+        hit = self.entries.get(key)
+        if hit is None:
+            if len(self.entries) >= _FC_MAX_ENTRIES:
+                self.entries.clear()
+            hit = self.entries[key] = _forecast_base(game, side, target, attackers)
+        return hit[0]
+
+
+def _forecast_memo(game) -> _ForecastMemo:
+    """The game's :class:`_ForecastMemo`, synced with the current state."""
+    memo = game.extra.get("_bot_forecast_memo")
+    if memo is None:
+        memo = game.extra["_bot_forecast_memo"] = _ForecastMemo(game)
+        return memo
+    return memo.sync(game)
+
+
 class Forecast:
     """What the bot foresees of an attack on ``target`` by ``attackers``
     (rules 9.3 b-g, 9.91, 9.92); support, air and fire hurricanes are added by
-    :meth:`level`."""
+    :meth:`level`.  ``memo`` (a synced :class:`_ForecastMemo`) skips the sync
+    when a decision builds many forecasts on one state."""
 
     __slots__ = ("target", "attackers", "att", "cap", "dfn", "mods", "line", "fort",
                  "def_steps", "att_steps")
 
-    def __init__(self, game, side: int, target: int, attackers):
-        from ..games.island_of_death import combat
-
-        t, s = game.static, game.state
+    def __init__(self, game, side: int, target: int, attackers, memo=None):
         self.target = int(target)
         self.attackers = [int(u) for u in attackers]
-        defenders = combat.defenders_in(game, target, 1 - side)
-        self.att = sum(combat.attack_strength(game, u) for u in self.attackers)
-        self.cap = 2 * sum(int(t.attack[u, s.level[u]]) for u in self.attackers)   # 12.21
-        dfn = sum(combat.defense_strength(game, u) for u in defenders)
-        self.fort = bool(t.fort[target] and not s.fort_destroyed[target])
-        if t.city[target] or self.fort:
-            dfn *= 2                                                           # 9.91
-        self.dfn = dfn
-        self.mods = sum(combat.odds_modifiers(game, side, self.attackers, defenders, target,
-                                              roll_leaders=False).values()) if defenders else 0
-        self.line = combat.crt_line(game, target)
-        self.def_steps = sum(game.steps(u) for u in defenders)
-        self.att_steps = sum(game.steps(u) for u in self.attackers)
+        if memo is None:
+            memo = _forecast_memo(game)
+        (self.att, self.cap, self.dfn, self.mods, self.line, self.fort, self.def_steps,
+         self.att_steps) = memo.base(game, int(side), self.target, tuple(self.attackers))
 
     def level(self, support: float = 0.0, air: int = 0) -> int:
         """Final odds level with ``support`` strength points (capped, 12.21)
@@ -237,18 +349,20 @@ class _ParamBot:
 
     # ---- shared combat logic (9.2 a, 9.3 a)
     def _score_target(self, game, tgt, units, support_units=(), air=0, hurricane=(),
-                      penetration=False):
+                      penetration=False, memo=None):
         """Best (ok, gain, level, attackers) over :func:`attack_groups`; a
         penetration attempt keeps only groups with a unit with or next to its
-        formation leader (10.32)."""
+        formation leader (10.32).  ``memo``: a synced :class:`_ForecastMemo`."""
         mo, mg, rk, rv = self._thresholds(self._thr_idx)
+        if memo is None:
+            memo = _forecast_memo(game)
         best = None
         groups = attack_groups(game, units)
         if penetration:
             from ..games.island_of_death.combat import _penetration_leader
             groups = [g for g in groups if _penetration_leader(game, g) is not None]
         for grp in groups:
-            fc = Forecast(game, self.side, tgt, grp)
+            fc = Forecast(game, self.side, tgt, grp, memo)
             sp = support_points(game, support_units, tgt, grp, hurricane)
             ok, gain, lv = fc.value(game, mo, mg, rk, rv, sp, air)
             cand = (ok, gain, lv, grp)
@@ -260,11 +374,12 @@ class _ParamBot:
         plan = self._plan or CombatPlan()
         best = None
         s = game.state
+        memo = _forecast_memo(game)
         for tgt in sorted(options):
             sup = [] if penetration else [u for u in plan.support.get(tgt, []) if not s.fired[u]]
             air = 0 if penetration else int(plan.air.get(tgt, 0))
             hur = plan.hurricane & set(sup)
-            sc = self._score_target(game, tgt, options[tgt], sup, air, hur, penetration)
+            sc = self._score_target(game, tgt, options[tgt], sup, air, hur, penetration, memo)
             if sc is None:
                 continue
             ok, gain, lv, grp = sc
@@ -293,6 +408,7 @@ class _ParamBot:
         atk = attack_options(game, self.side)
         used: set = set()
         mo, mg, rk, rv = self._thresholds(self._thr_idx)
+        memo = _forecast_memo(game)
         scored = []
         for tgt in options.attack_targets:
             units = atk.get(tgt, [])
@@ -302,14 +418,15 @@ class _ParamBot:
             arty = [u for u in sup if t.utype[u] != st.WARSHIP]
             ships = [u for u in sup if t.utype[u] == st.WARSHIP][:3]
             full = arty if support_points(game, arty, tgt, units) >= support_points(game, ships, tgt, units) else ships
-            ok, gain, lv, grp = self._score_target(game, tgt, units, full, min(1, air_markers))
+            ok, gain, lv, grp = self._score_target(game, tgt, units, full, min(1, air_markers),
+                                                   memo=memo)
             scored.append((ok, gain, tgt, grp))
         scored.sort(key=lambda x: (not x[0], -x[1], x[2]))
         air_left = air_markers
         for ok, gain, tgt, grp in scored:
             if not ok:
                 continue
-            fc = Forecast(game, self.side, tgt, grp)
+            fc = Forecast(game, self.side, tgt, grp, memo)
             sup = [u for u in options.support.get(tgt, []) if u not in used]
             arty = sorted((u for u in sup if t.utype[u] != st.WARSHIP),
                           key=lambda u: -support_points(game, [u], tgt, grp))
