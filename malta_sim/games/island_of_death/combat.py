@@ -72,10 +72,17 @@ class AttackResult:
 # ------------------------------------------------------------------ eligibility
 def defenders_in(game, h: int, side: int) -> list[int]:
     """Ground units of ``side`` in hex ``h`` that take part in its defense
-    (leaders and coastal guns do not, 14.0, 16.57)."""
-    t = game.static
-    return [int(u) for u in game.units_at(h, side)
-            if t.utype[u] not in (st.LEADER, st.COASTAL_GUN, st.WARSHIP)]
+    (leaders and coastal guns do not, 14.0, 16.57).
+
+    Returns
+    -------
+    list of int
+        Unit indices in ascending order.
+    """
+    idx = (game.state.hex == h).nonzero()[0]
+    if not len(idx):
+        return []
+    return idx[game.tables.defends_side[side][idx]].tolist()
 
 
 def attackable(game, h: int, enemy: int) -> bool:
@@ -90,7 +97,7 @@ def can_attack(game, u: int) -> bool:
     s, t = game.state, game.static
     if s.box[u] != BOX_MAP or s.attacked[u]:
         return False
-    if t.utype[u] in (st.LEADER, st.WARSHIP, st.COASTAL_GUN, st.ARTILLERY, st.AA, st.HQ):
+    if not game.tables.attacker_type[u]:
         return False
     if t.attack[u, s.level[u]] <= 0:
         return False
@@ -99,6 +106,28 @@ def can_attack(game, u: int) -> bool:
     if game.night and s.morale_state[u] == DEMORALIZED:
         return False
     return True
+
+
+def attackers_now(game, side: int) -> np.ndarray:
+    """Units of ``side`` that :func:`can_attack` accepts, in one pass.
+
+    Rules 9.13, 9.16, 10.21, 19.7, 18.94: on the map, not yet attacked this
+    phase, of a unit type that attacks, attack strength above zero at its
+    level, not arrived this turn, not demoralized at night.
+
+    Returns
+    -------
+    int64[k]
+        Unit indices in ascending order (the order of ``game.on_map(side)``).
+    """
+    s, t = game.state, game.static
+    m = (s.box == BOX_MAP) & game.tables.attacker_type & game.tables.side_mask[side]
+    m &= ~s.attacked
+    m &= s.entered_turn != game.turn
+    if game.night:
+        m &= s.morale_state != DEMORALIZED
+    idx = m.nonzero()[0]
+    return idx[t.attack[idx, s.level[idx]] > 0]
 
 
 _NOT_DEFENDING = (st.LEADER, st.COASTAL_GUN, st.WARSHIP)
@@ -125,7 +154,7 @@ def attackable_hexes(game, enemy: int) -> set:
         only, so the answers agree on any state).
     """
     s, t = game.state, game.static
-    m = (s.hex >= 0) & (t.side == enemy) & ~np.isin(t.utype, _NOT_DEFENDING)
+    m = (s.hex >= 0) & game.tables.defends_side[enemy]
     idx = m.nonzero()[0]
     ok = t.defense[idx, s.level[idx]] > 0
     return set(s.hex[idx[ok]].tolist())
@@ -133,22 +162,47 @@ def attackable_hexes(game, enemy: int) -> set:
 
 def attack_options(game, side: int, units=None) -> dict:
     """target hex -> list of units that may attack it (9.11: adjacent, not
-    across an all-ocean hexside; 9.15: the hex must be attackable)."""
-    s, t = game.state, game.static
+    across an all-ocean hexside; 9.15: the hex must be attackable).
+
+    Parameters
+    ----------
+    side : int
+        Attacking side.
+    units : sequence of int, optional
+        Candidate attackers; default every unit :func:`can_attack` accepts.
+
+    Returns
+    -------
+    dict
+        Target hex -> attacking units (int), targets in the order their first
+        attacker (by candidate order) reaches them, each hex's neighbours
+        taken in direction order.
+    """
+    if units is None:
+        cand = attackers_now(game, side)
+        if not len(cand):
+            return {}
+        return _options_for(game, cand.tolist(), attackable_hexes(game, 1 - side))
+    if not len(units):
+        return {}
+    return _options_for(game, [int(u) for u in units], attackable_hexes(game, 1 - side))
+
+
+def _options_for(game, cand: list, targets: set) -> dict:
+    """:func:`attack_options` for the candidate attackers ``cand`` and the
+    attackable hexes ``targets`` (9.11, 9.15)."""
     out: dict[int, list[int]] = {}
-    cand = units if units is not None else [int(u) for u in game.on_map(side) if can_attack(game, int(u))]
-    if not len(cand):
+    if not targets:
         return out
-    targets = attackable_hexes(game, 1 - side)      # once per call instead of once per hexside
-    nb, ocean = t.neighbours, t.ocean_side
-    for u in cand:
-        h = int(s.hex[u])
-        for d in range(6):
-            o = int(nb[h, d])
-            if o < 0 or ocean[h, d]:
-                continue
+    adj = game.tables.adj
+    for u, h in zip(cand, game.state.hex[cand].tolist()):
+        for o in adj[h]:
             if o in targets:
-                out.setdefault(o, []).append(int(u))
+                lst = out.get(o)
+                if lst is None:
+                    out[o] = [u]
+                else:
+                    lst.append(u)
     return out
 
 
@@ -177,17 +231,37 @@ def _art_can_fire(game, u: int, enemy_zoc) -> bool:
     return True
 
 
+def _firers(game, side: int, enemy_zoc) -> list[int]:
+    """Artillery and warships of ``side`` that :func:`_art_can_fire` accepts
+    (rules 12.4, 12.5, 11.4, 12.23, 16.76, 17.7), in ascending order; only
+    artillery and warships are asked (no other piece can fire)."""
+    s = game.state
+    m = (s.box == BOX_MAP) & game.tables.firer_type & game.tables.side_mask[side]
+    m &= ~s.fired
+    return [u for u in m.nonzero()[0].tolist() if _art_can_fire(game, u, enemy_zoc)]
+
+
+def _ground_hexes(game, side: int) -> np.ndarray:
+    """Sorted distinct hexes holding ground units of ``side`` (10.11)."""
+    s = game.state
+    m = (s.box == BOX_MAP) & game.tables.ground & game.tables.side_mask[side]
+    return np.unique(s.hex[m])
+
+
 def discovered(game, h: int, side: int) -> bool:
     """Rule 10.11: an enemy hex is discovered by ``side`` when adjacent to one
     of its units, or (day) within two hexes with no town, city or woods in the
     enemy hex or in a hex between."""
-    s, t = game.state, game.static
-    dist = t.grid.distance_table
-    mine = game.on_map(side)
-    mine = mine[game.ground_mask[mine]]            # ground units (same as is_ground per unit)
-    if not len(mine):
+    return _discovered_from(game, h, _ground_hexes(game, side))
+
+
+def _discovered_from(game, h: int, hx: np.ndarray) -> bool:
+    """:func:`discovered` with the hexes ``hx`` of the side's ground units
+    given (rule 10.11)."""
+    if not len(hx):
         return False
-    hx = np.unique(s.hex[mine])
+    t = game.static
+    dist = t.grid.distance_table
     d = dist[h, hx]
     if (d == 1).any():
         return True
@@ -204,27 +278,35 @@ def discovered(game, h: int, side: int) -> bool:
 
 
 def plan_options(game, side: int) -> PlanOptions:
-    """Legal choices of step 9.2 a for ``side``."""
+    """Legal choices of step 9.2 a for ``side`` (9.11, 9.15, 10.1, 10.11,
+    12.2, 12.52, 16.41)."""
     s, t = game.state, game.static
     opts = PlanOptions()
-    atk = attack_options(game, side)
+    targets = attackable_hexes(game, 1 - side)
+    cand = attackers_now(game, side)
+    atk = _options_for(game, cand.tolist(), targets) if len(cand) else {}
     opts.attack_targets = sorted(atk)
     ezoc = zoc_map(game, 1 - side)
     dist = t.grid.distance_table
-    firers = [int(u) for u in game.on_map(side) if _art_can_fire(game, int(u), ezoc)]
+    firers = _firers(game, side, ezoc)
+    if firers:
+        f_hex = s.hex[firers].tolist()
+        f_rng = t.art_range[firers].tolist()
+        f_all = list(zip(firers, f_hex, f_rng))
+    else:
+        f_all = []
     for tgt in opts.attack_targets:
-        opts.support[tgt] = [u for u in firers if dist[s.hex[u], tgt] <= t.art_range[u]]
-    enemy_hexes = np.unique(s.hex[[u for u in game.on_map(1 - side)
-                                   if t.utype[u] not in (st.LEADER, st.WARSHIP, st.COASTAL_GUN)]]) \
-        if len(game.on_map(1 - side)) else []
-    targets = attackable_hexes(game, 1 - side)
-    for tgt in enemy_hexes:
-        tgt = int(tgt)
-        if tgt not in targets or not discovered(game, tgt, side):
-            continue
-        us = [u for u in firers if dist[s.hex[u], tgt] <= t.art_range[u]]
-        if us:
-            opts.bombard[tgt] = us
+        opts.support[tgt] = [u for u, h, r in f_all if dist[h, tgt] <= r]
+    if f_all and targets:
+        # 10.1: bombard any attackable enemy hex that is discovered (10.11),
+        # in ascending hex order
+        hx = _ground_hexes(game, side)
+        for tgt in sorted(targets):
+            if not _discovered_from(game, tgt, hx):
+                continue
+            us = [u for u, h, r in f_all if dist[h, tgt] <= r]
+            if us:
+                opts.bombard[tgt] = us
     if side == AXIS and not game.night:
         opts.air_markers = int(s.air_support_left[0])
     opts.hurricane_ok = {u for u in firers if t.utype[u] == st.ARTILLERY and s.salvos[u] >= 2}
@@ -236,10 +318,13 @@ def defensive_options(game, side: int, threatened) -> dict:
     s, t = game.state, game.static
     ezoc = zoc_map(game, 1 - side)
     dist = t.grid.distance_table
-    firers = [int(u) for u in game.on_map(side) if _art_can_fire(game, int(u), ezoc)]
+    firers = _firers(game, side, ezoc)
     out = {}
+    if not firers:
+        return out
+    f_all = list(zip(firers, s.hex[firers].tolist(), t.art_range[firers].tolist()))
     for h in threatened:
-        us = [u for u in firers if dist[s.hex[u], h] <= t.art_range[u]]
+        us = [u for u, fh, r in f_all if dist[fh, h] <= r]
         if us:
             out[int(h)] = us
     return out
@@ -326,36 +411,50 @@ def support_value(game, u: int, offensive: bool, target: int, combat_units, hurr
 def _integrity(game, units, need_all_in: set) -> bool:
     """Rule 9.92/9.95/17.32: some regiment or brigade whose battalions are all
     on the map, none demoralized or a remnant, all among ``units``."""
-    s, t = game.state, game.static
-    regs = {int(t.regiment[u]) for u in units if t.regiment[u] >= 0}
+    s, tb = game.state, game.tables
+    reg = tb.regiment
+    regs = {reg[u] for u in units if reg[u] >= 0}
+    if not regs:
+        return False
+    box, mor, lev, rem = s.box, s.morale_state, s.level, tb.remnant_level_l
     for r in regs:
         if s.integrity_lost[0, r]:
             continue
-        mem = t.regiment_members[r]
-        if len(mem) == 0:
+        mem = tb.members[r]
+        if not mem:
             continue
-        if all(s.box[m] == BOX_MAP and int(m) in need_all_in and s.morale_state[m] != DEMORALIZED
-               and not game.is_remnant(int(m)) for m in mem):
+        if all(m in need_all_in for m in mem) and all(
+                box[m] == BOX_MAP and mor[m] != DEMORALIZED and not (rem[m] >= 0 and lev[m] == rem[m])
+                for m in mem):
             return True
     return False
 
 
 def _armor(game, units) -> bool:
-    s, t = game.state, game.static
-    by_hex: dict[int, list[int]] = {}
-    for u in units:
-        by_hex.setdefault(int(s.hex[u]), []).append(u)
-    for us in by_hex.values():
-        tank = any(t.utype[u] == st.TANK and s.morale_state[u] != DEMORALIZED for u in us)
-        partner = any(t.utype[u] in st.ARMOR_PARTNERS for u in us)
-        if tank and partner:
-            return True
-    return False
+    """Rule 9.92: a hex of ``units`` holds a tank that is not demoralized
+    together with an infantry-type partner (:data:`static.ARMOR_PARTNERS`)."""
+    s, tb = game.state, game.tables
+    tank, mor, hexa = tb.tank, s.morale_state, s.hex
+    tank_hexes = {int(hexa[u]) for u in units if tank[u] and mor[u] != DEMORALIZED}
+    if not tank_hexes:
+        return False
+    partner = tb.armor_partner
+    return any(partner[u] and int(hexa[u]) in tank_hexes for u in units)
 
 
 def _avg_morale(game, units) -> int:
-    vals = [game.morale_value(u) for u in units]
-    return -(-sum(vals) // len(vals)) if vals else 0
+    """Rules 9.92, 11.2: average current morale (:meth:`Game.morale_value`) of
+    ``units``, fractions rounded up; 0 for no units."""
+    tb, s = game.tables, game.state
+    sp, mo, lev, mor = tb.strongpoint, tb.morale, s.level, s.morale_state
+    tot = n = 0
+    for u in units:
+        v = 4 if sp[u] else mo[u][lev[u]]                              # 16.24
+        if mor[u] == DEMORALIZED:
+            v -= 1                                                     # 11.4
+        tot += v
+        n += 1
+    return -(-tot // n) if n else 0
 
 
 def _command_roll(game, side: int, units, target: int, sign: int) -> int:
@@ -386,25 +485,30 @@ def _command_roll(game, side: int, units, target: int, sign: int) -> int:
 
 def odds_modifiers(game, side, attackers, defenders, target, air=0, roll_leaders=True) -> dict:
     """Odds-level modifiers of rule 9.92 (+ 11.2, 14.2, 15.4, 16.42, 17.32)."""
-    s, t = game.state, game.static
+    s, t, tb = game.state, game.static, game.tables
     m = {}
     if _armor(game, attackers):
         m["armor_attacking"] = 2
     if _armor(game, defenders):
         m["armor_defending"] = -1
+    hexa = s.hex
+    a_hex = [int(hexa[u]) for u in attackers]
+    hexes = set(a_hex)
     if t.fort[target] and not s.fort_destroyed[target]:
-        hexes = {int(s.hex[u]) for u in attackers}
-        if all(any(t.engineer[u] and s.hex[u] == h for u in attackers) for h in hexes):
+        eng = tb.engineer
+        if hexes == {h for u, h in zip(attackers, a_hex) if eng[u]}:   # an engineer in each hex
             m["engineers"] = 1
-    if len({int(s.hex[u]) for u in attackers}) >= 4:
+    if len(hexes) >= 4:
         m["envelopment"] = 1
     if _integrity(game, attackers, set(attackers)):
         m["attacker_integrity"] = 2
     if _integrity(game, defenders, set(defenders)):
         m["defender_integrity"] = -1
     keys = set()
+    rem, lev, form = tb.remnant_level_l, s.level, s.formation
     for u in attackers:
-        keys.add(("remnant", u) if game.is_remnant(u) else int(s.formation[u]))
+        r = rem[u]
+        keys.add(("remnant", u) if r >= 0 and lev[u] == r else int(form[u]))     # 17.32
     if len(keys) > 1:
         m["mixed_formations"] = -1
     diff = _avg_morale(game, attackers) - _avg_morale(game, defenders)

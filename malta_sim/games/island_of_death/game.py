@@ -53,6 +53,123 @@ class EventLog:
         })
 
 
+#: unit types that never take part in a hex's defense (14.0, 16.57, 16.7)
+NOT_DEFENDING = (st.LEADER, st.COASTAL_GUN, st.WARSHIP)
+#: unit types that never attack (9.1, 12.1, 14.0, 16.5, 16.7, 16.8)
+NEVER_ATTACKING = (st.LEADER, st.WARSHIP, st.COASTAL_GUN, st.ARTILLERY, st.AA, st.HQ)
+
+
+class StaticTables:
+    """Per-unit and per-hex facts derived once from a :class:`StaticData`.
+
+    The rule modules ask the same questions about fixed facts (unit type,
+    regiment, neighbouring hexes) many thousands of times per game; these
+    tables answer them with a list lookup or one boolean mask instead of a
+    numpy call per question.  Everything here is read-only and depends only on
+    the static data (unit types, map), so one instance serves every game that
+    shares the static data (see :func:`static_tables`).
+
+    Attributes
+    ----------
+    side_mask : tuple(bool[n_units], bool[n_units])
+        Units of the Axis, of the Allies.
+    ground : bool[n_units]
+        Ground combat units (not leader, warship or coastal gun).
+    defends, defends_side : bool[n_units], tuple of two bool[n_units]
+        Units that take part in a hex's defense (all but :data:`NOT_DEFENDING`),
+        and the same per side.
+    attacker_type : bool[n_units]
+        Unit types that may attack (not :data:`NEVER_ATTACKING`).
+    firer_type : bool[n_units]
+        Artillery and warships, the only pieces that may support or bombard
+        (9.2, 10.1, 12.2, 16.7).
+    controls : bool[n_units]
+        Pieces that take control of their hex (2.1): all but leaders and
+        warships.
+    base_weight : int16[n_units]
+        Stacking weight in half battalions at full strength (7.1, 16.33,
+        16.51); a remnant counts one (17.31).
+    remnant_level : int8[n_units]
+        The level at which a unit is a remnant (17.31: lowest level of a
+        non-artillery battalion with two or more levels); -1 when never.
+    remnant_level_full : int8[n_units]
+        :attr:`remnant_level` of the units whose full-strength stacking
+        weight is two (one at that level); -1 for the others.
+    adj : list of list of int
+        Per dense hex, its neighbours in direction order (N, NE, SE, S, SW,
+        NW) that are on the grid and not across an all-ocean hexside (9.11).
+    utype, regiment, engineer, tank, armor_partner, strongpoint : list
+        Per unit: unit type code, regiment (-1 none), engineer flag, tank,
+        armor partner of a tank (9.92), strongpoint (16.24).
+    morale, attack, defense : list of list of int
+        Per unit and level, the printed values.
+    members : list of list of int
+        Per regiment, its battalions (9.92, 9.95).
+    remnant_level_l : list of int
+        :attr:`remnant_level` as a list.
+    """
+
+    def __init__(self, t):
+        n = len(t.utype)
+        ut = t.utype
+        self.side_mask = (t.side == AXIS, t.side == ALLIED)
+        self.ground = ~np.isin(ut, (st.LEADER, st.WARSHIP, st.COASTAL_GUN))
+        self.defends = ~np.isin(ut, NOT_DEFENDING)
+        self.defends_side = (self.defends & self.side_mask[0], self.defends & self.side_mask[1])
+        self.attacker_type = ~np.isin(ut, NEVER_ATTACKING)
+        self.firer_type = (ut == st.ARTILLERY) | (ut == st.WARSHIP)
+        self.controls = (ut != st.LEADER) & (ut != st.WARSHIP)
+        w = np.full(n, 2, np.int16)
+        w[(t.size == st.COMPANY) | (ut == st.STRONGPOINT)] = 1
+        for code in (st.LEADER, st.COASTAL_GUN, st.MILITIA, st.WARSHIP, st.HQ):
+            w[ut == code] = 0
+        self.base_weight = w
+        rem = (t.size == st.BATTALION) & (ut != st.ARTILLERY) & (t.n_levels >= 2)
+        self.remnant_level = np.where(rem, t.n_levels.astype(np.int16) - 1, -1).astype(np.int8)
+        self.remnant_level_l = self.remnant_level.tolist()
+        self.remnant_level_full = np.where(w == 2, self.remnant_level, -1).astype(np.int8)
+        nb, ocean = t.neighbours, t.ocean_side
+        self.adj = [[int(nb[h, d]) for d in range(6) if nb[h, d] >= 0 and not ocean[h, d]]
+                    for h in range(len(nb))]
+        self.utype = ut.tolist()
+        self.regiment = t.regiment.tolist()
+        self.engineer = [bool(x) for x in t.engineer]
+        self.tank = (ut == st.TANK).tolist()
+        self.armor_partner = np.isin(ut, st.ARMOR_PARTNERS).tolist()
+        self.strongpoint = (ut == st.STRONGPOINT).tolist()
+        self.morale = t.morale.tolist()
+        self.attack = t.attack.tolist()
+        self.defense = t.defense.tolist()
+        self.members = [[int(m) for m in mem] for mem in t.regiment_members]
+        for arr in (*self.side_mask, self.ground, self.defends, *self.defends_side,
+                    self.attacker_type, self.firer_type, self.controls, self.base_weight, self.remnant_level,
+                    self.remnant_level_full):
+            arr.flags.writeable = False             # shared by every game of the batch
+
+
+_TABLES: dict = {}
+
+
+def static_tables(static) -> StaticTables:
+    """The :class:`StaticTables` of ``static``, built on first use and shared
+    by the games that use the same static data."""
+    hit = _TABLES.get(id(static))
+    if hit is not None and hit[0]() is static:
+        return hit[1]
+    import weakref
+
+    tb = StaticTables(static)
+    try:
+        ref = weakref.ref(static)
+    except TypeError:                       # not weakly referenceable: keep it alive
+        ref = (lambda obj: (lambda: obj))(static)
+    if len(_TABLES) > 64:
+        for k in [k for k, v in _TABLES.items() if v[0]() is None]:
+            del _TABLES[k]
+    _TABLES[id(static)] = (ref, tb)
+    return tb
+
+
 class Game:
     """A game being played.
 
@@ -92,13 +209,14 @@ class Game:
         self.extra: dict = {}     # free room for invasion modules (planned jumps...)
         # per-unit "ground combat unit" flags (unit types never change during a
         # game): a list lookup in place of a numpy-scalar test per query
-        self.ground_mask = ~np.isin(static.utype, (st.LEADER, st.WARSHIP, st.COASTAL_GUN))
+        self.tables = static_tables(static)
+        self.ground_mask = self.tables.ground
         self._ground = self.ground_mask.tolist()
 
     # ------------------------------------------------------------ time
     @property
     def turn(self) -> int:
-        return int(self.state.turn[0])
+        return self.state.turn.item(0)
 
     @property
     def day(self) -> int:
@@ -134,18 +252,17 @@ class Game:
     # ------------------------------------------------------------ queries
     def on_map(self, side: int | None = None) -> np.ndarray:
         """Indices of units on the map (optionally of one side), int64[k]."""
-        s, t = self.state, self.static
-        m = s.box == BOX_MAP
+        m = self.state.box == BOX_MAP
         if side is not None:
-            m &= t.side == side
+            m &= self.tables.side_mask[side] if side in (0, 1) else self.static.side == side
         return m.nonzero()[0]        # = np.flatnonzero on 1-D, without its per-call overhead
 
     def units_at(self, h: int, side: int | None = None) -> np.ndarray:
         """Units on hex ``h`` (optionally of one side)."""
-        s, t = self.state, self.static
-        idx = (s.hex == h).nonzero()[0]        # hex >= 0 only for units on the map
+        idx = (self.state.hex == h).nonzero()[0]        # hex >= 0 only for units on the map
         if side is not None and len(idx):              # an empty hex needs no side filter
-            idx = idx[t.side[idx] == side]
+            sm = self.tables.side_mask[side] if side in (0, 1) else self.static.side == side
+            idx = idx[sm[idx]]
         return idx
 
     def steps(self, u: int) -> int:
@@ -157,9 +274,8 @@ class Game:
 
     def is_remnant(self, u: int) -> bool:
         """Rule 17.31: lowest level of a battalion (not artillery) with 2+ levels."""
-        t = self.static
-        return (t.size[u] == st.BATTALION and t.utype[u] != st.ARTILLERY
-                and t.n_levels[u] >= 2 and self.state.level[u] == t.n_levels[u] - 1)
+        rl = self.tables.remnant_level_l[u]
+        return rl >= 0 and int(self.state.level[u]) == rl
 
     def is_ground(self, u: int) -> bool:
         """A ground combat unit (not leader, warship, coastal gun)."""
@@ -178,9 +294,8 @@ class Game:
 
     def morale_value(self, u: int) -> int:
         """Current morale: printed at this level, -1 when demoralized (11.4)."""
-        m = int(self.static.morale[u, self.state.level[u]])
-        if self.static.utype[u] == st.STRONGPOINT:
-            m = 4                                      # 16.24
+        tb = self.tables
+        m = 4 if tb.strongpoint[u] else tb.morale[u][self.state.level[u]]    # 16.24
         if self.state.morale_state[u] == DEMORALIZED:
             m -= 1
         return m

@@ -165,26 +165,33 @@ def stack_weight(game, u: int) -> int:
 
 
 def stack_weights(game) -> np.ndarray:
-    """int16[n_units]: :func:`stack_weight` of every piece (vectorised)."""
-    s, t = game.state, game.static
-    w = game.extra.get("_base_w")
-    if w is None:
-        w = np.full(t.n_units, 2, np.int16)
-        w[(t.size == st.COMPANY) | (t.utype == st.STRONGPOINT)] = 1
-        for ut in (st.LEADER, st.COASTAL_GUN, st.MILITIA, st.WARSHIP, st.HQ):
-            w[t.utype == ut] = 0
-        game.extra["_base_w"] = w
-    rem = ((t.size == st.BATTALION) & (t.utype != st.ARTILLERY) & (t.n_levels >= 2)
-           & (s.level == t.n_levels - 1))
-    return np.where(rem & (w == 2), 1, w).astype(np.int16)
+    """int16[n_units]: :func:`stack_weight` of every piece (vectorised; rules
+    7.1, 16.33, 16.51, a remnant counting one half battalion, 17.31)."""
+    tb = game.tables
+    return tb.base_weight - (game.state.level == tb.remnant_level_full)
 
 
 def stack_totals(game, side: int) -> np.ndarray:
-    """int16[n_hexes]: stacking total of ``side`` per hex, in half battalions (7.1)."""
+    """int32[n_hexes]: stacking total of ``side`` per hex, in half battalions (7.1).
+
+    The last answer per side is kept with the units' boxes, hexes and levels
+    it was computed from (all that it reads) and returned again, read-only,
+    while they are unchanged."""
     s, t = game.state, game.static
-    m = (s.box == BOX_MAP) & (t.side == side)
+    key = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes())
+    memo = game.extra.get("_stack_totals")
+    if memo is None:
+        memo = game.extra["_stack_totals"] = {}
+    hit = memo.get(side)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    idx = ((s.box == BOX_MAP) & game.tables.side_mask[side]).nonzero()[0]
     # bincount sums the small integer weights exactly (faster than np.add.at)
-    return np.bincount(s.hex[m], weights=stack_weights(game)[m], minlength=t.n_hexes).astype(np.int32)
+    out = np.bincount(s.hex[idx], weights=stack_weights(game)[idx],
+                      minlength=t.n_hexes).astype(np.int32)
+    out.flags.writeable = False
+    memo[side] = (key, out)
+    return out
 
 
 def hex_stack(game, h: int, side: int) -> int:
@@ -231,10 +238,13 @@ def caught_leaders(game) -> None:
 def update_control(game) -> None:
     """Rule 2.1: a hex is controlled by the last side with a unit there."""
     s, t = game.state, game.static
-    for u in game.on_map():
-        if t.utype[u] in (st.LEADER, st.WARSHIP):
-            continue
-        s.control[s.hex[u]] = t.side[u]
+    idx = ((s.box == BOX_MAP) & game.tables.controls).nonzero()[0]   # not leaders, warships
+    if not len(idx):
+        return
+    # units in ascending order, the last one in a hex deciding (a dict keeps
+    # the last value given for a key), as a loop over the units would
+    last = dict(zip(s.hex[idx].tolist(), t.side[idx].tolist()))
+    s.control[list(last)] = list(last.values())
 
 
 # ------------------------------------------------------------------ formations (15)

@@ -1,0 +1,322 @@
+"""The fast paths of the combat and organisation modules against plain
+reference versions.
+
+Each reference below is the straightforward per-unit version of a rule query
+(one Python test per unit or hexside).  The tests play whole games with the
+engine's functions wrapped so that every call also asks the reference on the
+same state and checks that both answers are equal (same values, same order),
+so the fast versions are checked on thousands of real positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from malta_sim.games.island_of_death import combat, organisation
+from malta_sim.games.island_of_death import static as st
+from malta_sim.games.island_of_death.game import Game
+from malta_sim.games.island_of_death.state import BOX_MAP, DEMORALIZED
+from malta_sim.games.registry import get_scenario
+
+
+# ------------------------------------------------------------------ references
+def ref_units_at(game, h, side=None):
+    s, t = game.state, game.static
+    idx = np.flatnonzero(s.hex == h)
+    if side is not None:
+        idx = idx[t.side[idx] == side]
+    return idx
+
+
+def ref_on_map(game, side=None):
+    s, t = game.state, game.static
+    m = s.box == BOX_MAP
+    if side is not None:
+        m &= t.side == side
+    return np.flatnonzero(m)
+
+
+def ref_is_remnant(game, u):
+    t = game.static
+    return bool(t.size[u] == st.BATTALION and t.utype[u] != st.ARTILLERY
+                and t.n_levels[u] >= 2 and game.state.level[u] == t.n_levels[u] - 1)
+
+
+def ref_morale_value(game, u):
+    m = int(game.static.morale[u, game.state.level[u]])
+    if game.static.utype[u] == st.STRONGPOINT:
+        m = 4
+    if game.state.morale_state[u] == DEMORALIZED:
+        m -= 1
+    return m
+
+
+def ref_defenders_in(game, h, side):
+    t = game.static
+    return [int(u) for u in ref_units_at(game, h, side)
+            if t.utype[u] not in (st.LEADER, st.COASTAL_GUN, st.WARSHIP)]
+
+
+def ref_can_attack(game, u):
+    s, t = game.state, game.static
+    if s.box[u] != BOX_MAP or s.attacked[u]:
+        return False
+    if t.utype[u] in (st.LEADER, st.WARSHIP, st.COASTAL_GUN, st.ARTILLERY, st.AA, st.HQ):
+        return False
+    if t.attack[u, s.level[u]] <= 0:
+        return False
+    if s.entered_turn[u] == game.turn:
+        return False
+    if game.night and s.morale_state[u] == DEMORALIZED:
+        return False
+    return True
+
+
+def ref_attackable(game, h, enemy):
+    s, t = game.state, game.static
+    return any(t.defense[u, s.level[u]] > 0 for u in ref_defenders_in(game, h, enemy))
+
+
+def ref_attack_options(game, side, units=None):
+    s, t = game.state, game.static
+    out = {}
+    cand = units if units is not None else [int(u) for u in ref_on_map(game, side)
+                                            if ref_can_attack(game, int(u))]
+    for u in cand:
+        h = int(s.hex[u])
+        for d in range(6):
+            o = int(t.neighbours[h, d])
+            if o < 0 or t.ocean_side[h, d]:
+                continue
+            if ref_attackable(game, o, 1 - side):
+                out.setdefault(o, []).append(int(u))
+    return out
+
+
+def ref_discovered(game, h, side):
+    s, t = game.state, game.static
+    dist = t.grid.distance_table
+    mine = [u for u in ref_on_map(game, side) if game.is_ground(int(u))]
+    if not mine:
+        return False
+    hx = np.unique(s.hex[mine])
+    d = dist[h, hx]
+    if (d == 1).any():
+        return True
+    if game.night:
+        return False
+    blocks = t.town | t.city | t.woods
+    if blocks[h]:
+        return False
+    for f in hx[d == 2]:
+        mids = [int(m) for m in t.neighbours[h] if m >= 0 and dist[m, f] == 1]
+        if any(not blocks[m] for m in mids):
+            return True
+    return False
+
+
+def ref_plan_options(game, side):
+    s, t = game.state, game.static
+    opts = combat.PlanOptions()
+    atk = ref_attack_options(game, side)
+    opts.attack_targets = sorted(atk)
+    ezoc = combat.zoc_map(game, 1 - side)
+    dist = t.grid.distance_table
+    firers = [int(u) for u in ref_on_map(game, side) if combat._art_can_fire(game, int(u), ezoc)]
+    for tgt in opts.attack_targets:
+        opts.support[tgt] = [u for u in firers if dist[s.hex[u], tgt] <= t.art_range[u]]
+    enemy = [u for u in ref_on_map(game, 1 - side)
+             if t.utype[u] not in (st.LEADER, st.WARSHIP, st.COASTAL_GUN)]
+    for tgt in np.unique(s.hex[enemy]) if enemy else []:
+        tgt = int(tgt)
+        if not ref_attackable(game, tgt, 1 - side) or not ref_discovered(game, tgt, side):
+            continue
+        us = [u for u in firers if dist[s.hex[u], tgt] <= t.art_range[u]]
+        if us:
+            opts.bombard[tgt] = us
+    if side == 0 and not game.night:
+        opts.air_markers = int(s.air_support_left[0])
+    opts.hurricane_ok = {u for u in firers if t.utype[u] == st.ARTILLERY and s.salvos[u] >= 2}
+    return opts
+
+
+def ref_odds_modifiers(game, side, attackers, defenders, target, air=0):
+    """Rule 9.92 without the leaders' command rolls (which roll dice)."""
+    s, t = game.state, game.static
+
+    def armor(units):
+        by_hex = {}
+        for u in units:
+            by_hex.setdefault(int(s.hex[u]), []).append(u)
+        return any(any(t.utype[u] == st.TANK and s.morale_state[u] != DEMORALIZED for u in us)
+                   and any(t.utype[u] in st.ARMOR_PARTNERS for u in us) for us in by_hex.values())
+
+    def integrity(units, need):
+        for r in {int(t.regiment[u]) for u in units if t.regiment[u] >= 0}:
+            mem = t.regiment_members[r]
+            if s.integrity_lost[0, r] or len(mem) == 0:
+                continue
+            if all(s.box[m] == BOX_MAP and int(m) in need and s.morale_state[m] != DEMORALIZED
+                   and not ref_is_remnant(game, int(m)) for m in mem):
+                return True
+        return False
+
+    def avg(units):
+        v = [ref_morale_value(game, u) for u in units]
+        return -(-sum(v) // len(v)) if v else 0
+
+    m = {}
+    if armor(attackers):
+        m["armor_attacking"] = 2
+    if armor(defenders):
+        m["armor_defending"] = -1
+    if t.fort[target] and not s.fort_destroyed[target]:
+        hexes = {int(s.hex[u]) for u in attackers}
+        if all(any(t.engineer[u] and s.hex[u] == h for u in attackers) for h in hexes):
+            m["engineers"] = 1
+    if len({int(s.hex[u]) for u in attackers}) >= 4:
+        m["envelopment"] = 1
+    if integrity(attackers, set(attackers)):
+        m["attacker_integrity"] = 2
+    if integrity(defenders, set(defenders)):
+        m["defender_integrity"] = -1
+    keys = {("remnant", u) if ref_is_remnant(game, u) else int(s.formation[u]) for u in attackers}
+    if len(keys) > 1:
+        m["mixed_formations"] = -1
+    diff = avg(attackers) - avg(defenders)
+    if diff:
+        m["morale"] = int(min(3, max(-2, diff)))
+    if air:
+        m["air_support"] = int(air)
+    return m
+
+
+def ref_stack_totals(game, side):
+    s, t = game.state, game.static
+    out = np.zeros(t.n_hexes, np.int32)
+    for u in ref_on_map(game, side):
+        out[s.hex[u]] += organisation.stack_weight(game, int(u))
+    return out
+
+
+def ref_update_control(game, control):
+    s, t = game.state, game.static
+    for u in ref_on_map(game):
+        if t.utype[u] not in (st.LEADER, st.WARSHIP):
+            control[s.hex[u]] = t.side[u]
+    return control
+
+
+# ------------------------------------------------------------------ harness
+def _checked(monkeypatch, counts):
+    """Wrap the fast functions: each call is compared with its reference."""
+
+    def wrap(obj, name, check):
+        fast = getattr(obj, name)
+
+        def w(*a, **k):
+            counts[name] = counts.get(name, 0) + 1
+            return check(fast, *a, **k)
+        monkeypatch.setattr(obj, name, w)
+
+    def same_array(ref, fast, *a, **k):
+        want = ref(*a, **k)
+        got = fast(*a, **k)
+        assert np.array_equal(np.asarray(got), np.asarray(want)), (a[1:], got, want)
+        return got
+
+    def same(ref):
+        def check(fast, *a, **k):
+            want = ref(*a, **k)
+            got = fast(*a, **k)
+            assert got == want and list(got) == list(want) if isinstance(got, dict) else got == want
+            return got
+        return check
+
+    wrap(Game, "units_at", lambda f, *a, **k: same_array(ref_units_at, f, *a, **k))
+    wrap(Game, "on_map", lambda f, *a, **k: same_array(ref_on_map, f, *a, **k))
+    wrap(Game, "is_remnant", same(ref_is_remnant))
+    wrap(Game, "morale_value", same(ref_morale_value))
+    wrap(combat, "defenders_in", same(ref_defenders_in))
+    wrap(combat, "can_attack", same(ref_can_attack))
+    wrap(combat, "discovered", same(ref_discovered))
+
+    def attack_opts(fast, game, side, units=None):
+        want = ref_attack_options(game, side, units)
+        got = fast(game, side, units)
+        assert got == want and list(got) == list(want)
+        return got
+    wrap(combat, "attack_options", attack_opts)
+
+    def plan_opts(fast, game, side):
+        want = ref_plan_options(game, side)
+        got = fast(game, side)
+        for f in ("attack_targets", "support", "bombard", "air_markers", "hurricane_ok"):
+            a, b = getattr(got, f), getattr(want, f)
+            assert a == b and (not isinstance(a, dict) or list(a) == list(b)), f
+        return got
+    wrap(combat, "plan_options", plan_opts)
+
+    def odds(fast, game, side, attackers, defenders, target, air=0, roll_leaders=True):
+        want = ref_odds_modifiers(game, side, attackers, defenders, target, air)
+        got = fast(game, side, attackers, defenders, target, air, False)
+        assert got == want and list(got) == list(want)
+        return fast(game, side, attackers, defenders, target, air, roll_leaders)
+    wrap(combat, "odds_modifiers", odds)
+
+    def totals(fast, game, side):
+        want = ref_stack_totals(game, side)
+        got = fast(game, side)
+        assert np.array_equal(got, want)
+        return got
+    wrap(organisation, "stack_totals", totals)
+
+    def control(fast, game):
+        want = ref_update_control(game, game.state.control.copy())
+        fast(game)
+        assert np.array_equal(game.state.control, want)
+    wrap(organisation, "update_control", control)
+
+
+@pytest.mark.parametrize("scenario,axis,allied,seed,n", [
+    ("hercules", "balanced", "static", 3, 2),
+    ("hercules", "random", "random", 5, 1),
+    ("intro", "aggressive", "counterattack", 4, 1),
+])
+def test_fast_queries_equal_reference_in_games(monkeypatch, scenario, axis, allied, seed, n):
+    """Every call of the fast queries during whole games equals its reference."""
+    counts: dict = {}
+    _checked(monkeypatch, counts)
+    play = get_scenario(scenario).play_fn()
+    play(scenario, seed, np.arange(n), axis_policy=axis, allied_policy=allied, options=(),
+         data_dir=None)
+    for name in ("units_at", "attack_options", "plan_options", "odds_modifiers", "stack_totals",
+                 "update_control", "defenders_in", "morale_value"):
+        assert counts.get(name, 0) > 0, name
+
+
+def test_stack_totals_memo_is_read_only_and_follows_moves():
+    """The kept stacking totals are returned read-only and recomputed when a
+    unit moves (rule 7.1)."""
+    from tests.iod_helpers import make, h, u
+
+    g = make({"1315": ["axis.185.v_186", "axis.185.vi_186"]})
+    a = organisation.stack_totals(g, 0)
+    assert a[h("1315")] == 4 and not a.flags.writeable
+    g.state.hex[u("axis.185.vi_186")] = h("1316")
+    b = organisation.stack_totals(g, 0)
+    assert b[h("1315")] == 2 and b[h("1316")] == 2
+    assert np.array_equal(b, ref_stack_totals(g, 0))
+
+
+def test_update_control_last_unit_in_hex_decides():
+    """Rule 2.1 with two sides in one hex: the higher-numbered unit's side, as
+    a loop over the units in order gives."""
+    from tests.iod_helpers import make, h, u
+
+    g = make({"1315": ["axis.185.v_186"], "1316": ["allied.uk.8m"]})
+    g.state.hex[u("allied.uk.8m")] = h("1315")          # both sides in one hex
+    want = ref_update_control(g, g.state.control.copy())
+    organisation.update_control(g)
+    assert np.array_equal(g.state.control, want)
