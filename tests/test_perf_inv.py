@@ -76,3 +76,56 @@ def test_replayed_game_has_its_own_arrays():
     assert a.extra["inv"] is not b.extra["inv"]
     a.extra["inv"].plans.clear()
     assert b.extra["inv"].plans
+
+
+def test_line_of_fire_memo_equals_direct_check():
+    """Rule 16.54: the memoised line of fire answers as ``line_of_fire_clear`` for
+    every coastal-gun hex against every beach and ocean hex within 8 hexes."""
+    from malta_sim.games.island_of_death import coastal as cg
+    from malta_sim.games.island_of_death import hercules as H
+
+    g = new_game("hercules", 2, 0, axis_policy="balanced", allied_policy="static")
+    inv, grid, t = H.inv_static(g), g.static.grid, g.static
+    guns = sorted({int(g.state.hex[u]) for u in np.flatnonzero(inv.gun_value > 0) if g.state.hex[u] >= 0})
+    targets = np.flatnonzero(t.beach | inv.ocean)
+    d = grid.distance_table
+    n = 0
+    for a in guns:
+        for b in targets[d[a, targets] <= 8]:
+            b = int(b)
+            want = cg.line_of_fire_clear(grid.hex_id(a), grid.hex_id(b), inv.los_block, inv.los_block_sides)
+            assert H.line_of_fire(inv, grid, a, b) == want
+            assert H.line_of_fire(inv, grid, a, b) == want      # second answer from the memo
+            n += 1
+    assert n > 100
+
+
+def test_delayed_reaction_map_equals_kernel():
+    """Rule 17.7: the per-hex map answers as ``allied_may_act`` for every hex,
+    on random Axis positions on turns 0 and 1 (and the memo follows moves)."""
+    from malta_sim.games.island_of_death import special as sp
+    from malta_sim.games.island_of_death.hercules import axis_ground_hexes
+    from malta_sim.games.island_of_death.state import BOX_MAP
+
+    g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    gen = np.random.default_rng(0)
+    axis = np.flatnonzero(t.side == 0)
+    land = np.flatnonzero(t.land)
+    d = t.grid.distance_table
+    for trial in range(12):
+        k = int(gen.integers(0, 6))
+        s.box[axis] = 4
+        s.hex[axis] = -1
+        pick = gen.choice(axis, size=k, replace=False)
+        s.box[pick] = BOX_MAP
+        s.hex[pick] = gen.choice(land, size=k)
+        for turn in (0, 1):
+            s.turn[0] = turn
+            radius = sp.delayed_reaction_radius(turn, "hercules")
+            m = sp._may_act_map(g, radius)
+            hx = axis_ground_hexes(g)
+            for h in list(range(0, t.n_hexes, 7)) + [-1]:
+                assert bool(m[h]) == bool(sp.allied_may_act(radius, h, hx, d))
+    s.turn[0] = 2
+    assert sp.delayed_reaction_ok(g, int(np.flatnonzero(t.side == 1)[0]))

@@ -97,6 +97,9 @@ class InvasionStatic:
     solo_zones: dict
     scenario_cfg: dict = field(default_factory=dict)
     sources: dict = field(default_factory=dict)
+    #: ``(gun hex, target hex) -> bool`` answers of :func:`line_of_fire` (a pure
+    #: function of the two hexes and the blocking terrain above).
+    los_memo: dict = field(default_factory=dict, repr=False)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -221,6 +224,18 @@ def inv_static(game) -> InvasionStatic:
         inv = build_invasion_static(game.static, game.static.provenance.get("data_dir"))
         _INV_CACHE[key] = inv
     return inv
+
+
+def line_of_fire(inv: InvasionStatic, grid, a: int, b: int) -> bool:
+    """Whether a coastal gun in hex ``a`` may fire at hex ``b`` (rule 16.54;
+    dense hex indices): :func:`.coastal.line_of_fire_clear` over the blocking
+    terrain of ``inv``, each pair worked out once per process."""
+    key = (a, b)
+    ok = inv.los_memo.get(key)
+    if ok is None:
+        ok = inv.los_memo[key] = cg.line_of_fire_clear(grid.hex_id(a), grid.hex_id(b), inv.los_block,
+                                                       inv.los_block_sides)
+    return ok
 
 
 # =====================================================================================
@@ -1185,8 +1200,7 @@ def coastal_fire_at_boxes(game) -> None:
     options = {}
     for g in guns:
         gh = int(s.hex[g])
-        ok = [k for k in boxes if d[gh, k[1]] <= inv.gun_range[g]
-              and cg.line_of_fire_clear(grid.hex_id(gh), grid.hex_id(k[1]), inv.los_block, inv.los_block_sides)]
+        ok = [k for k in boxes if d[gh, k[1]] <= inv.gun_range[g] and line_of_fire(inv, grid, gh, k[1])]
         if ok:
             options[g] = ok
     if not options:
@@ -1486,13 +1500,9 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
         sp = game.extra["_allied_strongpoints"] = np.flatnonzero(
             (t.utype == st.STRONGPOINT) & (t.side == ALLIED))
     if len(sp):
-        near_h = np.zeros(t.n_hexes, bool)
-        near_h[h] = True
-        nb = t.neighbours[h]
-        near_h[nb[nb >= 0]] = True
         hx = s.hex[sp]
-        on = hx >= 0
-        s.revealed[sp[on][near_h[hx[on]]]] = True
+        near = (hx >= 0) & (t.grid.distance_table[h][hx] <= 1)     # in h or adjacent
+        s.revealed[sp[near]] = True
     cup = _militia_in_cup(game)
     if not cup:
         return

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numba as nb
+import numpy as np
 
 
 from ...rng import nb_die
@@ -336,10 +337,36 @@ def delayed_reaction_ok(game, u: int) -> bool:
     """Rule 17.7 for the land engine: may Allied unit ``u`` move, bombard or
     give artillery support now?  True except on the 29 June AM / noon turns of
     Operation Hercules when no Axis ground unit is within 4 / 7 hexes of it."""
-    radius = delayed_reaction_radius(game.turn, getattr(game.scenario, "name", "hercules"))
+    turn = int(game.state.turn[0])
+    if turn > 1:
+        return True                              # the rule covers only turns 0 and 1
+    radius = delayed_reaction_radius(turn, getattr(game.scenario, "name", "hercules"))
     if radius < 0 or game.static.side[u] != 1:
         return True
+    return bool(_may_act_map(game, radius)[int(game.state.hex[u])])
+
+
+def _may_act_map(game, radius: int) -> np.ndarray:
+    """bool[H]: hexes from which an Allied unit may act under rule 17.7 (an
+    Axis ground unit within ``radius``), i.e. :func:`allied_may_act` for every
+    hex at once (index -1 reads the last hex, as the kernel's would).  Kept in
+    ``game.extra`` while the Axis units' boxes and hexes (all that
+    :func:`.hercules.axis_ground_hexes` reads of the state) stay the same."""
     from .hercules import axis_ground_hexes
 
-    return bool(allied_may_act(radius, int(game.state.hex[u]), axis_ground_hexes(game),
-                               game.static.grid.distance_table))
+    s = game.state
+    ax = game.extra.get("_axis_units")
+    if ax is None:
+        ax = game.extra["_axis_units"] = (game.static.side == 0).nonzero()[0]
+    key = (radius, s.box[ax].tobytes(), s.hex[ax].tobytes())
+    hit = game.extra.get("_delayed_reaction_map")
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    hx = axis_ground_hexes(game)
+    hx = hx[hx >= 0]
+    if len(hx):
+        ok = (game.static.grid.distance_table[:, hx] <= radius).any(axis=1)
+    else:
+        ok = np.zeros(game.static.grid.distance_table.shape[0], bool)
+    game.extra["_delayed_reaction_map"] = (key, ok)
+    return ok

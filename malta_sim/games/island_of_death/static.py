@@ -16,6 +16,8 @@ listed below; the engine never compares strings in its rules code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+
 import numpy as np
 
 from ...hexgrid import Grid
@@ -165,12 +167,14 @@ class StaticData:
     beach_zone_of: dict = field(default_factory=dict)   # beach hex -> zone name (18.1)
     provenance: dict = field(default_factory=dict)
 
-    @property
+    @cached_property
     def n_units(self) -> int:
+        """Units in the table (fixed for the life of the static data)."""
         return len(self.names)
 
-    @property
+    @cached_property
     def n_hexes(self) -> int:
+        """Hexes of the grid (fixed for the life of the static data)."""
         return self.grid.n_hexes
 
     def unit(self, name: str) -> int:

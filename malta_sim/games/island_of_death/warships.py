@@ -139,9 +139,9 @@ def exchange_fire(game) -> None:
     # Allied designates second (16.55), with line of fire (16.54)
     gopts = {}
     for g in guns:
-        gh = grid.hex_id(int(s.hex[g]))
+        gh = int(s.hex[g])
         tg = [u for u in ships if d[s.hex[g], s.hex[u]] <= inv.gun_range[g]
-              and cg.line_of_fire_clear(gh, grid.hex_id(int(s.hex[u])), inv.los_block, inv.los_block_sides)]
+              and h.line_of_fire(inv, grid, gh, int(s.hex[u]))]
         if tg:
             gopts[g] = tg
     game._guns_with_box_targets = _guns_with_box_targets(game, guns)
