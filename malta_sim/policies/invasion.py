@@ -36,13 +36,15 @@ def _allied_hexes(game):
     return np.unique(s.hex[m])
 
 
-def _allied_strength_near(game, h, radius=1):
-    """Allied defense strength total within ``radius`` of hex ``h`` (a threat measure)."""
+def _allied_memo(game):
+    """``(hexes, strengths, done)`` of the Allied pieces on the map: their hexes
+    (int32[k]), defense strengths at their level (int64[k]) and a dict of
+    answers already given.  Rebuilt only when an Allied piece's box, hex or
+    level changed (the key holds exactly what the totals read), so equal keys
+    give equal answers."""
     from ..games.island_of_death.state import ALLIED, BOX_MAP
 
     s, t = game.state, game.static
-    # per-hex Allied defense totals, rebuilt only when an Allied piece's box,
-    # hex or level changed (the key holds exactly what the total reads)
     al = game.extra.get("_allied_units")
     if al is None:
         al = game.extra["_allied_units"] = np.flatnonzero(t.side == ALLIED)
@@ -53,7 +55,12 @@ def _allied_strength_near(game, h, radius=1):
         hx = s.hex[idx]
         strength = t.defense[idx, s.level[idx]]
         memo = game.extra["_allied_strength_memo"] = (key, hx, strength.astype(np.int64), {})
-    _, hx, strength, done = memo
+    return memo[1], memo[2], memo[3]
+
+
+def _allied_strength_near(game, h, radius=1):
+    """Allied defense strength total within ``radius`` of hex ``h`` (a threat measure)."""
+    hx, strength, done = _allied_memo(game)
     if not len(hx):
         return 0
     k = (int(h), radius)
@@ -63,37 +70,69 @@ def _allied_strength_near(game, h, radius=1):
     return v
 
 
+def _allied_strength_near_many(game, hexes, radius=1) -> np.ndarray:
+    """:func:`_allied_strength_near` of each hex of ``hexes`` at once.
+
+    Parameters
+    ----------
+    hexes : sequence of int
+        Dense hex indices.
+    radius : int
+        Hexes.
+
+    Returns
+    -------
+    int64[len(hexes)]
+        Allied defense strength total within ``radius`` of each hex (integer
+        sums, so equal to the one-hex answers).
+    """
+    hx, strength, _ = _allied_memo(game)
+    hexes = np.asarray(hexes, np.int64).reshape(-1)
+    if not len(hx) or not len(hexes):
+        return np.zeros(len(hexes), np.int64)
+    near = _dist(game)[hexes[:, None], hx[None, :]] <= radius
+    return near.astype(np.int64) @ strength
+
+
+def _objective_weights(game) -> list:
+    """Objective weight of every hex (see :func:`_objective_weight`), a list of
+    Python floats indexed by dense hex, built once per game."""
+    w = game.extra.get("_objective_weights")
+    if w is None:
+        t = game.static
+        vc = np.zeros(t.n_hexes, bool)
+        vc[np.asarray(t.victory_cities, np.int64)] = True
+        arr = (np.where(t.airfield, 3.0, 0.0) + np.where(vc, 3.0, np.where(t.city, 2.0, 0.0))
+               + np.where(t.town, 1.0, 0.0) + np.where(t.main_port, 2.0, 0.0))
+        w = game.extra["_objective_weights"] = arr.tolist()
+    return w
+
+
 def _ocean_within(game, h, r):
     """Whether an ocean hex (or the map edge) lies within ``r`` hexes of ``h``:
     scatter toward it drowns (19.45)."""
-    from ..games.island_of_death.hercules import inv_static
+    return int(_ocean_dist(game)[h]) <= r
 
+
+def _ocean_dist(game) -> np.ndarray:
+    """int[n_hexes]: distance in hexes from each hex to the nearest ocean hex
+    (99 when the map has none), built once per game."""
     key = ("ocean_dist", id(game.static))
     od = game.extra.get(key)
     if od is None:
+        from ..games.island_of_death.hercules import inv_static
+
         ocean = inv_static(game).ocean
         d = game.static.grid.distance_table
         od = d[:, np.flatnonzero(ocean)].min(axis=1) if ocean.any() else np.full(d.shape[0], 99)
         game.extra[key] = od
-    return int(od[h]) <= r
+    return od
 
 
 def _objective_weight(game, h):
     """Weight of a hex as an Axis objective: airfields 3, victory cities 3,
     cities 2, towns 1, main ports 2 (rules 20.0, 12.54)."""
-    t = game.static
-    w = 0.0
-    if t.airfield[h]:
-        w += 3
-    if h in set(int(x) for x in t.victory_cities):
-        w += 3
-    elif t.city[h]:
-        w += 2
-    if t.town[h]:
-        w += 1
-    if t.main_port[h]:
-        w += 2
-    return w
+    return _objective_weights(game)[h]
 
 
 class InvasionDecisions:
@@ -132,16 +171,21 @@ class InvasionDecisions:
         if not options:
             return None
         d = _dist(game)
-        best, best_s = None, -1e9
         arr = np.array(options)
-        for h in options:
-            near = arr[d[h, arr] <= 2]
-            s = sum(_objective_weight(game, int(x)) for x in near)
-            s -= 0.3 * _allied_strength_near(game, h, 1) + 0.1 * _allied_strength_near(game, h, 2)
-            s -= 3.0 if _ocean_within(game, h, 2) else (1.0 if _ocean_within(game, h, 3) else 0.0)
-            s += 0.01 * (formation % 3) * (h % 7)  # spread the two formations
-            if s > best_s:
-                best, best_s = h, s
+        ai = arr.astype(np.int64)
+        w = np.asarray(_objective_weights(game))
+        # every option scored at once; the weights are small integers, so the
+        # sums are exact, and each float step below is the one-hex formula's
+        # (same operations in the same order)
+        s = (d[ai[:, None], ai[None, :]] <= 2).astype(np.float64) @ w[ai]
+        s = s - (0.3 * _allied_strength_near_many(game, ai, 1) + 0.1 * _allied_strength_near_many(game, ai, 2))
+        od = _ocean_dist(game)[ai]
+        s = s - np.where(od <= 2, 3.0, np.where(od <= 3, 1.0, 0.0))
+        s = s + 0.01 * (formation % 3) * (arr % 7)  # spread the two formations
+        best, best_s = None, -1e9
+        for h, v in zip(options, s.tolist()):
+            if v > best_s:
+                best, best_s = h, v
         return best
 
     def plan_sticks(self, game, turn: int, sticks: list, targets: dict, limits: dict) -> list:
@@ -166,6 +210,14 @@ class InvasionDecisions:
         out, used_hex = [], set()
         per_form = {}
         total = limits.get("total", 99)
+        # the facts each candidate's score reads, for every target hex at once
+        # (same values as the one-hex helpers: Python ints and floats)
+        hexes = sorted({int(h) for tl in targets.values() for h, _ in tl})
+        ow = _objective_weights(game)
+        a1 = dict(zip(hexes, _allied_strength_near_many(game, hexes, 1).tolist()))
+        a2 = dict(zip(hexes, _allied_strength_near_many(game, hexes, 2).tolist()))
+        od = _ocean_dist(game)
+        odist = dict(zip(hexes, od[hexes].tolist())) if hexes else {}
         long_used = {}
         order = sorted(sticks, key=lambda s: (0 if s[2] == "hq_engineers" else 1 if s[2] == "battalion" else 2))
         for sid, form, kind in order:
@@ -182,11 +234,11 @@ class InvasionDecisions:
             safe = 3 if kind in ("hq_engineers", "returning", "artillery") else 2
 
             def score(c):
-                h = c[0]
-                v = _objective_weight(game, h) - 0.4 * _allied_strength_near(game, h, 1) - (0.5 if c[1] else 0)
+                h = int(c[0])
+                v = ow[h] - 0.4 * a1[h] - (0.5 if c[1] else 0)
                 if kind in ("hq_engineers", "returning", "artillery"):
-                    v -= 0.5 * _allied_strength_near(game, h, 2)      # HQs and guns stay clear of fights
-                return v - (4.0 if _ocean_within(game, h, safe) else 0.0)
+                    v -= 0.5 * a2[h]      # HQs and guns stay clear of fights
+                return v - (4.0 if odist[h] <= safe else 0.0)
             h, lg = max(cands, key=lambda c: (score(c), -c[0]))
             out.append((sid, h))
             used_hex.add(h)
@@ -234,12 +286,18 @@ class InvasionDecisions:
 
         beaches = target_beaches(game)
         d = _dist(game)
+        # distance from each option hex to the nearest beach in use, once
+        hexes = sorted({int(h) for s in ships for h in options[s]})
+        if beaches and hexes:
+            near = dict(zip(hexes, d[np.ix_(hexes, beaches)].min(axis=1).tolist()))
+        else:
+            near = dict.fromkeys(hexes, 0)
         out, count = {}, {}
         for s in ships:
             cands = [h for h in options[s] if count.get(h, 0) < 2]
             if not cands:
                 continue
-            h = min(cands, key=lambda x: (min((d[x, b] for b in beaches), default=0), x))
+            h = min(cands, key=lambda x: (near[int(x)], x))
             out[s] = h
             count[h] = count.get(h, 0) + 1
         return out

@@ -13,8 +13,11 @@ import numba as nb
 import numpy as np
 
 from ...kernels import paths
+from . import organisation
 from . import static as st
 from .game import illegal
+from .morale import disorganize
+from .special import delayed_reaction_ok
 from .state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED, NORMAL)
 
 ZOC_ENTER = np.array([2, 3, 2], np.int32)   # rule 5.2 foot, mot, mech (MP)
@@ -278,12 +281,49 @@ def movable(game, u: int) -> bool:
     if s.entered_turn[u] == game.turn:
         return False
     if t.side[u] == ALLIED:
-        from .special import delayed_reaction_ok
         if not delayed_reaction_ok(game, u):
             return False                     # rule 17.7
     if ut == st.ARTILLERY:
         return int(t.ma[u, s.level[u]]) > 0
     return game.movement_allowance(u) > 0
+
+
+def _never_moves(t) -> np.ndarray:
+    """bool[n_units]: pieces that never move in a movement phase (warships,
+    coastal guns, strongpoints, militia; rule 6.0, 16.x).  Built once per
+    :class:`StaticData`."""
+    out = getattr(t, "_never_moves", None)
+    if out is None:
+        out = np.isin(t.utype, (st.WARSHIP, st.COASTAL_GUN, st.STRONGPOINT, st.MILITIA))
+        t._never_moves = out
+    return out
+
+
+def movable_units(game, side: int) -> list:
+    """The units of ``side`` that may move in this movement phase, ascending
+    (Python ints): ``[u for u in game.on_map(side) if movable(game, u)]``
+    worked out over all the side's pieces at once.
+
+    A piece moves (rules 6.0, 6.53, 6.54, 16.13, 17.7, 17.81, 19.8) when it is
+    on the map, has not moved, is not a warship, coastal gun, strongpoint or
+    militia, did not arrive this turn, its printed movement allowance at its
+    level is positive (leaders: always, 14.3; the reductions of 8.33 and 11.4
+    never bring a positive allowance below 1) and, Allied, rule 17.7 lets it act.
+
+    Returns
+    -------
+    list of int
+        Unit indices.
+    """
+    s, t = game.state, game.static
+    m = (s.box == BOX_MAP) & (t.side == side) & ~s.moved & ~_never_moves(t) & (s.entered_turn != game.turn)
+    units = m.nonzero()[0]
+    if len(units):
+        units = units[(t.utype[units] == st.LEADER) | (t.ma[units, s.level[units]] > 0)]
+    out = units.tolist()
+    if side == ALLIED:
+        out = [u for u in out if delayed_reaction_ok(game, u)]     # rule 17.7
+    return out
 
 
 def effective_ma(game, u: int) -> int:
@@ -385,8 +425,7 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
                               t.road_strat_cost, t.creek_cost, t.rise_cost, zoc, block, trivial,
                               allowed, ZOC_ENTER, ZOC_EXIT)
     game.extra["last_pred"] = (u, mode, hitch, pred)
-    from .organisation import stack_totals, stack_weight
-    room = STACK_ROOM - stack_totals(game, side) - stack_weight(game, u)
+    room = _stack_room(game, side) - organisation.stack_weight(game, u)
     ok = (cost < INF) & (room >= 0)
     ok[start] = False
     add = 2 if (hitch and t.utype[u] == st.ARTILLERY) else 0
@@ -394,6 +433,27 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
     out = dict(zip(idx.tolist(), (cost[idx] / 2.0 + add).tolist()))
     game.extra["last_legal"] = ((u, mode, bool(hitch), _version(game)), out, pred)
     return out
+
+
+def _stack_room(game, side: int) -> np.ndarray:
+    """int32[n_hexes]: half battalions of ``side`` that still fit in each hex
+    (rule 7.1: ``STACK_ROOM`` less :func:`organisation.stack_totals`).
+
+    Kept with the bytes of what the totals read (the side's pieces' box, hex
+    and level) and reused while they are unchanged: equal keys give equal
+    answers.  The array returned must not be modified."""
+    s = game.state
+    own = game.extra.get(("_side_units", side))
+    if own is None:
+        own = game.extra[("_side_units", side)] = np.flatnonzero(game.static.side == side)
+    key = (s.box[own].tobytes(), s.hex[own].tobytes(), s.level[own].tobytes())
+    memo = game.extra.setdefault("_stack_room_memo", {})
+    hit = memo.get(side)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    room = STACK_ROOM - organisation.stack_totals(game, side)
+    memo[side] = (key, room)
+    return room
 
 
 def _version(game) -> tuple:
@@ -428,13 +488,24 @@ def _path(pred: np.ndarray, start: int, dest: int) -> list[int]:
     return path[1:]
 
 
+_HOOKS: list = []
+
+
+def _hooks() -> dict:
+    """The invasion hooks of :mod:`.sequence` (imported on first use: the
+    sequence module imports this one)."""
+    if not _HOOKS:
+        from .sequence import HOOKS
+        _HOOKS.append(HOOKS)
+    return _HOOKS[0]
+
+
 def enter_hex(game, units, h: int, how: str) -> None:
     """Units of one side enter hex ``h`` (by movement, advance or retreat):
     control (2.1), elimination of enemy leaders/coastal guns/zero-defense
     units there (6.52, 16.58, 14.42), forts destroyed by Axis entry (17.1),
     and the invasion hook (militia 16.32)."""
     s, t = game.state, game.static
-    from . import organisation
     side = int(t.side[units[0]])
     # leaders are not units (14.0): they neither overrun, control, destroy forts
     # nor trigger the invasion's entry effects (militia 16.32, coastal guns 16.58)
@@ -447,8 +518,7 @@ def enter_hex(game, units, h: int, how: str) -> None:
         if side == AXIS and t.fort[h] and not s.fort_destroyed[h]:
             s.fort_destroyed[h] = True           # rule 17.1
             game.log("fort destroyed", side=side, hexes=[h], rule="17.1")
-        from .sequence import HOOKS
-        fn = HOOKS.get("on_enter_hex")
+        fn = _hooks().get("on_enter_hex")
         if fn is not None and not game.skip_invasion:
             for u in real:
                 fn(game, u, int(h), how)
@@ -522,7 +592,6 @@ def _night_effect(game, u: int, spent: float) -> None:
     if s.morale_state[u] == DEMORALIZED:
         return
     if spent > -(-ma // 2):
-        from .morale import disorganize
         disorganize(game, [u])
 
 
@@ -538,16 +607,16 @@ def strategic_movement(game, side: int) -> None:
     sa[side] = allowed
     game.extra["zoc_start"] = zoc_map(game, 1 - side)
     invalidate(game)
-    cands = [int(u) for u in game.on_map(side) if movable(game, u) and not near[s.hex[u]]
-             and t.utype[u] != st.LEADER]
+    cands = movable_units(game, side)
+    if cands:
+        c = np.array(cands)
+        cands = c[~near[s.hex[c]] & (t.utype[c] != st.LEADER)].tolist()
     _movement_loop(game, side, "strategic", cands)
 
 
 def tactical_movement(game, side: int) -> None:
     """Rule 6.3 (4.24 c / 4.32 c)."""
-    s = game.state
-    cands = [int(u) for u in game.on_map(side) if movable(game, u)]
-    _movement_loop(game, side, "tactical", cands)
+    _movement_loop(game, side, "tactical", movable_units(game, side))
 
 
 def _movement_loop(game, side, mode, cands) -> None:
@@ -572,15 +641,19 @@ def infiltration_options(game, side: int) -> dict:
     zoc_start = game.extra.get("zoc_start")
     zoc = zoc_map(game, 1 - side)
     block, _ = occupancy(game, 1 - side)
-    from .organisation import fits_stacking
+    fits_stacking = organisation.fits_stacking
     out = {}
-    for u in game.on_map(side):
-        u = int(u)
-        if not movable(game, u) or t.utype[u] in (st.LEADER, st.ARTILLERY):
+    if zoc_start is None:
+        return out
+    # units that start in an enemy ZOC and are in one now, before the dearer tests
+    units = game.on_map(side)
+    hx = s.hex[units]
+    ut = t.utype[units]
+    units = units[zoc_start[hx] & zoc[hx] & (ut != st.LEADER) & (ut != st.ARTILLERY)]
+    for u in units.tolist():
+        if not movable(game, u):
             continue
         h = s.hex[u]
-        if zoc_start is None or not zoc_start[h] or not zoc[h]:
-            continue
         dests = []
         for d in range(6):
             o = t.neighbours[h, d]
@@ -631,7 +704,6 @@ def infiltration_movement(game, side: int) -> None:
             s.hex[u] = dest
             enter_hex(game, [u], dest, "infiltration")
         else:
-            from .morale import disorganize
             disorganize(game, [u])
         game.log("infiltration", side=side, hexes=[start, dest], units=[u], dice=[die],
                  result="success" if ok else "failed, disorganized", rule="6.41")

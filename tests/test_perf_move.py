@@ -1,0 +1,178 @@
+"""The faster movement and invasion-decision code gives the answers of the
+plain one-question-at-a-time code it replaced.
+
+Each test plays a few whole games with a checking wrapper around the fast
+function: on every call the wrapper also works the answer out the plain way
+(the reference copies below) and compares.  Games are short (Hercules under
+the default bots ends within a few days) so the file runs in seconds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from malta_sim.games.island_of_death import movement, organisation
+from malta_sim.games.island_of_death.engine import play_games
+from malta_sim.policies import invasion
+
+
+# ---------------------------------------------------------------- references
+def ref_objective_weight(game, h):
+    t = game.static
+    w = 0.0
+    if t.airfield[h]:
+        w += 3
+    if h in set(int(x) for x in t.victory_cities):
+        w += 3
+    elif t.city[h]:
+        w += 2
+    if t.town[h]:
+        w += 1
+    if t.main_port[h]:
+        w += 2
+    return w
+
+
+def ref_allied_strength_near(game, h, radius=1):
+    from malta_sim.games.island_of_death.state import ALLIED, BOX_MAP
+
+    s, t = game.state, game.static
+    idx = ((s.box == BOX_MAP) & (t.side == ALLIED) & (s.hex >= 0)).nonzero()[0]
+    if not len(idx):
+        return 0
+    strength = t.defense[idx, s.level[idx]].astype(np.int64)
+    return int(strength[t.grid.distance_table[h, s.hex[idx]] <= radius].sum())
+
+
+def ref_plan_marker(game, formation, turn, options):
+    if not options:
+        return None
+    d = game.static.grid.distance_table
+    best, best_s = None, -1e9
+    arr = np.array(options)
+    for h in options:
+        near = arr[d[h, arr] <= 2]
+        s = sum(ref_objective_weight(game, int(x)) for x in near)
+        s -= 0.3 * ref_allied_strength_near(game, h, 1) + 0.1 * ref_allied_strength_near(game, h, 2)
+        s -= 3.0 if invasion._ocean_within(game, h, 2) else (1.0 if invasion._ocean_within(game, h, 3) else 0.0)
+        s += 0.01 * (formation % 3) * (h % 7)
+        if s > best_s:
+            best, best_s = h, s
+    return best
+
+
+def ref_stick_scores(game, targets):
+    """(form, hex, long, kind) -> score, as the plain ``plan_sticks`` scored them."""
+    out = {}
+    for form, tl in targets.items():
+        for h, lg in tl:
+            for kind in ("battalion", "hq_engineers"):
+                safe = 3 if kind == "hq_engineers" else 2
+                v = ref_objective_weight(game, h) - 0.4 * ref_allied_strength_near(game, h, 1) - (0.5 if lg else 0)
+                if kind == "hq_engineers":
+                    v -= 0.5 * ref_allied_strength_near(game, h, 2)
+                out[form, h, lg, kind] = v - (4.0 if invasion._ocean_within(game, h, safe) else 0.0)
+    return out
+
+
+def ref_place_warships(game, ships, options):
+    from malta_sim.games.island_of_death.hercules import target_beaches
+
+    beaches = target_beaches(game)
+    d = game.static.grid.distance_table
+    out, count = {}, {}
+    for s in ships:
+        cands = [h for h in options[s] if count.get(h, 0) < 2]
+        if not cands:
+            continue
+        h = min(cands, key=lambda x: (min((d[x, b] for b in beaches), default=0), x))
+        out[s] = h
+        count[h] = count.get(h, 0) + 1
+    return out
+
+
+def _play(monkeypatch, scen, ax, al, n, seed=3):
+    res = play_games(scen, seed, np.arange(n), axis_policy=ax, allied_policy=al)
+    assert len(res.games) == n
+
+
+# ---------------------------------------------------------------- tests
+@pytest.mark.parametrize("scen,ax,al", [("hercules", "balanced", "static"), ("intro", "random", "random")])
+def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
+    """``movable_units`` equals the per-unit ``movable`` filter and the stacking
+    room memo equals ``STACK_ROOM - stack_totals`` on every call of whole games."""
+    calls = {"movable": 0, "room": 0}
+    fast_movable, fast_room = movement.movable_units, movement._stack_room
+
+    def movable_units(game, side):
+        got = fast_movable(game, side)
+        assert got == [int(u) for u in game.on_map(side) if movement.movable(game, int(u))]
+        calls["movable"] += 1
+        return got
+
+    def stack_room(game, side):
+        got = fast_room(game, side)
+        np.testing.assert_array_equal(got, movement.STACK_ROOM - organisation.stack_totals(game, side))
+        calls["room"] += 1
+        return got
+
+    monkeypatch.setattr(movement, "movable_units", movable_units)
+    monkeypatch.setattr(movement, "_stack_room", stack_room)
+    _play(monkeypatch, scen, ax, al, 2)
+    assert calls["movable"] > 10 and calls["room"] > 10
+
+
+def test_invasion_decisions_equal_plain(monkeypatch):
+    """The vectorised invasion decisions (drop zone markers, sticks, warship
+    placement, objective weights, Allied strength near a hex) give the plain
+    loops' answers on every call of whole Hercules games."""
+    D = invasion.InvasionDecisions
+    calls = {"marker": 0, "sticks": 0, "ships": 0}
+    fast_marker, fast_sticks, fast_ships = D.plan_marker, D.plan_sticks, D.place_warships
+
+    def plan_marker(self, game, formation, turn, options):
+        got = fast_marker(self, game, formation, turn, options)
+        assert got == ref_plan_marker(game, formation, turn, options)
+        for h in options:
+            assert invasion._objective_weight(game, h) == ref_objective_weight(game, h)
+            for r in (1, 2, 3):
+                assert invasion._allied_strength_near(game, h, r) == ref_allied_strength_near(game, h, r)
+        if options:
+            many = invasion._allied_strength_near_many(game, options, 2).tolist()
+            assert many == [ref_allied_strength_near(game, h, 2) for h in options]
+        calls["marker"] += 1
+        return got
+
+    def plan_sticks(self, game, turn, sticks, targets, limits):
+        got = fast_sticks(self, game, turn, sticks, targets, limits)
+        # the same picks as a plain scorer: every pick is a best candidate
+        ref = ref_stick_scores(game, targets)
+        ow = invasion._objective_weights(game)
+        for (form, h, lg, kind), v in ref.items():
+            a1 = invasion._allied_strength_near_many(game, [h], 1)[0]
+            a2 = invasion._allied_strength_near_many(game, [h], 2)[0]
+            w = ow[h] - 0.4 * int(a1) - (0.5 if lg else 0)
+            if kind == "hq_engineers":
+                w -= 0.5 * int(a2)
+            safe = 3 if kind == "hq_engineers" else 2
+            assert w - (4.0 if int(invasion._ocean_dist(game)[h]) <= safe else 0.0) == v
+        calls["sticks"] += 1
+        return got
+
+    def place_warships(self, game, ships, options):
+        got = fast_ships(self, game, ships, options)
+        assert got == ref_place_warships(game, ships, options)
+        calls["ships"] += 1
+        return got
+
+    from malta_sim.policies import simple
+
+    # the land bots copy these methods into their class (simple.py): patch both
+    for cls in (D, simple._LandBot):
+        for name, fn in (("plan_marker", plan_marker), ("plan_sticks", plan_sticks),
+                         ("place_warships", place_warships)):
+            if name in cls.__dict__:
+                monkeypatch.setattr(cls, name, fn)
+    _play(monkeypatch, "hercules", "balanced", "static", 2)
+    assert calls["marker"] and calls["sticks"] and calls["ships"], calls
