@@ -208,6 +208,70 @@ def ref_update_control(game, control):
     return control
 
 
+def ref_stack_weight(game, u):
+    t = game.static
+    ut = t.utype[u]
+    if ut in (st.LEADER, st.COASTAL_GUN, st.MILITIA, st.WARSHIP, st.HQ):
+        return 0
+    if t.size[u] == st.COMPANY or ut == st.STRONGPOINT:
+        return 1
+    return 1 if ref_is_remnant(game, u) else 2
+
+
+def ref_fits_stacking(game, units, h):
+    side = int(game.static.side[units[0]])
+    moving = {int(v) for v in units}
+    here = [int(x) for x in ref_units_at(game, h, side) if int(x) not in moving]
+    tot = sum(ref_stack_weight(game, x) for x in here) + sum(ref_stack_weight(game, int(u)) for u in units)
+    return tot <= organisation.STACK_LIMIT_HALVES
+
+
+def ref_steps(game, u):
+    t = game.static
+    return 1 if t.size[u] == st.COMPANY else int(t.n_levels[u] - game.state.level[u])
+
+
+def ref_movement_allowance(game, u):
+    t, s = game.static, game.state
+    if t.utype[u] == st.LEADER:
+        return 14
+    if t.utype[u] == st.ARTILLERY and not s.hitched[u]:
+        return 0
+    ma = int(t.ma[u, s.level[u]])
+    if ma <= 0:
+        return 0
+    if s.out_of_supply[u] and t.move_class[u] != st.FOOT:
+        ma = max(1, ma - 2)
+    if s.morale_state[u] == DEMORALIZED:
+        ma = max(1, ma - (2 if t.move_class[u] == st.FOOT else 4))
+    return ma
+
+
+def ref_caught(game):
+    """Leaders that rule 14.42 catches at a phase end."""
+    s, t = game.state, game.static
+    out = []
+    for ld in np.flatnonzero((t.utype == st.LEADER) & (s.box == BOX_MAP)):
+        side, here = int(t.side[ld]), ref_units_at(game, int(s.hex[ld]))
+        ctl = [x for x in here if t.utype[x] not in (st.LEADER, st.WARSHIP)]
+        if any(t.side[x] != side for x in ctl) and not any(t.side[x] == side for x in ctl):
+            out.append(int(ld))
+    return out
+
+
+def ref_breakdown_candidates(game, side):
+    s = game.state
+    return [int(u) for u in ref_on_map(game, side) if organisation.can_break_down(game, int(u))
+            and s.entered_turn[u] != game.turn]
+
+
+def ref_crt_column(charts, line, level):
+    lo, hi = int(charts.line_cols[line, 0]), int(charts.line_cols[line, 1])
+    if level < charts.col_level[lo]:
+        return -1
+    return max([k for k in range(lo, hi + 1) if charts.col_level[k] <= level], default=lo)
+
+
 # ------------------------------------------------------------------ harness
 def _checked(monkeypatch, counts):
     """Wrap the fast functions: each call is compared with its reference."""
@@ -272,6 +336,42 @@ def _checked(monkeypatch, counts):
         return got
     wrap(organisation, "stack_totals", totals)
 
+    wrap(Game, "steps", same(ref_steps))
+    wrap(Game, "movement_allowance", same(ref_movement_allowance))
+    wrap(organisation, "stack_weight", same(ref_stack_weight))
+    wrap(organisation, "fits_stacking", same(ref_fits_stacking))
+    wrap(combat, "crt_column", same(ref_crt_column))
+    wrap(combat, "attack_strength", same(lambda g, u: int(combat.kcrt.unit_attack(
+        int(g.static.attack[u, g.state.level[u]]), bool(g.state.out_of_supply[u]),
+        g.state.morale_state[u] == combat.DISORGANIZED, g.state.morale_state[u] == DEMORALIZED))))
+    wrap(combat, "defense_strength", same(lambda g, u: int(combat.kcrt.unit_defense(
+        int(g.static.defense[u, g.state.level[u]]), g.state.morale_state[u] == DEMORALIZED))))
+
+    def caught(fast, game):
+        want = ref_caught(game)
+        seen = []
+        orig = organisation.overrun_trivial
+        organisation.overrun_trivial = lambda g, units, side: (seen.extend(units), orig(g, units, side))[1]
+        try:
+            fast(game)
+        finally:
+            organisation.overrun_trivial = orig
+        assert seen == want
+    wrap(organisation, "caught_leaders", caught)
+
+    def breakdowns(fast, game, side):
+        want = ref_breakdown_candidates(game, side)
+        pol = game.policy(side)
+        seen = []
+        orig = pol.breakdowns
+        pol.breakdowns = lambda g, el: (seen.append(list(el)), orig(g, el))[1]
+        try:
+            fast(game, side)
+        finally:
+            del pol.breakdowns
+        assert seen == ([want] if want else [])
+    wrap(organisation, "breakdowns", breakdowns)
+
     def control(fast, game):
         want = ref_update_control(game, game.state.control.copy())
         fast(game)
@@ -292,7 +392,8 @@ def test_fast_queries_equal_reference_in_games(monkeypatch, scenario, axis, alli
     play(scenario, seed, np.arange(n), axis_policy=axis, allied_policy=allied, options=(),
          data_dir=None)
     for name in ("units_at", "attack_options", "plan_options", "odds_modifiers", "stack_totals",
-                 "update_control", "defenders_in", "morale_value"):
+                 "update_control", "defenders_in", "morale_value", "steps", "movement_allowance",
+                 "fits_stacking", "crt_column", "attack_strength", "caught_leaders", "breakdowns"):
         assert counts.get(name, 0) > 0, name
 
 

@@ -10,6 +10,7 @@ morale effects, retreats and advance after combat.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,14 @@ from .static import odds_level, odds_name
 
 def _ceil_half(v: int) -> int:
     return -(-int(v) // 2)
+
+
+# The strength kernels are pure functions of a few small integers and flags:
+# their answers are kept per argument tuple (a dict lookup instead of a
+# compiled-function call per unit).
+_unit_attack = functools.lru_cache(maxsize=None)(kcrt.unit_attack)
+_unit_defense = functools.lru_cache(maxsize=None)(kcrt.unit_defense)
+_support_strength = functools.lru_cache(maxsize=None)(kcrt.support_strength)
 
 
 @dataclass
@@ -364,16 +373,16 @@ def attack_strength(game, u: int) -> int:
     computed by :func:`malta_sim.kernels.crt.unit_attack`."""
     s, t = game.state, game.static
     m = int(s.morale_state[u])
-    return int(kcrt.unit_attack(int(t.attack[u, s.level[u]]), bool(s.out_of_supply[u]),
-                                m == DISORGANIZED, m == DEMORALIZED))
+    return int(_unit_attack(int(t.attack[u, s.level[u]]), bool(s.out_of_supply[u]),
+                            m == DISORGANIZED, m == DEMORALIZED))
 
 
 def defense_strength(game, u: int) -> int:
     """Modified defense strength of unit ``u`` (9.91: halved when demoralized,
     11.4), computed by :func:`malta_sim.kernels.crt.unit_defense`."""
     s, t = game.state, game.static
-    return int(kcrt.unit_defense(int(t.defense[u, s.level[u]]),
-                                 int(s.morale_state[u]) == DEMORALIZED))
+    return int(_unit_defense(int(t.defense[u, s.level[u]]),
+                             int(s.morale_state[u]) == DEMORALIZED))
 
 
 def support_value(game, u: int, offensive: bool, target: int, combat_units, hurricane=False) -> int:
@@ -393,7 +402,7 @@ def support_value(game, u: int, offensive: bool, target: int, combat_units, hurr
         and not any(s.formation[c] == s.formation[u] for c in combat_units)
     )
     return int(
-        kcrt.support_strength(
+        _support_strength(
             v,
             artillery and bool(s.out_of_supply[u]),
             artillery and bool(s.morale_state[u] == DISORGANIZED),
@@ -536,9 +545,30 @@ def crt_line(game, target: int) -> int:
     return int(t.crt_line_nofort[target] if s.fort_destroyed[target] else t.crt_line[target])
 
 
+#: crt_column answers per (charts, line, level); the charts object is kept
+#: with its answers so that its id stays its own
+_CRT_COLUMNS: dict = {}
+
+
 def crt_column(charts, line: int, level: int) -> int:
     """Rule 9.3 g: highest column at or below ``level`` on ``line``; -1 when
-    below the line's lowest column (attack cancelled); capped at its highest."""
+    below the line's lowest column (attack cancelled); capped at its highest.
+
+    The charts are static data, so each answer is worked out once and kept."""
+    memo = _CRT_COLUMNS.get(id(charts))
+    if memo is None or memo[0] is not charts:
+        if len(_CRT_COLUMNS) > 16:
+            _CRT_COLUMNS.clear()
+        memo = _CRT_COLUMNS[id(charts)] = (charts, {})
+    key = (line, level)
+    c = memo[1].get(key)
+    if c is None:
+        c = memo[1][key] = _crt_column(charts, line, level)
+    return c
+
+
+def _crt_column(charts, line: int, level: int) -> int:
+    """:func:`crt_column` worked out from the charts (rule 9.3 g)."""
     lo, hi = int(charts.line_cols[line, 0]), int(charts.line_cols[line, 1])
     if level < charts.col_level[lo]:
         return -1

@@ -101,8 +101,17 @@ class StaticTables:
     utype, regiment, engineer, tank, armor_partner, strongpoint : list
         Per unit: unit type code, regiment (-1 none), engineer flag, tank,
         armor partner of a tank (9.92), strongpoint (16.24).
-    morale, attack, defense : list of list of int
+    morale, attack, defense, ma : list of list of int
         Per unit and level, the printed values.
+    foot, company, n_levels, side, controls_l, base_weight_l, remnant_level_full_l : list
+        Per unit: foot movement class, company, number of levels, side, and
+        :attr:`controls`, :attr:`base_weight`, :attr:`remnant_level_full` as
+        lists.
+    leader : bool[n_units]
+        Leaders.
+    can_break : bool[n_units]
+        Battalions that may break down into companies by type (13.1: not
+        Maltese).
     members : list of list of int
         Per regiment, its battalions (9.92, 9.95).
     remnant_level_l : list of int
@@ -140,9 +149,20 @@ class StaticTables:
         self.morale = t.morale.tolist()
         self.attack = t.attack.tolist()
         self.defense = t.defense.tolist()
+        self.ma = t.ma.tolist()
+        self.foot = (t.move_class == st.FOOT).tolist()
+        self.company = (t.size == st.COMPANY).tolist()
+        self.n_levels = t.n_levels.tolist()
+        self.side = t.side.tolist()
+        self.controls_l = self.controls.tolist()
+        self.base_weight_l = self.base_weight.tolist()
+        self.remnant_level_full_l = self.remnant_level_full.tolist()
+        self.leader = ut == st.LEADER
+        self.can_break = t.can_break & (t.nation != st.MALTESE)
         self.members = [[int(m) for m in mem] for mem in t.regiment_members]
         for arr in (*self.side_mask, self.ground, self.defends, *self.defends_side,
-                    self.attacker_type, self.firer_type, self.controls, self.base_weight, self.remnant_level,
+                    self.attacker_type, self.firer_type, self.controls, self.base_weight, self.leader,
+                    self.can_break, self.remnant_level,
                     self.remnant_level_full):
             arr.flags.writeable = False             # shared by every game of the batch
 
@@ -221,16 +241,17 @@ class Game:
     @property
     def day(self) -> int:
         """Day index, 0 = 29 June."""
-        return self.turn // 4
+        return self.state.turn.item(0) // 4
 
     @property
     def tod(self) -> int:
         """Time of day: AM, NOON, PM, NIGHT."""
-        return self.turn % 4
+        return self.state.turn.item(0) % 4
 
     @property
     def night(self) -> bool:
-        return self.tod == NIGHT
+        """A Night turn (rule 4.0; 10.2)."""
+        return self.state.turn.item(0) % 4 == NIGHT
 
     # ------------------------------------------------------------ dice
     def die(self, purpose: str) -> int:
@@ -267,10 +288,10 @@ class Game:
 
     def steps(self, u: int) -> int:
         """Steps the unit has left (17.3): levels left, 1 for companies."""
-        t = self.static
-        if t.size[u] == st.COMPANY:
+        tb = self.tables
+        if tb.company[u]:
             return 1
-        return int(t.n_levels[u] - self.state.level[u])
+        return tb.n_levels[u] - int(self.state.level[u])
 
     def is_remnant(self, u: int) -> bool:
         """Rule 17.31: lowest level of a battalion (not artillery) with 2+ levels."""
@@ -304,18 +325,20 @@ class Game:
         """Movement allowance this phase (6.0): printed, 0 for prepared artillery
         (12.11); out of supply mot/mech -2 (8.33); demoralized foot -2, mot/mech
         -4 (11.4); never below 1 by those; leader bonus is added by movement."""
-        t, s = self.static, self.state
-        if t.utype[u] == st.LEADER:
+        tb, s = self.tables, self.state
+        ut = tb.utype[u]
+        if ut == st.LEADER:
             return 14                                  # 14.3
-        if t.utype[u] == st.ARTILLERY and not s.hitched[u]:
+        if ut == st.ARTILLERY and not s.hitched[u]:
             return 0
-        ma = int(t.ma[u, s.level[u]])
+        ma = tb.ma[u][s.level[u]]
         if ma <= 0:
             return 0
-        if s.out_of_supply[u] and t.move_class[u] != st.FOOT:
+        foot = tb.foot[u]
+        if s.out_of_supply[u] and not foot:
             ma = max(1, ma - 2)                        # 8.33
         if s.morale_state[u] == DEMORALIZED:
-            ma = max(1, ma - (2 if t.move_class[u] == st.FOOT else 4))   # 11.4
+            ma = max(1, ma - (2 if foot else 4))       # 11.4
         return ma
 
     def formation_of(self, u: int) -> int:

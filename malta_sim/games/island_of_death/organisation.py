@@ -153,15 +153,10 @@ def overrun_trivial(game, enemy_units, mover_side: int) -> None:
 # ------------------------------------------------------------------ stacking (7)
 def stack_weight(game, u: int) -> int:
     """Half-battalion units a piece counts for stacking (7.1, 16.33, 16.51)."""
-    t = game.static
-    ut = t.utype[u]
-    if ut in (st.LEADER, st.COASTAL_GUN, st.MILITIA, st.WARSHIP, st.HQ):
-        return 0
-    if t.size[u] == st.COMPANY or ut == st.STRONGPOINT:
-        return 1
-    if game.is_remnant(u):
-        return 1
-    return 2
+    tb = game.tables
+    # 0 for leaders, coastal guns, militia, warships, HQs; 1 for companies and
+    # strongpoints; 2 for battalions, 1 once a remnant (17.31)
+    return tb.base_weight_l[u] - (int(game.state.level[u]) == tb.remnant_level_full_l[u])
 
 
 def stack_weights(game) -> np.ndarray:
@@ -200,10 +195,16 @@ def hex_stack(game, h: int, side: int) -> int:
 
 def fits_stacking(game, units, h: int) -> bool:
     """Would ``units`` (of one side) fit in hex ``h`` with what is there (7.1)?"""
-    t, s = game.static, game.state
-    side = int(t.side[units[0]])
-    here = [int(x) for x in game.units_at(h, side) if int(x) not in set(int(v) for v in units)]
-    tot = sum(stack_weight(game, x) for x in here) + sum(stack_weight(game, int(u)) for u in units)
+    tb, lev = game.tables, game.state.level
+    bw, rl = tb.base_weight_l, tb.remnant_level_full_l
+    side = tb.side[units[0]]
+    moving = {int(v) for v in units}
+    tot = 0
+    for x in game.units_at(h, side).tolist():
+        if x not in moving:
+            tot += bw[x] - (int(lev[x]) == rl[x])          # stack_weight
+    for u in units:
+        tot += bw[u] - (int(lev[u]) == rl[u])
     return tot <= STACK_LIMIT_HALVES
 
 
@@ -226,13 +227,14 @@ def caught_leaders(game) -> None:
     """Rule 14.42 at a phase end: a leader left in a hex holding enemy units and
     no friendly unit (e.g. a militia piece placed there, 16.32) is treated as
     overrun: 2d6, 7 or less eliminated, else to the next turn's box."""
-    s, t = game.state, game.static
-    for ld in np.flatnonzero((t.utype == st.LEADER) & (s.box == BOX_MAP)):
-        h, side = int(s.hex[ld]), int(t.side[ld])
-        here = game.units_at(h)
-        if any(t.side[x] != side and t.utype[x] not in (st.LEADER, st.WARSHIP) for x in here) and \
-                not any(t.side[x] == side and t.utype[x] not in (st.LEADER, st.WARSHIP) for x in here):
-            overrun_trivial(game, [int(ld)], 1 - side)
+    s, tb = game.state, game.tables
+    sides, ctl = tb.side, tb.controls_l          # controls: not a leader or warship
+    for ld in (tb.leader & (s.box == BOX_MAP)).nonzero()[0].tolist():
+        h, side = int(s.hex[ld]), sides[ld]
+        here = game.units_at(h).tolist()
+        if any(sides[x] != side and ctl[x] for x in here) and \
+                not any(sides[x] == side and ctl[x] for x in here):
+            overrun_trivial(game, [ld], 1 - side)
 
 
 def update_control(game) -> None:
@@ -332,8 +334,10 @@ def break_down(game, b: int, to_box: int | None = None) -> list[int]:
 def breakdowns(game, side: int) -> None:
     """Rule 13.1 (4.24 a / 4.32 a): at the start of the movement phase."""
     s = game.state
-    el = [int(u) for u in game.on_map(side) if can_break_down(game, int(u))
-          and s.entered_turn[u] != game.turn]
+    # only battalions that may break down by type are asked (can_break_down
+    # answers False for every other piece)
+    cand = ((s.box == BOX_MAP) & game.tables.side_mask[side] & game.tables.can_break).nonzero()[0]
+    el = [u for u in cand.tolist() if can_break_down(game, u) and s.entered_turn[u] != game.turn]
     if not el:
         return
     for b in game.policy(side).breakdowns(game, el):
