@@ -100,6 +100,8 @@ class InvasionStatic:
     #: ``(gun hex, target hex) -> bool`` answers of :func:`line_of_fire` (a pure
     #: function of the two hexes and the blocking terrain above).
     los_memo: dict = field(default_factory=dict, repr=False)
+    #: ``[h] + the on-map neighbours of h`` (direction order) per hex, as Python ints.
+    near_lists: list = field(default_factory=list, repr=False)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -191,6 +193,7 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         solo_dz_hexes={k: grid.index(v) for k, v in solo_dz.items()},
         solo_zones={k: zone_names.index(v) for k, v in solo_zone.items() if v in zone_names},
         scenario_cfg=cfg, sources=src,
+        near_lists=[[h] + [int(x) for x in static.neighbours[h] if x >= 0] for h in range(H)],
     )
 
 
@@ -392,9 +395,8 @@ def move_unit(game, u: int, h: int, how: str) -> None:
     s.box[u] = BOX_MAP
     s.hex[u] = h
     s.box_slot[u] = -1
-    real = [e for e in game.units_at(h, 1 - int(t.side[u]))
-            if t.utype[e] not in (st.COASTAL_GUN, st.LEADER) and game.base_defense(e) > 0]
-    if how == "jump" and real:
+    if how == "jump" and any(t.utype[e] not in (st.COASTAL_GUN, st.LEADER) and game.base_defense(e) > 0
+                             for e in game.units_at(h, 1 - int(t.side[u]))):
         on_enter_hex(game, u, h, how)
         movement.invalidate(game)
         return
@@ -409,7 +411,7 @@ def units_in_box(game, box: int, slot: int | None = None, side: int = AXIS) -> l
     m = (s.box == box) & (t.side == side)
     if slot is not None:
         m &= s.box_slot == slot
-    return [int(u) for u in np.flatnonzero(m)]
+    return m.nonzero()[0].tolist()
 
 
 def allied_unit_hexes(game, include_guns: bool = True) -> np.ndarray:
@@ -962,6 +964,9 @@ def wave_options(game) -> WaveOptions:
     allied = allied_unit_hexes(game)
     d = game.static.grid.distance_table
     zones, first, free, needs = {}, {}, {}, {}
+    s, t = game.state, game.static
+    in_waves = set(s.box_slot[((s.box == BOX_FIRST_WAVE) | (s.box == BOX_SECOND_WAVE))
+                              & (t.side == AXIS)].tolist())     # beach hexes with a filled wave box
     for z in range(len(inv.zone_names)):
         units = [u for u in units_in_box(game, BOX_FOLLOW_UP, z) if _kind(game, u) != ld.KIND_OTHER]
         if not units:
@@ -972,7 +977,7 @@ def wave_options(game) -> WaveOptions:
             b = int(b)
             if allied.size and (d[b, allied] == 0).any():
                 continue                                       # 18.91
-            if units_in_box(game, BOX_FIRST_WAVE, b) or units_in_box(game, BOX_SECOND_WAVE, b):
+            if b in in_waves:
                 continue
             first[z].append(b)
             adjacent = bool(allied.size and (d[b, allied] <= 1).any())
@@ -1487,7 +1492,14 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     s, t = game.state, game.static
     if t.side[u] != AXIS or t.utype[u] in (st.LEADER, st.WARSHIP) or h < 0:
         return
-    guns = [int(g) for g in game.units_at(h, ALLIED) if t.utype[g] == st.COASTAL_GUN]
+    # the Allied coastal guns and strongpoints (fixed per static data)
+    pieces = game.extra.get("_allied_guns_strongpoints")
+    if pieces is None:
+        pieces = game.extra["_allied_guns_strongpoints"] = (
+            np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED)),
+            np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED)))
+    cgu, sp = pieces
+    guns = cgu[s.hex[cgu] == h].tolist() if len(cgu) else []   # = units_at(h, ALLIED) guns, in order
     if guns:
         others = [e for e in game.units_at(h, ALLIED) if t.utype[e] not in (st.COASTAL_GUN, st.LEADER)
                   and game.base_defense(e) > 0]
@@ -1495,10 +1507,6 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
             for g in guns:
                 eliminate(game, g, "coastal gun overrun 16.58")
     # Allied strongpoints in h or next to it, found in one pass over the strongpoints
-    sp = game.extra.get("_allied_strongpoints")
-    if sp is None:
-        sp = game.extra["_allied_strongpoints"] = np.flatnonzero(
-            (t.utype == st.STRONGPOINT) & (t.side == ALLIED))
     if len(sp):
         hx = s.hex[sp]
         near = (hx >= 0) & (t.grid.distance_table[h][hx] <= 1)     # in h or adjacent
@@ -1506,7 +1514,7 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     cup = _militia_in_cup(game)
     if not cup:
         return
-    near = [h] + [int(x) for x in t.neighbours[h] if x >= 0]
+    near = list(inv_static(game).near_lists[h])
     if how == "move":
         # a hex passed through in the middle of a move: the uprising is rolled
         # when the move ends ("move_end"), so no militia appears in the mover's path
