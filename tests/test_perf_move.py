@@ -92,6 +92,73 @@ def ref_place_warships(game, ships, options):
     return out
 
 
+def ref_legal_moves(game, u, mode="tactical", hitch=False):
+    """The destinations as worked out before the fused kernel (no side effects)."""
+    from malta_sim.games.island_of_death import static as st
+
+    mv = movement
+    s, t = game.state, game.static
+    if not mv.movable(game, u):
+        return {}
+    ma = mv.effective_ma(game, u)
+    if t.utype[u] == st.ARTILLERY:
+        if not s.hitched[u]:
+            if not hitch:
+                return {}
+            ma -= 2
+        if ma <= 0:
+            return {}
+    side = int(t.side[u])
+    zoc, block, trivial = mv._masks(game, u, mode)
+    if t.utype[u] == st.LEADER:
+        block = block | trivial
+    allowed = t.land.copy()
+    strategic = mode == "strategic"
+    if strategic:
+        allowed &= game.extra["strat_allowed"][side]
+    cls = -1 if t.utype[u] == st.LEADER else int(t.move_class[u])
+    start = int(s.hex[u])
+    cost, pred = mv.reach_kernel(start, 2 * ma, cls, strategic, t.move_cost, t.strat_cost, t.road,
+                                 t.creek, t.rise, t.ocean_side, t.neighbours, t.road_cost,
+                                 t.road_strat_cost, t.creek_cost, t.rise_cost, zoc, block, trivial,
+                                 allowed, mv.ZOC_ENTER, mv.ZOC_EXIT)
+    room = mv.STACK_ROOM - organisation.stack_totals(game, side) - organisation.stack_weight(game, u)
+    ok = (cost < mv.INF) & (room >= 0)
+    ok[start] = False
+    add = 2 if (hitch and t.utype[u] == st.ARTILLERY) else 0
+    idx = np.flatnonzero(ok)
+    return dict(zip(idx.tolist(), (cost[idx] / 2.0 + add).tolist()))
+
+
+def ref_infiltration_options(game, side):
+    from malta_sim.games.island_of_death import static as st
+
+    s, t = game.state, game.static
+    zoc_start = game.extra.get("zoc_start")
+    zoc = movement.zoc_map(game, 1 - side)
+    block, _ = movement.occupancy(game, 1 - side)
+    out = {}
+    for u in game.on_map(side):
+        u = int(u)
+        if not movement.movable(game, u) or t.utype[u] in (st.LEADER, st.ARTILLERY):
+            continue
+        h = s.hex[u]
+        if zoc_start is None or not zoc_start[h] or not zoc[h]:
+            continue
+        dests = []
+        for d in range(6):
+            o = t.neighbours[h, d]
+            if o < 0 or not t.land[o] or block[o] or not zoc[o] or t.ocean_side[h, d]:
+                continue
+            if t.rise[h, d] and not t.road[h, d] and t.move_class[u] != st.FOOT:
+                continue
+            if organisation.fits_stacking(game, [u], int(o)):
+                dests.append(int(o))
+        if dests:
+            out[u] = dests
+    return out
+
+
 def _play(monkeypatch, scen, ax, al, n, seed=3):
     res = play_games(scen, seed, np.arange(n), axis_policy=ax, allied_policy=al)
     assert len(res.games) == n
@@ -100,8 +167,10 @@ def _play(monkeypatch, scen, ax, al, n, seed=3):
 # ---------------------------------------------------------------- tests
 @pytest.mark.parametrize("scen,ax,al", [("hercules", "balanced", "static"), ("intro", "random", "random")])
 def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
-    """``movable_units`` equals the per-unit ``movable`` filter and the stacking
-    room memo equals ``STACK_ROOM - stack_totals`` on every call of whole games."""
+    """``movable_units`` equals the per-unit ``movable`` filter, the compiled
+    stacking room equals ``STACK_ROOM - stack_totals``, and the fused
+    legal-move kernel and the infiltration options equal the plain code's
+    answers (same hexes, same order, same MP) on every call of whole games."""
     calls = {"movable": 0, "room": 0}
     fast_movable, fast_room = movement.movable_units, movement._stack_room
 
@@ -117,10 +186,28 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
         calls["room"] += 1
         return got
 
+    fast_legal, fast_infiltration = movement.legal_moves, movement.infiltration_options
+
+    def legal_moves(game, u, mode="tactical", hitch=False):
+        ref = ref_legal_moves(game, u, mode, hitch)
+        got = fast_legal(game, u, mode, hitch)
+        assert got == ref and list(got) == list(ref)
+        calls["legal"] = calls.get("legal", 0) + 1
+        return got
+
+    def infiltration_options(game, side):
+        got = fast_infiltration(game, side)
+        assert got == ref_infiltration_options(game, side)
+        calls["infiltration"] = calls.get("infiltration", 0) + 1
+        return got
+
     monkeypatch.setattr(movement, "movable_units", movable_units)
     monkeypatch.setattr(movement, "_stack_room", stack_room)
+    monkeypatch.setattr(movement, "legal_moves", legal_moves)
+    monkeypatch.setattr(movement, "infiltration_options", infiltration_options)
     _play(monkeypatch, scen, ax, al, 2)
-    assert calls["movable"] > 10 and calls["room"] > 10
+    assert calls["movable"] > 10 and calls["room"] > 10 and calls["legal"] > 10, calls
+    assert calls["infiltration"] > 2, calls
 
 
 def test_invasion_decisions_equal_plain(monkeypatch):

@@ -86,11 +86,23 @@ def _position_key(game, side: int) -> tuple:
     forts), as bytes: equal keys give equal answers, so a memo keyed on it
     needs no invalidation."""
     s = game.state
-    own = game.extra.get(("_side_units", side))
-    if own is None:
-        own = game.extra[("_side_units", side)] = np.flatnonzero(game.static.side == side)
+    own = _side_sel(game, side)
     return (side, s.box[own].tobytes(), s.hex[own].tobytes(), s.level[own].tobytes(),
             s.hitched[own].tobytes(), s.salvos[own].tobytes(), s.fort_destroyed.tobytes())
+
+
+def _zoc_memo(game, side: int, key: tuple) -> np.ndarray:
+    """The ZOC map of ``side`` for position ``key`` (the memo's own array:
+    read it, do not modify it)."""
+    memo = game.extra.setdefault("_zoc_memo", {})
+    hit = memo.get(side)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    t = game.static
+    exert, foot = exerting_hexes(game, side)
+    z = paths.zoc_map(t.neighbours, exert, (~foot).astype(np.int8), zoc_across(t))
+    memo[side] = (key, z)
+    return z
 
 
 def zoc_map(game, side: int) -> np.ndarray:
@@ -100,31 +112,17 @@ def zoc_map(game, side: int) -> np.ndarray:
     The last map of each side is kept with the :func:`_position_key` it was
     built from and reused (as a fresh copy) while the pieces stand still:
     moves of the other side, which change nothing here, are frequent."""
-    t = game.static
-    key = _position_key(game, side)
-    memo = game.extra.setdefault("_zoc_memo", {})
-    hit = memo.get(side)
-    if hit is not None and hit[0] == key:
-        return hit[1].copy()
-    exert, foot = exerting_hexes(game, side)
-    z = paths.zoc_map(t.neighbours, exert, (~foot).astype(np.int8), zoc_across(t))
-    memo[side] = (key, z.copy())
-    return z
+    return _zoc_memo(game, side, _position_key(game, side)).copy()
 
 
-def occupancy(game, side: int) -> tuple[np.ndarray, np.ndarray]:
-    """(blocking, trivial) bool[n_hexes] for ``side``'s pieces (rule 6.52).
-
-    ``blocking``: a hex with a unit of ``side`` that stops enemy entry;
-    ``trivial``: a hex holding only leaders, coastal guns and/or units with a
-    defense strength of zero (enemy units may enter and eliminate them).
-    """
-    s, t = game.state, game.static
-    key = _position_key(game, side)                # memo as in zoc_map: same inputs, same answer
+def _occupancy_memo(game, side: int, key: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`occupancy` of ``side`` for position ``key`` (the memo's own
+    arrays: read them, do not modify them)."""
     memo = game.extra.setdefault("_occupancy_memo", {})
     hit = memo.get(side)
     if hit is not None and hit[0] == key:
-        return hit[1].copy(), hit[2].copy()
+        return hit[1], hit[2]
+    s, t = game.state, game.static
     nh = t.n_hexes
     block = np.zeros(nh, bool)
     anyp = np.zeros(nh, bool)
@@ -136,8 +134,20 @@ def occupancy(game, side: int) -> tuple[np.ndarray, np.ndarray]:
     b = (ut != st.LEADER) & (ut != st.COASTAL_GUN) & (t.defense[units, s.level[units]] > 0)
     block[h[b]] = True
     trivial = anyp & ~block
-    memo[side] = (key, block.copy(), trivial.copy())
+    memo[side] = (key, block, trivial)
     return block, trivial
+
+
+def occupancy(game, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """(blocking, trivial) bool[n_hexes] for ``side``'s pieces (rule 6.52).
+
+    ``blocking``: a hex with a unit of ``side`` that stops enemy entry;
+    ``trivial``: a hex holding only leaders, coastal guns and/or units with a
+    defense strength of zero (enemy units may enter and eliminate them).
+    Memoised as :func:`zoc_map` (same inputs, same answer); fresh copies.
+    """
+    block, trivial = _occupancy_memo(game, side, _position_key(game, side))
+    return block.copy(), trivial.copy()
 
 
 # ------------------------------------------------------------------ kernel
@@ -219,6 +229,49 @@ def reach_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek,
                     buckets[nc, bsize[nc]] = h
                     bsize[nc] += 1
     return cost, pred
+
+
+@nb.njit(cache=True)
+def legal_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek, rise, ocean_side,
+                 nbr, road_cost, road_strat, creek_cost, rise_cost, zoc, blocked, stop, land, strat_ok,
+                 zoc_enter, zoc_exit, units, box, hexes, level, base, remnant_level, room_max):
+    """Destinations of one unit's move (rules 5.2, 6.1-6.3, 6.53, 7.1): the
+    search of :func:`reach_kernel` over land hexes (and, strategic, the
+    ``strat_ok`` hexes of rule 6.2), then the hexes where the mover still fits
+    the stacking limit.
+
+    Parameters
+    ----------
+    start, ma2, cls, strategic, move_cost ... zoc_exit
+        As :func:`reach_kernel`, with ``land`` and ``strat_ok`` (bool[n]) in
+        place of ``allowed``.
+    units : int64[k]
+        The mover's side's pieces; ``box``, ``hexes``, ``level`` their state
+        (all pieces' arrays); ``base``, ``remnant_level`` from
+        :func:`stack_tables`.
+    room_max : int
+        Half battalions a hex may hold less the mover's own weight (7.1).
+
+    Returns
+    -------
+    dest : int64[m]
+        Hexes (ascending, never ``start``) the unit may end in.
+    cost, pred : int32[n]
+        As :func:`reach_kernel`.
+    """
+    allowed = land & strat_ok if strategic else land
+    cost, pred = reach_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek, rise,
+                              ocean_side, nbr, road_cost, road_strat, creek_cost, rise_cost, zoc,
+                              blocked, stop, allowed, zoc_enter, zoc_exit)
+    n = nbr.shape[0]
+    room = stack_room_kernel(units, box, hexes, level, base, remnant_level, n, room_max)
+    dest = np.empty(n, np.int64)
+    k = 0
+    for h in range(n):
+        if h != start and cost[h] < (1 << 28) and room[h] >= 0:
+            dest[k] = h
+            k += 1
+    return dest[:k], cost, pred
 
 
 @nb.njit(cache=True, inline="always")
@@ -372,8 +425,10 @@ def _masks(game, u: int, mode: str):
     cache = game.extra.setdefault("move_cache", {})
     key = (game.turn, game.phase_name, side, cache.get("version", 0))
     if cache.get("key") != key:
-        zoc = zoc_map(game, 1 - side)
-        block, trivial = occupancy(game, 1 - side)
+        # the memos' own arrays: the masks are only read
+        pk = _position_key(game, 1 - side)
+        zoc = _zoc_memo(game, 1 - side, pk)
+        block, trivial = _occupancy_memo(game, 1 - side, pk)
         cache.update(key=key, zoc=zoc, block=block, trivial=trivial)
     return cache["zoc"], cache["block"], cache["trivial"]
 
@@ -412,48 +467,92 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
             return {}
     side = int(t.side[u])
     zoc, block, trivial = _masks(game, u, mode)
-    if t.utype[u] == st.LEADER:
+    leader = t.utype[u] == st.LEADER
+    if leader:
         block = block | trivial              # a leader cannot overrun enemy pieces (14.0)
-    allowed = t.land.copy()
     strategic = mode == "strategic"
-    if strategic:
-        allowed &= game.extra["strat_allowed"][side]
-    cls = -1 if t.utype[u] == st.LEADER else int(t.move_class[u])
+    strat_ok = game.extra["strat_allowed"][side] if strategic else t.land
+    cls = -1 if leader else int(t.move_class[u])
     start = int(s.hex[u])
-    cost, pred = reach_kernel(start, 2 * ma, cls, strategic, t.move_cost, t.strat_cost, t.road,
-                              t.creek, t.rise, t.ocean_side, t.neighbours, t.road_cost,
-                              t.road_strat_cost, t.creek_cost, t.rise_cost, zoc, block, trivial,
-                              allowed, ZOC_ENTER, ZOC_EXIT)
+    base, rem = stack_tables(t)
+    idx, cost, pred = legal_kernel(start, 2 * ma, cls, strategic, t.move_cost, t.strat_cost, t.road,
+                                   t.creek, t.rise, t.ocean_side, t.neighbours, t.road_cost,
+                                   t.road_strat_cost, t.creek_cost, t.rise_cost, zoc, block, trivial,
+                                   t.land, strat_ok, ZOC_ENTER, ZOC_EXIT, _side_units(game, side),
+                                   s.box, s.hex, s.level, base, rem,
+                                   STACK_ROOM - organisation.stack_weight(game, u))
     game.extra["last_pred"] = (u, mode, hitch, pred)
-    room = _stack_room(game, side) - organisation.stack_weight(game, u)
-    ok = (cost < INF) & (room >= 0)
-    ok[start] = False
     add = 2 if (hitch and t.utype[u] == st.ARTILLERY) else 0
-    idx = np.flatnonzero(ok)
     out = dict(zip(idx.tolist(), (cost[idx] / 2.0 + add).tolist()))
     game.extra["last_legal"] = ((u, mode, bool(hitch), _version(game)), out, pred)
     return out
 
 
-def _stack_room(game, side: int) -> np.ndarray:
-    """int32[n_hexes]: half battalions of ``side`` that still fit in each hex
-    (rule 7.1: ``STACK_ROOM`` less :func:`organisation.stack_totals`).
+def stack_tables(t) -> tuple[np.ndarray, np.ndarray]:
+    """Per-piece stacking weights (rule 7.1; 16.33, 16.51), built once per
+    :class:`StaticData`.
 
-    Kept with the bytes of what the totals read (the side's pieces' box, hex
-    and level) and reused while they are unchanged: equal keys give equal
-    answers.  The array returned must not be modified."""
-    s = game.state
+    Returns
+    -------
+    base : int16[n_units]
+        Half battalions a piece counts for: 0 for leaders, coastal guns,
+        militia, warships and HQs; 1 for companies and strongpoints; 2 else.
+    remnant_level : int16[n_units]
+        The level at which a 2-weight battalion (not artillery, with two or
+        more levels) is a remnant and counts 1 (rule 17.31); -1 when never.
+    """
+    out = getattr(t, "_stack_tables", None)
+    if out is None:
+        base = np.full(t.n_units, 2, np.int16)
+        base[(t.size == st.COMPANY) | (t.utype == st.STRONGPOINT)] = 1
+        base[np.isin(t.utype, (st.LEADER, st.COASTAL_GUN, st.MILITIA, st.WARSHIP, st.HQ))] = 0
+        rem = (t.size == st.BATTALION) & (t.utype != st.ARTILLERY) & (t.n_levels >= 2) & (base == 2)
+        level = np.where(rem, t.n_levels.astype(np.int64) - 1, -1).astype(np.int16)
+        out = t._stack_tables = (base, level)
+    return out
+
+
+@nb.njit(cache=True)
+def stack_room_kernel(units, box, hexes, level, base, remnant_level, n_hexes, room_max):
+    """int32[n_hexes]: ``room_max`` less the stacking total per hex of
+    ``units`` on the map (rule 7.1), weights as :func:`stack_tables`."""
+    room = np.full(n_hexes, room_max, np.int32)
+    for i in range(units.shape[0]):
+        u = units[i]
+        if box[u] != 0:                      # BOX_MAP
+            continue
+        w = 1 if level[u] == remnant_level[u] else base[u]
+        room[hexes[u]] -= w
+    return room
+
+
+def _side_units(game, side: int) -> np.ndarray:
+    """int64[k]: the pieces of ``side`` (static), kept per game."""
     own = game.extra.get(("_side_units", side))
     if own is None:
         own = game.extra[("_side_units", side)] = np.flatnonzero(game.static.side == side)
-    key = (s.box[own].tobytes(), s.hex[own].tobytes(), s.level[own].tobytes())
-    memo = game.extra.setdefault("_stack_room_memo", {})
-    hit = memo.get(side)
-    if hit is not None and hit[0] == key:
-        return hit[1]
-    room = STACK_ROOM - organisation.stack_totals(game, side)
-    memo[side] = (key, room)
-    return room
+    return own
+
+
+def _side_sel(game, side: int):
+    """Selector of the pieces of ``side`` for reading state arrays: a slice
+    when they are one run of unit indices (cheaper than an index array, same
+    elements in the same order), else :func:`_side_units`."""
+    sel = game.extra.get(("_side_sel", side))
+    if sel is None:
+        own = _side_units(game, side)
+        sel = slice(int(own[0]), int(own[-1]) + 1) if len(own) and own[-1] - own[0] + 1 == len(own) else own
+        game.extra[("_side_sel", side)] = sel
+    return sel
+
+
+def _stack_room(game, side: int) -> np.ndarray:
+    """int32[n_hexes]: half battalions of ``side`` that still fit in each hex
+    (rule 7.1: ``STACK_ROOM`` less :func:`organisation.stack_totals`), counted
+    by :func:`stack_room_kernel`."""
+    s, t = game.state, game.static
+    base, rem = stack_tables(t)
+    return stack_room_kernel(_side_units(game, side), s.box, s.hex, s.level, base, rem, t.n_hexes, STACK_ROOM)
 
 
 def _version(game) -> tuple:
@@ -509,7 +608,10 @@ def enter_hex(game, units, h: int, how: str) -> None:
     side = int(t.side[units[0]])
     # leaders are not units (14.0): they neither overrun, control, destroy forts
     # nor trigger the invasion's entry effects (militia 16.32, coastal guns 16.58)
-    real = [int(u) for u in units if t.utype[u] not in (st.LEADER, st.WARSHIP)]
+    is_real = getattr(t, "_enters_as_unit", None)
+    if is_real is None:
+        is_real = t._enters_as_unit = ((t.utype != st.LEADER) & (t.utype != st.WARSHIP)).tolist()
+    real = [int(u) for u in units if is_real[u]]
     if real:
         enemy = game.units_at(h, 1 - side)
         if len(enemy):
@@ -632,7 +734,8 @@ def _movement_loop(game, side, mode, cands) -> None:
             raise illegal("6.0", f"{game.static.names[int(mv.unit)]} may not move now ({mode})")
         execute_move(game, mv, mode)
         left.remove(int(mv.unit))
-        left = [u for u in left if game.state.box[u] == BOX_MAP]
+        box = game.state.box.tolist()
+        left = [u for u in left if box[u] == BOX_MAP]
 
 
 def infiltration_options(game, side: int) -> dict:
@@ -641,10 +744,12 @@ def infiltration_options(game, side: int) -> dict:
     zoc_start = game.extra.get("zoc_start")
     zoc = zoc_map(game, 1 - side)
     block, _ = occupancy(game, 1 - side)
-    fits_stacking = organisation.fits_stacking
     out = {}
     if zoc_start is None:
         return out
+    # rule 7.1 at the destination (organisation.fits_stacking for one unit
+    # entering a hex it is not in): its weight fits in the room left there
+    room = _stack_room(game, side)
     # units that start in an enemy ZOC and are in one now, before the dearer tests
     units = game.on_map(side)
     hx = s.hex[units]
@@ -654,6 +759,7 @@ def infiltration_options(game, side: int) -> dict:
         if not movable(game, u):
             continue
         h = s.hex[u]
+        w = organisation.stack_weight(game, u)
         dests = []
         for d in range(6):
             o = t.neighbours[h, d]
@@ -661,7 +767,7 @@ def infiltration_options(game, side: int) -> dict:
                 continue
             if t.rise[h, d] and not t.road[h, d] and t.move_class[u] != st.FOOT:
                 continue
-            if fits_stacking(game, [u], int(o)):
+            if room[o] >= w:
                 dests.append(int(o))
         if dests:
             out[u] = dests
