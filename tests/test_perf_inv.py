@@ -129,3 +129,59 @@ def test_delayed_reaction_map_equals_kernel():
                 assert bool(m[h]) == bool(sp.allied_may_act(radius, h, hx, d))
     s.turn[0] = 2
     assert sp.delayed_reaction_ok(g, int(np.flatnonzero(t.side == 1)[0]))
+
+
+def test_allied_answers_follow_every_move():
+    """Allied hexes, distance to the nearest Allied unit and AA counts (16.12,
+    18.5, 19.41) from the per-position memo equal direct computations, move
+    after move."""
+    from malta_sim.games.island_of_death import hercules as H
+    from malta_sim.games.island_of_death import static as st
+    from malta_sim.games.island_of_death.state import BOX_MAP
+
+    g = new_game("hercules", 6, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    d = t.grid.distance_table
+    allied = np.flatnonzero(t.side == 1)
+    land = np.flatnonzero(t.land)
+    gen = np.random.default_rng(1)
+    for step in range(25):
+        u = int(gen.choice(allied))
+        if gen.random() < 0.2:
+            s.box[u], s.hex[u] = 5, -1
+        else:
+            s.box[u], s.hex[u] = BOX_MAP, int(gen.choice(land))
+        for guns in (True, False):
+            m = (s.box == BOX_MAP) & (t.side == 1) & (t.utype != st.LEADER)
+            if not guns:
+                m &= t.utype != st.COASTAL_GUN
+            np.testing.assert_array_equal(H.allied_unit_hexes(g, guns), np.unique(s.hex[m]))
+        hx = np.unique(s.hex[(s.box == BOX_MAP) & (t.side == 1) & (t.utype != st.LEADER)])
+        aa = s.hex[(s.box == BOX_MAP) & (t.side == 1) & t.aa]
+        for h in gen.choice(land, size=8):
+            h = int(h)
+            assert H.dist_to_allied(g, h) == (int(d[h, hx].min()) if hx.size else 99)
+            for r in (1, 3):
+                assert H.aa_within(g, h, r) == int((d[h, aa] <= r).sum())
+
+
+def test_on_enter_hex_reveals_strongpoints_and_overruns_guns():
+    """16.22 / 16.58: an Axis unit entering a hex reveals the Allied strongpoints
+    in it and next to it (no others) and eliminates the coastal guns in it."""
+    from malta_sim.games.island_of_death import hercules as H
+    from malta_sim.games.island_of_death import static as st
+    from malta_sim.games.island_of_death.state import BOX_MAP
+
+    g = new_game("hercules", 8, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    d = t.grid.distance_table
+    sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == 1))
+    guns = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == 1) & (s.box == BOX_MAP))
+    axis_u = int(np.flatnonzero((t.side == 0) & (t.utype == st.INFANTRY))[0])
+    for target in [int(s.hex[sp[0]]), int(s.hex[guns[0]])]:
+        s.revealed[:] = False
+        want_sp = sp[(s.hex[sp] >= 0) & (d[target][s.hex[sp]] <= 1)]
+        want_gone = guns[s.hex[guns] == target]
+        H.on_enter_hex(g, axis_u, target, "move")
+        np.testing.assert_array_equal(np.flatnonzero(s.revealed[sp]), np.flatnonzero(np.isin(sp, want_sp)))
+        assert (s.box[want_gone] != BOX_MAP).all()

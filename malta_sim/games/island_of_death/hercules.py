@@ -102,6 +102,8 @@ class InvasionStatic:
     los_memo: dict = field(default_factory=dict, repr=False)
     #: ``[h] + the on-map neighbours of h`` (direction order) per hex, as Python ints.
     near_lists: list = field(default_factory=list, repr=False)
+    #: The same hexes as sets.
+    near_sets: list = field(default_factory=list, repr=False)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -194,6 +196,7 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         solo_zones={k: zone_names.index(v) for k, v in solo_zone.items() if v in zone_names},
         scenario_cfg=cfg, sources=src,
         near_lists=[[h] + [int(x) for x in static.neighbours[h] if x >= 0] for h in range(H)],
+        near_sets=[{h, *(int(x) for x in static.neighbours[h] if x >= 0)} for h in range(H)],
     )
 
 
@@ -291,9 +294,25 @@ def memo(game) -> InvasionMemo:
 # =====================================================================================
 # Adapters to the land engine (with local fallbacks)
 # =====================================================================================
+_LAND: dict = {}
+
+
 def _org():
-    from . import organisation
-    return organisation
+    """The land engine's :mod:`.organisation` (imported on first use: it imports this module)."""
+    m = _LAND.get("organisation")
+    if m is None:
+        from . import organisation as m
+        _LAND["organisation"] = m
+    return m
+
+
+def _movement():
+    """The land engine's :mod:`.movement` (imported on first use)."""
+    m = _LAND.get("movement")
+    if m is None:
+        from . import movement as m
+        _LAND["movement"] = m
+    return m
 
 
 def _illegal(rule, msg):
@@ -390,7 +409,7 @@ def move_unit(game, u: int, h: int, how: str) -> None:
     17.1, then :func:`on_enter_hex`).  A paratroop unit jumping into a hex held
     by real Allied defenders skips the overrun and the fort (16.58, 17.1): the
     hostile landing of 19.5 decides."""
-    from . import movement
+    movement = _movement()
     s, t = game.state, game.static
     s.box[u] = BOX_MAP
     s.hex[u] = h
@@ -414,21 +433,45 @@ def units_in_box(game, box: int, slot: int | None = None, side: int = AXIS) -> l
     return m.nonzero()[0].tolist()
 
 
+def _allied_answers(game) -> dict:
+    """Answers about the Allied pieces on the map, kept in ``game.extra``
+    while no Allied piece's box or hex changes (the key holds exactly what
+    :func:`allied_unit_hexes`, :func:`dist_to_allied` and :func:`aa_within`
+    read of the state); a new position starts an empty dict."""
+    s = game.state
+    al = game.extra.get("_allied_unit_idx")
+    if al is None:
+        al = game.extra["_allied_unit_idx"] = (game.static.side == ALLIED).nonzero()[0]
+    key = (s.box[al].tobytes(), s.hex[al].tobytes())
+    memo_ = game.extra.get("_allied_answers")
+    if memo_ is None or memo_[0] != key:
+        memo_ = game.extra["_allied_answers"] = (key, {})
+    return memo_[1]
+
+
 def allied_unit_hexes(game, include_guns: bool = True) -> np.ndarray:
-    """Hexes with Allied units (leaders excluded)."""
-    s, t = game.state, game.static
-    m = (s.box == BOX_MAP) & (t.side == ALLIED) & (t.utype != st.LEADER)
-    if not include_guns:
-        m &= t.utype != st.COASTAL_GUN
-    return np.unique(s.hex[m])
+    """Hexes with Allied units (leaders excluded), ascending (read-only array)."""
+    ans = _allied_answers(game)
+    hx = ans.get(include_guns)
+    if hx is None:
+        s, t = game.state, game.static
+        m = (s.box == BOX_MAP) & (t.side == ALLIED) & (t.utype != st.LEADER)
+        if not include_guns:
+            m &= t.utype != st.COASTAL_GUN
+        hx = ans[include_guns] = np.unique(s.hex[m])
+        hx.flags.writeable = False
+    return hx
 
 
 def dist_to_allied(game, h: int) -> int:
     """Hexes from ``h`` to the nearest Allied unit (99 when none)."""
-    hx = allied_unit_hexes(game)
-    if hx.size == 0:
-        return 99
-    return int(game.static.grid.distance_table[h, hx].min())
+    ans = _allied_answers(game)
+    k = ("dist", int(h))
+    v = ans.get(k)
+    if v is None:
+        hx = allied_unit_hexes(game)
+        v = ans[k] = 99 if hx.size == 0 else int(game.static.grid.distance_table[h, hx].min())
+    return v
 
 
 def axis_ground_hexes(game) -> np.ndarray:
@@ -439,11 +482,14 @@ def axis_ground_hexes(game) -> np.ndarray:
 
 def aa_within(game, h: int, radius: int = 3) -> int:
     """Allied AA units on the map within ``radius`` hexes of ``h`` (16.12, 17.52, 19.41)."""
-    s, t = game.state, game.static
-    m = (s.box == BOX_MAP) & (t.side == ALLIED) & t.aa
-    if not m.any():
-        return 0
-    return int((t.grid.distance_table[h, s.hex[m]] <= radius).sum())
+    ans = _allied_answers(game)
+    k = ("aa", int(h), radius)
+    v = ans.get(k)
+    if v is None:
+        s, t = game.state, game.static
+        m = (s.box == BOX_MAP) & (t.side == ALLIED) & t.aa
+        v = ans[k] = int((t.grid.distance_table[h, s.hex[m]] <= radius).sum()) if m.any() else 0
+    return v
 
 
 def target_beaches(game) -> list:
@@ -1492,14 +1538,16 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     s, t = game.state, game.static
     if t.side[u] != AXIS or t.utype[u] in (st.LEADER, st.WARSHIP) or h < 0:
         return
-    # the Allied coastal guns and strongpoints (fixed per static data)
+    # the Allied coastal guns and strongpoints (fixed per static data), as
+    # index arrays and as lists of Python ints
     pieces = game.extra.get("_allied_guns_strongpoints")
     if pieces is None:
-        pieces = game.extra["_allied_guns_strongpoints"] = (
-            np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED)),
-            np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED)))
-    cgu, sp = pieces
-    guns = cgu[s.hex[cgu] == h].tolist() if len(cgu) else []   # = units_at(h, ALLIED) guns, in order
+        cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
+        sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED))
+        pieces = game.extra["_allied_guns_strongpoints"] = (cgu, cgu.tolist(), sp, sp.tolist())
+    cgu, cgu_list, sp, sp_list = pieces
+    # = the coastal guns of units_at(h, ALLIED), in unit order
+    guns = [g for g, x in zip(cgu_list, s.hex[cgu].tolist()) if x == h] if cgu_list else []
     if guns:
         others = [e for e in game.units_at(h, ALLIED) if t.utype[e] not in (st.COASTAL_GUN, st.LEADER)
                   and game.base_defense(e) > 0]
@@ -1507,10 +1555,11 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
             for g in guns:
                 eliminate(game, g, "coastal gun overrun 16.58")
     # Allied strongpoints in h or next to it, found in one pass over the strongpoints
-    if len(sp):
-        hx = s.hex[sp]
-        near = (hx >= 0) & (t.grid.distance_table[h][hx] <= 1)     # in h or adjacent
-        s.revealed[sp[near]] = True
+    if sp_list:
+        near_h = inv_static(game).near_sets[h]                   # h and its neighbours
+        for k, x in zip(sp_list, s.hex[sp].tolist()):
+            if x in near_h:
+                s.revealed[k] = True
     cup = _militia_in_cup(game)
     if not cup:
         return
