@@ -104,6 +104,9 @@ class InvasionStatic:
     near_lists: list = field(default_factory=list, repr=False)
     #: The same hexes as sets.
     near_sets: list = field(default_factory=list, repr=False)
+    #: Ocean hexes (``ocean``) ascending, and as a set (warships, 16.71).
+    ocean_hexes: tuple = ()
+    ocean_set: frozenset = frozenset()
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -197,6 +200,8 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         scenario_cfg=cfg, sources=src,
         near_lists=[[h] + [int(x) for x in static.neighbours[h] if x >= 0] for h in range(H)],
         near_sets=[{h, *(int(x) for x in static.neighbours[h] if x >= 0)} for h in range(H)],
+        ocean_hexes=tuple(int(h) for h in np.flatnonzero(ocean)),
+        ocean_set=frozenset(int(h) for h in np.flatnonzero(ocean)),
     )
 
 

@@ -22,15 +22,27 @@ MAX_OFFENSIVE = 3
 MAX_DEFENSIVE = 2
 
 
+_HERCULES: list = []
+
+
 def _h():
-    from . import hercules
-    return hercules
+    """The :mod:`.hercules` module (imported on first use: it imports this one)."""
+    if not _HERCULES:
+        from . import hercules
+        _HERCULES.append(hercules)
+    return _HERCULES[0]
+
+
+def _ocean(game) -> tuple:
+    """The ocean hexes (16.71) as an ascending tuple and as a set, built once
+    per invasion static data."""
+    inv = _h().inv_static(game)
+    return inv.ocean_hexes, inv.ocean_set
 
 
 def warship_hexes(game) -> list:
-    """Ocean hexes of the map a warship may occupy (16.71)."""
-    inv = _h().inv_static(game)
-    return [int(h) for h in np.flatnonzero(inv.ocean)]
+    """Ocean hexes of the map a warship may occupy (16.71), ascending (a new list)."""
+    return list(_ocean(game)[0])
 
 
 def ships_in_play(game) -> list:
@@ -56,10 +68,11 @@ def place_warships(game) -> None:
     if not ships:
         return
     hexes = warship_hexes(game)
+    legal = _ocean(game)[1]
     options = {u: hexes for u in ships}
     where = game.policy(AXIS).place_warships(game, ships, options)
     for u in ships:
-        if u not in where or where[u] not in hexes:
+        if u not in where or where[u] not in legal:
             raise _h()._illegal("16.7", f"warship {t.names[u]} must be placed on an ocean hex")
     _check_stacking(game, where)
     for u, h in where.items():
@@ -74,10 +87,11 @@ def warship_movement(game) -> None:
     if not ships:
         return
     hexes = warship_hexes(game)
+    legal = _ocean(game)[1]
     moves = game.policy(AXIS).move_warships(game, ships, {u: hexes for u in ships})
     where = {u: int(s.hex[u]) for u in ships}
     for u, h in moves.items():
-        if u not in where or h not in hexes:
+        if u not in where or h not in legal:
             raise _h()._illegal("16.71", "warships move only to ocean hexes")
         where[u] = int(h)
     _check_stacking(game, where)
