@@ -372,6 +372,12 @@ def _checked(monkeypatch, counts):
         assert seen == ([want] if want else [])
     wrap(organisation, "breakdowns", breakdowns)
 
+    def stacking(fast, game):
+        fast(game)
+        for side in (0, 1):                    # 7.2: nothing left over the limit
+            assert ref_stack_totals(game, side).max() <= organisation.STACK_LIMIT_HALVES
+    wrap(organisation, "stacking_check", stacking)
+
     def control(fast, game):
         want = ref_update_control(game, game.state.control.copy())
         fast(game)
@@ -393,7 +399,8 @@ def test_fast_queries_equal_reference_in_games(monkeypatch, scenario, axis, alli
          data_dir=None)
     for name in ("units_at", "attack_options", "plan_options", "odds_modifiers", "stack_totals",
                  "update_control", "defenders_in", "morale_value", "steps", "movement_allowance",
-                 "fits_stacking", "crt_column", "attack_strength", "caught_leaders", "breakdowns"):
+                 "fits_stacking", "crt_column", "attack_strength", "caught_leaders", "breakdowns",
+                 "stacking_check"):
         assert counts.get(name, 0) > 0, name
 
 
@@ -421,3 +428,27 @@ def test_update_control_last_unit_in_hex_decides():
     want = ref_update_control(g, g.state.control.copy())
     organisation.update_control(g)
     assert np.array_equal(g.state.control, want)
+
+
+def test_phase_end_checks_skip_only_unchanged_positions():
+    """Rules 2.1, 7.2, 14.42: the phase-end checks act again as soon as a
+    piece moves after a check that found nothing to do."""
+    from tests.iod_helpers import make, h, u
+
+    g = make({"1315": ["axis.185.v_186"], "1316": ["allied.uk.8m"]})
+    organisation.update_control(g)
+    assert g.state.control[h("1316")] == 1
+    g.state.hex[u("axis.185.v_186")] = h("1316")
+    g.state.hex[u("allied.uk.8m")] = h("1317")
+    organisation.update_control(g)
+    assert g.state.control[h("1316")] == 0 and g.state.control[h("1317")] == 1
+    g.state.control[h("1316")] = 1                     # changed elsewhere: written again
+    organisation.update_control(g)
+    assert g.state.control[h("1316")] == 0
+    organisation.stacking_check(g)
+    stack = ["axis.185.vi_186", "axis.185.vii_186", "axis.185.ii_187", "axis.185.iv_187"]
+    for name in stack:
+        g.state.box[u(name)] = BOX_MAP
+        g.state.hex[u(name)] = h("1316")
+    organisation.stacking_check(g)                     # five battalions: one must go
+    assert ref_stack_totals(g, 0)[h("1316")] <= organisation.STACK_LIMIT_HALVES

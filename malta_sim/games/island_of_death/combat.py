@@ -432,7 +432,7 @@ def _integrity(game, units, need_all_in: set) -> bool:
         mem = tb.members[r]
         if not mem:
             continue
-        if all(m in need_all_in for m in mem) and all(
+        if need_all_in.issuperset(mem) and all(
                 box[m] == BOX_MAP and mor[m] != DEMORALIZED and not (rem[m] >= 0 and lev[m] == rem[m])
                 for m in mem):
             return True

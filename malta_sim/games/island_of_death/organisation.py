@@ -212,8 +212,17 @@ def stacking_check(game) -> None:
     """Rule 7.2: at the end of each phase, units over the limit are eliminated,
     the enemy player choosing which."""
     s, t = game.state, game.static
+    # after a check no hex is over the limit (eliminations only lower
+    # stacks), so while boxes, hexes and levels are as the last check left
+    # them there is nothing to do
+    key = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes())
+    if game.extra.get("_stacking_checked") == key:
+        return
     for side in (AXIS, ALLIED):
-        hexes = np.flatnonzero(stack_totals(game, side) > STACK_LIMIT_HALVES)
+        totals = stack_totals(game, side)
+        if totals.max(initial=0) <= STACK_LIMIT_HALVES:
+            continue
+        hexes = np.flatnonzero(totals > STACK_LIMIT_HALVES)
         for h in hexes:
             while hex_stack(game, int(h), side) > STACK_LIMIT_HALVES:
                 cand = [int(u) for u in game.units_at(int(h), side) if stack_weight(game, int(u)) > 0]
@@ -221,6 +230,7 @@ def stacking_check(game) -> None:
                 if pick not in cand:
                     raise illegal("7.2", f"{t.names[pick]} is not in the over-stacked hex")
                 eliminate(game, pick, why="over-stacked (7.2)")
+    game.extra["_stacking_checked"] = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes())
 
 
 def caught_leaders(game) -> None:
@@ -228,6 +238,11 @@ def caught_leaders(game) -> None:
     no friendly unit (e.g. a militia piece placed there, 16.32) is treated as
     overrun: 2d6, 7 or less eliminated, else to the next turn's box."""
     s, tb = game.state, game.tables
+    # a caught leader leaves the map and the others' hexes keep their units,
+    # so while boxes and hexes are as the last call left them nobody is caught
+    key = (s.box.tobytes(), s.hex.tobytes())
+    if game.extra.get("_leaders_checked") == key:
+        return
     sides, ctl = tb.side, tb.controls_l          # controls: not a leader or warship
     for ld in (tb.leader & (s.box == BOX_MAP)).nonzero()[0].tolist():
         h, side = int(s.hex[ld]), sides[ld]
@@ -235,18 +250,24 @@ def caught_leaders(game) -> None:
         if any(sides[x] != side and ctl[x] for x in here) and \
                 not any(sides[x] == side and ctl[x] for x in here):
             overrun_trivial(game, [ld], 1 - side)
+    game.extra["_leaders_checked"] = (s.box.tobytes(), s.hex.tobytes())
 
 
 def update_control(game) -> None:
     """Rule 2.1: a hex is controlled by the last side with a unit there."""
     s, t = game.state, game.static
-    idx = ((s.box == BOX_MAP) & game.tables.controls).nonzero()[0]   # not leaders, warships
-    if not len(idx):
+    # the update is a function of the boxes and hexes: when they and the
+    # control map are as the last update left them, it would change nothing
+    key = (s.box.tobytes(), s.hex.tobytes(), s.control.tobytes())
+    if game.extra.get("_control_updated") == key:
         return
-    # units in ascending order, the last one in a hex deciding (a dict keeps
-    # the last value given for a key), as a loop over the units would
-    last = dict(zip(s.hex[idx].tolist(), t.side[idx].tolist()))
-    s.control[list(last)] = list(last.values())
+    idx = ((s.box == BOX_MAP) & game.tables.controls).nonzero()[0]   # not leaders, warships
+    if len(idx):
+        # units in ascending order, the last one in a hex deciding (a dict
+        # keeps the last value given for a key), as a loop over the units would
+        last = dict(zip(s.hex[idx].tolist(), t.side[idx].tolist()))
+        s.control[list(last)] = list(last.values())
+    game.extra["_control_updated"] = (key[0], key[1], s.control.tobytes())
 
 
 # ------------------------------------------------------------------ formations (15)
