@@ -234,7 +234,7 @@ def reach_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek,
 @nb.njit(cache=True)
 def legal_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek, rise, ocean_side,
                  nbr, road_cost, road_strat, creek_cost, rise_cost, zoc, blocked, stop, land, strat_ok,
-                 zoc_enter, zoc_exit, units, box, hexes, level, base, remnant_level, room_max):
+                 zoc_enter, zoc_exit, units, box, hexes, level, base, remnant_level, room_max, add):
     """Destinations of one unit's move (rules 5.2, 6.1-6.3, 6.53, 7.1): the
     search of :func:`reach_kernel` over land hexes (and, strategic, the
     ``strat_ok`` hexes of rule 6.2), then the hexes where the mover still fits
@@ -251,12 +251,16 @@ def legal_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek,
         :func:`stack_tables`.
     room_max : int
         Half battalions a hex may hold less the mover's own weight (7.1).
+    add : int
+        MP spent before moving (2 to hitch artillery, rule 6.6), added to each cost.
 
     Returns
     -------
     dest : int64[m]
         Hexes (ascending, never ``start``) the unit may end in.
-    cost, pred : int32[n]
+    mp : float64[m]
+        MP spent to end in each (half-MP cost / 2 + ``add``).
+    pred : int32[n]
         As :func:`reach_kernel`.
     """
     allowed = land & strat_ok if strategic else land
@@ -266,12 +270,14 @@ def legal_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek,
     n = nbr.shape[0]
     room = stack_room_kernel(units, box, hexes, level, base, remnant_level, n, room_max)
     dest = np.empty(n, np.int64)
+    mp = np.empty(n, np.float64)
     k = 0
     for h in range(n):
         if h != start and cost[h] < (1 << 28) and room[h] >= 0:
             dest[k] = h
+            mp[k] = cost[h] / 2.0 + add
             k += 1
-    return dest[:k], cost, pred
+    return dest[:k], mp[:k], pred
 
 
 @nb.njit(cache=True, inline="always")
@@ -474,16 +480,14 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
     strat_ok = game.extra["strat_allowed"][side] if strategic else t.land
     cls = -1 if leader else int(t.move_class[u])
     start = int(s.hex[u])
-    base, rem = stack_tables(t)
-    idx, cost, pred = legal_kernel(start, 2 * ma, cls, strategic, t.move_cost, t.strat_cost, t.road,
-                                   t.creek, t.rise, t.ocean_side, t.neighbours, t.road_cost,
-                                   t.road_strat_cost, t.creek_cost, t.rise_cost, zoc, block, trivial,
-                                   t.land, strat_ok, ZOC_ENTER, ZOC_EXIT, _side_units(game, side),
-                                   s.box, s.hex, s.level, base, rem,
-                                   STACK_ROOM - organisation.stack_weight(game, u))
-    game.extra["last_pred"] = (u, mode, hitch, pred)
+    sa = _static_args(t)
     add = 2 if (hitch and t.utype[u] == st.ARTILLERY) else 0
-    out = dict(zip(idx.tolist(), (cost[idx] / 2.0 + add).tolist()))
+    idx, mp, pred = legal_kernel(start, 2 * ma, cls, strategic, *sa[:11], zoc, block, trivial,
+                                 t.land, strat_ok, ZOC_ENTER, ZOC_EXIT, _side_units(game, side),
+                                 s.box, s.hex, s.level, sa[11], sa[12],
+                                 STACK_ROOM - organisation.stack_weight(game, u), add)
+    game.extra["last_pred"] = (u, mode, hitch, pred)
+    out = dict(zip(idx.tolist(), mp.tolist()))
     game.extra["last_legal"] = ((u, mode, bool(hitch), _version(game)), out, pred)
     return out
 
@@ -555,9 +559,21 @@ def _stack_room(game, side: int) -> np.ndarray:
     return stack_room_kernel(_side_units(game, side), s.box, s.hex, s.level, base, rem, t.n_hexes, STACK_ROOM)
 
 
+def _static_args(t) -> tuple:
+    """The static tables :func:`legal_kernel` reads (terrain costs, hexsides,
+    neighbours; the stacking tables of :func:`stack_tables`), in its argument
+    order, gathered once per :class:`StaticData`."""
+    out = getattr(t, "_legal_args", None)
+    if out is None:
+        out = t._legal_args = (t.move_cost, t.strat_cost, t.road, t.creek, t.rise, t.ocean_side,
+                               t.neighbours, t.road_cost, t.road_strat_cost, t.creek_cost,
+                               t.rise_cost) + stack_tables(t)
+    return out
+
+
 def _version(game) -> tuple:
     c = game.extra.setdefault("move_cache", {})
-    return (game.turn, game.phase_name, c.get("version", 0), int(game.state.hex.sum()))
+    return (game.turn, game.phase_name, c.get("version", 0), game.state.hex.tobytes())
 
 
 def can_prepare_after(game, u: int, spent: float, hitch: bool, dest: int | None = None) -> bool:
