@@ -185,3 +185,22 @@ def test_on_enter_hex_reveals_strongpoints_and_overruns_guns():
         H.on_enter_hex(g, axis_u, target, "move")
         np.testing.assert_array_equal(np.flatnonzero(s.revealed[sp]), np.flatnonzero(np.isin(sp, want_sp)))
         assert (s.box[want_gone] != BOX_MAP).all()
+
+
+def test_stick_targets_equal_plan_target_ok():
+    """Rules 19.22 / 19.33: the vectorised stick targets equal
+    ``airborne.plan_target_ok`` hex by hex, with and without the long stick."""
+    from malta_sim.games.island_of_death import airborne as ab
+    from malta_sim.games.island_of_death.airborne_phase import _target_hexes_ok, stick_targets
+
+    g = new_game("hercules", 9, 0, axis_policy="balanced", allied_policy="static")
+    d = g.static.grid.distance_table
+    legal = np.flatnonzero(_target_hexes_ok(g))
+    for r in list(legal[::9]) + [int(np.flatnonzero(g.static.land)[0])]:
+        for long_used in (False, True):
+            want = []
+            for x in legal.tolist():
+                ok, uses_long, _ = ab.plan_target_ok(True, int(d[r, x]), long_used)
+                if ok:
+                    want.append((x, uses_long))
+            assert stick_targets(d, int(r), legal, long_used) == want

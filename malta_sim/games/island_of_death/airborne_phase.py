@@ -114,6 +114,33 @@ def _limits(game, turn: int) -> dict:
 # =====================================================================================
 # 19.3 planning
 # =====================================================================================
+def stick_targets(dist_table: np.ndarray, marker: int, legal: np.ndarray, long_used: bool) -> list:
+    """Hexes a stick may be planned on relative to its marker (rules 19.22,
+    19.33): :func:`.airborne.plan_target_ok` for every hex of ``legal`` at once.
+
+    Parameters
+    ----------
+    dist_table : int16[H, H]
+        Hex distances.
+    marker : int
+        Dense hex of the formation's (planned) drop zone marker.
+    legal : int64[K]
+        Ascending hexes that are not ocean, beach or coastal (19.33).
+    long_used : bool
+        The formation's one stick beyond 3 (up to 5) hexes is already planned.
+
+    Returns
+    -------
+    list of (int, bool)
+        ``(hex, uses the long stick)`` in the order of ``legal``.
+    """
+    dist = dist_table[marker, legal]
+    fit = dist <= ab.STICK_RANGE
+    if not long_used:
+        fit |= dist <= ab.LONG_STICK_RANGE
+    return [(x, dx > ab.STICK_RANGE) for x, dx, k in zip(legal.tolist(), dist.tolist(), fit.tolist()) if k]
+
+
 def plan_jumps(game, days) -> None:
     """Plan the jumps of the given days (rule 19.3; 3.0 a for days 0-1, 3.0 e
     for day d + 2 in the Initial Segment of day d).  Markers not yet planned
@@ -125,7 +152,8 @@ def plan_jumps(game, days) -> None:
     sc = _scenario(game)
     n_days = int(sc.last_day) + 1 if sc is not None else 12
     ok = _target_hexes_ok(game)
-    legal = [int(x) for x in np.flatnonzero(ok)]
+    legal_arr = np.flatnonzero(ok)
+    legal = legal_arr.tolist()
     pol = game.policy(h.AXIS)
     d = t.grid.distance_table
     for day in days:
@@ -181,13 +209,7 @@ def plan_jumps(game, days) -> None:
             long_used = game.extra.setdefault("long_stick_used", set())
             targets = {}
             for f, r in ref.items():
-                cands = []
-                for x in legal:
-                    dist = int(d[r, x])
-                    okp, uses_long, _ = ab.plan_target_ok(True, dist, f in long_used)
-                    if okp:
-                        cands.append((x, uses_long))
-                targets[f] = cands
+                targets[f] = stick_targets(d, r, legal_arr, f in long_used)
             limits = {"total": lim["total"], 1: lim[1], 2: lim[2], "kinds": lim["kinds"]}
             picks = pol.plan_sticks(game, turn, [(i, f, k) for i, f, k, _ in sticks], targets, limits)
             per = {}
