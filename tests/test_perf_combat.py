@@ -272,6 +272,36 @@ def ref_crt_column(charts, line, level):
     return max([k for k in range(lo, hi + 1) if charts.col_level[k] <= level], default=lo)
 
 
+def ref_companies_for(game, b):
+    s, t = game.state, game.static
+    spec = [int(c) for c in np.flatnonzero(t.battalion_of == b)
+            if s.box[c] in (organisation.BOX_POOL, organisation.BOX_DISBANDMENT) and s.parent[c] < 0]
+    if spec:
+        return spec
+    k = t.breakdown_kind[b]
+    if k < 0:
+        return []
+    return [int(c) for c in np.flatnonzero((t.company_kind == k) & (s.box == organisation.BOX_POOL))]
+
+
+def ref_reform_options(game, side):
+    s, t = game.state, game.static
+    out = []
+    for b in np.flatnonzero((t.side == side) & (s.box == organisation.BOX_DISBANDMENT)
+                            & (t.size == st.BATTALION)):
+        b = int(b)
+        alive = [int(c) for c in np.flatnonzero(s.parent == b) if s.box[c] != organisation.BOX_ELIMINATED]
+        if not alive or any(s.box[c] != BOX_MAP for c in alive):
+            continue
+        hexes = {int(s.hex[c]) for c in alive}
+        if len(hexes) != 1 or any(s.morale_state[c] == DEMORALIZED for c in alive):
+            continue
+        lost = int(t.breakdown_n[b]) - len(alive) + sum(bool(s.reduced[c]) for c in alive)
+        if lost <= t.n_levels[b] - 1:
+            out.append((b, alive, hexes.pop(), lost))
+    return out
+
+
 # ------------------------------------------------------------------ harness
 def _checked(monkeypatch, counts):
     """Wrap the fast functions: each call is compared with its reference."""
@@ -372,6 +402,11 @@ def _checked(monkeypatch, counts):
         assert seen == ([want] if want else [])
     wrap(organisation, "breakdowns", breakdowns)
 
+    wrap(organisation, "companies_for", same(ref_companies_for))
+    wrap(organisation, "reform_options", same(ref_reform_options))
+    wrap(combat, "attackers_now", lambda f, g, side: same_array(
+        lambda g2, s2: [int(u) for u in ref_on_map(g2, s2) if ref_can_attack(g2, int(u))], f, g, side))
+
     def stacking(fast, game):
         fast(game)
         for side in (0, 1):                    # 7.2: nothing left over the limit
@@ -400,7 +435,7 @@ def test_fast_queries_equal_reference_in_games(monkeypatch, scenario, axis, alli
     for name in ("units_at", "attack_options", "plan_options", "odds_modifiers", "stack_totals",
                  "update_control", "defenders_in", "morale_value", "steps", "movement_allowance",
                  "fits_stacking", "crt_column", "attack_strength", "caught_leaders", "breakdowns",
-                 "stacking_check"):
+                 "stacking_check", "companies_for", "reform_options", "attackers_now"):
         assert counts.get(name, 0) > 0, name
 
 
@@ -452,3 +487,25 @@ def test_phase_end_checks_skip_only_unchanged_positions():
         g.state.hex[u(name)] = h("1316")
     organisation.stacking_check(g)                     # five battalions: one must go
     assert ref_stack_totals(g, 0)[h("1316")] <= organisation.STACK_LIMIT_HALVES
+
+
+def test_discovered_hexes_equals_per_hex_rule_10_11():
+    """Every enemy hex of random positions, by day and by night: the one-pass
+    answer equals the per-hex reference (rule 10.11)."""
+    from tests.iod_helpers import make, static
+
+    t = static()
+    rng = np.random.default_rng(5)
+    land = np.flatnonzero(t.land)
+    axis = [t.names[i] for i in np.flatnonzero((t.side == 0) & (t.size == st.BATTALION))[:12]]
+    allied = [t.names[i] for i in np.flatnonzero((t.side == 1) & (t.size == st.BATTALION))[:12]]
+    for trial in range(20):
+        spots = rng.choice(land, len(axis) + len(allied), replace=False)
+        place: dict = {}
+        for name, hh in zip(axis + allied, spots):
+            place.setdefault(t.grid.hex_id(int(hh)), []).append(name)
+        g = make(place, turn=4 + 3 * (trial % 2))                  # day, night
+        for side in (0, 1):
+            enemy = sorted({int(x) for x in g.state.hex[ref_on_map(g, 1 - side)]})
+            got = combat.discovered_hexes(g, enemy, side).tolist()
+            assert got == [ref_discovered(g, hh, side) for hh in enemy]

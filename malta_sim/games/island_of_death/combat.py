@@ -286,6 +286,39 @@ def _discovered_from(game, h: int, hx: np.ndarray) -> bool:
     return False
 
 
+def discovered_hexes(game, hexes, side: int) -> np.ndarray:
+    """:func:`discovered` for many enemy hexes at once (rule 10.11).
+
+    Parameters
+    ----------
+    hexes : sequence of int, length T
+        Dense hex indices of enemy hexes.
+    side : int
+        The side looking.
+
+    Returns
+    -------
+    bool[T]
+        ``discovered(game, hexes[i], side)`` for each ``i``.
+    """
+    hexes = np.asarray(hexes, np.intp)
+    hx = _ground_hexes(game, side)
+    if not len(hx) or not len(hexes):
+        return np.zeros(len(hexes), bool)
+    t = game.static
+    dist = t.grid.distance_table
+    d = dist[hexes[:, None], hx[None, :]]                             # T x H
+    found = (d == 1).any(axis=1)                                      # adjacent
+    if game.night:
+        return found
+    blocks = t.town | t.city | t.woods
+    nb = t.neighbours[hexes]                                          # T x 6
+    clear = (nb >= 0) & ~blocks[np.where(nb >= 0, nb, 0)]            # open hexes between
+    via = dist[np.where(nb >= 0, nb, 0)[:, :, None], hx[None, None, :]] == 1   # T x 6 x H
+    seen = ((via & clear[:, :, None]).any(axis=1) & (d == 2)).any(axis=1)
+    return found | (~blocks[hexes] & seen)
+
+
 def plan_options(game, side: int) -> PlanOptions:
     """Legal choices of step 9.2 a for ``side`` (9.11, 9.15, 10.1, 10.11,
     12.2, 12.52, 16.41)."""
@@ -309,9 +342,9 @@ def plan_options(game, side: int) -> PlanOptions:
     if f_all and targets:
         # 10.1: bombard any attackable enemy hex that is discovered (10.11),
         # in ascending hex order
-        hx = _ground_hexes(game, side)
-        for tgt in sorted(targets):
-            if not _discovered_from(game, tgt, hx):
+        cands = sorted(targets)
+        for tgt, ok in zip(cands, discovered_hexes(game, cands, side).tolist()):
+            if not ok:
                 continue
             us = [u for u, h, r in f_all if dist[h, tgt] <= r]
             if us:
@@ -1197,8 +1230,8 @@ def penetration_phase(game, side: int) -> None:
     guard = 0
     while guard < 50:
         guard += 1
-        elig = [int(u) for u in game.on_map(side) if s.advanced[u] and not s.penetrated[u]
-                and can_attack(game, int(u))]
+        cand = attackers_now(game, side)                # can_attack, in one pass
+        elig = cand[s.advanced[cand] & ~s.penetrated[cand]].tolist()
         if not elig:
             return
         opts = attack_options(game, side, elig)

@@ -114,6 +114,9 @@ class StaticTables:
         Maltese).
     members : list of list of int
         Per regiment, its battalions (9.92, 9.95).
+    companies_of : list of list of int
+        Per unit, the company pieces made for breaking it down (13.1), in
+        ascending order; empty for most.
     remnant_level_l : list of int
         :attr:`remnant_level` as a list.
     """
@@ -158,6 +161,9 @@ class StaticTables:
         self.base_weight_l = self.base_weight.tolist()
         self.remnant_level_full_l = self.remnant_level_full.tolist()
         self.leader = ut == st.LEADER
+        self.companies_of = [[] for _ in range(n)]
+        for c in np.flatnonzero(t.battalion_of >= 0).tolist():
+            self.companies_of[int(t.battalion_of[c])].append(c)
         self.can_break = t.can_break & (t.nation != st.MALTESE)
         self.members = [[int(m) for m in mem] for mem in t.regiment_members]
         for arr in (*self.side_mask, self.ground, self.defends, *self.defends_side,

@@ -301,7 +301,7 @@ def formation_changes(game) -> None:
 def companies_for(game, b: int) -> list[int]:
     """Company pieces available to break battalion ``b`` down (13.1)."""
     s, t = game.state, game.static
-    spec = [int(c) for c in np.flatnonzero(t.battalion_of == b)
+    spec = [c for c in game.tables.companies_of[b]
             if s.box[c] in (BOX_POOL, BOX_DISBANDMENT) and s.parent[c] < 0]
     if spec:
         return spec
@@ -372,9 +372,16 @@ def reform_options(game, side: int) -> list[tuple]:
     none demoralized -> (battalion, companies, hex, level)."""
     s, t = game.state, game.static
     out = []
-    for b in np.flatnonzero((t.side == side) & (s.box == BOX_DISBANDMENT) & (t.size == st.BATTALION)):
-        b = int(b)
-        comps = [int(c) for c in np.flatnonzero(s.parent == b)]
+    bns = ((s.box == BOX_DISBANDMENT) & game.tables.side_mask[side] & (t.size == st.BATTALION)).nonzero()[0]
+    if not len(bns):
+        return out
+    # each battalion's companies in ascending order, from one pass over the parents
+    kids = (s.parent >= 0).nonzero()[0]
+    comps_of: dict[int, list[int]] = {}
+    for c, p in zip(kids.tolist(), s.parent[kids].tolist()):
+        comps_of.setdefault(p, []).append(c)
+    for b in bns.tolist():
+        comps = comps_of.get(b, [])
         alive = [c for c in comps if s.box[c] != BOX_ELIMINATED]
         if not alive or any(s.box[c] != BOX_MAP for c in alive):
             continue
