@@ -1462,12 +1462,13 @@ def airfield_entry(game) -> None:
         if not is_broken(game, int(b)):
             break_down(game, int(b))
     cands = []
-    for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == AXIS)):
-        u = int(u)
+    # battalions with companies in play (is_broken, read once: nothing changes in this loop)
+    broken = set(s.parent[(s.parent >= 0) & (s.box != BOX_ELIMINATED) & (s.box != BOX_POOL)].tolist())
+    for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == AXIS)).tolist():
         f = int(t.printed_formation[u])
         is_airlanding = f == F_80 or t.utype[u] == st.COMMANDO or (
             t.utype[u] == st.GLIDER and t.size[u] == st.COMPANY)
-        if not is_airlanding or (t.size[u] == st.BATTALION and is_broken(game, u)):
+        if not is_airlanding or (t.size[u] == st.BATTALION and u in broken):
             continue
         if t.size[u] == st.BATTALION and t.utype[u] != st.ARTILLERY:
             continue                                            # must be companies (16.1)
@@ -1525,8 +1526,10 @@ def _militia_in_cup(game) -> list:
     t = game.static
     mil = game.extra.get("_militia_units")
     if mil is None:
-        mil = game.extra["_militia_units"] = np.flatnonzero(t.utype == st.MILITIA)
-    return mil[game.state.box[mil] == BOX_CUP].tolist()
+        idx = np.flatnonzero(t.utype == st.MILITIA)
+        mil = game.extra["_militia_units"] = (idx, idx.tolist())
+    idx, units = mil
+    return [m for m, b in zip(units, game.state.box[idx].tolist()) if b == BOX_CUP]
 
 
 def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
