@@ -159,6 +159,95 @@ def ref_infiltration_options(game, side):
     return out
 
 
+def ref_leader_bonus(game, side):
+    from malta_sim.games.island_of_death import static as st
+    from malta_sim.games.island_of_death.state import BOX_MAP
+
+    s, t = game.state, game.static
+    out = np.zeros(t.n_units, np.int8)
+    dist = t.grid.distance_table
+    for f in range(t.n_formations):
+        ld = t.formation_leader[f]
+        if ld < 0 or s.box[ld] != BOX_MAP or t.side[ld] != side:
+            continue
+        lh = s.hex[ld]
+        for u in game.on_map(side):
+            if s.formation[u] != f or t.utype[u] == st.LEADER:
+                continue
+            if int(t.ma[u, s.level[u]]) <= 0 or dist[lh, s.hex[u]] > 1:
+                continue
+            b = t.foot_bonus[ld, s.level[ld]] if t.move_class[u] == st.FOOT else t.mot_bonus[ld, s.level[ld]]
+            out[u] = max(out[u], b)
+    return out
+
+
+def ref_within2_of_enemy(game, side):
+    t, s = game.static, game.state
+    enemy = [u for u in game.on_map(1 - side) if game.is_ground(u)]
+    if not enemy:
+        return np.zeros(t.n_hexes, bool)
+    hx = np.unique(s.hex[enemy])
+    return (t.grid.distance_table[:, hx] <= 2).any(axis=1)
+
+
+def ref_compute_supply(game, side):
+    from malta_sim.games.island_of_death import static as st
+    from malta_sim.games.island_of_death import supply as sp
+    from malta_sim.games.island_of_death.state import ALLIED, AXIS, BOX_MAP
+
+    t, s = game.static, game.state
+    units = game.on_map(side)
+    ok = np.zeros(t.n_units, bool)
+    if sp.automatic_supply_turn(game):
+        ok[units] = True
+        return ok
+    zoc = movement.zoc_map(game, 1 - side)
+    block, trivial = movement.occupancy(game, 1 - side)
+    friendly = np.zeros(t.n_hexes, bool)
+    for u in game.on_map(side):
+        if t.utype[u] not in (st.WARSHIP, st.LEADER):
+            friendly[s.hex[u]] = True
+    passable = t.land & ~(block | trivial) & (~zoc | friendly)
+    hq_reach = {}
+    for f in range(t.n_formations):
+        hq = t.formation_hq[f]
+        if hq < 0 or t.side[hq] != side or s.box[hq] != BOX_MAP:
+            continue
+        h = int(s.hex[hq])
+        dist = sp.route_distance(h, passable | (np.arange(t.n_hexes) == h), t.neighbours,
+                                 t.ocean_side, sp.MAX_ROUTE)
+        srcs = sp.supply_sources(game, side, f)
+        hq_ok = bool(len(srcs)) and bool((dist[srcs] >= 0).any())
+        if s.entered_turn[hq] == game.turn:
+            hq_ok = True
+        ok[hq] = hq_ok
+        if hq_ok:
+            hq_reach[f] = dist
+    near_cf = None
+    if side == ALLIED:
+        cf = (t.city & (s.control == ALLIED)) | (t.fort & ~s.fort_destroyed & (s.control != AXIS))
+        near_cf = cf.copy()
+        for h in np.flatnonzero(cf):
+            for o in t.neighbours[h]:
+                if o >= 0:
+                    near_cf[o] = True
+    for u in units:
+        if t.utype[u] in (st.HQ, st.LEADER, st.WARSHIP):
+            if t.utype[u] != st.HQ:
+                ok[u] = True
+            continue
+        if s.entered_turn[u] == game.turn:
+            ok[u] = True
+            continue
+        if near_cf is not None and near_cf[s.hex[u]]:
+            ok[u] = True
+            continue
+        dist = hq_reach.get(int(s.formation[u]))
+        if dist is not None and dist[s.hex[u]] >= 0:
+            ok[u] = True
+    return ok
+
+
 def _play(monkeypatch, scen, ax, al, n, seed=3):
     res = play_games(scen, seed, np.arange(n), axis_policy=ax, allied_policy=al)
     assert len(res.games) == n
@@ -169,8 +258,9 @@ def _play(monkeypatch, scen, ax, al, n, seed=3):
 def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
     """``movable_units`` equals the per-unit ``movable`` filter, the compiled
     stacking room equals ``STACK_ROOM - stack_totals``, and the fused
-    legal-move kernel and the infiltration options equal the plain code's
-    answers (same hexes, same order, same MP) on every call of whole games."""
+    legal-move kernel, the infiltration options, leader bonuses, the hexes
+    near the enemy and the supply state equal the plain code's answers (same
+    hexes, same order, same MP) on every call of whole games."""
     calls = {"movable": 0, "room": 0}
     fast_movable, fast_room = movement.movable_units, movement._stack_room
 
@@ -201,13 +291,39 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
         calls["infiltration"] = calls.get("infiltration", 0) + 1
         return got
 
+    fast_bonus, fast_within2 = movement.leader_bonus, movement.within2_of_enemy
+    from malta_sim.games.island_of_death import supply
+
+    fast_supply = supply.compute_supply
+
+    def leader_bonus(game, side):
+        got = fast_bonus(game, side)
+        np.testing.assert_array_equal(got, ref_leader_bonus(game, side))
+        assert got.dtype == np.int8
+        calls["bonus"] = calls.get("bonus", 0) + int(got.any())
+        return got
+
+    def within2_of_enemy(game, side):
+        got = fast_within2(game, side)
+        np.testing.assert_array_equal(got, ref_within2_of_enemy(game, side))
+        return got
+
+    def compute_supply(game, side):
+        got = fast_supply(game, side)
+        np.testing.assert_array_equal(got, ref_compute_supply(game, side))
+        calls["supply"] = calls.get("supply", 0) + 1
+        return got
+
+    monkeypatch.setattr(movement, "leader_bonus", leader_bonus)
+    monkeypatch.setattr(movement, "within2_of_enemy", within2_of_enemy)
+    monkeypatch.setattr(supply, "compute_supply", compute_supply)
     monkeypatch.setattr(movement, "movable_units", movable_units)
     monkeypatch.setattr(movement, "_stack_room", stack_room)
     monkeypatch.setattr(movement, "legal_moves", legal_moves)
     monkeypatch.setattr(movement, "infiltration_options", infiltration_options)
     _play(monkeypatch, scen, ax, al, 2)
     assert calls["movable"] > 10 and calls["room"] > 10 and calls["legal"] > 10, calls
-    assert calls["infiltration"] > 2, calls
+    assert calls["infiltration"] > 2 and calls["bonus"] > 2 and calls["supply"] > 2, calls
 
 
 def test_invasion_decisions_equal_plain(monkeypatch):

@@ -322,8 +322,9 @@ def _edge2(g, d, h, cls, strategic, move_cost, strat_cost, road, creek, rise, ro
 def within2_of_enemy(game, side: int) -> np.ndarray:
     """bool[n_hexes]: within two hexes of an enemy ground unit (rule 6.2)."""
     t, s = game.static, game.state
-    enemy = [u for u in game.on_map(1 - side) if game.is_ground(u)]
-    if not enemy:
+    enemy = game.on_map(1 - side)
+    enemy = enemy[game.ground_mask[enemy]]
+    if not len(enemy):
         return np.zeros(t.n_hexes, bool)
     hx = np.unique(s.hex[enemy])
     return (t.grid.distance_table[:, hx] <= 2).any(axis=1)
@@ -411,18 +412,21 @@ def leader_bonus(game, side: int) -> np.ndarray:
     s, t = game.state, game.static
     out = np.zeros(t.n_units, np.int8)
     dist = t.grid.distance_table
+    units = game.on_map(side)
+    # units that move at all (printed MA at their level > 0), leaders apart
+    cand = units[(t.utype[units] != st.LEADER) & (t.ma[units, s.level[units]] > 0)]
+    cform, chex = s.formation[cand], s.hex[cand]
+    foot = t.move_class[cand] == st.FOOT
     for f in range(t.n_formations):
         ld = t.formation_leader[f]
         if ld < 0 or s.box[ld] != BOX_MAP or t.side[ld] != side:
             continue
-        lh = s.hex[ld]
-        for u in game.on_map(side):
-            if s.formation[u] != f or t.utype[u] == st.LEADER:
-                continue
-            if int(t.ma[u, s.level[u]]) <= 0 or dist[lh, s.hex[u]] > 1:
-                continue
-            b = t.foot_bonus[ld, s.level[ld]] if t.move_class[u] == st.FOOT else t.mot_bonus[ld, s.level[ld]]
-            out[u] = max(out[u], b)
+        m = (cform == f) & (dist[s.hex[ld], chex] <= 1)
+        if not m.any():
+            continue
+        us = cand[m]
+        b = np.where(foot[m], t.foot_bonus[ld, s.level[ld]], t.mot_bonus[ld, s.level[ld]])
+        out[us] = np.maximum(out[us], b)
     return out
 
 

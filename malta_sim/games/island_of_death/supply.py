@@ -57,9 +57,9 @@ def passable_for(game, side: int) -> np.ndarray:
     block, trivial = occupancy(game, 1 - side)
     enemy_here = block | trivial
     friendly = np.zeros(t.n_hexes, bool)
-    for u in game.on_map(side):
-        if t.utype[u] not in (st.WARSHIP, st.LEADER):
-            friendly[s.hex[u]] = True
+    units = game.on_map(side)
+    ut = t.utype[units]
+    friendly[s.hex[units[(ut != st.WARSHIP) & (ut != st.LEADER)]]] = True
     return t.land & ~enemy_here & (~zoc | friendly)
 
 
@@ -123,29 +123,21 @@ def compute_supply(game, side: int) -> np.ndarray:
         ok[hq] = hq_ok
         if hq_ok:
             hq_reach[f] = dist
-    near_cf = None
+    # the units, all at once (each test only ever sets ``ok``)
+    ut = t.utype[units]
+    ok[units[(ut == st.LEADER) | (ut == st.WARSHIP)]] = True     # HQs were settled above
+    units = units[(ut != st.HQ) & (ut != st.LEADER) & (ut != st.WARSHIP)]
+    hx = s.hex[units]
+    ok[units[s.entered_turn[units] == game.turn]] = True          # 8.53
     if side == ALLIED:
         cf = (t.city & (s.control == ALLIED)) | (t.fort & ~s.fort_destroyed & (s.control != AXIS))
         near_cf = cf.copy()
-        for h in np.flatnonzero(cf):
-            for o in t.neighbours[h]:
-                if o >= 0:
-                    near_cf[o] = True
-    for u in units:
-        if t.utype[u] in (st.HQ, st.LEADER, st.WARSHIP):
-            if t.utype[u] != st.HQ:
-                ok[u] = True
-            continue
-        if s.entered_turn[u] == game.turn:
-            ok[u] = True                     # 8.53
-            continue
-        if near_cf is not None and near_cf[s.hex[u]]:
-            ok[u] = True                     # 8.52
-            continue
-        f = int(s.formation[u])
-        dist = hq_reach.get(f)
-        if dist is not None and dist[s.hex[u]] >= 0:
-            ok[u] = True
+        nb = t.neighbours[cf]
+        near_cf[nb[nb >= 0]] = True
+        ok[units[near_cf[hx]]] = True                              # 8.52
+    form = s.formation[units]
+    for f, dist in hq_reach.items():                               # 8.12
+        ok[units[(form == f) & (dist[hx] >= 0)]] = True
     return ok
 
 
