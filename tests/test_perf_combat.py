@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import combat, organisation
+from malta_sim.games.island_of_death import artillery, combat, morale, organisation
 from malta_sim.games.island_of_death import static as st
 from malta_sim.games.island_of_death.game import Game
 from malta_sim.games.island_of_death.state import BOX_MAP, DEMORALIZED
@@ -302,6 +302,42 @@ def ref_reform_options(game, side):
     return out
 
 
+def ref_recovery(game, side):
+    s, t = game.state, game.static
+    enemy_hex = set(int(s.hex[u]) for u in ref_on_map(game, 1 - side)
+                    if t.utype[u] not in (st.LEADER, st.WARSHIP))
+    for u in ref_on_map(game, side):
+        if s.morale_state[u] == 0 or t.utype[u] in (st.LEADER, st.WARSHIP):
+            continue
+        if any(int(o) in enemy_hex for o in t.neighbours[s.hex[u]] if o >= 0):
+            if not game.die("morale") < ref_morale_value(game, u):
+                continue
+        s.morale_state[u] = 1 if s.morale_state[u] == DEMORALIZED else 0
+
+
+def ref_ammo_eligible(game, side):
+    s, t = game.state, game.static
+    arts = [int(u) for u in ref_on_map(game, side)
+            if t.utype[u] == st.ARTILLERY and s.salvos[u] < 2 and not s.out_of_supply[u]]
+    if not arts:
+        return []
+    if side == 0:
+        tgt = np.flatnonzero((t.beach | t.main_port | t.minor_port) & (s.control == 0))
+    else:
+        tgt = np.array([h for h in t.allied_ammo_points if not len(ref_units_at(game, h, 0))], int)
+    if len(tgt) == 0:
+        return []
+    passable = artillery.passable_for(game, side)
+    out = []
+    for u in arts:
+        p = passable.copy()
+        p[int(s.hex[u])] = True
+        dist = artillery.route_distance(int(s.hex[u]), p, t.neighbours, t.ocean_side, artillery.MAX_ROUTE)
+        if (dist[tgt] >= 0).any():
+            out.append(u)
+    return out
+
+
 # ------------------------------------------------------------------ harness
 def _checked(monkeypatch, counts):
     """Wrap the fast functions: each call is compared with its reference."""
@@ -407,6 +443,18 @@ def _checked(monkeypatch, counts):
     wrap(combat, "attackers_now", lambda f, g, side: same_array(
         lambda g2, s2: [int(u) for u in ref_on_map(g2, s2) if ref_can_attack(g2, int(u))], f, g, side))
 
+    def recovery(fast, game, side):
+        import copy
+
+        twin = copy.deepcopy(game)
+        ref_recovery(twin, side)
+        fast(game, side)
+        assert np.array_equal(game.state.morale_state, twin.state.morale_state)
+        assert game.streams["morale"].integers(1, 1 << 30) == twin.streams["morale"].integers(1, 1 << 30)
+    wrap(morale, "recovery", recovery)
+
+    wrap(artillery, "ammo_eligible", same(ref_ammo_eligible))
+
     def stacking(fast, game):
         fast(game)
         for side in (0, 1):                    # 7.2: nothing left over the limit
@@ -435,7 +483,8 @@ def test_fast_queries_equal_reference_in_games(monkeypatch, scenario, axis, alli
     for name in ("units_at", "attack_options", "plan_options", "odds_modifiers", "stack_totals",
                  "update_control", "defenders_in", "morale_value", "steps", "movement_allowance",
                  "fits_stacking", "crt_column", "attack_strength", "caught_leaders", "breakdowns",
-                 "stacking_check", "companies_for", "reform_options", "attackers_now"):
+                 "stacking_check", "companies_for", "reform_options", "attackers_now",
+                 "recovery", "ammo_eligible"):
         assert counts.get(name, 0) > 0, name
 
 

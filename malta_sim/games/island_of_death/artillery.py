@@ -37,8 +37,8 @@ def ammo_eligible(game, side: int) -> list[int]:
     Axis-controlled beach hex or port (Axis) or to 1711/1715 not occupied by
     the Axis (Allied)."""
     s, t = game.state, game.static
-    arts = [int(u) for u in game.on_map(side)
-            if t.utype[u] == st.ARTILLERY and s.salvos[u] < 2 and not s.out_of_supply[u]]
+    arts = ((s.box == BOX_MAP) & game.tables.side_mask[side] & (t.utype == st.ARTILLERY)
+            & (s.salvos < 2) & ~s.out_of_supply).nonzero()[0].tolist()
     if not arts:
         return []
     if side == AXIS:

@@ -95,6 +95,8 @@ class StaticTables:
     remnant_level_full : int8[n_units]
         :attr:`remnant_level` of the units whose full-strength stacking
         weight is two (one at that level); -1 for the others.
+    neighbours : list of list of int
+        Per dense hex, its neighbours on the grid in direction order.
     adj : list of list of int
         Per dense hex, its neighbours in direction order (N, NE, SE, S, SW,
         NW) that are on the grid and not across an all-ocean hexside (9.11).
@@ -143,6 +145,7 @@ class StaticTables:
         nb, ocean = t.neighbours, t.ocean_side
         self.adj = [[int(nb[h, d]) for d in range(6) if nb[h, d] >= 0 and not ocean[h, d]]
                     for h in range(len(nb))]
+        self.neighbours = [[int(o) for o in row if o >= 0] for row in nb]
         self.utype = ut.tolist()
         self.regiment = t.regiment.tolist()
         self.engineer = [bool(x) for x in t.engineer]
@@ -174,6 +177,16 @@ class StaticTables:
 
 
 _TABLES: dict = {}
+_MODULES: dict = {}
+
+
+def _movement():
+    """The movement module (imported on first use: it imports this one)."""
+    m = _MODULES.get("movement")
+    if m is None:
+        from . import movement as m
+        _MODULES["movement"] = m
+    return m
 
 
 def static_tables(static) -> StaticTables:
@@ -355,8 +368,7 @@ class Game:
 
     def legal_moves(self, u: int, mode: str = "tactical", hitch: bool = False) -> dict:
         """Destinations (hex -> MP spent) of unit ``u`` (see movement.legal_moves)."""
-        from .movement import legal_moves
-        return legal_moves(self, int(u), mode, hitch)
+        return _movement().legal_moves(self, int(u), mode, hitch)
 
     def can_prepare_after(self, u: int, spent: float, hitch: bool, dest: int | None = None) -> bool:
         from .movement import can_prepare_after

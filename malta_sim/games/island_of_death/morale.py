@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from . import static as st
 from .state import BOX_MAP, DEMORALIZED, DISORGANIZED, NORMAL
 
 
@@ -38,14 +37,17 @@ def recovery(game, side: int) -> None:
     player's disorganized/demoralized units recover one stage (11.52):
     automatically when not adjacent to an enemy unit, else on one die less
     than the current morale (11.51)."""
-    s, t = game.state, game.static
-    enemy_hex = set(int(s.hex[u]) for u in game.on_map(1 - side)
-                    if t.utype[u] not in (st.LEADER, st.WARSHIP))
-    for u in game.on_map(side):
-        if s.morale_state[u] == NORMAL or t.utype[u] in (st.LEADER, st.WARSHIP):
-            continue
-        h = s.hex[u]
-        adjacent = any(int(o) in enemy_hex for o in t.neighbours[h] if o >= 0)
+    s, tb = game.state, game.tables
+    on = s.box == BOX_MAP
+    # units of the side that are disorganized or demoralized, in ascending
+    # order (leaders and warships have no morale state to recover)
+    units = (on & tb.side_mask[side] & tb.controls & (s.morale_state != NORMAL)).nonzero()[0]
+    if not len(units):
+        return
+    enemy_hex = set(s.hex[on & tb.side_mask[1 - side] & tb.controls].tolist())
+    nbrs = tb.neighbours
+    for u in units.tolist():
+        adjacent = any(o in enemy_hex for o in nbrs[s.hex[u]])
         if adjacent:
             die = game.die("morale")
             ok = die < game.morale_value(u)
