@@ -455,6 +455,12 @@ def _checked(monkeypatch, counts):
 
     wrap(artillery, "ammo_eligible", same(ref_ammo_eligible))
 
+    def ground(fast, game, side=None):
+        got = fast(game, side)
+        assert got == [int(u) for u in ref_on_map(game, side) if game.is_ground(int(u))]
+        return got
+    wrap(Game, "ground_units", ground)
+
     def stacking(fast, game):
         fast(game)
         for side in (0, 1):                    # 7.2: nothing left over the limit
@@ -558,3 +564,12 @@ def test_discovered_hexes_equals_per_hex_rule_10_11():
             enemy = sorted({int(x) for x in g.state.hex[ref_on_map(g, 1 - side)]})
             got = combat.discovered_hexes(g, enemy, side).tolist()
             assert got == [ref_discovered(g, hh, side) for hh in enemy]
+
+
+def test_ground_units_lists_ground_pieces():
+    """Leaders are not ground combat units; the list is ascending Python ints."""
+    from tests.iod_helpers import make, u
+
+    g = make({"1315": ["axis.185.v_186", "allied.ldr.beak"], "1316": ["allied.uk.8m"]})
+    assert g.ground_units(1) == [u("allied.uk.8m")] and g.ground_units(0) == [u("axis.185.v_186")]
+    assert g.ground_units() == sorted([u("allied.uk.8m"), u("axis.185.v_186")])

@@ -404,18 +404,17 @@ def _validate_plan(game, side, plan, opts) -> None:
 def attack_strength(game, u: int) -> int:
     """Modified attack strength of unit ``u`` (9.91, 8.31, 8.4, 11.3, 11.4),
     computed by :func:`malta_sim.kernels.crt.unit_attack`."""
-    s, t = game.state, game.static
+    s = game.state
     m = int(s.morale_state[u])
-    return int(_unit_attack(int(t.attack[u, s.level[u]]), bool(s.out_of_supply[u]),
-                            m == DISORGANIZED, m == DEMORALIZED))
+    return _unit_attack(game.tables.attack[u][s.level[u]], bool(s.out_of_supply[u]),
+                        m == DISORGANIZED, m == DEMORALIZED)
 
 
 def defense_strength(game, u: int) -> int:
     """Modified defense strength of unit ``u`` (9.91: halved when demoralized,
     11.4), computed by :func:`malta_sim.kernels.crt.unit_defense`."""
-    s, t = game.state, game.static
-    return int(_unit_defense(int(t.defense[u, s.level[u]]),
-                             int(s.morale_state[u]) == DEMORALIZED))
+    s = game.state
+    return _unit_defense(game.tables.defense[u][s.level[u]], int(s.morale_state[u]) == DEMORALIZED)
 
 
 def support_value(game, u: int, offensive: bool, target: int, combat_units, hurricane=False) -> int:

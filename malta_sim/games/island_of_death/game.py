@@ -297,6 +297,15 @@ class Game:
             m &= self.tables.side_mask[side] if side in (0, 1) else self.static.side == side
         return m.nonzero()[0]        # = np.flatnonzero on 1-D, without its per-call overhead
 
+    def ground_units(self, side: int | None = None) -> list[int]:
+        """Ground combat units on the map (optionally of one side), as Python
+        ints in ascending order: ``[int(u) for u in on_map(side) if
+        is_ground(u)]`` in one mask."""
+        m = (self.state.box == BOX_MAP) & self.tables.ground
+        if side is not None:
+            m &= self.tables.side_mask[side] if side in (0, 1) else self.static.side == side
+        return m.nonzero()[0].tolist()
+
     def units_at(self, h: int, side: int | None = None) -> np.ndarray:
         """Units on hex ``h`` (optionally of one side)."""
         idx = (self.state.hex == h).nonzero()[0]        # hex >= 0 only for units on the map
