@@ -72,12 +72,20 @@ def expected_losses(game, line: int, level: int, fort: bool, def_steps: int, att
         the attacker rounding up, the defender down); None when the attack
         would be cancelled (9.3 g).
     """
+    # a pure function of the arguments (and the game's CRT): memoised per game,
+    # first by the arguments themselves, then by the CRT cell they select
+    by_level = game.extra.get("_bot_expected_by_level")
+    if by_level is None:
+        by_level = game.extra["_bot_expected_by_level"] = {}
+    lkey = (line, level, fort, def_steps, att_steps)
+    if lkey in by_level:
+        return by_level[lkey]
     from ..games.island_of_death.combat import crt_column
 
     col = crt_column(game.static.charts, line, level)
     if col < 0:
+        by_level[lkey] = None
         return None
-    # a pure function of the CRT cell and the step counts: memoised per game
     memo = game.extra.get("_bot_expected_losses")
     if memo is None:
         memo = game.extra["_bot_expected_losses"] = {}
@@ -89,6 +97,7 @@ def expected_losses(game, line: int, level: int, fort: bool, def_steps: int, att
         d_steps = np.minimum(dh // 2, def_steps)
         d_ret = np.where(dh // 2 >= def_steps, 0, dh - dh // 2)
         out = memo[key] = (float(_P2D6 @ a_steps), float(_P2D6 @ d_steps), float(_P2D6 @ d_ret))
+    by_level[lkey] = out
     return out
 
 
@@ -215,13 +224,14 @@ class _ForecastMemo:
     therefore equal to the one recomputed on the current state.
     """
 
-    __slots__ = ("snap", "integ", "entries")
+    __slots__ = ("snap", "integ", "entries", "sup")
 
     def __init__(self, game):
         s = game.state
         self.snap = [getattr(s, f).copy() for f in _FC_UNIT_FIELDS]
         self.integ = s.integrity_lost.copy()
         self.entries: dict = {}
+        self.sup: dict = {}
 
     def sync(self, game) -> "_ForecastMemo":
         """Drop the bases the state changes since the last sync invalidate."""
@@ -243,6 +253,10 @@ class _ForecastMemo:
                         if k[1] in hexes or not deps.isdisjoint(units)]
                 for k in drop:
                     del self.entries[k]
+            if self.sup:
+                units = set(ch.tolist())
+                for k in [k for k in self.sup if k[0] in units]:
+                    del self.sup[k]
             for a, b in zip(cur, self.snap):
                 b[ch] = a[ch]
         return self
@@ -257,6 +271,36 @@ class _ForecastMemo:
                 self.entries.clear()
             hit = self.entries[key] = _forecast_base(game, side, target, attackers)
         return hit[0]
+
+    def support(self, game, units, target: int, attackers, hurricane=()) -> int:
+        """:func:`support_points` of ``units`` (memoised; call :meth:`sync`
+        after any state change first).
+
+        One unit's support (:func:`~malta_sim.games.island_of_death.combat.support_value`,
+        rules 9.91, 12.22, 12.52) reads the unit's supply, morale and
+        formation (kept in the sync copy), night, the target hex's terrain,
+        the formations of ``attackers`` and whether it fires a hurricane:
+        those (the hex and formations by value) key each unit's value, which
+        is dropped when the unit changes.
+        """
+        if not units:
+            return 0
+        from ..games.island_of_death.combat import support_value
+
+        forms = frozenset(game.state.formation[list(attackers)].tolist())
+        night = game.night
+        sup = self.sup
+        total = 0
+        for u in units:
+            hur = u in hurricane
+            key = (u, target, forms, hur, night)
+            v = sup.get(key)
+            if v is None:
+                if len(sup) >= _FC_MAX_ENTRIES:
+                    sup.clear()
+                v = sup[key] = support_value(game, u, True, target, attackers, hur)
+            total += v
+        return total
 
 
 def _forecast_memo(game) -> _ForecastMemo:
@@ -363,7 +407,7 @@ class _ParamBot:
             groups = [g for g in groups if _penetration_leader(game, g) is not None]
         for grp in groups:
             fc = Forecast(game, self.side, tgt, grp, memo)
-            sp = support_points(game, support_units, tgt, grp, hurricane)
+            sp = memo.support(game, support_units, tgt, grp, hurricane)
             ok, gain, lv = fc.value(game, mo, mg, rk, rv, sp, air)
             cand = (ok, gain, lv, grp)
             if best is None or (cand[0], cand[1]) > (best[0], best[1]):
@@ -417,7 +461,7 @@ class _ParamBot:
             sup = options.support.get(tgt, [])
             arty = [u for u in sup if t.utype[u] != st.WARSHIP]
             ships = [u for u in sup if t.utype[u] == st.WARSHIP][:3]
-            full = arty if support_points(game, arty, tgt, units) >= support_points(game, ships, tgt, units) else ships
+            full = arty if memo.support(game, arty, tgt, units) >= memo.support(game, ships, tgt, units) else ships
             ok, gain, lv, grp = self._score_target(game, tgt, units, full, min(1, air_markers),
                                                    memo=memo)
             scored.append((ok, gain, tgt, grp))
@@ -429,20 +473,20 @@ class _ParamBot:
             fc = Forecast(game, self.side, tgt, grp, memo)
             sup = [u for u in options.support.get(tgt, []) if u not in used]
             arty = sorted((u for u in sup if t.utype[u] != st.WARSHIP),
-                          key=lambda u: -support_points(game, [u], tgt, grp))
+                          key=lambda u: -memo.support(game, [u], tgt, grp))
             ships = [u for u in sup if t.utype[u] == st.WARSHIP][:3]          # 16.74
-            pool = arty if support_points(game, arty, tgt, grp) >= support_points(game, ships, tgt, grp) else ships
+            pool = arty if memo.support(game, arty, tgt, grp) >= memo.support(game, ships, tgt, grp) else ships
             chosen: list = []
             base_ok, base_gain, _ = fc.value(game, mo, mg, rk, rv, 0, 0)
             cur_gain = base_gain
             for u in pool:                       # add guns while they still help
                 trial = chosen + [u]
-                _, g2, _ = fc.value(game, mo, mg, rk, rv, support_points(game, trial, tgt, grp), 0)
+                _, g2, _ = fc.value(game, mo, mg, rk, rv, memo.support(game, trial, tgt, grp), 0)
                 if g2 > cur_gain + 1e-9:
                     chosen, cur_gain = trial, g2
             hur: set = set()
             if allow_hurricane and self._hurricane_ok():
-                sp = support_points(game, chosen, tgt, grp)
+                sp = memo.support(game, chosen, tgt, grp)
                 if fc.level(sp) < mo:
                     for u in chosen:
                         if u in options.hurricane_ok:
@@ -452,7 +496,7 @@ class _ParamBot:
                 used.update(chosen)
                 plan.hurricane |= hur
             if air_left > 0:
-                sp = support_points(game, chosen, tgt, grp, hur)
+                sp = memo.support(game, chosen, tgt, grp, hur)
                 _, g0, _ = fc.value(game, mo, mg, rk, rv, sp, 0)
                 _, g1, _ = fc.value(game, mo, mg, rk, rv, sp, 1)
                 if g1 > g0 + 0.05:
@@ -502,6 +546,7 @@ class AxisBot(_ParamBot, BalancedPolicy):
     def __init__(self, side: int, params: dict | None = None):
         super().__init__(side, {})
         self._init_vec(side, params)
+        self._obj_weights = None
 
     # ------------------------------------------------------------ objectives
     def objective_values(self, game) -> np.ndarray:
@@ -509,13 +554,15 @@ class AxisBot(_ParamBot, BalancedPolicy):
         victory cities, towns, main ports; rules 16.1, 20), plus held ones that
         are empty with Allied units within two hexes."""
         t, s = game.static, game.state
-        v = self.vec
-        w = (v[P.AX_W_AIRFIELD] * t.airfield + v[P.AX_W_TOWN] * t.town
-             + v[P.AX_W_PORT] * t.main_port).astype(np.float64)
-        w[t.victory_cities] += v[P.AX_W_CITY]
-        w = w * t.land
+        cached = self._obj_weights
+        if cached is None or cached[0] is not t:      # the static weights, once per game data
+            v = self.vec
+            w = (v[P.AX_W_AIRFIELD] * t.airfield + v[P.AX_W_TOWN] * t.town
+                 + v[P.AX_W_PORT] * t.main_port).astype(np.float64)
+            w[t.victory_cities] += v[P.AX_W_CITY]
+            cached = self._obj_weights = (t, w * t.land)
         held = s.control == self.side
-        return np.where(held, 0.0, w)
+        return np.where(held, 0.0, cached[1])
 
     def _supply_anchor(self, game, u):
         """Hexes a unit keeps within ``supply_radius`` of (units trace supply
@@ -544,8 +591,10 @@ class AxisBot(_ParamBot, BalancedPolicy):
         dist = t.grid.distance_table
         obj = self.objective_values(game)
         gh = np.flatnonzero(obj > 0)
-        enemy = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
-        ehex = np.unique(s.hex[enemy]) if enemy else np.zeros(0, np.int64)
+        enemy = game.on_map(1 - self.side)
+        enemy = enemy[game.ground_mask[enemy]]
+        ehex = np.unique(s.hex[enemy]) if len(enemy) else np.zeros(0, np.int64)
+        envelop = v[P.AX_ENVELOP] if len(ehex) and v[P.AX_ENVELOP] > 0 else 0.0
         for u in sorted(candidates):
             if u in self._skip:
                 continue
@@ -576,25 +625,32 @@ class AxisBot(_ParamBot, BalancedPolicy):
             legal = game.legal_moves(u, mode)
             if not legal:
                 continue
-            anchor = self._supply_anchor(game, u)
-            best, best_key = None, None
-            for h, cost in legal.items():
-                dh = int(dist[h, goal])
-                if dh >= d_here:
-                    continue
-                if anchor is not None and dist[h, anchor].min() > v[P.AX_SUPPLY_RADIUS]:
-                    continue
-                bonus = 0.0
-                if len(ehex) and v[P.AX_ENVELOP] > 0:
-                    adj = ehex[dist[h, ehex] == 1]
-                    if len(adj):
-                        bonus = v[P.AX_ENVELOP] * len(adj)
-                key = (dh - bonus, cost, h)
-                if best_key is None or key < best_key:
-                    best, best_key = h, key
+            best = self._best_step(dist, legal, goal, d_here, self._supply_anchor(game, u),
+                                   ehex, envelop)
             if best is not None:
-                return Move(u, int(best))
+                return Move(u, best)
         return None
+
+    def _best_step(self, dist, legal, goal, d_here, anchor, ehex, envelop):
+        """The destination of :meth:`next_move` among ``legal`` (hex -> MP):
+        closer to ``goal`` than ``d_here``, within ``supply_radius`` of the
+        ``anchor`` hexes (8.2), least ``distance - envelop x adjacent enemy
+        hexes`` (9.92 envelopment), then fewest MP, then lowest hex index;
+        None when no destination qualifies."""
+        hs = np.fromiter(legal, np.int64, len(legal))
+        dh = dist[hs, goal]
+        ok = dh < d_here
+        if anchor is not None:
+            ok &= dist[hs[:, None], anchor].min(axis=1) <= self.vec[P.AX_SUPPLY_RADIUS]
+        idx = ok.nonzero()[0]
+        if not len(idx):
+            return None
+        hs = hs[idx]
+        key = dh[idx].astype(np.float64)
+        if envelop:
+            key = key - envelop * (dist[hs[:, None], ehex] == 1).sum(axis=1)
+        cost = np.fromiter(legal.values(), np.float64, len(legal))[idx]
+        return int(hs[np.lexsort((hs, cost, key))[0]])
 
     def _move_hq(self, game, u, mode, ehex):
         """An HQ moves toward its formation's units when more than four hexes
