@@ -11,9 +11,9 @@ from malta_sim.policies import axis as AX
 
 @pytest.fixture
 def checked_forecasts(monkeypatch):
-    """Every forecast base served by the memo is recomputed on the current
-    state and compared (the memo must never serve a stale base)."""
-    served = {"hit": 0, "miss": 0}
+    """Every forecast base and target score served by the memo is recomputed
+    on the current state and compared (the memo must never serve a stale one)."""
+    served = {"hit": 0, "miss": 0, "scores": 0}
     orig = AX._ForecastMemo.base
 
     def base(self, game, side, target, attackers):
@@ -25,6 +25,18 @@ def checked_forecasts(monkeypatch):
         return got
 
     monkeypatch.setattr(AX._ForecastMemo, "base", base)
+    orig_score = AX._ParamBot._score_target
+
+    def score(self, game, tgt, units, support_units=(), air=0, hurricane=(), penetration=False,
+              memo=None):
+        args = (game, tgt, units, support_units, air, hurricane, penetration)
+        got = orig_score(self, *args, memo)
+        fresh = orig_score(self, *args, AX._ForecastMemo(game))   # empty: all recomputed
+        assert (got is None and fresh is None) or (got[:3] == fresh[:3] and list(got[3]) == list(fresh[3]))
+        served["scores"] += 1
+        return got
+
+    monkeypatch.setattr(AX._ParamBot, "_score_target", score)
     return served
 
 
@@ -39,6 +51,7 @@ def test_forecast_memo_serves_fresh_bases(checked_forecasts, scenario, axis, all
     morale changes, night turns)."""
     play_games(scenario, seed, games, axis_policy=axis, allied_policy=allied)
     assert checked_forecasts["hit"] > 0 and checked_forecasts["miss"] > 0
+    assert checked_forecasts["scores"] > 0
 
 
 def test_forecast_memo_drops_bases_on_change():

@@ -208,6 +208,38 @@ def _forecast_base(game, side: int, target: int, attackers: tuple):
     return (att, cap, dfn, mods, line, fort, def_steps, att_steps), frozenset(deps)
 
 
+@nb.njit(cache=True)
+def _changed_units(hx, box, level, morale, oos, form, hx0, box0, level0, morale0, oos0, form0):
+    """Units whose hex, box, level, morale state, supply or formation differ
+    from the copy (``*0``, int/bool[n_units] each); the copy is brought up to
+    date in place.
+
+    Returns
+    -------
+    changed : int64[k]
+        The units that changed.
+    old_hex : int64[k]
+        Their hex in the copy before the update (-1 off the map).
+    """
+    n = hx.shape[0]
+    out = np.empty(n, np.int64)
+    old = np.empty(n, np.int64)
+    k = 0
+    for u in range(n):
+        if (hx[u] != hx0[u] or box[u] != box0[u] or level[u] != level0[u]
+                or morale[u] != morale0[u] or oos[u] != oos0[u] or form[u] != form0[u]):
+            out[k] = u
+            old[k] = hx0[u]
+            k += 1
+            hx0[u] = hx[u]
+            box0[u] = box[u]
+            level0[u] = level[u]
+            morale0[u] = morale[u]
+            oos0[u] = oos[u]
+            form0[u] = form[u]
+    return out[:k], old[:k]
+
+
 class _ForecastMemo:
     """Forecast bases of one game (:func:`_forecast_base`), kept while nothing
     they read changes.
@@ -221,10 +253,12 @@ class _ForecastMemo:
     drops every base with a changed unit among its ``deps`` or a changed unit
     leaving, entering or staying in its target hex (a new or changed
     defender), and every base when ``integrity_lost`` changed.  A base kept is
-    therefore equal to the one recomputed on the current state.
+    therefore equal to the one recomputed on the current state.  Target scores
+    (``scores``, see :meth:`_ParamBot._score_target`) are kept by the same
+    rule, their ``deps`` being those of their bases plus the supporting units.
     """
 
-    __slots__ = ("snap", "integ", "entries", "sup")
+    __slots__ = ("snap", "integ", "entries", "sup", "scores")
 
     def __init__(self, game):
         s = game.state
@@ -232,45 +266,45 @@ class _ForecastMemo:
         self.integ = s.integrity_lost.copy()
         self.entries: dict = {}
         self.sup: dict = {}
+        self.scores: dict = {}
 
     def sync(self, game) -> "_ForecastMemo":
         """Drop the bases the state changes since the last sync invalidate."""
         s = game.state
-        if not np.array_equal(self.integ, s.integrity_lost):
+        if self.integ.tobytes() != s.integrity_lost.tobytes():
             self.__init__(game)
             return self
-        cur = [getattr(s, f) for f in _FC_UNIT_FIELDS]
-        diff = cur[0] != self.snap[0]
-        for a, b in zip(cur[1:], self.snap[1:]):
-            diff |= a != b
-        ch = diff.nonzero()[0]
+        ch, old_hex = _changed_units(s.hex, s.box, s.level, s.morale_state, s.out_of_supply,
+                                     s.formation, *self.snap)
         if len(ch):
-            if self.entries:
-                units = set(ch.tolist())
-                hexes = set(self.snap[0][ch].tolist())
-                hexes.update(cur[0][ch].tolist())
-                drop = [k for k, (_b, deps) in self.entries.items()
-                        if k[1] in hexes or not deps.isdisjoint(units)]
-                for k in drop:
-                    del self.entries[k]
+            units = set(ch.tolist())
+            if self.entries or self.scores:
+                hexes = set(old_hex.tolist())
+                hexes.update(s.hex[ch].tolist())
+                for memo in (self.entries, self.scores):
+                    drop = [k for k, (_b, deps) in memo.items()
+                            if k[1] in hexes or not deps.isdisjoint(units)]
+                    for k in drop:
+                        del memo[k]
             if self.sup:
-                units = set(ch.tolist())
                 for k in [k for k in self.sup if k[0] in units]:
                     del self.sup[k]
-            for a, b in zip(cur, self.snap):
-                b[ch] = a[ch]
         return self
 
     def base(self, game, side: int, target: int, attackers: tuple) -> tuple:
         """The :func:`_forecast_base` tuple (memoised; call :meth:`sync` after
         any state change first)."""
+        return self.entry(game, side, target, attackers)[0]
+
+    def entry(self, game, side: int, target: int, attackers: tuple) -> tuple:
+        """``(base, deps)`` of :func:`_forecast_base` (memoised)."""
         key = (side, target, attackers, game.night, bool(game.state.fort_destroyed[target]))
         hit = self.entries.get(key)
         if hit is None:
             if len(self.entries) >= _FC_MAX_ENTRIES:
                 self.entries.clear()
             hit = self.entries[key] = _forecast_base(game, side, target, attackers)
-        return hit[0]
+        return hit
 
     def support(self, game, units, target: int, attackers, hurricane=()) -> int:
         """:func:`support_points` of ``units`` (memoised; call :meth:`sync`
@@ -397,21 +431,39 @@ class _ParamBot:
         """Best (ok, gain, level, attackers) over :func:`attack_groups`; a
         penetration attempt keeps only groups with a unit with or next to its
         formation leader (10.32).  ``memo``: a synced :class:`_ForecastMemo`."""
-        mo, mg, rk, rv = self._thresholds(self._thr_idx)
+        thr = self._thresholds(self._thr_idx)
         if memo is None:
             memo = _forecast_memo(game)
+        key = None
+        if not penetration:
+            # the score reads the forecast bases, the support values (both kept
+            # by the memo's rule), the thresholds and the pure expected losses
+            key = (self.side, int(tgt), tuple(units), tuple(support_units), air,
+                   frozenset(hurricane), thr, game.night, bool(game.state.fort_destroyed[tgt]))
+            hit = memo.scores.get(key)
+            if hit is not None:
+                ok, gain, lv, grp = hit[0]
+                return ok, gain, lv, list(grp)
+        mo, mg, rk, rv = thr
         best = None
         groups = attack_groups(game, units)
         if penetration:
             from ..games.island_of_death.combat import _penetration_leader
             groups = [g for g in groups if _penetration_leader(game, g) is not None]
+        deps = set(support_units)
         for grp in groups:
             fc = Forecast(game, self.side, tgt, grp, memo)
+            if key is not None:
+                deps.update(memo.entry(game, self.side, fc.target, tuple(fc.attackers))[1])
             sp = memo.support(game, support_units, tgt, grp, hurricane)
             ok, gain, lv = fc.value(game, mo, mg, rk, rv, sp, air)
             cand = (ok, gain, lv, grp)
             if best is None or (cand[0], cand[1]) > (best[0], best[1]):
                 best = cand
+        if key is not None and best is not None:
+            if len(memo.scores) >= _FC_MAX_ENTRIES:
+                memo.scores.clear()
+            memo.scores[key] = ((best[0], best[1], best[2], tuple(best[3])), frozenset(deps))
         return best
 
     def _pick_attack(self, game, options, penetration=False):
@@ -521,6 +573,73 @@ class _ParamBot:
         return False
 
 
+@nb.njit(cache=True)
+def _goal_hex(obj, gh, dist_row, decay):
+    """The objective a unit heads for (rules 6.1-6.6, see
+    :meth:`AxisBot.next_move`): the first of ``gh`` (int64[k] hexes) with the
+    highest ``obj[h] - decay x dist_row[h]`` (float64[n_hexes] weights, int
+    distances from the unit's hex); -1 when ``gh`` is empty."""
+    best = -1
+    best_score = 0.0
+    for i in range(gh.shape[0]):
+        h = gh[i]
+        score = obj[h] - decay * dist_row[h]
+        if best < 0 or score > best_score:
+            best, best_score = h, score
+    return best
+
+
+@nb.njit(cache=True)
+def _best_step(dist, hs, cost, goal, d_here, anchor, radius, ehex, envelop):
+    """The destination :meth:`AxisBot.next_move` takes (rules 6.1-6.6, 8.2,
+    9.92).
+
+    Parameters
+    ----------
+    dist : int[n_hexes, n_hexes]
+        Hex distances.
+    hs : int64[k]
+        Legal destinations; ``cost`` float64[k] the MP each costs.
+    goal, d_here : int
+        Goal hex and the unit's distance to it.
+    anchor : int
+        Hex to stay within ``radius`` hexes of (supply, 8.2); -1: none.
+    ehex : int64[m]
+        Hexes of enemy ground units.
+    envelop : float
+        Bonus per adjacent enemy hex (envelopment, 9.92); 0: none.
+
+    Returns
+    -------
+    int
+        The destination closer to the goal with the least
+        ``distance - envelop x adjacent enemy hexes``, then fewest MP, then
+        lowest hex index; -1 when none is closer within the radius.
+    """
+    best = -1
+    best_key = 0.0
+    best_cost = 0.0
+    for i in range(hs.shape[0]):
+        h = hs[i]
+        dh = dist[h, goal]
+        if dh >= d_here:
+            continue
+        if anchor >= 0 and dist[h, anchor] > radius:
+            continue
+        key = float(dh)
+        if envelop != 0.0:
+            n = 0
+            for e in ehex:
+                if dist[h, e] == 1:
+                    n += 1
+            key = key - envelop * n
+        c = cost[i]
+        if (best < 0 or key < best_key or (key == best_key and (c < best_cost
+                                                                 or (c == best_cost and h < best)))):
+            best, best_key, best_cost = h, key, c
+    return best
+
+
 class AxisBot(_ParamBot, BalancedPolicy):
     """Parameterised Axis bot (see module docstring and
     :data:`malta_sim.policies.params.AXIS_PARAMS`).
@@ -594,7 +713,10 @@ class AxisBot(_ParamBot, BalancedPolicy):
         enemy = game.on_map(1 - self.side)
         enemy = enemy[game.ground_mask[enemy]]
         ehex = np.unique(s.hex[enemy]) if len(enemy) else np.zeros(0, np.int64)
-        envelop = v[P.AX_ENVELOP] if len(ehex) and v[P.AX_ENVELOP] > 0 else 0.0
+        envelop = float(v[P.AX_ENVELOP]) if len(ehex) and v[P.AX_ENVELOP] > 0 else 0.0
+        ehex64 = ehex.astype(np.int64)
+        decay = float(v[P.AX_DECAY])
+        radius = float(v[P.AX_SUPPLY_RADIUS])
         for u in sorted(candidates):
             if u in self._skip:
                 continue
@@ -617,40 +739,21 @@ class AxisBot(_ParamBot, BalancedPolicy):
                 continue
             if not len(gh):
                 continue
-            score = obj[gh] - v[P.AX_DECAY] * dist[here, gh]
-            goal = int(gh[int(np.argmax(score))])
+            goal = int(_goal_hex(obj, gh, dist[here], decay))
             d_here = int(dist[here, goal])
             if d_here == 0:
                 continue
             legal = game.legal_moves(u, mode)
             if not legal:
                 continue
-            best = self._best_step(dist, legal, goal, d_here, self._supply_anchor(game, u),
-                                   ehex, envelop)
-            if best is not None:
-                return Move(u, best)
+            anchor = self._supply_anchor(game, u)
+            n = len(legal)
+            best = _best_step(dist, np.fromiter(legal, np.int64, n),
+                              np.fromiter(legal.values(), np.float64, n), goal, d_here,
+                              -1 if anchor is None else int(anchor[0]), radius, ehex64, envelop)
+            if best >= 0:
+                return Move(u, int(best))
         return None
-
-    def _best_step(self, dist, legal, goal, d_here, anchor, ehex, envelop):
-        """The destination of :meth:`next_move` among ``legal`` (hex -> MP):
-        closer to ``goal`` than ``d_here``, within ``supply_radius`` of the
-        ``anchor`` hexes (8.2), least ``distance - envelop x adjacent enemy
-        hexes`` (9.92 envelopment), then fewest MP, then lowest hex index;
-        None when no destination qualifies."""
-        hs = np.fromiter(legal, np.int64, len(legal))
-        dh = dist[hs, goal]
-        ok = dh < d_here
-        if anchor is not None:
-            ok &= dist[hs[:, None], anchor].min(axis=1) <= self.vec[P.AX_SUPPLY_RADIUS]
-        idx = ok.nonzero()[0]
-        if not len(idx):
-            return None
-        hs = hs[idx]
-        key = dh[idx].astype(np.float64)
-        if envelop:
-            key = key - envelop * (dist[hs[:, None], ehex] == 1).sum(axis=1)
-        cost = np.fromiter(legal.values(), np.float64, len(legal))[idx]
-        return int(hs[np.lexsort((hs, cost, key))[0]])
 
     def _move_hq(self, game, u, mode, ehex):
         """An HQ moves toward its formation's units when more than four hexes
