@@ -181,6 +181,33 @@ def ref_leader_bonus(game, side):
     return out
 
 
+def ref_exerting_hexes(game, side):
+    from malta_sim.games.island_of_death import static as st
+
+    s, t = game.state, game.static
+    nh = t.n_hexes
+    units = game.on_map(side)
+    exert = np.zeros(nh, bool)
+    foot = np.zeros(nh, bool)
+    h = s.hex[units]
+    ut = t.utype[units]
+    sp = ut == st.STRONGPOINT
+    art = ut == st.ARTILLERY
+    hs = h[sp | (art & ~s.hitched[units] & (s.salvos[units] > 0))]
+    exert[hs] = True
+    foot[hs] = True
+    ground = ~(sp | art | (ut == st.LEADER) | (ut == st.WARSHIP) | (ut == st.COASTAL_GUN))
+    ug, hg = units[ground], h[ground]
+    a = t.attack[ug, s.level[ug]]
+    att = np.bincount(hg, weights=a, minlength=nh)
+    foot[hg[(a > 0) & (t.move_class[ug] == st.FOOT)]] = True
+    hf = hg[t.fort[hg] & ~s.fort_destroyed[hg]]
+    exert[hf] = True
+    foot[hf] = True
+    exert |= att >= 3
+    return exert, foot
+
+
 def ref_within2_of_enemy(game, side):
     t, s = game.static, game.state
     enemy = [u for u in game.on_map(1 - side) if game.is_ground(u)]
@@ -259,7 +286,7 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
     """``movable_units`` equals the per-unit ``movable`` filter, the compiled
     stacking room equals ``STACK_ROOM - stack_totals``, and the fused
     legal-move kernel, the infiltration options, leader bonuses, the hexes
-    near the enemy and the supply state equal the plain code's answers (same
+    near the enemy, the ZOC-exerting hexes and the supply state equal the plain code's answers (same
     hexes, same order, same MP) on every call of whole games."""
     calls = {"movable": 0, "room": 0}
     fast_movable, fast_room = movement.movable_units, movement._stack_room
@@ -314,6 +341,17 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
         calls["supply"] = calls.get("supply", 0) + 1
         return got
 
+    fast_exert = movement.exerting_hexes
+
+    def exerting_hexes(game, side):
+        got = fast_exert(game, side)
+        ref = ref_exerting_hexes(game, side)
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])
+        calls["exert"] = calls.get("exert", 0) + 1
+        return got
+
+    monkeypatch.setattr(movement, "exerting_hexes", exerting_hexes)
     monkeypatch.setattr(movement, "leader_bonus", leader_bonus)
     monkeypatch.setattr(movement, "within2_of_enemy", within2_of_enemy)
     monkeypatch.setattr(supply, "compute_supply", compute_supply)
@@ -324,6 +362,7 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
     _play(monkeypatch, scen, ax, al, 2)
     assert calls["movable"] > 10 and calls["room"] > 10 and calls["legal"] > 10, calls
     assert calls["infiltration"] > 2 and calls["bonus"] > 2 and calls["supply"] > 2, calls
+    assert calls["exert"] > 2, calls
 
 
 def test_invasion_decisions_equal_plain(monkeypatch):

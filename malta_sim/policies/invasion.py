@@ -286,18 +286,22 @@ class InvasionDecisions:
 
         beaches = target_beaches(game)
         d = _dist(game)
-        # distance from each option hex to the nearest beach in use, once
-        hexes = sorted({int(h) for s in ships for h in options[s]})
-        if beaches and hexes:
-            near = dict(zip(hexes, d[np.ix_(hexes, beaches)].min(axis=1).tolist()))
-        else:
-            near = dict.fromkeys(hexes, 0)
+        # distance from every hex to the nearest beach in use, once
+        near = d[:, beaches].min(axis=1) if beaches else np.zeros(d.shape[0], d.dtype)
         out, count = {}, {}
         for s in ships:
-            cands = [h for h in options[s] if count.get(h, 0) < 2]
-            if not cands:
+            opts = options[s]
+            if not len(opts):
                 continue
-            h = min(cands, key=lambda x: (near[int(x)], x))
+            arr = np.asarray(opts, np.int64)
+            # options by (distance, hex), a stable sort: the first one with
+            # room (16.72) is the first minimum of the plain scan
+            for i in np.lexsort((arr, near[arr])).tolist():
+                h = opts[i]
+                if count.get(h, 0) < 2:
+                    break
+            else:
+                continue
             out[s] = h
             count[h] = count.get(h, 0) + 1
         return out

@@ -41,28 +41,71 @@ def exerting_hexes(game, side: int) -> tuple[np.ndarray, np.ndarray]:
         crosses a Creek-with-Rise hexside (rule 5.0).
     """
     s, t = game.state, game.static
-    nh = t.n_hexes
-    units = game.on_map(side)
-    exert = np.zeros(nh, bool)
-    foot = np.zeros(nh, bool)
-    # Vectorised over the side's units on the map (same result as a loop per unit).
-    h = s.hex[units]
-    ut = t.utype[units]
-    sp = ut == st.STRONGPOINT
-    art = ut == st.ARTILLERY
-    # strongpoints; prepared artillery with ammunition (hitched or empty: none)
-    hs = h[sp | (art & ~s.hitched[units] & (s.salvos[units] > 0))]
-    exert[hs] = True
-    foot[hs] = True
-    ground = ~(sp | art | (ut == st.LEADER) | (ut == st.WARSHIP) | (ut == st.COASTAL_GUN))
-    ug, hg = units[ground], h[ground]
-    a = t.attack[ug, s.level[ug]]
-    att = np.bincount(hg, weights=a, minlength=nh)         # total attack strength per hex (exact small ints)
-    foot[hg[(a > 0) & (t.move_class[ug] == st.FOOT)]] = True
-    hf = hg[t.fort[hg] & ~s.fort_destroyed[hg]]             # occupied undestroyed fort
-    exert[hf] = True
-    foot[hf] = True
-    exert |= att >= 3
+    return exerting_kernel(game.on_map(side), s.hex, s.level, s.hitched, s.salvos, t.utype, t.attack,
+                           t.move_class, t.fort, s.fort_destroyed, t.n_hexes, _ZOC_CODES)
+
+
+#: unit type and movement class codes :func:`exerting_kernel` tests
+#: (strongpoint, artillery, leader, warship, coastal gun, foot class)
+_ZOC_CODES = np.array([st.STRONGPOINT, st.ARTILLERY, st.LEADER, st.WARSHIP, st.COASTAL_GUN, st.FOOT],
+                      np.int64)
+
+
+@nb.njit(cache=True)
+def exerting_kernel(units, hexes, level, hitched, salvos, utype, attack, move_class, fort,
+                    fort_destroyed, n_hexes, codes):
+    """The loop of :func:`exerting_hexes` over the side's pieces on the map
+    (rules 5.1, 16.21).
+
+    Parameters
+    ----------
+    units : int64[k]
+        The side's pieces on the map.
+    hexes, level, hitched, salvos : arrays [n_units]
+        State of every piece (dense hex, level, artillery hitched, salvos).
+    utype, attack, move_class : arrays
+        Static unit type, attack strength per level ``[n_units, n_levels]``
+        and movement class.
+    fort, fort_destroyed : bool[n_hexes]
+    n_hexes : int
+    codes : int64[6]
+        :data:`_ZOC_CODES`.
+
+    Returns
+    -------
+    exert, foot : bool[n_hexes]
+        As :func:`exerting_hexes`.
+    """
+    sp_code, art_code, leader_code, ship_code, gun_code, foot_code = (
+        codes[0], codes[1], codes[2], codes[3], codes[4], codes[5])
+    exert = np.zeros(n_hexes, np.bool_)
+    foot = np.zeros(n_hexes, np.bool_)
+    att = np.zeros(n_hexes, np.int64)
+    for i in range(units.shape[0]):
+        u = units[i]
+        h = hexes[u]
+        ut = utype[u]
+        if ut == sp_code:
+            exert[h] = True
+            foot[h] = True
+            continue
+        if ut == art_code:
+            if not hitched[u] and salvos[u] > 0:     # prepared, with ammunition
+                exert[h] = True
+                foot[h] = True
+            continue
+        if ut == leader_code or ut == ship_code or ut == gun_code:
+            continue
+        a = attack[u, level[u]]
+        att[h] += a                                   # total attack strength per hex
+        if a > 0 and move_class[u] == foot_code:
+            foot[h] = True
+        if fort[h] and not fort_destroyed[h]:         # occupied undestroyed fort
+            exert[h] = True
+            foot[h] = True
+    for h in range(n_hexes):
+        if att[h] >= 3:
+            exert[h] = True
     return exert, foot
 
 
@@ -324,10 +367,24 @@ def within2_of_enemy(game, side: int) -> np.ndarray:
     t, s = game.static, game.state
     enemy = game.on_map(1 - side)
     enemy = enemy[game.ground_mask[enemy]]
-    if not len(enemy):
-        return np.zeros(t.n_hexes, bool)
-    hx = np.unique(s.hex[enemy])
-    return (t.grid.distance_table[:, hx] <= 2).any(axis=1)
+    out = np.zeros(t.n_hexes, bool)
+    if len(enemy):
+        out[_within2(t)[s.hex[enemy]]] = True
+    return out
+
+
+def _within2(t) -> np.ndarray:
+    """int64[n_hexes, 19]: the hexes within two hexes of each hex (padded
+    with the hex itself), built once per :class:`StaticData`."""
+    out = getattr(t, "_within2", None)
+    if out is None:
+        d = t.grid.distance_table
+        out = np.repeat(np.arange(d.shape[0])[:, None], 19, axis=1)
+        for h in range(d.shape[0]):
+            w = np.flatnonzero(d[h] <= 2)
+            out[h, :len(w)] = w
+        t._within2 = out
+    return out
 
 
 def movable(game, u: int) -> bool:
@@ -411,22 +468,23 @@ def leader_bonus(game, side: int) -> np.ndarray:
     movement phase (rule 14.1: stacked or adjacent, own formation, one leader)."""
     s, t = game.state, game.static
     out = np.zeros(t.n_units, np.int8)
-    dist = t.grid.distance_table
     units = game.on_map(side)
+    # each unit against its own formation's leader (a unit has one formation):
     # units that move at all (printed MA at their level > 0), leaders apart
     cand = units[(t.utype[units] != st.LEADER) & (t.ma[units, s.level[units]] > 0)]
-    cform, chex = s.formation[cand], s.hex[cand]
-    foot = t.move_class[cand] == st.FOOT
-    for f in range(t.n_formations):
-        ld = t.formation_leader[f]
-        if ld < 0 or s.box[ld] != BOX_MAP or t.side[ld] != side:
-            continue
-        m = (cform == f) & (dist[s.hex[ld], chex] <= 1)
-        if not m.any():
-            continue
-        us = cand[m]
-        b = np.where(foot[m], t.foot_bonus[ld, s.level[ld]], t.mot_bonus[ld, s.level[ld]])
-        out[us] = np.maximum(out[us], b)
+    f = s.formation[cand]
+    m = (f >= 0) & (f < t.n_formations)
+    cand = cand[m]
+    ld = t.formation_leader[f[m]]
+    cand, ld = cand[ld >= 0], ld[ld >= 0]
+    m = (s.box[ld] == BOX_MAP) & (t.side[ld] == side)
+    cand, ld = cand[m], ld[m]
+    m = t.grid.distance_table[s.hex[ld], s.hex[cand]] <= 1     # stacked or adjacent
+    cand, ld = cand[m], ld[m]
+    if len(cand):
+        lv = s.level[ld]
+        b = np.where(t.move_class[cand] == st.FOOT, t.foot_bonus[ld, lv], t.mot_bonus[ld, lv])
+        out[cand] = np.maximum(out[cand], b)
     return out
 
 
