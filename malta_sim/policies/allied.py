@@ -53,6 +53,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         super().__init__(side, {})
         self._init_vec(side, params)
         self._reserve: set | None = None
+        self._garrison_static = None
 
     # ------------------------------------------------------------ reserve
     def reserve_units(self, game) -> set:
@@ -102,9 +103,13 @@ class AlliedBot(_ParamBot, StaticPolicy):
         victory cities 4, airfields 3, undestroyed forts 2, towns 1 (rule 20.0
         objectives; forts also supply, 8.52)."""
         t, s = game.static, game.state
-        w = 3.0 * t.airfield + 2.0 * (t.fort & ~s.fort_destroyed) + 1.0 * t.town
-        w = w.astype(np.float64)
-        w[t.victory_cities] += 4.0
+        cached = self._garrison_static
+        if cached is None or cached[0] is not t:     # the weights that never change, once
+            w = 3.0 * t.airfield + 1.0 * t.town
+            w = w.astype(np.float64)
+            w[t.victory_cities] += 4.0
+            cached = self._garrison_static = (t, w)
+        w = cached[1] + 2.0 * (t.fort & ~s.fort_destroyed)   # whole numbers: exact in any order
         return np.where((s.control == self.side) & t.land, w, 0.0)
 
     def _garrison_move(self, game, mode, cands):
@@ -114,14 +119,15 @@ class AlliedBot(_ParamBot, StaticPolicy):
         t, s = game.static, game.state
         val = self.garrison_values(game)
         occupied = np.zeros(t.n_hexes, bool)
-        for x in game.on_map(self.side):
-            if game.is_ground(int(x)):
-                occupied[s.hex[x]] = True
+        own = game.on_map(self.side)
+        occupied[s.hex[own[game.ground_mask[own]]]] = True
         empty = np.flatnonzero((val > 0) & ~occupied)
         if not len(empty):
             return None
-        enemy = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
-        ehex = np.unique(s.hex[enemy]) if enemy else np.zeros(0, np.int64)
+        enemy = game.on_map(1 - self.side)
+        enemy = enemy[game.ground_mask[enemy]]
+        ehex = np.unique(s.hex[enemy]) if len(enemy) else np.zeros(0, np.int64)
+        empty_list = empty.tolist()
         dist = t.grid.distance_table
         for u in sorted(cands):
             if ("g", u) in self._skip:
@@ -132,7 +138,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
             if len(ehex) and dist[s.hex[u], ehex].min() <= 1:
                 continue
             legal = game.legal_moves(u, mode)
-            dests = [int(h) for h in empty if int(h) in legal]
+            dests = [h for h in empty_list if h in legal]
             if dests:
                 return Move(u, min(dests, key=lambda h: (-val[h], legal[h], h)))
         return None

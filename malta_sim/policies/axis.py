@@ -72,33 +72,36 @@ def expected_losses(game, line: int, level: int, fort: bool, def_steps: int, att
         the attacker rounding up, the defender down); None when the attack
         would be cancelled (9.3 g).
     """
-    # a pure function of the arguments (and the game's CRT): memoised per game,
-    # first by the arguments themselves, then by the CRT cell they select
-    by_level = game.extra.get("_bot_expected_by_level")
-    if by_level is None:
-        by_level = game.extra["_bot_expected_by_level"] = {}
-    lkey = (line, level, fort, def_steps, att_steps)
-    if lkey in by_level:
-        return by_level[lkey]
+    # a pure function of the arguments and the CRT: memoised per charts object
+    charts = game.static.charts
+    memo = _EXPECTED.get(id(charts))
+    if memo is None or memo[0] is not charts:
+        if len(_EXPECTED) > 16:
+            _EXPECTED.clear()
+        memo = _EXPECTED[id(charts)] = (charts, {})
+    by_level = memo[1]
+    key = (line, level, fort, def_steps, att_steps)
+    if key in by_level:
+        return by_level[key]
     from ..games.island_of_death.combat import crt_column
 
-    col = crt_column(game.static.charts, line, level)
-    if col < 0:
-        by_level[lkey] = None
-        return None
-    memo = game.extra.get("_bot_expected_losses")
-    if memo is None:
-        memo = game.extra["_bot_expected_losses"] = {}
-    key = (int(line), int(col), bool(fort), int(def_steps), int(att_steps))
-    out = memo.get(key)
-    if out is None:
+    col = crt_column(charts, line, level)
+    out = None
+    if col >= 0:
         ah, dh = _cell_arrays(game, line, col, fort)
         a_steps = np.minimum((ah + 1) // 2, att_steps)
         d_steps = np.minimum(dh // 2, def_steps)
         d_ret = np.where(dh // 2 >= def_steps, 0, dh - dh // 2)
-        out = memo[key] = (float(_P2D6 @ a_steps), float(_P2D6 @ d_steps), float(_P2D6 @ d_ret))
-    by_level[lkey] = out
+        out = (float(_P2D6 @ a_steps), float(_P2D6 @ d_steps), float(_P2D6 @ d_ret))
+    if len(by_level) >= 65536:
+        by_level.clear()
+    by_level[key] = out
     return out
+
+
+#: expected_losses answers: id(charts) -> (charts, {arguments: answer}); the
+#: charts object is kept with its answers so that its id stays its own
+_EXPECTED: dict = {}
 
 
 @nb.njit(cache=True)
@@ -761,22 +764,31 @@ class AxisBot(_ParamBot, BalancedPolicy):
         t, s = game.static, game.state
         dist = t.grid.distance_table
         f = int(s.formation[u])
-        mine = [int(x) for x in game.on_map(self.side)
-                if int(s.formation[x]) == f and int(x) != u and game.is_ground(int(x))
-                and t.utype[x] not in (st.HQ, st.ARTILLERY)]
-        if not mine:
+        mine = game.on_map(self.side)
+        ut = t.utype[mine]
+        mine = mine[(s.formation[mine] == f) & (mine != u) & game.ground_mask[mine]
+                    & (ut != st.HQ) & (ut != st.ARTILLERY)]
+        if not len(mine):
             return None
         mh = np.unique(s.hex[mine])
         here = int(s.hex[u])
         if dist[here, mh].min() <= 4:
             return None
         legal = game.legal_moves(u, mode)
-        ok = [h for h in legal if not len(ehex) or dist[h, ehex].min() >= 3]
-        if not ok:
+        if not legal:
             return None
-        best = min(ok, key=lambda h: (int(dist[h, mh].min()), legal[h], h))
-        if dist[best, mh].min() < dist[here, mh].min():
-            return Move(u, int(best))
+        n = len(legal)
+        hs = np.fromiter(legal, np.int64, n)
+        cost = np.fromiter(legal.values(), np.float64, n)
+        if len(ehex):
+            ok = dist[hs[:, None], ehex].min(axis=1) >= 3
+            hs, cost = hs[ok], cost[ok]
+            if not len(hs):
+                return None
+        near = dist[hs[:, None], mh].min(axis=1)
+        i = np.lexsort((hs, cost, near))[0]            # nearest, fewest MP, lowest hex
+        if near[i] < dist[here, mh].min():
+            return Move(u, int(hs[i]))
         return None
 
     # ------------------------------------------------------------ organisation
