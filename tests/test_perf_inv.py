@@ -204,3 +204,57 @@ def test_stick_targets_equal_plan_target_ok():
                 if ok:
                     want.append((x, uses_long))
             assert stick_targets(d, int(r), legal, long_used) == want
+
+
+def _reference_marker_options(game, here):
+    """Rule 19.13 reach of a drop zone marker, hex by hex through ``units_at``."""
+    from malta_sim.games.island_of_death import hercules as H
+
+    s, t = game.state, game.static
+    zoc = H.enemy_zoc(game, 0)
+    reach, frontier = {here: 0}, [here]
+    while frontier:
+        nxt = []
+        for x in frontier:
+            if reach[x] >= 3:
+                continue
+            for y in t.neighbours[x]:
+                y = int(y)
+                if y < 0 or y in reach or not t.land[y] or s.control[y] != 0:
+                    continue
+                if len(game.units_at(y, 1)) or (zoc[y] and not len(game.units_at(y, 0))):
+                    continue
+                reach[y] = reach[x] + 1
+                nxt.append(y)
+        frontier = nxt
+    return sorted(x for x in reach if x != here)
+
+
+def test_drop_marker_moves_offer_the_rule_19_13_reach():
+    """Rule 19.13: the hexes offered for a drop zone marker move equal a
+    hex-by-hex search, on positions with Axis control spread at random."""
+    from malta_sim.games.island_of_death.airborne_phase import move_drop_markers
+
+    g = new_game("intro", 12, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    seen = []
+
+    class Spy:
+        def move_drop_marker(self, game, f, options):
+            seen.append((int(game.state.dz_hex[0, f]), list(options)))
+            return None
+
+    g.policies = (Spy(), g.policies[1])
+    gen = np.random.default_rng(3)
+    land = np.flatnonzero(t.land)
+    n_checked = 0
+    for trial in range(15):
+        s.control[land] = np.where(gen.random(len(land)) < 0.6, 0, 1)
+        for f in (1, 2):
+            s.dz_hex[0, f] = int(gen.choice(land))
+        seen.clear()
+        move_drop_markers(g)
+        for here, options in seen:
+            assert options == _reference_marker_options(g, here)
+            n_checked += 1
+    assert n_checked > 5

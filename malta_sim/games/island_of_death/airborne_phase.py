@@ -250,12 +250,22 @@ def move_drop_markers(game) -> None:
     h = _h()
     s, t = game.state, game.static
     zoc = h.enemy_zoc(game, AXIS)
+    near = h.inv_static(game).near_lists          # [x] + on-map neighbours of x, in direction order
+    occupied = None
     for f in PARA:
         here = int(s.dz_hex[0, f])
         if here < 0:
             continue
         if any(t.utype[e] != st.COASTAL_GUN for e in game.units_at(here, ALLIED)):
             continue
+        if occupied is None:
+            # hexes holding units of each side (= non-empty units_at(y, side));
+            # nothing moves until a marker is moved below
+            on = s.hex >= 0
+            occupied = (set(s.hex[on & (t.side == ALLIED)].tolist()),
+                        set(s.hex[on & (t.side == AXIS)].tolist()),
+                        t.land.tolist(), (s.control == AXIS).tolist(), zoc.tolist())
+        allied_at, axis_at, land, axis_ctrl, zoc_l = occupied
         reach = {here: 0}
         frontier = [here]
         while frontier:
@@ -263,13 +273,12 @@ def move_drop_markers(game) -> None:
             for x in frontier:
                 if reach[x] >= 3:
                     continue
-                for y in t.neighbours[x]:
-                    y = int(y)
-                    if y < 0 or y in reach or not t.land[y] or s.control[y] != AXIS:
+                for y in near[x][1:]:
+                    if y in reach or not land[y] or not axis_ctrl[y]:
                         continue
-                    if len(game.units_at(y, ALLIED)):
+                    if y in allied_at:
                         continue
-                    if zoc[y] and not len(game.units_at(y, AXIS)):
+                    if zoc_l[y] and y not in axis_at:
                         continue
                     reach[y] = reach[x] + 1
                     nxt.append(y)
