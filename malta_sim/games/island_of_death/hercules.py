@@ -104,6 +104,8 @@ class InvasionStatic:
     near_lists: list = field(default_factory=list, repr=False)
     #: The same hexes as sets.
     near_sets: list = field(default_factory=list, repr=False)
+    #: Landing kind per unit (:func:`_unit_kind`, rules 18.31, 18.32).
+    unit_kinds: list = field(default_factory=list, repr=False)
     #: Ocean hexes (``ocean``) ascending, and as a set (warships, 16.71).
     ocean_hexes: tuple = ()
     ocean_set: frozenset = frozenset()
@@ -201,6 +203,7 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         near_lists=[[h] + [int(x) for x in static.neighbours[h] if x >= 0] for h in range(H)],
         near_sets=[{h, *(int(x) for x in static.neighbours[h] if x >= 0)} for h in range(H)],
         ocean_hexes=tuple(int(h) for h in np.flatnonzero(ocean)),
+        unit_kinds=[_unit_kind(static, u) for u in range(U)],
         ocean_set=frozenset(int(h) for h in np.flatnonzero(ocean)),
     )
 
@@ -988,7 +991,14 @@ class WaveOptions:
 
 
 def _kind(game, u: int) -> int:
-    t = game.static
+    """Landing kind of unit ``u`` (18.31, 18.32): a table lookup (see :func:`_unit_kind`)."""
+    return inv_static(game).unit_kinds[u]
+
+
+def _unit_kind(t, u: int) -> int:
+    """Landing kind of unit ``u`` from the static tables: marines, engineers,
+    artillery, motorcycles, tanks, HQs, infantry companies; ``KIND_OTHER``
+    (cannot land) for leaders and unbroken battalions (18.31)."""
     ut = t.utype[u]
     if ut == st.MARINE:
         return ld.KIND_MARINE
@@ -1245,8 +1255,8 @@ def coastal_fire_at_boxes(game) -> None:
     6+ is one step (Axis choice); excess hits are ignored."""
     s, t = game.state, game.static
     inv = inv_static(game)
-    guns = [int(u) for u in game.on_map(ALLIED) if t.utype[u] == st.COASTAL_GUN
-            and int(s.gun_fired_turn[u]) != game.turn and inv.gun_value[u] > 0]
+    guns = ((s.box == BOX_MAP) & (t.side == ALLIED) & (t.utype == st.COASTAL_GUN)
+            & (s.gun_fired_turn != game.turn) & (inv.gun_value > 0)).nonzero()[0].tolist()
     boxes = sorted({(int(s.box[u]), int(s.box_slot[u])) for u in np.flatnonzero(
         ((s.box == BOX_FIRST_WAVE) | (s.box == BOX_SECOND_WAVE)) & (t.side == AXIS))})
     if not guns or not boxes:

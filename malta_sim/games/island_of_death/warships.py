@@ -132,7 +132,8 @@ def exchange_fire(game) -> None:
     s, t = game.state, game.static
     inv = h.inv_static(game)
     ships = ships_in_play(game)
-    guns = [int(u) for u in game.on_map(ALLIED) if t.utype[u] == st.COASTAL_GUN and inv.gun_value[u] > 0]
+    guns = ((s.box == BOX_MAP) & (t.side == ALLIED) & (t.utype == st.COASTAL_GUN)
+            & (inv.gun_value > 0)).nonzero()[0].tolist()
     if not ships or not guns:
         return
     d = t.grid.distance_table
