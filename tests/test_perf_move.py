@@ -287,7 +287,8 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
     stacking room equals ``STACK_ROOM - stack_totals``, and the fused
     legal-move kernel, the infiltration options, leader bonuses, the hexes
     near the enemy, the ZOC-exerting hexes and the supply state equal the plain code's answers (same
-    hexes, same order, same MP) on every call of whole games."""
+    hexes, same order, same MP) on every call of whole games; where a move
+    skips the lookup of enemy pieces in a hex, there are none."""
     calls = {"movable": 0, "room": 0}
     fast_movable, fast_room = movement.movable_units, movement._stack_room
 
@@ -351,6 +352,16 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
         calls["exert"] = calls.get("exert", 0) + 1
         return got
 
+    fast_enter = movement.enter_hex
+
+    def enter_hex(game, units, h, how, enemy_hexes=None):
+        if enemy_hexes is not None and h not in enemy_hexes:
+            side = int(game.static.side[units[0]])
+            assert not len(game.units_at(h, 1 - side))      # the skipped lookup finds nothing
+            calls["skipped"] = calls.get("skipped", 0) + 1
+        return fast_enter(game, units, h, how, enemy_hexes)
+
+    monkeypatch.setattr(movement, "enter_hex", enter_hex)
     monkeypatch.setattr(movement, "exerting_hexes", exerting_hexes)
     monkeypatch.setattr(movement, "leader_bonus", leader_bonus)
     monkeypatch.setattr(movement, "within2_of_enemy", within2_of_enemy)
@@ -362,7 +373,7 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
     _play(monkeypatch, scen, ax, al, 2)
     assert calls["movable"] > 10 and calls["room"] > 10 and calls["legal"] > 10, calls
     assert calls["infiltration"] > 2 and calls["bonus"] > 2 and calls["supply"] > 2, calls
-    assert calls["exert"] > 2, calls
+    assert calls["exert"] > 2 and calls["skipped"] > 10, calls
 
 
 def test_invasion_decisions_equal_plain(monkeypatch):

@@ -93,15 +93,17 @@ class RandomPolicy(RandomInvasionDecisions, Policy):
 
     def next_move(self, game, mode, candidates):
         cands = list(candidates)
-        rng = self.rng(game)
+        rng = self.rng(game)           # the draws below are those of _coin / _pick, in order
+        p_move = self._p("p_move", 0.6)
+        hitched = game.state.hitched
         while cands:
             u = cands.pop(int(rng.integers(len(cands))))
-            if not self._coin(game, self._p("p_move", 0.6)):
+            if not rng.random() < p_move:
                 continue
             art = game.is_artillery(u)
             hitch = False
-            if art and not game.state.hitched[u]:
-                if not self._coin(game, 0.5):
+            if art and not hitched[u]:
+                if not rng.random() < 0.5:
                     continue
                 hitch = True
             legal = game.legal_moves(u, mode, hitch=hitch)
@@ -109,10 +111,11 @@ class RandomPolicy(RandomInvasionDecisions, Policy):
                 if hitch:
                     return Move(u, int(game.state.hex[u]), hitch=True)
                 continue
-            dest = self._pick(game, sorted(legal))
+            seq = sorted(legal)
+            dest = seq[int(rng.integers(len(seq)))]
             prepare = False
             if art and game.can_prepare_after(u, legal.get(dest, 0), hitch, dest):
-                prepare = self._coin(game, 0.5)
+                prepare = bool(rng.random() < 0.5)
             return Move(u, int(dest), hitch=hitch, prepare=prepare)
         return None
 

@@ -526,7 +526,8 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
     if not movable(game, u):
         return {}
     ma = effective_ma(game, u)
-    if t.utype[u] == st.ARTILLERY:
+    ut = int(t.utype[u])
+    if ut == st.ARTILLERY:
         if not s.hitched[u]:
             if not hitch:
                 return {}
@@ -535,7 +536,7 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
             return {}
     side = int(t.side[u])
     zoc, block, trivial = _masks(game, u, mode)
-    leader = t.utype[u] == st.LEADER
+    leader = ut == st.LEADER
     if leader:
         block = block | trivial              # a leader cannot overrun enemy pieces (14.0)
     strategic = mode == "strategic"
@@ -543,7 +544,7 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
     cls = -1 if leader else int(t.move_class[u])
     start = int(s.hex[u])
     sa = _static_args(t)
-    add = 2 if (hitch and t.utype[u] == st.ARTILLERY) else 0
+    add = 2 if (hitch and ut == st.ARTILLERY) else 0
     idx, mp, pred = legal_kernel(start, 2 * ma, cls, strategic, *sa[:11], zoc, block, trivial,
                                  t.land, strat_ok, ZOC_ENTER, ZOC_EXIT, _side_units(game, side),
                                  s.box, s.hex, s.level, sa[11], sa[12],
@@ -677,11 +678,18 @@ def _hooks() -> dict:
     return _HOOKS[0]
 
 
-def enter_hex(game, units, h: int, how: str) -> None:
+def enter_hex(game, units, h: int, how: str, enemy_hexes=None) -> None:
     """Units of one side enter hex ``h`` (by movement, advance or retreat):
     control (2.1), elimination of enemy leaders/coastal guns/zero-defense
     units there (6.52, 16.58, 14.42), forts destroyed by Axis entry (17.1),
-    and the invasion hook (militia 16.32)."""
+    and the invasion hook (militia 16.32).
+
+    ``enemy_hexes`` (optional, a set of hexes): where enemy pieces may stand;
+    a hex outside it holds none, so the lookup of enemy pieces there is
+    skipped.  :func:`execute_move` passes the enemy's hexes at the start of
+    the move: during one move enemy pieces only leave hexes (overrun, guns
+    overrun 16.58; militia of 16.32 appear when the move ends, after the last
+    hex's lookup)."""
     s, t = game.state, game.static
     side = int(t.side[units[0]])
     # leaders are not units (14.0): they neither overrun, control, destroy forts
@@ -691,9 +699,10 @@ def enter_hex(game, units, h: int, how: str) -> None:
         is_real = t._enters_as_unit = ((t.utype != st.LEADER) & (t.utype != st.WARSHIP)).tolist()
     real = [int(u) for u in units if is_real[u]]
     if real:
-        enemy = game.units_at(h, 1 - side)
-        if len(enemy):
-            organisation.overrun_trivial(game, enemy, side)
+        if enemy_hexes is None or h in enemy_hexes:
+            enemy = game.units_at(h, 1 - side)
+            if len(enemy):
+                organisation.overrun_trivial(game, enemy, side)
         s.control[h] = side
         if side == AXIS and t.fort[h] and not s.fort_destroyed[h]:
             s.fort_destroyed[h] = True           # rule 17.1
@@ -749,11 +758,16 @@ def execute_move(game, mv, mode: str) -> None:
         s.hitched[u] = False
         spent = float(effective_ma(game, u)) if not t.airborne_art[u] else spent + 2
     side = int(t.side[u])
+    if path:
+        # hexes holding enemy pieces now (see enter_hex): a superset of those
+        # holding any when the mover enters them
+        enemy_hexes = set(s.hex[_side_sel(game, 1 - side)].tolist())
     # leaders stacked with the mover do not travel with it (each piece moves alone, 6.1)
+    last = len(path) - 1
     for i, h in enumerate(path):
         s.hex[u] = h
         # the last hex is "move_end": militia uprisings (16.32) resolve when the move ends
-        enter_hex(game, [u], h, "move" if i < len(path) - 1 else "move_end")
+        enter_hex(game, [u], h, "move" if i < last else "move_end", enemy_hexes)
     s.moved[u] = True
     if mode == "strategic":
         s.strategic[u] = True
