@@ -1034,14 +1034,16 @@ def wave_options(game) -> WaveOptions:
             continue
         zones[z] = units
         first[z], free[z], needs[z] = [], [], []
-        for b in inv.zone_beaches[z]:
-            b = int(b)
-            if allied.size and (d[b, allied] == 0).any():
+        beaches = inv.zone_beaches[z]
+        # distance from each beach hex to the nearest Allied unit (99: none)
+        near = d[beaches][:, allied].min(axis=1).tolist() if allied.size else [99] * len(beaches)
+        for b, dn in zip(beaches.tolist(), near):
+            if dn == 0:
                 continue                                       # 18.91
             if b in in_waves:
                 continue
             first[z].append(b)
-            adjacent = bool(allied.size and (d[b, allied] <= 1).any())
+            adjacent = dn <= 1
             (needs[z] if adjacent else free[z]).append(b)
     return WaveOptions(zones, first, free, needs)
 

@@ -140,8 +140,12 @@ def exchange_fire(game) -> None:
     grid = t.grid
     # Axis designates first (16.55, 16.79)
     opts = {}
-    for u in ships:
-        in_range = [g for g in guns if d[s.hex[u], s.hex[g]] <= t.art_range[u]]
+    ship_hex = s.hex[ships].tolist()
+    gun_arr = np.asarray(guns)
+    gun_hex_arr = s.hex[gun_arr]
+    gun_hex = gun_hex_arr.tolist()
+    for u, uh in zip(ships, ship_hex):
+        in_range = gun_arr[d[uh, gun_hex_arr] <= t.art_range[u]].tolist()
         if in_range:
             opts[u] = (cg.warship_dice(int(t.off_support[u])), in_range)
     axis_fire = game.policy(AXIS).warship_fire(game, opts) if opts else {}
@@ -153,10 +157,11 @@ def exchange_fire(game) -> None:
             raise h._illegal("16.79", "warship dice exceed half its offensive support or target out of range")
     # Allied designates second (16.55), with line of fire (16.54)
     gopts = {}
-    for g in guns:
-        gh = int(s.hex[g])
-        tg = [u for u in ships if d[s.hex[g], s.hex[u]] <= inv.gun_range[g]
-              and h.line_of_fire(inv, grid, gh, int(s.hex[u]))]
+    ship_arr = np.asarray(ships)
+    ship_hex_arr = s.hex[ship_arr]
+    for g, gh in zip(guns, gun_hex):
+        near = (d[gh, ship_hex_arr] <= inv.gun_range[g]).tolist()
+        tg = [u for u, uh, k in zip(ships, ship_hex, near) if k and h.line_of_fire(inv, grid, gh, uh)]
         if tg:
             gopts[g] = tg
     game._guns_with_box_targets = _guns_with_box_targets(game, guns)
