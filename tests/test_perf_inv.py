@@ -258,3 +258,17 @@ def test_drop_marker_moves_offer_the_rule_19_13_reach():
             assert options == _reference_marker_options(g, here)
             n_checked += 1
     assert n_checked > 5
+
+
+def test_invasion_static_neighbourhood_tables():
+    """The per-hex tables used by the entry effects (16.22, 16.32) list a hex and
+    its on-map neighbours in direction order, and the town/city ones among them."""
+    from malta_sim.games.island_of_death import hercules as H
+
+    g = new_game("intro", 1, 0, axis_policy="balanced", allied_policy="static")
+    t, inv = g.static, H.inv_static(g)
+    for h in range(t.n_hexes):
+        want = [h] + [int(x) for x in t.neighbours[h] if x >= 0]
+        assert inv.near_lists[h] == want
+        assert inv.near_sets[h] == set(want)
+        assert inv.urban_near[h] == [x for x in want if t.town[x] or t.city[x]]

@@ -104,6 +104,10 @@ class InvasionStatic:
     near_lists: list = field(default_factory=list, repr=False)
     #: The same hexes as sets.
     near_sets: list = field(default_factory=list, repr=False)
+    #: Town or city hex (militia uprisings, 16.32), per hex as Python bools.
+    urban: list = field(default_factory=list, repr=False)
+    #: The town and city hexes of ``near_lists[h]``, in the same order.
+    urban_near: list = field(default_factory=list, repr=False)
     #: Landing kind per unit (:func:`_unit_kind`, rules 18.31, 18.32).
     unit_kinds: list = field(default_factory=list, repr=False)
     #: Ocean hexes (``ocean``) ascending, and as a set (warships, 16.71).
@@ -193,6 +197,8 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
     if scen.exists():
         with open(scen, "rb") as fh:
             cfg.update(tomllib.load(fh))
+    near_lists = [[h] + [int(x) for x in static.neighbours[h] if x >= 0] for h in range(H)]
+    urban = (static.town | static.city).tolist()
     return InvasionStatic(
         zone_names=zone_names, zone_beaches=zone_beaches, beach_zone=beach_zone, ocean=ocean,
         los_block=los_block, los_block_sides=sides, gun_value=gv, gun_range=gr,
@@ -200,7 +206,8 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         solo_dz_hexes={k: grid.index(v) for k, v in solo_dz.items()},
         solo_zones={k: zone_names.index(v) for k, v in solo_zone.items() if v in zone_names},
         scenario_cfg=cfg, sources=src,
-        near_lists=[[h] + [int(x) for x in static.neighbours[h] if x >= 0] for h in range(H)],
+        near_lists=near_lists, urban=urban,
+        urban_near=[[x for x in near if urban[x]] for near in near_lists],
         near_sets=[{h, *(int(x) for x in static.neighbours[h] if x >= 0)} for h in range(H)],
         ocean_hexes=tuple(int(h) for h in np.flatnonzero(ocean)),
         unit_kinds=[_unit_kind(static, u) for u in range(U)],
@@ -1583,7 +1590,8 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     cup = _militia_in_cup(game)
     if not cup:
         return
-    near = list(inv_static(game).near_lists[h])
+    inv = inv_static(game)
+    near = inv.urban_near[h]          # h and its neighbours that are towns or cities
     if how == "move":
         # a hex passed through in the middle of a move: the uprising is rolled
         # when the move ends ("move_end"), so no militia appears in the mover's path
@@ -1591,8 +1599,9 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
         return
     if how == "move_end":
         near = game.extra.pop("militia_pending", []) + near
+    urban = inv.urban
     for x in dict.fromkeys(near):
-        if x < 0 or not (t.town[x] or t.city[x]) or s.militia_rolled[x]:
+        if x < 0 or not urban[x] or s.militia_rolled[x]:
             continue
         cup = _militia_in_cup(game)
         if not cup:
