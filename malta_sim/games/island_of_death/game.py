@@ -53,9 +53,12 @@ class EventLog:
         })
 
 
-#: unit types that never take part in a hex's defense (14.0, 16.57, 16.7)
+#: unit types that never take part in a hex's defense: leaders (14.0),
+#: coastal guns (16.57), warships (at sea, 16.71)
 NOT_DEFENDING = (st.LEADER, st.COASTAL_GUN, st.WARSHIP)
-#: unit types that never attack (9.1, 12.1, 14.0, 16.5, 16.7, 16.8)
+#: unit types that never attack an adjacent hex in ground combat: leaders
+#: (14.0), coastal guns (16.57), artillery and warships (they fire support
+#: instead, 9.11, 16.73), AA and HQ pieces (as :func:`combat.can_attack`)
 NEVER_ATTACKING = (st.LEADER, st.WARSHIP, st.COASTAL_GUN, st.ARTILLERY, st.AA, st.HQ)
 
 
