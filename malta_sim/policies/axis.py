@@ -185,16 +185,20 @@ def _forecast_base(game, side: int, target: int, attackers: tuple):
         defense strength (doubled in a city or behind a fort, 9.91), sum of
         the foreseeable 9.92 shifts (no leader rolls, no air), CRT line (9.3 f),
         undestroyed fort (9.94), and the steps of each side (17.3).
-    deps : frozenset of int
-        Units whose state the base read: the attackers, the defenders and the
-        members of their regiments or brigades (9.92 integrity).
+    deps : (frozenset of int, frozenset of int)
+        Units whose state the base read: ``core``, the attackers and the
+        defenders (every field of :data:`_FC_UNIT_FIELDS`), and ``members``,
+        the other members of their regiments or brigades, of which only box,
+        level and morale state are read (9.92 integrity: on the map, not
+        demoralized, not a remnant).
     """
     from ..games.island_of_death import combat
 
-    t, s = game.static, game.state
+    t, s, tb = game.static, game.state, game.tables
     defenders = combat.defenders_in(game, target, 1 - side)
     att = sum(combat.attack_strength(game, u) for u in attackers)
-    cap = 2 * sum(int(t.attack[u, s.level[u]]) for u in attackers)            # 12.21
+    lev, attack = s.level, tb.attack
+    cap = 2 * sum(attack[u][lev[u]] for u in attackers)                        # 12.21
     dfn = sum(combat.defense_strength(game, u) for u in defenders)
     fort = bool(t.fort[target] and not s.fort_destroyed[target])
     if t.city[target] or fort:
@@ -204,11 +208,15 @@ def _forecast_base(game, side: int, target: int, attackers: tuple):
     line = combat.crt_line(game, target)
     def_steps = sum(game.steps(u) for u in defenders)
     att_steps = sum(game.steps(u) for u in attackers)
-    deps = set(attackers)
-    deps.update(defenders)
-    for r in {int(t.regiment[u]) for u in deps if t.regiment[u] >= 0}:
-        deps.update(int(m) for m in t.regiment_members[r])
-    return (att, cap, dfn, mods, line, fort, def_steps, att_steps), frozenset(deps)
+    core = set(attackers)
+    core.update(defenders)
+    reg = tb.regiment
+    members = set()
+    for r in {reg[u] for u in core if reg[u] >= 0}:
+        members.update(tb.members[r])
+    members -= core
+    return (att, cap, dfn, mods, line, fort, def_steps, att_steps), (frozenset(core),
+                                                                     frozenset(members))
 
 
 @nb.njit(cache=True)
@@ -219,20 +227,20 @@ def _changed_units(hx, box, level, morale, oos, form, hx0, box0, level0, morale0
 
     Returns
     -------
-    changed : int64[k]
-        The units that changed.
-    old_hex : int64[k]
-        Their hex in the copy before the update (-1 off the map).
+    out : int64[3, k]
+        Per changed unit: its index, its hex in the copy before the update
+        (-1 off the map), and 1 when its box, level or morale state changed
+        (else 0).
     """
     n = hx.shape[0]
-    out = np.empty(n, np.int64)
-    old = np.empty(n, np.int64)
+    out = np.empty((3, n), np.int64)
     k = 0
     for u in range(n):
-        if (hx[u] != hx0[u] or box[u] != box0[u] or level[u] != level0[u]
-                or morale[u] != morale0[u] or oos[u] != oos0[u] or form[u] != form0[u]):
-            out[k] = u
-            old[k] = hx0[u]
+        blm = box[u] != box0[u] or level[u] != level0[u] or morale[u] != morale0[u]
+        if blm or hx[u] != hx0[u] or oos[u] != oos0[u] or form[u] != form0[u]:
+            out[0, k] = u
+            out[1, k] = hx0[u]
+            out[2, k] = 1 if blm else 0
             k += 1
             hx0[u] = hx[u]
             box0[u] = box[u]
@@ -240,7 +248,7 @@ def _changed_units(hx, box, level, morale, oos, form, hx0, box0, level0, morale0
             morale0[u] = morale[u]
             oos0[u] = oos[u]
             form0[u] = form[u]
-    return out[:k], old[:k]
+    return out[:, :k]
 
 
 class _ForecastMemo:
@@ -249,16 +257,19 @@ class _ForecastMemo:
 
     A base is a pure function of the attacking side, the target hex, the
     attackers, night (9.3 f), the target's fort (9.94, 17.1), the whole
-    ``integrity_lost`` table (9.92) and, for each unit of its ``deps``, the
-    fields :data:`_FC_UNIT_FIELDS`; the defenders are the units in the target
-    hex.  The first five are the memo key; :meth:`sync` compares the unit
-    fields and ``integrity_lost`` with the copy taken at the previous sync and
-    drops every base with a changed unit among its ``deps`` or a changed unit
-    leaving, entering or staying in its target hex (a new or changed
-    defender), and every base when ``integrity_lost`` changed.  A base kept is
-    therefore equal to the one recomputed on the current state.  Target scores
-    (``scores``, see :meth:`_ParamBot._score_target`) are kept by the same
-    rule, their ``deps`` being those of their bases plus the supporting units.
+    ``integrity_lost`` table (9.92), the fields :data:`_FC_UNIT_FIELDS` of the
+    units of its ``core`` deps (attackers and defenders; the defenders are the
+    units in the target hex) and the box, level and morale state of its
+    ``members`` deps (9.92 integrity).  The first five are the memo key;
+    :meth:`sync` compares the unit fields and ``integrity_lost`` with the copy
+    taken at the previous sync and drops every base with a changed unit among
+    its ``core``, a ``members`` unit with a changed box, level or morale state,
+    or a changed unit leaving, entering or staying in its target hex (a new or
+    changed defender), and every base when ``integrity_lost`` changed.  A base
+    kept is therefore equal to the one recomputed on the current state.
+    Target scores (``scores``, see :meth:`_ParamBot._score_target`) are kept by
+    the same rule, their deps being those of their bases plus the supporting
+    units (in ``core``).
     """
 
     __slots__ = ("snap", "integ", "entries", "sup", "scores")
@@ -277,16 +288,19 @@ class _ForecastMemo:
         if self.integ.tobytes() != s.integrity_lost.tobytes():
             self.__init__(game)
             return self
-        ch, old_hex = _changed_units(s.hex, s.box, s.level, s.morale_state, s.out_of_supply,
-                                     s.formation, *self.snap)
-        if len(ch):
+        out = _changed_units(s.hex, s.box, s.level, s.morale_state, s.out_of_supply,
+                             s.formation, *self.snap)
+        if out.shape[1]:
+            ch = out[0]
             units = set(ch.tolist())
             if self.entries or self.scores:
-                hexes = set(old_hex.tolist())
+                hexes = set(out[1].tolist())
                 hexes.update(s.hex[ch].tolist())
+                blm = set(ch[out[2] == 1].tolist())
                 for memo in (self.entries, self.scores):
-                    drop = [k for k, (_b, deps) in memo.items()
-                            if k[1] in hexes or not deps.isdisjoint(units)]
+                    drop = [k for k, (_b, (core, members)) in memo.items()
+                            if k[1] in hexes or not core.isdisjoint(units)
+                            or not members.isdisjoint(blm)]
                     for k in drop:
                         del memo[k]
             if self.sup:
@@ -453,11 +467,13 @@ class _ParamBot:
         if penetration:
             from ..games.island_of_death.combat import _penetration_leader
             groups = [g for g in groups if _penetration_leader(game, g) is not None]
-        deps = set(support_units)
+        core, members = set(support_units), set()
         for grp in groups:
             fc = Forecast(game, self.side, tgt, grp, memo)
             if key is not None:
-                deps.update(memo.entry(game, self.side, fc.target, tuple(fc.attackers))[1])
+                c, m = memo.entry(game, self.side, fc.target, tuple(fc.attackers))[1]
+                core.update(c)
+                members.update(m)
             sp = memo.support(game, support_units, tgt, grp, hurricane)
             ok, gain, lv = fc.value(game, mo, mg, rk, rv, sp, air)
             cand = (ok, gain, lv, grp)
@@ -466,7 +482,8 @@ class _ParamBot:
         if key is not None and best is not None:
             if len(memo.scores) >= _FC_MAX_ENTRIES:
                 memo.scores.clear()
-            memo.scores[key] = ((best[0], best[1], best[2], tuple(best[3])), frozenset(deps))
+            memo.scores[key] = ((best[0], best[1], best[2], tuple(best[3])),
+                                (frozenset(core), frozenset(members - core)))
         return best
 
     def _pick_attack(self, game, options, penetration=False):
