@@ -1551,6 +1551,27 @@ def _militia_in_cup(game) -> list:
     return [m for m, b in zip(units, game.state.box[idx].tolist()) if b == BOX_CUP]
 
 
+def _guns_and_strongpoints(game, cgu, cgu_list, sp, sp_list, inv, h: int, how: str) -> None:
+    """Entry effects of an Axis unit on hex ``h`` that concern Allied coastal
+    guns (16.58: overrun in ``h``) and strongpoints (16.22: revealed in ``h``
+    or next to it); see :func:`on_enter_hex`."""
+    s, t = game.state, game.static
+    # = the coastal guns of units_at(h, ALLIED), in unit order
+    guns = [g for g, x in zip(cgu_list, s.hex[cgu].tolist()) if x == h] if cgu_list else []
+    if guns:
+        others = [e for e in game.units_at(h, ALLIED) if t.utype[e] not in (st.COASTAL_GUN, st.LEADER)
+                  and game.base_defense(e) > 0]
+        if not (how == "jump" and others):
+            for g in guns:
+                eliminate(game, g, "coastal gun overrun 16.58")
+    # Allied strongpoints in h or next to it, found in one pass over the strongpoints
+    if sp_list:
+        near_h = inv.near_sets[h]                                # h and its neighbours
+        for k, x in zip(sp_list, s.hex[sp].tolist()):
+            if x in near_h:
+                s.revealed[k] = True
+
+
 def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     """Effects of an Axis unit entering hex ``h`` (any way).
 
@@ -1571,26 +1592,29 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     if pieces is None:
         cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
         sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED))
-        pieces = game.extra["_allied_guns_strongpoints"] = (cgu, cgu.tolist(), sp, sp.tolist())
-    cgu, cgu_list, sp, sp_list = pieces
-    # = the coastal guns of units_at(h, ALLIED), in unit order
-    guns = [g for g, x in zip(cgu_list, s.hex[cgu].tolist()) if x == h] if cgu_list else []
-    if guns:
-        others = [e for e in game.units_at(h, ALLIED) if t.utype[e] not in (st.COASTAL_GUN, st.LEADER)
-                  and game.base_defense(e) > 0]
-        if not (how == "jump" and others):
-            for g in guns:
-                eliminate(game, g, "coastal gun overrun 16.58")
-    # Allied strongpoints in h or next to it, found in one pass over the strongpoints
-    if sp_list:
-        near_h = inv_static(game).near_sets[h]                   # h and its neighbours
-        for k, x in zip(sp_list, s.hex[sp].tolist()):
-            if x in near_h:
-                s.revealed[k] = True
+        pieces = game.extra["_allied_guns_strongpoints"] = (cgu, cgu.tolist(), sp, sp.tolist(),
+                                                            np.concatenate([cgu, sp]))
+    cgu, cgu_list, sp, sp_list, both = pieces
+    inv = inv_static(game)
+    # hexes where an entry finds a gun (16.58) or a strongpoint in or next to it
+    # (16.22), kept while the guns and strongpoints stay where they are
+    key = s.hex[both].tobytes()
+    watch = game.extra.get("_entry_watch")
+    if watch is None or watch[0] != key:
+        flags = [False] * t.n_hexes
+        for x in s.hex[cgu].tolist():
+            if x >= 0:
+                flags[x] = True
+        for x in s.hex[sp].tolist():
+            if x >= 0:
+                for y in inv.near_lists[x]:
+                    flags[y] = True
+        watch = game.extra["_entry_watch"] = (key, flags)
+    if watch[1][h]:
+        _guns_and_strongpoints(game, cgu, cgu_list, sp, sp_list, inv, h, how)
     cup = _militia_in_cup(game)
     if not cup:
         return
-    inv = inv_static(game)
     near = inv.urban_near[h]          # h and its neighbours that are towns or cities
     if how == "move":
         # a hex passed through in the middle of a move: the uprising is rolled
