@@ -141,6 +141,19 @@ def ref_plan_options(game, side):
     return opts
 
 
+def ref_defensive_options(game, side, threatened):
+    s, t = game.state, game.static
+    ezoc = combat.zoc_map(game, 1 - side)
+    dist = t.grid.distance_table
+    firers = [int(u) for u in ref_on_map(game, side) if combat._art_can_fire(game, int(u), ezoc)]
+    out = {}
+    for h in threatened:
+        us = [u for u in firers if dist[s.hex[u], h] <= t.art_range[u]]
+        if us:
+            out[int(h)] = us
+    return out
+
+
 def ref_odds_modifiers(game, side, attackers, defenders, target, air=0):
     """Rule 9.92 without the leaders' command rolls (which roll dice)."""
     s, t = game.state, game.static
@@ -461,6 +474,13 @@ def _checked(monkeypatch, counts):
         return got
     wrap(Game, "ground_units", ground)
 
+    def defensive(fast, game, side, threatened):
+        want = ref_defensive_options(game, side, threatened)
+        got = fast(game, side, threatened)
+        assert got == want and list(got) == list(want)
+        return got
+    wrap(combat, "defensive_options", defensive)
+
     def stacking(fast, game):
         fast(game)
         for side in (0, 1):                    # 7.2: nothing left over the limit
@@ -490,7 +510,7 @@ def test_fast_queries_equal_reference_in_games(monkeypatch, scenario, axis, alli
                  "update_control", "defenders_in", "morale_value", "steps", "movement_allowance",
                  "fits_stacking", "crt_column", "attack_strength", "caught_leaders", "breakdowns",
                  "stacking_check", "companies_for", "reform_options", "attackers_now",
-                 "recovery", "ammo_eligible"):
+                 "recovery", "ammo_eligible", "defensive_options"):
         assert counts.get(name, 0) > 0, name
 
 

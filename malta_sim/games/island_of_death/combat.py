@@ -240,14 +240,19 @@ def _art_can_fire(game, u: int, enemy_zoc) -> bool:
     return True
 
 
-def _firers(game, side: int, enemy_zoc) -> list[int]:
+def _firers(game, side: int) -> list[int]:
     """Artillery and warships of ``side`` that :func:`_art_can_fire` accepts
     (rules 12.4, 12.5, 11.4, 12.23, 16.76, 17.7), in ascending order; only
-    artillery and warships are asked (no other piece can fire)."""
+    artillery and warships are asked (no other piece can fire), and the
+    enemy ZOC map is made only when there is one to ask."""
     s = game.state
     m = (s.box == BOX_MAP) & game.tables.firer_type & game.tables.side_mask[side]
     m &= ~s.fired
-    return [u for u in m.nonzero()[0].tolist() if _art_can_fire(game, u, enemy_zoc)]
+    cand = m.nonzero()[0].tolist()
+    if not cand:
+        return []
+    ezoc = zoc_map(game, 1 - side)
+    return [u for u in cand if _art_can_fire(game, u, ezoc)]
 
 
 def _ground_hexes(game, side: int) -> np.ndarray:
@@ -328,9 +333,8 @@ def plan_options(game, side: int) -> PlanOptions:
     cand = attackers_now(game, side)
     atk = _options_for(game, cand.tolist(), targets) if len(cand) else {}
     opts.attack_targets = sorted(atk)
-    ezoc = zoc_map(game, 1 - side)
     dist = t.grid.distance_table
-    firers = _firers(game, side, ezoc)
+    firers = _firers(game, side)
     if firers:
         f_hex = s.hex[firers].tolist()
         f_rng = t.art_range[firers].tolist()
@@ -358,9 +362,8 @@ def plan_options(game, side: int) -> PlanOptions:
 def defensive_options(game, side: int, threatened) -> dict:
     """Step 9.2 b: own hex -> artillery/warships of ``side`` able to support it."""
     s, t = game.state, game.static
-    ezoc = zoc_map(game, 1 - side)
     dist = t.grid.distance_table
-    firers = _firers(game, side, ezoc)
+    firers = _firers(game, side)
     out = {}
     if not firers:
         return out
