@@ -1471,17 +1471,22 @@ def airfield_entry(game) -> None:
         return                                                  # 16.15
     allied = allied_unit_hexes(game)
     d = t.grid.distance_table
-    fields = [int(h) for h in np.flatnonzero(t.airfield & (s.control == AXIS))
-              if not (allied.size and (d[h, allied] <= 1).any())]
+    held = np.flatnonzero(t.airfield & (s.control == AXIS))
+    if allied.size and held.size:
+        held = held[d[held][:, allied].min(axis=1) > 1]   # no Allied unit in or next to it
+    fields = held.tolist()
     if not fields:
         return
+    # battalions with companies in play (is_broken for every battalion at once;
+    # breaking one battalion down gives companies to it alone)
+    broken = set(s.parent[(s.parent >= 0) & (s.box != BOX_ELIMINATED) & (s.box != BOX_POOL)].tolist())
     # battalions of the 80th Division and the commandos break down first (16.1, 16.14)
     for b in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == AXIS) & (t.size == st.BATTALION)
-                            & ((t.utype == st.GLIDER) | (t.utype == st.COMMANDO))):
-        if not is_broken(game, int(b)):
-            break_down(game, int(b))
+                            & ((t.utype == st.GLIDER) | (t.utype == st.COMMANDO))).tolist():
+        if b not in broken:
+            break_down(game, b)
     cands = []
-    # battalions with companies in play (is_broken, read once: nothing changes in this loop)
+    # the broken-down battalions now (nothing changes in the loop below)
     broken = set(s.parent[(s.parent >= 0) & (s.box != BOX_ELIMINATED) & (s.box != BOX_POOL)].tolist())
     for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == AXIS)).tolist():
         f = int(t.printed_formation[u])
