@@ -315,8 +315,9 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
 
     def infiltration_options(game, side):
         got = fast_infiltration(game, side)
-        assert got == ref_infiltration_options(game, side)
+        assert list(got.items()) == list(ref_infiltration_options(game, side).items())
         calls["infiltration"] = calls.get("infiltration", 0) + 1
+        calls["infiltration_options"] = calls.get("infiltration_options", 0) + len(got)
         return got
 
     fast_bonus, fast_within2 = movement.leader_bonus, movement.within2_of_enemy
@@ -373,7 +374,7 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
     _play(monkeypatch, scen, ax, al, 2)
     assert calls["movable"] > 10 and calls["room"] > 10 and calls["legal"] > 10, calls
     assert calls["infiltration"] > 2 and calls["bonus"] > 2 and calls["supply"] > 2, calls
-    assert calls["exert"] > 2 and calls["skipped"] > 10, calls
+    assert calls["exert"] > 2 and calls["skipped"] > 10 and calls["infiltration_options"] > 2, calls
 
 
 def test_invasion_decisions_equal_plain(monkeypatch):
@@ -429,3 +430,97 @@ def test_invasion_decisions_equal_plain(monkeypatch):
                 monkeypatch.setattr(cls, name, fn)
     _play(monkeypatch, "hercules", "balanced", "static", 2)
     assert calls["marker"] and calls["sticks"] and calls["ships"], calls
+
+
+# ---------------------------------------------------------------- reach search
+def ref_reach(start, ma2, cls, strategic, t, zoc, blocked, stop, allowed):
+    """The search as first written (hexside costs worked out per step), plain Python."""
+    import math
+
+    def cls_pick(vec):
+        return min(vec[0], vec[1], vec[2]) if cls < 0 else vec[cls]
+
+    def edge2(g, d, h):
+        best = 1e9
+        for c in (range(0, 3) if cls < 0 else (cls,)):
+            if t.road[g, d]:
+                v = t.road_strat_cost[c] if strategic else t.road_cost[c]
+            else:
+                v = t.strat_cost[h, c] if strategic else t.move_cost[h, c]
+                if v >= 99:
+                    continue
+                if t.creek[g, d]:
+                    v += t.creek_cost[c]
+                if t.rise[g, d]:
+                    if t.rise_cost[c] >= 99:
+                        continue
+                    v += t.rise_cost[c]
+            if v < best:
+                best = v
+        return 198 if best >= 99 else int(math.ceil(best * 2 - 1e-9))
+
+    nbr = t.neighbours
+    n = nbr.shape[0]
+    cost = np.full(n, 1 << 28, np.int64)
+    pred = np.full(n, -1, np.int64)
+    done = np.zeros(n, bool)
+    cost[start] = 0
+    buckets = [[] for _ in range(ma2 + 2)]
+    buckets[0].append(start)
+    for c in range(ma2 + 2):
+        for g in buckets[c]:
+            if done[g] or cost[g] != c:
+                continue
+            done[g] = True
+            if g != start and (zoc[g] or stop[g]):
+                continue
+            for d in range(6):
+                h = nbr[g, d]
+                if h < 0 or blocked[h] or not allowed[h] or t.ocean_side[g, d]:
+                    continue
+                if zoc[g] and zoc[h]:
+                    continue
+                e = edge2(g, d, h)
+                if e >= 198:
+                    continue
+                if zoc[g]:
+                    e += 2 * cls_pick(movement.ZOC_EXIT)
+                if zoc[h]:
+                    e += 2 * cls_pick(movement.ZOC_ENTER)
+                nc = c + e
+                if g == start and nc > ma2 and ma2 > 0:
+                    nc = ma2
+                if nc <= ma2 and nc < cost[h]:
+                    cost[h] = nc
+                    pred[h] = g
+                    buckets[nc].append(h)
+    return cost, pred
+
+
+def test_reach_search_with_cost_table_equals_first_search():
+    """The bucket search over the per-static hexside cost table (``reach_core``
+    with ``edge_cost_table``) gives the first search's costs and paths, for
+    every class (leaders too) and both kinds of movement, on random masks."""
+    from malta_sim.games.island_of_death.setup import load_static
+
+    t = load_static()
+    edge = movement.edge_cost_table(t.move_cost, t.strat_cost, t.road, t.creek, t.rise, t.neighbours,
+                                    t.road_cost, t.road_strat_cost, t.creek_cost, t.rise_cost)
+    rng = np.random.default_rng(11)
+    land = np.flatnonzero(t.land)
+    for k in range(48):
+        n = t.n_hexes
+        zoc = rng.random(n) < 0.15
+        blocked = rng.random(n) < 0.05
+        stop = rng.random(n) < 0.03
+        allowed = t.land & (rng.random(n) < (0.7 if k % 2 else 1.0))
+        start = int(rng.choice(land))
+        cls = int(rng.integers(-1, 3))
+        strategic = bool(k % 3 == 0)
+        ma2 = int(rng.integers(0, 31))
+        got = movement.reach_core(start, ma2, cls, edge[int(strategic), cls + 1], zoc, blocked, stop,
+                                  allowed, t.ocean_side, t.neighbours, movement.ZOC_ENTER,
+                                  movement.ZOC_EXIT)
+        ref = ref_reach(start, ma2, cls, strategic, t, zoc, blocked, stop, allowed)
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])

@@ -229,16 +229,60 @@ def reach_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek,
     pred : int32[n]
         Previous hex on a cheapest path (-1 at the start / unreachable).
     """
+    edge = edge_costs(cls, strategic, move_cost, strat_cost, road, creek, rise, nbr, road_cost,
+                      road_strat, creek_cost, rise_cost)
+    return reach_core(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side, nbr,
+                      zoc_enter, zoc_exit)
+
+
+@nb.njit(cache=True)
+def edge_costs(cls, strategic, move_cost, strat_cost, road, creek, rise, nbr, road_cost,
+               road_strat, creek_cost, rise_cost):
+    """int32[n, 6]: half MPs to cross each hexside into the neighbour for
+    movement class ``cls`` (-1 leader) by tactical or strategic movement
+    (rules 6.11, 6.2, 14.3); 198 where prohibited or off the map."""
+    n = nbr.shape[0]
+    edge = np.full((n, 6), 198, np.int32)
+    for g in range(n):
+        for d in range(6):
+            h = nbr[g, d]
+            if h >= 0:
+                edge[g, d] = _edge2(g, d, h, cls, strategic, move_cost, strat_cost, road, creek,
+                                    rise, road_cost, road_strat, creek_cost, rise_cost)
+    return edge
+
+
+@nb.njit(cache=True)
+def edge_cost_table(move_cost, strat_cost, road, creek, rise, nbr, road_cost, road_strat,
+                    creek_cost, rise_cost):
+    """int32[2, 4, n, 6]: :func:`edge_costs` for tactical (0) and strategic
+    (1) movement and classes leader, foot, mot, mech (``cls + 1``)."""
+    n = nbr.shape[0]
+    out = np.empty((2, 4, n, 6), np.int32)
+    for k in range(2):
+        for c in range(4):
+            out[k, c] = edge_costs(c - 1, k == 1, move_cost, strat_cost, road, creek, rise, nbr,
+                                   road_cost, road_strat, creek_cost, rise_cost)
+    return out
+
+
+@nb.njit(cache=True)
+def reach_core(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side, nbr, zoc_enter,
+               zoc_exit):
+    """The bucket-queue search of :func:`reach_kernel` with the hexside costs
+    given (``edge`` int32[n, 6] from :func:`edge_costs`)."""
     n = nbr.shape[0]
     cost = np.full(n, 1 << 28, np.int32)
     pred = np.full(n, -1, np.int32)
     done = np.zeros(n, np.bool_)
     cost[start] = 0
     maxc = ma2 + 1
-    buckets = np.full((maxc + 1, n), -1, np.int32)
+    buckets = np.empty((maxc + 1, n), np.int32)     # read only below each bucket's size
     bsize = np.zeros(maxc + 1, np.int32)
     buckets[0, 0] = start
     bsize[0] = 1
+    zx = 2 * _cls_pick(zoc_exit, cls)
+    zn = 2 * _cls_pick(zoc_enter, cls)
     for c in range(maxc + 1):
         i = 0
         while i < bsize[c]:
@@ -255,14 +299,13 @@ def reach_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek,
                     continue
                 if zoc[g] and zoc[h]:
                     continue  # no direct ZOC-to-ZOC move (5.2; only infiltration 6.4)
-                e = _edge2(g, d, h, cls, strategic, move_cost, strat_cost, road, creek, rise,
-                           road_cost, road_strat, creek_cost, rise_cost)
+                e = edge[g, d]
                 if e >= 198:
                     continue
                 if zoc[g]:
-                    e += 2 * _cls_pick(zoc_exit, cls)
+                    e += zx
                 if zoc[h]:
-                    e += 2 * _cls_pick(zoc_enter, cls)
+                    e += zn
                 nc = c + e
                 if g == start and nc > ma2 and ma2 > 0:
                     nc = ma2  # rule 6.53: one hex for the whole allowance
@@ -275,8 +318,7 @@ def reach_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek,
 
 
 @nb.njit(cache=True)
-def legal_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek, rise, ocean_side,
-                 nbr, road_cost, road_strat, creek_cost, rise_cost, zoc, blocked, stop, land, strat_ok,
+def legal_kernel(start, ma2, cls, strategic, edge, ocean_side, nbr, zoc, blocked, stop, land, strat_ok,
                  zoc_enter, zoc_exit, units, box, hexes, level, base, remnant_level, room_max, add):
     """Destinations of one unit's move (rules 5.2, 6.1-6.3, 6.53, 7.1): the
     search of :func:`reach_kernel` over land hexes (and, strategic, the
@@ -285,9 +327,11 @@ def legal_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek,
 
     Parameters
     ----------
-    start, ma2, cls, strategic, move_cost ... zoc_exit
+    start, ma2, cls, strategic, ocean_side, nbr, zoc, blocked, stop, zoc_enter, zoc_exit
         As :func:`reach_kernel`, with ``land`` and ``strat_ok`` (bool[n]) in
         place of ``allowed``.
+    edge : int32[n, 6]
+        Hexside costs for this class and kind of movement (:func:`edge_costs`).
     units : int64[k]
         The mover's side's pieces; ``box``, ``hexes``, ``level`` their state
         (all pieces' arrays); ``base``, ``remnant_level`` from
@@ -307,9 +351,8 @@ def legal_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek,
         As :func:`reach_kernel`.
     """
     allowed = land & strat_ok if strategic else land
-    cost, pred = reach_kernel(start, ma2, cls, strategic, move_cost, strat_cost, road, creek, rise,
-                              ocean_side, nbr, road_cost, road_strat, creek_cost, rise_cost, zoc,
-                              blocked, stop, allowed, zoc_enter, zoc_exit)
+    cost, pred = reach_core(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side, nbr,
+                            zoc_enter, zoc_exit)
     n = nbr.shape[0]
     room = stack_room_kernel(units, box, hexes, level, base, remnant_level, n, room_max)
     dest = np.empty(n, np.int64)
@@ -545,9 +588,10 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
     start = int(s.hex[u])
     sa = _static_args(t)
     add = 2 if (hitch and ut == st.ARTILLERY) else 0
-    idx, mp, pred = legal_kernel(start, 2 * ma, cls, strategic, *sa[:11], zoc, block, trivial,
+    idx, mp, pred = legal_kernel(start, 2 * ma, cls, strategic, sa[0][int(strategic), cls + 1],
+                                 t.ocean_side, t.neighbours, zoc, block, trivial,
                                  t.land, strat_ok, ZOC_ENTER, ZOC_EXIT, _side_units(game, side),
-                                 s.box, s.hex, s.level, sa[11], sa[12],
+                                 s.box, s.hex, s.level, sa[1], sa[2],
                                  STACK_ROOM - organisation.stack_weight(game, u), add)
     game.extra["last_pred"] = (u, mode, hitch, pred)
     out = dict(zip(idx.tolist(), mp.tolist()))
@@ -623,14 +667,14 @@ def _stack_room(game, side: int) -> np.ndarray:
 
 
 def _static_args(t) -> tuple:
-    """The static tables :func:`legal_kernel` reads (terrain costs, hexsides,
-    neighbours; the stacking tables of :func:`stack_tables`), in its argument
-    order, gathered once per :class:`StaticData`."""
+    """The static tables :func:`legal_kernel` reads, built once per
+    :class:`StaticData`: the hexside costs of :func:`edge_cost_table`
+    (int32[2, 4, n, 6]) and the stacking tables of :func:`stack_tables`."""
     out = getattr(t, "_legal_args", None)
     if out is None:
-        out = t._legal_args = (t.move_cost, t.strat_cost, t.road, t.creek, t.rise, t.ocean_side,
-                               t.neighbours, t.road_cost, t.road_strat_cost, t.creek_cost,
-                               t.rise_cost) + stack_tables(t)
+        edge = edge_cost_table(t.move_cost, t.strat_cost, t.road, t.creek, t.rise, t.neighbours,
+                               t.road_cost, t.road_strat_cost, t.creek_cost, t.rise_cost)
+        out = t._legal_args = (edge,) + stack_tables(t)
     return out
 
 
@@ -847,22 +891,22 @@ def infiltration_options(game, side: int) -> dict:
     hx = s.hex[units]
     ut = t.utype[units]
     units = units[zoc_start[hx] & zoc[hx] & (ut != st.LEADER) & (ut != st.ARTILLERY)]
-    for u in units.tolist():
-        if not movable(game, u):
-            continue
-        h = s.hex[u]
-        w = organisation.stack_weight(game, u)
-        dests = []
-        for d in range(6):
-            o = t.neighbours[h, d]
-            if o < 0 or not t.land[o] or block[o] or not zoc[o] or t.ocean_side[h, d]:
-                continue
-            if t.rise[h, d] and not t.road[h, d] and t.move_class[u] != st.FOOT:
-                continue
-            if room[o] >= w:
-                dests.append(int(o))
-        if dests:
-            out[u] = dests
+    if not len(units):
+        return out
+    # the six hexsides of every candidate at once, in direction order
+    h = s.hex[units]
+    nb = t.neighbours[h]
+    o = np.where(nb >= 0, nb, 0)
+    ok = (nb >= 0) & t.land[o] & ~block[o] & zoc[o] & ~t.ocean_side[h]
+    # a Creek-with-Rise hexside without a road only for foot units (6.41, 5.0)
+    ok &= ~(t.rise[h] & ~t.road[h] & (t.move_class[units] != st.FOOT)[:, None])
+    base, rem = stack_tables(t)
+    w = np.where(s.level[units] == rem[units], 1, base[units])
+    ok &= room[o] >= w[:, None]
+    for i in np.flatnonzero(ok.any(axis=1)).tolist():
+        u = int(units[i])
+        if movable(game, u):
+            out[u] = nb[i][ok[i]].tolist()
     return out
 
 
