@@ -162,11 +162,27 @@ def attackable_hexes(game, enemy: int) -> set:
         ``attackable(game, h, e)`` for every hex (both read the units' hexes
         only, so the answers agree on any state).
     """
+    return set(_attackable(game, enemy))
+
+
+def _attackable(game, enemy: int) -> frozenset:
+    """:func:`attackable_hexes` as a frozenset, kept per side with the units'
+    hexes and levels it was found from (all that it reads) and given again
+    while they are unchanged (rule 9.15)."""
     s, t = game.state, game.static
+    key = (s.hex.tobytes(), s.level.tobytes())
+    memo = game.extra.get("_attackable")
+    if memo is None:
+        memo = game.extra["_attackable"] = {}
+    hit = memo.get(enemy)
+    if hit is not None and hit[0] == key:
+        return hit[1]
     m = (s.hex >= 0) & game.tables.defends_side[enemy]
     idx = m.nonzero()[0]
     ok = t.defense[idx, s.level[idx]] > 0
-    return set(s.hex[idx[ok]].tolist())
+    out = frozenset(s.hex[idx[ok]].tolist())
+    memo[enemy] = (key, out)
+    return out
 
 
 def attack_options(game, side: int, units=None) -> dict:
@@ -191,10 +207,10 @@ def attack_options(game, side: int, units=None) -> dict:
         cand = attackers_now(game, side)
         if not len(cand):
             return {}
-        return _options_for(game, cand.tolist(), attackable_hexes(game, 1 - side))
+        return _options_for(game, cand.tolist(), _attackable(game, 1 - side))
     if not len(units):
         return {}
-    return _options_for(game, [int(u) for u in units], attackable_hexes(game, 1 - side))
+    return _options_for(game, [int(u) for u in units], _attackable(game, 1 - side))
 
 
 def _options_for(game, cand: list, targets: set) -> dict:
@@ -329,7 +345,7 @@ def plan_options(game, side: int) -> PlanOptions:
     12.2, 12.52, 16.41)."""
     s, t = game.state, game.static
     opts = PlanOptions()
-    targets = attackable_hexes(game, 1 - side)
+    targets = _attackable(game, 1 - side)
     cand = attackers_now(game, side)
     atk = _options_for(game, cand.tolist(), targets) if len(cand) else {}
     opts.attack_targets = sorted(atk)
