@@ -43,10 +43,10 @@ def available_sticks(game, formation: int, planned_units: set) -> list:
     list of (kind, tuple of units)
     """
     s, t = game.state, game.static
-    broken = {int(b) for b in s.parent[(s.parent >= 0) & (s.box != 5)]}
-    inbox = [int(u) for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == AXIS)
-                                            & (t.printed_formation == formation))
-             if int(u) not in planned_units and int(u) not in broken]
+    broken = set(s.parent[(s.parent >= 0) & (s.box != 5)].tolist())
+    inbox = [u for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == AXIS)
+                                       & (t.printed_formation == formation)).tolist()
+             if u not in planned_units and u not in broken]
     out = []
     comps_by_bn: dict = {}
     hq_group = []
