@@ -269,18 +269,60 @@ class _ForecastMemo:
     kept is therefore equal to the one recomputed on the current state.
     Target scores (``scores``, see :meth:`_ParamBot._score_target`) are kept by
     the same rule, their deps being those of their bases plus the supporting
-    units (in ``core``).
+    units (in ``core``).  Each kept item is indexed under its target hex, its
+    ``core`` units and its ``members`` units, so a sync visits only the items
+    a change touches (an index may name an item already dropped: dropping it
+    again is harmless).
     """
 
-    __slots__ = ("snap", "integ", "entries", "sup", "scores")
+    __slots__ = ("snap", "integ", "entries", "sup", "scores", "by_core", "by_member", "by_hex")
 
     def __init__(self, game):
         s = game.state
         self.snap = [getattr(s, f).copy() for f in _FC_UNIT_FIELDS]
         self.integ = s.integrity_lost.copy()
         self.entries: dict = {}
-        self.sup: dict = {}
         self.scores: dict = {}
+        self.sup: dict = {}                  # unit -> {(target, formations, hurricane, night): value}
+        self.by_core: dict = {}              # unit -> {(0 entries | 1 scores, key)}
+        self.by_member: dict = {}
+        self.by_hex: dict = {}
+
+    def _clear(self) -> None:
+        self.entries.clear()
+        self.scores.clear()
+        self.by_core.clear()
+        self.by_member.clear()
+        self.by_hex.clear()
+
+    def _put(self, which: int, key: tuple, value, deps) -> None:
+        """Keep ``value`` (with its ``(core, members)`` deps) under ``key`` in
+        ``entries`` (``which`` 0) or ``scores`` (1), indexed for :meth:`sync`."""
+        memo = self.scores if which else self.entries
+        if len(memo) >= _FC_MAX_ENTRIES:
+            self._clear()
+        memo[key] = (value, deps)
+        item = (which, key)
+        core, members = deps
+        by = self.by_core
+        for u in core:
+            got = by.get(u)
+            if got is None:
+                by[u] = {item}
+            else:
+                got.add(item)
+        by = self.by_member
+        for u in members:
+            got = by.get(u)
+            if got is None:
+                by[u] = {item}
+            else:
+                got.add(item)
+        got = self.by_hex.get(key[1])
+        if got is None:
+            self.by_hex[key[1]] = {item}
+        else:
+            got.add(item)
 
     def sync(self, game) -> "_ForecastMemo":
         """Drop the bases the state changes since the last sync invalidate."""
@@ -292,20 +334,30 @@ class _ForecastMemo:
                              s.formation, *self.snap)
         if out.shape[1]:
             ch = out[0]
-            units = set(ch.tolist())
+            units = ch.tolist()
+            drop: set = set()
             if self.entries or self.scores:
-                hexes = set(out[1].tolist())
-                hexes.update(s.hex[ch].tolist())
-                blm = set(ch[out[2] == 1].tolist())
-                for memo in (self.entries, self.scores):
-                    drop = [k for k, (_b, (core, members)) in memo.items()
-                            if k[1] in hexes or not core.isdisjoint(units)
-                            or not members.isdisjoint(blm)]
-                    for k in drop:
-                        del memo[k]
+                by = self.by_core
+                for u in units:
+                    got = by.pop(u, None)
+                    if got:
+                        drop |= got
+                by = self.by_member
+                for u in ch[out[2] == 1].tolist():
+                    got = by.pop(u, None)
+                    if got:
+                        drop |= got
+                by = self.by_hex
+                for h in out[1].tolist() + s.hex[ch].tolist():
+                    got = by.pop(h, None)
+                    if got:
+                        drop |= got
+                memos = (self.entries, self.scores)
+                for which, k in drop:
+                    memos[which].pop(k, None)
             if self.sup:
-                for k in [k for k in self.sup if k[0] in units]:
-                    del self.sup[k]
+                for u in units:
+                    self.sup.pop(u, None)
         return self
 
     def base(self, game, side: int, target: int, attackers: tuple) -> tuple:
@@ -318,9 +370,8 @@ class _ForecastMemo:
         key = (side, target, attackers, game.night, bool(game.state.fort_destroyed[target]))
         hit = self.entries.get(key)
         if hit is None:
-            if len(self.entries) >= _FC_MAX_ENTRIES:
-                self.entries.clear()
-            hit = self.entries[key] = _forecast_base(game, side, target, attackers)
+            hit = _forecast_base(game, side, target, attackers)
+            self._put(0, key, *hit)
         return hit
 
     def support(self, game, units, target: int, attackers, hurricane=()) -> int:
@@ -338,18 +389,22 @@ class _ForecastMemo:
             return 0
         from ..games.island_of_death.combat import support_value
 
-        forms = frozenset(game.state.formation[list(attackers)].tolist())
+        form = game.state.formation
+        forms = frozenset([int(form[c]) for c in attackers])
         night = game.night
         sup = self.sup
         total = 0
         for u in units:
             hur = u in hurricane
-            key = (u, target, forms, hur, night)
-            v = sup.get(key)
+            key = (target, forms, hur, night)
+            mine = sup.get(u)
+            if mine is None:
+                mine = sup[u] = {}
+            v = mine.get(key)
             if v is None:
-                if len(sup) >= _FC_MAX_ENTRIES:
-                    sup.clear()
-                v = sup[key] = support_value(game, u, True, target, attackers, hur)
+                if len(mine) >= _FC_MAX_ENTRIES:
+                    mine.clear()
+                v = mine[key] = support_value(game, u, True, target, attackers, hur)
             total += v
         return total
 
@@ -480,10 +535,8 @@ class _ParamBot:
             if best is None or (cand[0], cand[1]) > (best[0], best[1]):
                 best = cand
         if key is not None and best is not None:
-            if len(memo.scores) >= _FC_MAX_ENTRIES:
-                memo.scores.clear()
-            memo.scores[key] = ((best[0], best[1], best[2], tuple(best[3])),
-                                (frozenset(core), frozenset(members - core)))
+            memo._put(1, key, (best[0], best[1], best[2], tuple(best[3])),
+                      (core, members - core))
         return best
 
     def _pick_attack(self, game, options, penetration=False):
