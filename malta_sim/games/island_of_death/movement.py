@@ -475,15 +475,21 @@ def movable_units(game, side: int) -> list:
     list of int
         Unit indices.
     """
+    out = _movable_before_17_7(game, side).tolist()
+    if side == ALLIED:
+        out = [u for u in out if delayed_reaction_ok(game, u)]     # rule 17.7
+    return out
+
+
+def _movable_before_17_7(game, side: int) -> np.ndarray:
+    """int64[k]: the units of :func:`movable_units` before the Allied test of
+    rule 17.7 (ascending)."""
     s, t = game.state, game.static
     m = (s.box == BOX_MAP) & (t.side == side) & ~s.moved & ~_never_moves(t) & (s.entered_turn != game.turn)
     units = m.nonzero()[0]
     if len(units):
         units = units[(t.utype[units] == st.LEADER) | (t.ma[units, s.level[units]] > 0)]
-    out = units.tolist()
-    if side == ALLIED:
-        out = [u for u in out if delayed_reaction_ok(game, u)]     # rule 17.7
-    return out
+    return units
 
 
 def effective_ma(game, u: int) -> int:
@@ -878,36 +884,87 @@ def infiltration_options(game, side: int) -> dict:
     """Rule 6.41: unit -> adjacent enemy-ZOC hexes it may try to infiltrate into."""
     s, t = game.state, game.static
     zoc_start = game.extra.get("zoc_start")
-    zoc = zoc_map(game, 1 - side)
-    block, _ = occupancy(game, 1 - side)
     out = {}
     if zoc_start is None:
         return out
-    # rule 7.1 at the destination (organisation.fits_stacking for one unit
-    # entering a hex it is not in): its weight fits in the room left there
-    room = _stack_room(game, side)
-    # units that start in an enemy ZOC and are in one now, before the dearer tests
-    units = game.on_map(side)
-    hx = s.hex[units]
-    ut = t.utype[units]
-    units = units[zoc_start[hx] & zoc[hx] & (ut != st.LEADER) & (ut != st.ARTILLERY)]
-    if not len(units):
-        return out
-    # the six hexsides of every candidate at once, in direction order
-    h = s.hex[units]
-    nb = t.neighbours[h]
-    o = np.where(nb >= 0, nb, 0)
-    ok = (nb >= 0) & t.land[o] & ~block[o] & zoc[o] & ~t.ocean_side[h]
-    # a Creek-with-Rise hexside without a road only for foot units (6.41, 5.0)
-    ok &= ~(t.rise[h] & ~t.road[h] & (t.move_class[units] != st.FOOT)[:, None])
+    pk = _position_key(game, 1 - side)
+    zoc = _zoc_memo(game, 1 - side, pk)                  # read only
+    block, _ = _occupancy_memo(game, 1 - side, pk)
     base, rem = stack_tables(t)
-    w = np.where(s.level[units] == rem[units], 1, base[units])
-    ok &= room[o] >= w[:, None]
-    for i in np.flatnonzero(ok.any(axis=1)).tolist():
-        u = int(units[i])
-        if movable(game, u):
-            out[u] = nb[i][ok[i]].tolist()
+    units, dests = infiltration_kernel(
+        _movable_before_17_7(game, side), s.hex, s.level, t.utype, t.move_class, zoc_start, zoc,
+        block, t.land, t.ocean_side, t.rise, t.road, t.neighbours, _stack_room(game, side), base, rem,
+        _INFILTRATION_CODES)
+    allied = side == ALLIED
+    for u, row in zip(units.tolist(), dests.tolist()):
+        if allied and not delayed_reaction_ok(game, u):
+            continue                                             # rule 17.7
+        out[u] = [o for o in row if o >= 0]
     return out
+
+
+#: unit type and movement class codes :func:`infiltration_kernel` tests
+#: (leader, artillery, foot class)
+_INFILTRATION_CODES = np.array([st.LEADER, st.ARTILLERY, st.FOOT], np.int64)
+
+
+@nb.njit(cache=True)
+def infiltration_kernel(units, hexes, level, utype, move_class, zoc_start, zoc, block, land,
+                        ocean_side, rise, road, nbr, room, base, remnant_level, codes):
+    """The hexes each candidate may try to infiltrate into (rule 6.41).
+
+    A candidate (leaders and artillery never infiltrate) starts the phase in
+    an enemy ZOC and is in one now; a destination is an adjacent land hex in
+    enemy ZOC without blocking enemy pieces, not across an all-ocean hexside
+    nor, for mot/mech units, a Creek-with-Rise hexside without road (5.0),
+    where the unit fits the stacking limit (7.1).
+
+    Parameters
+    ----------
+    units : int64[k]
+        Units that may move (rule 17.7 aside), ascending.
+    hexes, level, utype, move_class : arrays [n_units]
+    zoc_start, zoc, block, land, room : arrays [n_hexes]
+        Enemy ZOC at the start of the phase and now, blocking enemy pieces,
+        land, stacking room left (half battalions, :func:`_stack_room`).
+    ocean_side, rise, road : bool[n_hexes, 6]; nbr : int32[n_hexes, 6]
+    base, remnant_level : int16[n_units]
+        :func:`stack_tables`.
+    codes : int64[3]
+        :data:`_INFILTRATION_CODES`.
+
+    Returns
+    -------
+    sel : int64[m]
+        Candidates with at least one destination, ascending.
+    dests : int64[m, 6]
+        Their destinations in direction order, -1 for a hexside without one.
+    """
+    leader_code, art_code, foot_code = codes[0], codes[1], codes[2]
+    k = units.shape[0]
+    sel = np.empty(k, np.int64)
+    dests = np.full((k, 6), -1, np.int64)
+    m = 0
+    for i in range(k):
+        u = units[i]
+        h = hexes[u]
+        if utype[u] == leader_code or utype[u] == art_code or not zoc_start[h] or not zoc[h]:
+            continue
+        w = 1 if level[u] == remnant_level[u] else base[u]
+        any_dest = False
+        for d in range(6):
+            o = nbr[h, d]
+            if o < 0 or not land[o] or block[o] or not zoc[o] or ocean_side[h, d]:
+                continue
+            if rise[h, d] and not road[h, d] and move_class[u] != foot_code:
+                continue
+            if room[o] >= w:
+                dests[m, d] = o
+                any_dest = True
+        if any_dest:
+            sel[m] = u
+            m += 1
+    return sel[:m], dests[:m]
 
 
 def infiltration_movement(game, side: int) -> None:
