@@ -45,9 +45,13 @@ def _allied_memo(game):
     from ..games.island_of_death.state import ALLIED, BOX_MAP
 
     s, t = game.state, game.static
-    al = game.extra.get("_allied_units")
+    al = game.extra.get("_allied_sel")
     if al is None:
-        al = game.extra["_allied_units"] = np.flatnonzero(t.side == ALLIED)
+        # the Allied pieces: a slice when they are one run of unit indices
+        # (same elements, cheaper to read than an index array)
+        idx = np.flatnonzero(t.side == ALLIED)
+        al = slice(int(idx[0]), int(idx[-1]) + 1) if len(idx) and idx[-1] - idx[0] + 1 == len(idx) else idx
+        game.extra["_allied_sel"] = al
     key = (s.box[al].tobytes(), s.hex[al].tobytes(), s.level[al].tobytes())
     memo = game.extra.get("_allied_strength_memo")
     if memo is None or memo[0] != key:
@@ -338,9 +342,16 @@ class InvasionDecisions:
         out = {}
         from ..games.island_of_death.hercules import box_steps
 
+        steps = {}                        # steps per box, counted once for all guns
+
+        def key(b):
+            n = steps.get(b)
+            if n is None:
+                n = steps[b] = box_steps(game, b)
+            return (n, b[0] == 2 and 0 or 1, -b[1])
         for g, boxes in options.items():
             if boxes:
-                out[g] = max(boxes, key=lambda b: (box_steps(game, b), b[0] == 2 and 0 or 1, -b[1]))
+                out[g] = max(boxes, key=key)
         return out
 
     def waters_edge_attacks(self, game, options: dict) -> dict:
