@@ -1266,8 +1266,8 @@ def coastal_fire_at_boxes(game) -> None:
     inv = inv_static(game)
     guns = ((s.box == BOX_MAP) & (t.side == ALLIED) & (t.utype == st.COASTAL_GUN)
             & (s.gun_fired_turn != game.turn) & (inv.gun_value > 0)).nonzero()[0].tolist()
-    boxes = sorted({(int(s.box[u]), int(s.box_slot[u])) for u in np.flatnonzero(
-        ((s.box == BOX_FIRST_WAVE) | (s.box == BOX_SECOND_WAVE)) & (t.side == AXIS))})
+    filled = (((s.box == BOX_FIRST_WAVE) | (s.box == BOX_SECOND_WAVE)) & (t.side == AXIS)).nonzero()[0]
+    boxes = sorted(set(zip(s.box[filled].tolist(), s.box_slot[filled].tolist())))
     if not guns or not boxes:
         return
     grid = t.grid
@@ -1402,12 +1402,16 @@ def waters_edge_combat(game, landed: list) -> None:
     if not targets:
         return
     options: dict = {}
+    # Allied units per hex, ascending (= units_at(o, ALLIED)); nothing moves while options are listed
+    al = ((s.hex >= 0) & (t.side == ALLIED)).nonzero()[0]
+    allied_at: dict = {}
+    for a, x in zip(al.tolist(), s.hex[al].tolist()):
+        allied_at.setdefault(x, []).append(a)
     for b in targets:
-        for d in range(6):
-            o = t.neighbours[b, d]
-            if o < 0 or t.ocean_side[b, d]:
+        for o, across_ocean in zip(t.neighbours[b].tolist(), t.ocean_side[b].tolist()):
+            if o < 0 or across_ocean:
                 continue
-            for a in game.units_at(int(o), ALLIED):
+            for a in allied_at.get(o, ()):
                 if t.utype[a] in (st.LEADER, st.COASTAL_GUN) or attack_strength(game, a) <= 0:
                     continue
                 options.setdefault(int(a), []).append(b)
