@@ -700,7 +700,8 @@ def retreat_stack(game, units, n: int, enemy_hexes) -> None:
         return
     side = int(t.side[units[0]])
     dist = t.grid.distance_table
-    enemy_hexes = np.asarray(sorted(enemy_hexes), int)
+    enemy_hexes = [int(e) for e in sorted(enemy_hexes)]
+    ut = game.tables.utype
     cur = int(s.hex[units[0]])
     visited = {cur}
     steps = 0
@@ -714,8 +715,10 @@ def retreat_stack(game, units, n: int, enemy_hexes) -> None:
             b = int(t.neighbours[cur, d])
             if b < 0 or b in visited or block[b] or not _enterable(game, units, cur, d):
                 continue
-            farther = len(enemy_hexes) == 0 or bool((dist[b, enemy_hexes] > dist[cur, enemy_hexes]).all())
-            friendly = len([x for x in game.units_at(b, side) if t.utype[x] != st.LEADER]) > 0
+            row_b, row_c = dist[b], dist[cur]
+            d_b = [int(row_b[e]) for e in enemy_hexes]                # distances to the enemy
+            farther = all(db > row_c[e] for db, e in zip(d_b, enemy_hexes))
+            friendly = any(ut[x] != st.LEADER for x in game.units_at(b, side).tolist())
             if not zoc[b]:
                 rank = 1
             elif farther:
@@ -724,7 +727,7 @@ def retreat_stack(game, units, n: int, enemy_hexes) -> None:
                 rank = 3
             else:
                 rank = 4
-            away = int(dist[b, enemy_hexes].min()) if len(enemy_hexes) else 0
+            away = min(d_b) if d_b else 0
             cands.append((rank, -away, b))
         if not cands:
             for u in units:
@@ -985,9 +988,9 @@ def _advance(game, side, target, stayers, length, res) -> None:
     # 9.81: surviving attackers that did not retreat, and units stacked with
     # them that did not attack; never artillery or units that cannot move
     origins0 = {int(s.hex[u]) for u in stayers}
-    extra = [int(x) for o in origins0 for x in game.units_at(o, side)
-             if int(x) not in stayers and game.is_ground(int(x)) and t.utype[x] != st.LEADER
-             and t.utype[x] not in (st.HQ, st.AA)]
+    ut, ground, stay = game.tables.utype, game._ground, set(stayers)
+    extra = [x for o in origins0 for x in game.units_at(o, side).tolist()
+             if x not in stay and ground[x] and ut[x] not in (st.LEADER, st.HQ, st.AA)]
     elig = [u for u in list(stayers) + extra
             if t.utype[u] != st.ARTILLERY and not _ma_zero(game, u)]
     if not elig:
