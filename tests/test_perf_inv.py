@@ -272,3 +272,14 @@ def test_invasion_static_neighbourhood_tables():
         assert inv.near_lists[h] == want
         assert inv.near_sets[h] == set(want)
         assert inv.urban_near[h] == [x for x in want if t.town[x] or t.city[x]]
+
+
+def test_setup_memo_stays_bounded(monkeypatch):
+    """The set-up memo keeps at most ``_SETUP_MEMO_SIZE`` entries (oldest dropped)."""
+    su.clear_setup_memo()
+    monkeypatch.setattr(su, "_SETUP_MEMO_SIZE", 2)
+    for seed in range(4):
+        new_game("intro", seed, 0, axis_policy="balanced", allied_policy="static")
+        new_game("intro", seed, 1, axis_policy="balanced", allied_policy="static")
+    assert len(su._SETUP_MEMO) <= 2
+    su.clear_setup_memo()

@@ -664,7 +664,10 @@ def _finish_setup(game: Game) -> None:
     except (_Uncacheable, pickle.PicklingError, TypeError, AttributeError):
         record = None
     if len(_SETUP_MEMO) >= _SETUP_MEMO_SIZE:          # bounded: drop the oldest entry
-        del _SETUP_MEMO[next(iter(_SETUP_MEMO))]
+        try:
+            _SETUP_MEMO.pop(next(iter(_SETUP_MEMO)), None)
+        except (StopIteration, RuntimeError):           # emptied or changed meanwhile
+            pass
     _SETUP_MEMO[key] = (game.static, info.data, record)
 
 
