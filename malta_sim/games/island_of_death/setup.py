@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import io
 import pickle
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -580,7 +581,7 @@ def _policy_key(p) -> tuple:
     attribute of its classes (a method replaced at run time changes it) and
     the pickled attributes of the instance (parameters, caches)."""
     cls = type(p)
-    methods = tuple(id(v) for c in cls.__mro__ for v in c.__dict__.values())
+    methods = tuple(chain.from_iterable(map(id, c.__dict__.values()) for c in cls.__mro__))
     return (cls, methods, pickle.dumps(p.__dict__, protocol=pickle.HIGHEST_PROTOCOL))
 
 
