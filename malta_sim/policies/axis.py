@@ -31,6 +31,19 @@ from .simple import BalancedPolicy
 _P2D6 = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
 
 
+_MODULES: dict = {}
+
+
+def _combat():
+    """The combat rules module (imported on first use: the engine package
+    imports the policies while it is being set up)."""
+    m = _MODULES.get("combat")
+    if m is None:
+        from ..games.island_of_death import combat as m
+        _MODULES["combat"] = m
+    return m
+
+
 # ------------------------------------------------------------------ exact forecasts
 def _cell_arrays(game, line: int, col: int, fort: bool):
     """Attacker hits and defender hits of the 11 cells (2d6 = 2..12) of CRT
@@ -192,8 +205,7 @@ def _forecast_base(game, side: int, target: int, attackers: tuple):
         level and morale state are read (9.92 integrity: on the map, not
         demoralized, not a remnant).
     """
-    from ..games.island_of_death import combat
-
+    combat = _combat()
     t, s, tb = game.static, game.state, game.tables
     defenders = combat.defenders_in(game, target, 1 - side)
     att = sum(combat.attack_strength(game, u) for u in attackers)
@@ -275,10 +287,12 @@ class _ForecastMemo:
     again is harmless).
     """
 
-    __slots__ = ("snap", "integ", "entries", "sup", "scores", "by_core", "by_member", "by_hex")
+    __slots__ = ("snap", "integ", "entries", "sup", "scores", "by_core", "by_member", "by_hex",
+                 "night")
 
     def __init__(self, game):
         s = game.state
+        self.night = game.night              # of the state at the last sync (9.3 f, 10.2)
         self.snap = [getattr(s, f).copy() for f in _FC_UNIT_FIELDS]
         self.integ = s.integrity_lost.copy()
         self.entries: dict = {}
@@ -327,6 +341,7 @@ class _ForecastMemo:
     def sync(self, game) -> "_ForecastMemo":
         """Drop the bases the state changes since the last sync invalidate."""
         s = game.state
+        self.night = game.night
         if self.integ.tobytes() != s.integrity_lost.tobytes():
             self.__init__(game)
             return self
@@ -367,7 +382,7 @@ class _ForecastMemo:
 
     def entry(self, game, side: int, target: int, attackers: tuple) -> tuple:
         """``(base, deps)`` of :func:`_forecast_base` (memoised)."""
-        key = (side, target, attackers, game.night, bool(game.state.fort_destroyed[target]))
+        key = (side, target, attackers, self.night, bool(game.state.fort_destroyed[target]))
         hit = self.entries.get(key)
         if hit is None:
             hit = _forecast_base(game, side, target, attackers)
@@ -387,11 +402,10 @@ class _ForecastMemo:
         """
         if not units:
             return 0
-        from ..games.island_of_death.combat import support_value
-
+        support_value = _combat().support_value
         form = game.state.formation
         forms = frozenset([int(form[c]) for c in attackers])
-        night = game.night
+        night = self.night
         sup = self.sup
         total = 0
         for u in units:
@@ -511,7 +525,7 @@ class _ParamBot:
             # the score reads the forecast bases, the support values (both kept
             # by the memo's rule), the thresholds and the pure expected losses
             key = (self.side, int(tgt), tuple(units), tuple(support_units), air,
-                   frozenset(hurricane), thr, game.night, bool(game.state.fort_destroyed[tgt]))
+                   frozenset(hurricane), thr, memo.night, bool(game.state.fort_destroyed[tgt]))
             hit = memo.scores.get(key)
             if hit is not None:
                 ok, gain, lv, grp = hit[0]
