@@ -119,6 +119,8 @@ class StaticTables:
         Maltese).
     members : list of list of int
         Per regiment, its battalions (9.92, 9.95).
+    companies_of_kind : list of int64[k]
+        Per generic company kind (13.1), its company pieces in ascending order.
     companies_of : list of list of int
         Per unit, the company pieces made for breaking it down (13.1), in
         ascending order; empty for most.
@@ -171,6 +173,10 @@ class StaticTables:
         for c in np.flatnonzero(t.battalion_of >= 0).tolist():
             self.companies_of[int(t.battalion_of[c])].append(c)
         self.can_break = t.can_break & (t.nation != st.MALTESE)
+        n_kinds = int(t.company_kind.max()) + 1 if len(t.company_kind) else 0
+        self.companies_of_kind = [np.flatnonzero(t.company_kind == k) for k in range(max(n_kinds, 0))]
+        for arr in self.companies_of_kind:
+            arr.flags.writeable = False
         self.members = [[int(m) for m in mem] for mem in t.regiment_members]
         for arr in (*self.side_mask, self.ground, self.defends, *self.defends_side,
                     self.attacker_type, self.firer_type, self.controls, self.base_weight, self.leader,

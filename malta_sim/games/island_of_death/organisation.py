@@ -308,7 +308,10 @@ def companies_for(game, b: int) -> list[int]:
     k = t.breakdown_kind[b]
     if k < 0:
         return []
-    return [int(c) for c in np.flatnonzero((t.company_kind == k) & (s.box == BOX_POOL))]
+    kinds = game.tables.companies_of_kind                # the generic pieces of each kind
+    if k >= len(kinds):
+        return []
+    return kinds[k][s.box[kinds[k]] == BOX_POOL].tolist()
 
 
 def can_break_down(game, b: int) -> bool:
