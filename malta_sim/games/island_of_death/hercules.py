@@ -940,10 +940,13 @@ def stragglers(game) -> None:
     allied = allied_unit_hexes(game, include_guns=True)
     d = t.grid.distance_table
     cands = []
-    for u in game.on_map(AXIS):
-        if t.two_sided[u] and t.size[u] == st.COMPANY and s.reduced[u]:      # 17.83 pieces
-            if allied.size == 0 or d[s.hex[u], allied].min() > 1:
-                cands.append(int(u))
+    reduced = ((s.box == BOX_MAP) & (t.side == AXIS) & t.two_sided & (t.size == st.COMPANY)
+               & s.reduced).nonzero()[0]                                      # 17.83 pieces
+    if reduced.size:
+        if allied.size == 0:
+            cands = reduced.tolist()
+        else:
+            cands = reduced[d[s.hex[reduced]][:, allied].min(axis=1) > 1].tolist()
     if not cands:
         return
     pick = [u for u in game.policy(AXIS).stragglers(game, cands) if u in cands]
@@ -1667,8 +1670,10 @@ def surrender_modifier(game) -> int:
     inv = inv_static(game)
     mod = 0
     t = game.static
+    # zones whose Follow-up box holds Axis units (leaders are not units, 14.0)
+    held = set(s.box_slot[(s.box == BOX_FOLLOW_UP) & (t.side == AXIS) & (t.utype != st.LEADER)].tolist())
     for z in range(len(inv.zone_names)):
-        if any(t.utype[u] != st.LEADER for u in units_in_box(game, BOX_FOLLOW_UP, z)):   # leaders are not units (14.0)
+        if z in held:
             mod += int((s.control[inv.zone_beaches[z]] == ALLIED).sum())
     return mod + sp.rn_surrender_modifier(int(s.rn_result[0]))
 
