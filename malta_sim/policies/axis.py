@@ -281,14 +281,10 @@ class _ForecastMemo:
     kept is therefore equal to the one recomputed on the current state.
     Target scores (``scores``, see :meth:`_ParamBot._score_target`) are kept by
     the same rule, their deps being those of their bases plus the supporting
-    units (in ``core``).  Each kept item is indexed under its target hex, its
-    ``core`` units and its ``members`` units, so a sync visits only the items
-    a change touches (an index may name an item already dropped: dropping it
-    again is harmless).
+    units (in ``core``).
     """
 
-    __slots__ = ("snap", "integ", "entries", "sup", "scores", "by_core", "by_member", "by_hex",
-                 "night")
+    __slots__ = ("snap", "integ", "entries", "sup", "scores", "night")
 
     def __init__(self, game):
         s = game.state
@@ -298,45 +294,14 @@ class _ForecastMemo:
         self.entries: dict = {}
         self.scores: dict = {}
         self.sup: dict = {}                  # unit -> {(target, formations, hurricane, night): value}
-        self.by_core: dict = {}              # unit -> {(0 entries | 1 scores, key)}
-        self.by_member: dict = {}
-        self.by_hex: dict = {}
-
-    def _clear(self) -> None:
-        self.entries.clear()
-        self.scores.clear()
-        self.by_core.clear()
-        self.by_member.clear()
-        self.by_hex.clear()
 
     def _put(self, which: int, key: tuple, value, deps) -> None:
-        """Keep ``value`` (with its ``(core, members)`` deps) under ``key`` in
-        ``entries`` (``which`` 0) or ``scores`` (1), indexed for :meth:`sync`."""
+        """Keep ``value`` (with its ``(core, members)`` deps, frozensets) under
+        ``key`` in ``entries`` (``which`` 0) or ``scores`` (1)."""
         memo = self.scores if which else self.entries
         if len(memo) >= _FC_MAX_ENTRIES:
-            self._clear()
+            memo.clear()
         memo[key] = (value, deps)
-        item = (which, key)
-        core, members = deps
-        by = self.by_core
-        for u in core:
-            got = by.get(u)
-            if got is None:
-                by[u] = {item}
-            else:
-                got.add(item)
-        by = self.by_member
-        for u in members:
-            got = by.get(u)
-            if got is None:
-                by[u] = {item}
-            else:
-                got.add(item)
-        got = self.by_hex.get(key[1])
-        if got is None:
-            self.by_hex[key[1]] = {item}
-        else:
-            got.add(item)
 
     def sync(self, game) -> "_ForecastMemo":
         """Drop the bases the state changes since the last sync invalidate."""
@@ -349,27 +314,17 @@ class _ForecastMemo:
                              s.formation, *self.snap)
         if out.shape[1]:
             ch = out[0]
-            units = ch.tolist()
-            drop: set = set()
+            units = set(ch.tolist())
             if self.entries or self.scores:
-                by = self.by_core
-                for u in units:
-                    got = by.pop(u, None)
-                    if got:
-                        drop |= got
-                by = self.by_member
-                for u in ch[out[2] == 1].tolist():
-                    got = by.pop(u, None)
-                    if got:
-                        drop |= got
-                by = self.by_hex
-                for h in out[1].tolist() + s.hex[ch].tolist():
-                    got = by.pop(h, None)
-                    if got:
-                        drop |= got
-                memos = (self.entries, self.scores)
-                for which, k in drop:
-                    memos[which].pop(k, None)
+                hexes = set(out[1].tolist())
+                hexes.update(s.hex[ch].tolist())
+                blm = set(ch[out[2] == 1].tolist())
+                for memo in (self.entries, self.scores):
+                    drop = [k for k, (_v, (core, members)) in memo.items()
+                            if k[1] in hexes or not core.isdisjoint(units)
+                            or not members.isdisjoint(blm)]
+                    for k in drop:
+                        del memo[k]
             if self.sup:
                 for u in units:
                     self.sup.pop(u, None)
@@ -550,7 +505,7 @@ class _ParamBot:
                 best = cand
         if key is not None and best is not None:
             memo._put(1, key, (best[0], best[1], best[2], tuple(best[3])),
-                      (core, members - core))
+                      (frozenset(core), frozenset(members - core)))
         return best
 
     def _pick_attack(self, game, options, penetration=False):
