@@ -63,9 +63,9 @@ def test_forecast_memo_drops_bases_on_change():
     att = (u("axis.4.1_34"), u("axis.4.2_34"))
     memo = AX._forecast_memo(g)
     one = memo.base(g, 0, h("1311"), att)
-    assert len(memo.entries) == 1
+    assert len(memo.entries) == 2                       # the base and the defending side
     AX._forecast_memo(g)
-    assert len(memo.entries) == 1                       # nothing changed: kept
+    assert len(memo.entries) == 2                       # nothing changed: kept
     g.state.morale_state[u("allied.uk.inf_coy.1")] = 2  # demoralized defender
     AX._forecast_memo(g)
     assert len(memo.entries) == 0

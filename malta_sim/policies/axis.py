@@ -176,7 +176,32 @@ _FC_UNIT_FIELDS = ("hex", "box", "level", "morale_state", "out_of_supply", "form
 _FC_MAX_ENTRIES = 4096
 
 
-def _forecast_base(game, side: int, target: int, attackers: tuple):
+def _defence_part(game, side: int, target: int) -> tuple:
+    """The defending side of a forecast on ``target`` (rules 9.3 f, 9.91,
+    9.94, 17.3), shared by every group of attackers of ``side``.
+
+    Returns
+    -------
+    tuple
+        ``(defenders, dfn, fort, line, def_steps)``: the defending units (list
+        of int, ascending), their defense strength (doubled in a city or
+        behind an undestroyed fort), the undestroyed fort flag, the CRT line
+        and the defenders' steps.  It reads the units in the target hex (their
+        level and morale state), the hex's fort and night.
+    """
+    combat = _combat()
+    t, s = game.static, game.state
+    defenders = combat.defenders_in(game, target, 1 - side)
+    dfn = sum([combat.defense_strength(game, u) for u in defenders])
+    fort = bool(t.fort[target] and not s.fort_destroyed[target])
+    if t.city[target] or fort:
+        dfn *= 2                                                               # 9.91
+    line = combat.crt_line(game, target)
+    def_steps = sum([game.steps(u) for u in defenders])
+    return defenders, dfn, fort, line, def_steps
+
+
+def _forecast_base(game, side: int, target: int, attackers: tuple, defence=None):
     """The parts of a forecast that support and air do not change (rules
     9.3 b-f, 9.91, 9.92, 12.21, 17.3).
 
@@ -189,6 +214,9 @@ def _forecast_base(game, side: int, target: int, attackers: tuple):
         Dense hex index of the attacked hex.
     attackers : tuple of int
         Attacking units.
+    defence : tuple, optional
+        :func:`_defence_part` of ``side`` and ``target`` on the current state
+        (worked out when not given).
 
     Returns
     -------
@@ -206,20 +234,16 @@ def _forecast_base(game, side: int, target: int, attackers: tuple):
         demoralized, not a remnant).
     """
     combat = _combat()
-    t, s, tb = game.static, game.state, game.tables
-    defenders = combat.defenders_in(game, target, 1 - side)
-    att = sum(combat.attack_strength(game, u) for u in attackers)
+    s, tb = game.state, game.tables
+    if defence is None:
+        defence = _defence_part(game, side, target)
+    defenders, dfn, fort, line, def_steps = defence
+    att = sum([combat.attack_strength(game, u) for u in attackers])
     lev, attack = s.level, tb.attack
-    cap = 2 * sum(attack[u][lev[u]] for u in attackers)                        # 12.21
-    dfn = sum(combat.defense_strength(game, u) for u in defenders)
-    fort = bool(t.fort[target] and not s.fort_destroyed[target])
-    if t.city[target] or fort:
-        dfn *= 2                                                               # 9.91
+    cap = 2 * sum([attack[u][lev[u]] for u in attackers])                      # 12.21
     mods = sum(combat.odds_modifiers(game, side, list(attackers), defenders, target,
                                      roll_leaders=False).values()) if defenders else 0
-    line = combat.crt_line(game, target)
-    def_steps = sum(game.steps(u) for u in defenders)
-    att_steps = sum(game.steps(u) for u in attackers)
+    att_steps = sum([game.steps(u) for u in attackers])
     core = set(attackers)
     core.update(defenders)
     reg = tb.regiment
@@ -337,10 +361,17 @@ class _ForecastMemo:
 
     def entry(self, game, side: int, target: int, attackers: tuple) -> tuple:
         """``(base, deps)`` of :func:`_forecast_base` (memoised)."""
-        key = (side, target, attackers, self.night, bool(game.state.fort_destroyed[target]))
+        fd = bool(game.state.fort_destroyed[target])
+        key = (side, target, attackers, self.night, fd)
         hit = self.entries.get(key)
         if hit is None:
-            hit = _forecast_base(game, side, target, attackers)
+            dkey = (side, target, None, self.night, fd)      # the defending side, kept alike
+            part = self.entries.get(dkey)
+            if part is None:
+                d = _defence_part(game, side, target)
+                part = (d, (frozenset(d[0]), frozenset()))
+                self._put(0, dkey, *part)
+            hit = _forecast_base(game, side, target, attackers, part[0])
             self._put(0, key, *hit)
         return hit
 
