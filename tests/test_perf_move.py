@@ -353,16 +353,15 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
         calls["exert"] = calls.get("exert", 0) + 1
         return got
 
-    fast_enter = movement.enter_hex
+    fast_enter = movement._enter
 
-    def enter_hex(game, units, h, how, enemy_hexes=None):
-        if enemy_hexes is not None and h not in enemy_hexes:
-            side = int(game.static.side[units[0]])
+    def enter(game, side, real, h, how, enemy_hexes):
+        if real and enemy_hexes is not None and h not in enemy_hexes:
             assert not len(game.units_at(h, 1 - side))      # the skipped lookup finds nothing
             calls["skipped"] = calls.get("skipped", 0) + 1
-        return fast_enter(game, units, h, how, enemy_hexes)
+        return fast_enter(game, side, real, h, how, enemy_hexes)
 
-    monkeypatch.setattr(movement, "enter_hex", enter_hex)
+    monkeypatch.setattr(movement, "_enter", enter)
     monkeypatch.setattr(movement, "exerting_hexes", exerting_hexes)
     monkeypatch.setattr(movement, "leader_bonus", leader_bonus)
     monkeypatch.setattr(movement, "within2_of_enemy", within2_of_enemy)

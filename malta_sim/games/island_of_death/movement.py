@@ -449,9 +449,9 @@ def movable(game, u: int) -> bool:
 
 
 def _never_moves(t) -> np.ndarray:
-    """bool[n_units]: pieces that never move in a movement phase (warships,
-    coastal guns, strongpoints, militia; rule 6.0, 16.x).  Built once per
-    :class:`StaticData`."""
+    """bool[n_units]: pieces that never move in a movement phase: warships
+    (they move in their own step, 16.71), strongpoints (16.23), militia
+    (16.34) and coastal guns (16.53).  Built once per :class:`StaticData`."""
     out = getattr(t, "_never_moves", None)
     if out is None:
         out = np.isin(t.utype, (st.WARSHIP, st.COASTAL_GUN, st.STRONGPOINT, st.MILITIA))
@@ -740,14 +740,26 @@ def enter_hex(game, units, h: int, how: str, enemy_hexes=None) -> None:
     the move: during one move enemy pieces only leave hexes (overrun, guns
     overrun 16.58; militia of 16.32 appear when the move ends, after the last
     hex's lookup)."""
+    t = game.static
+    is_real = _enters_as_unit(t)
+    _enter(game, int(t.side[units[0]]), [int(u) for u in units if is_real[u]], h, how, enemy_hexes)
+
+
+def _enters_as_unit(t) -> list:
+    """Per piece (Python bools): whether entering a hex has a unit's effects.
+    Leaders are not units (14.0): they neither overrun, control, destroy forts
+    nor trigger the invasion's entry effects (militia 16.32, coastal guns
+    16.58); nor do warships.  Built once per :class:`StaticData`."""
+    out = getattr(t, "_enters_as_unit", None)
+    if out is None:
+        out = t._enters_as_unit = ((t.utype != st.LEADER) & (t.utype != st.WARSHIP)).tolist()
+    return out
+
+
+def _enter(game, side: int, real: list, h: int, how: str, enemy_hexes) -> None:
+    """:func:`enter_hex` for pieces of ``side`` of which ``real`` (unit
+    indices) are units."""
     s, t = game.state, game.static
-    side = int(t.side[units[0]])
-    # leaders are not units (14.0): they neither overrun, control, destroy forts
-    # nor trigger the invasion's entry effects (militia 16.32, coastal guns 16.58)
-    is_real = getattr(t, "_enters_as_unit", None)
-    if is_real is None:
-        is_real = t._enters_as_unit = ((t.utype != st.LEADER) & (t.utype != st.WARSHIP)).tolist()
-    real = [int(u) for u in units if is_real[u]]
     if real:
         if enemy_hexes is None or h in enemy_hexes:
             enemy = game.units_at(h, 1 - side)
@@ -812,12 +824,13 @@ def execute_move(game, mv, mode: str) -> None:
         # hexes holding enemy pieces now (see enter_hex): a superset of those
         # holding any when the mover enters them
         enemy_hexes = set(s.hex[_side_sel(game, 1 - side)].tolist())
+        real = [u] if _enters_as_unit(t)[u] else []
     # leaders stacked with the mover do not travel with it (each piece moves alone, 6.1)
     last = len(path) - 1
     for i, h in enumerate(path):
         s.hex[u] = h
         # the last hex is "move_end": militia uprisings (16.32) resolve when the move ends
-        enter_hex(game, [u], h, "move" if i < last else "move_end", enemy_hexes)
+        _enter(game, side, real, h, "move" if i < last else "move_end", enemy_hexes)
     s.moved[u] = True
     if mode == "strategic":
         s.strategic[u] = True
