@@ -283,3 +283,55 @@ def test_setup_memo_stays_bounded(monkeypatch):
         new_game("intro", seed, 1, axis_policy="balanced", allied_policy="static")
     assert len(su._SETUP_MEMO) <= 2
     su.clear_setup_memo()
+
+
+def test_airfield_entry_candidates_match_rule_16_1_filter():
+    """Rule 16.1: the units offered for airfield entry equal a unit-by-unit
+    filter (80th Division, commandos, glider companies; companies or
+    artillery; battalions not broken down; no leaders), on random boxes."""
+    from malta_sim.games.island_of_death import hercules as H
+    from malta_sim.games.island_of_death import static as st
+    from malta_sim.games.island_of_death.state import BOX_DISBANDMENT, BOX_ELIMINATED, BOX_POOL
+
+    g = new_game("hercules", 14, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    seen = []
+
+    class Spy:
+        def airfield_landings(self, game, cands, fields, capacity, cost):
+            seen.append(list(cands))
+            return []
+
+    g.policies = (Spy(), g.policies[1])
+    gen = np.random.default_rng(5)
+    axis = np.flatnonzero(t.side == 0)
+    s.turn[0] = 5                                     # a day turn
+    s.weather[0] = 0
+    s.control[t.airfield] = 0
+    s.hex[np.flatnonzero(t.side == 1)] = -1           # no Allied unit near the airfields
+    s.box[np.flatnonzero(t.side == 1)] = BOX_ELIMINATED
+    offered = 0
+    for trial in range(10):
+        pick = gen.choice(axis, size=60, replace=False)
+        s.box[pick] = BOX_DISBANDMENT
+        s.hex[pick] = -1
+        comps = np.flatnonzero(t.battalion_of >= 0)
+        s.parent[comps] = np.where(gen.random(len(comps)) < 0.3, t.battalion_of[comps], -1)
+        s.box[comps] = np.where(gen.random(len(comps)) < 0.5, BOX_POOL, BOX_DISBANDMENT)
+        seen.clear()
+        H.airfield_entry(g)
+        want = []
+        for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == 0)):
+            u = int(u)
+            air = t.printed_formation[u] == H.F_80 or t.utype[u] == st.COMMANDO or (
+                t.utype[u] == st.GLIDER and t.size[u] == st.COMPANY)
+            if not air or (t.size[u] == st.BATTALION and H.is_broken(g, u)):
+                continue
+            if t.size[u] == st.BATTALION and t.utype[u] != st.ARTILLERY:
+                continue
+            if t.utype[u] == st.LEADER:
+                continue
+            want.append(u)
+        assert seen == ([want] if want else [])
+        offered += bool(want)
+    assert offered >= 3

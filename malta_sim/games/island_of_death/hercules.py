@@ -1492,20 +1492,15 @@ def airfield_entry(game) -> None:
                             & ((t.utype == st.GLIDER) | (t.utype == st.COMMANDO))).tolist():
         if b not in broken:
             break_down(game, b)
-    cands = []
-    # the broken-down battalions now (nothing changes in the loop below)
+    # the broken-down battalions now (nothing changes while the candidates are listed)
     broken = set(s.parent[(s.parent >= 0) & (s.box != BOX_ELIMINATED) & (s.box != BOX_POOL)].tolist())
-    for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == AXIS)).tolist():
-        f = int(t.printed_formation[u])
-        is_airlanding = f == F_80 or t.utype[u] == st.COMMANDO or (
-            t.utype[u] == st.GLIDER and t.size[u] == st.COMPANY)
-        if not is_airlanding or (t.size[u] == st.BATTALION and u in broken):
-            continue
-        if t.size[u] == st.BATTALION and t.utype[u] != st.ARTILLERY:
-            continue                                            # must be companies (16.1)
-        if t.utype[u] == st.LEADER:
-            continue
-        cands.append(u)
+    airlanding = ((t.printed_formation == F_80) | (t.utype == st.COMMANDO)
+                  | ((t.utype == st.GLIDER) & (t.size == st.COMPANY)))
+    battalion = t.size == st.BATTALION
+    # companies (16.1) and artillery battalions not broken down; no leaders
+    ok = ((s.box == BOX_DISBANDMENT) & (t.side == AXIS) & airlanding
+          & ~(battalion & (t.utype != st.ARTILLERY)) & (t.utype != st.LEADER))
+    cands = [u for u in ok.nonzero()[0].tolist() if not (battalion[u] and u in broken)]
     if not cands:
         return
     cost = {u: af.airfield_cost(t.utype[u] == st.ARTILLERY) for u in cands}
