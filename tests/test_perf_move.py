@@ -523,3 +523,36 @@ def test_reach_search_with_cost_table_equals_first_search():
         ref = ref_reach(start, ma2, cls, strategic, t, zoc, blocked, stop, allowed)
         np.testing.assert_array_equal(got[0], ref[0])
         np.testing.assert_array_equal(got[1], ref[1])
+
+
+def test_random_warship_placement_equals_plain(monkeypatch):
+    """The random bot's warship placement draws the same numbers and places
+    the same ships as the plain filter of the full hexes (16.72)."""
+    R = invasion.RandomInvasionDecisions
+    fast = R.place_warships
+    calls = {"n": 0}
+
+    def plain(self, game, ships, options):
+        out, count = {}, {}
+        for s in ships:
+            cands = [h for h in options[s] if count.get(h, 0) < 2]
+            if cands:
+                h = self._choice(game, cands)
+                out[s] = h
+                count[h] = count.get(h, 0) + 1
+        return out
+
+    def place_warships(self, game, ships, options):
+        bitgen = self.rng(game).bit_generator
+        before = bitgen.state
+        ref = plain(self, game, ships, options)
+        after = bitgen.state
+        bitgen.state = before
+        got = fast(self, game, ships, options)
+        assert got == ref and bitgen.state == after
+        calls["n"] += 1
+        return got
+
+    monkeypatch.setattr(R, "place_warships", place_warships)
+    _play(monkeypatch, "hercules", "random", "random", 2)
+    assert calls["n"] == 2

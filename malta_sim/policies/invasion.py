@@ -536,7 +536,8 @@ class RandomInvasionDecisions(InvasionDecisions):
     def place_warships(self, game, ships, options):
         out, count = {}, {}
         for s in ships:
-            cands = [h for h in options[s] if count.get(h, 0) < 2]
+            full = {h for h, c in count.items() if c >= 2}        # 16.72: two per hex at most
+            cands = [h for h in options[s] if h not in full] if full else list(options[s])
             if cands:
                 h = self._choice(game, cands)
                 out[s] = h

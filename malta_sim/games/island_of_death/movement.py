@@ -836,8 +836,9 @@ def execute_move(game, mv, mode: str) -> None:
         s.strategic[u] = True
     if game.night and path:
         _night_effect(game, u, spent)
-    game.log(f"{mode} move", side=side, hexes=[start] + path, units=[u],
-             result=f"{spent:g} MP", rule="6.1")
+    if game.events is not None:              # the entry is built only when a log is kept
+        game.log(f"{mode} move", side=side, hexes=[start] + path, units=[u],
+                 result=f"{spent:g} MP", rule="6.1")
     invalidate(game)
 
 

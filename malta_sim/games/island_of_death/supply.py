@@ -152,6 +152,7 @@ def status_phase_supply(game, side: int) -> None:
     units = game.on_map(side)
     before = s.out_of_supply[units].copy()
     s.out_of_supply[units] = ~ok[units]
-    n_out = int(s.out_of_supply[units].sum())
-    game.log("supply", side=side, result=f"{n_out} out of supply "
-             f"({int((~before & s.out_of_supply[units]).sum())} new)", rule="8.1")
+    if game.events is not None:              # the entry is built only when a log is kept
+        n_out = int(s.out_of_supply[units].sum())
+        game.log("supply", side=side, result=f"{n_out} out of supply "
+                 f"({int((~before & s.out_of_supply[units]).sum())} new)", rule="8.1")
