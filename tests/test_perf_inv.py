@@ -335,3 +335,37 @@ def test_airfield_entry_candidates_match_rule_16_1_filter():
         assert seen == ([want] if want else [])
         offered += bool(want)
     assert offered >= 3
+
+
+def test_fire_ranges_equal_pairwise_checks():
+    """Rules 16.54, 16.55, 16.79: ship -> guns in its range and gun -> ships in
+    range and line of fire equal pair-by-pair checks, on random ship hexes."""
+    from malta_sim.games.island_of_death import coastal as cg
+    from malta_sim.games.island_of_death import hercules as H
+    from malta_sim.games.island_of_death import static as st
+    from malta_sim.games.island_of_death.warships import _fire_ranges
+
+    g = new_game("hercules", 15, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    inv, grid, d = H.inv_static(g), t.grid, t.grid.distance_table
+    ships = np.flatnonzero(t.utype == st.WARSHIP).tolist()
+    guns = np.flatnonzero((t.utype == st.COASTAL_GUN) & (inv.gun_value > 0) & (s.hex >= 0)).tolist()
+    ocean = np.flatnonzero(inv.ocean)
+    gen = np.random.default_rng(7)
+    for trial in range(10):
+        ship_hex = gen.choice(ocean, size=len(ships)).tolist()
+        gun_hex = s.hex[guns].tolist()
+        by_ship, by_gun = _fire_ranges(g, ships, ship_hex, guns, gun_hex)
+        want_ship = {}
+        for u, uh in zip(ships, ship_hex):
+            r = [gg for gg, gh in zip(guns, gun_hex) if d[uh, gh] <= t.art_range[u]]
+            if r:
+                want_ship[u] = r
+        want_gun = {}
+        for gg, gh in zip(guns, gun_hex):
+            r = [u for u, uh in zip(ships, ship_hex) if d[gh, uh] <= inv.gun_range[gg]
+                 and cg.line_of_fire_clear(grid.hex_id(gh), grid.hex_id(uh), inv.los_block, inv.los_block_sides)]
+            if r:
+                want_gun[gg] = r
+        assert by_ship == want_ship and list(by_ship) == list(want_ship)
+        assert by_gun == want_gun and list(by_gun) == list(want_gun)

@@ -137,17 +137,18 @@ def exchange_fire(game) -> None:
     if not ships or not guns:
         return
     d = t.grid.distance_table
-    grid = t.grid
-    # Axis designates first (16.55, 16.79)
-    opts = {}
     ship_hex = s.hex[ships].tolist()
-    gun_arr = np.asarray(guns)
-    gun_hex_arr = s.hex[gun_arr]
-    gun_hex = gun_hex_arr.tolist()
-    for u, uh in zip(ships, ship_hex):
-        in_range = gun_arr[d[uh, gun_hex_arr] <= t.art_range[u]].tolist()
-        if in_range:
-            opts[u] = (cg.warship_dice(int(t.off_support[u])), in_range)
+    gun_hex = s.hex[guns].tolist()
+    # who can fire at whom depends only on the ships' and guns' hexes: kept while they stay
+    key = (tuple(ships), tuple(ship_hex), tuple(guns), tuple(gun_hex))
+    ranges = game.extra.get("_exchange_fire_ranges")
+    if ranges is None or ranges[0] != key:
+        ranges = game.extra["_exchange_fire_ranges"] = (key,) + _fire_ranges(
+            game, ships, ship_hex, guns, gun_hex)
+    _, ship_targets, gun_targets = ranges
+    # Axis designates first (16.55, 16.79)
+    opts = {u: (cg.warship_dice(int(t.off_support[u])), list(in_range))
+            for u, in_range in ship_targets.items()}
     axis_fire = game.policy(AXIS).warship_fire(game, opts) if opts else {}
     for u, split in axis_fire.items():
         if u not in opts:
@@ -156,14 +157,7 @@ def exchange_fire(game) -> None:
         if sum(split.values()) > n or any(g not in in_range or k < 0 for g, k in split.items()):
             raise h._illegal("16.79", "warship dice exceed half its offensive support or target out of range")
     # Allied designates second (16.55), with line of fire (16.54)
-    gopts = {}
-    ship_arr = np.asarray(ships)
-    ship_hex_arr = s.hex[ship_arr]
-    for g, gh in zip(guns, gun_hex):
-        near = (d[gh, ship_hex_arr] <= inv.gun_range[g]).tolist()
-        tg = [u for u, uh, k in zip(ships, ship_hex, near) if k and h.line_of_fire(inv, grid, gh, uh)]
-        if tg:
-            gopts[g] = tg
+    gopts = {g: list(tg) for g, tg in gun_targets.items()}
     game._guns_with_box_targets = _guns_with_box_targets(game, guns)
     allied_fire = game.policy(ALLIED).coastal_fire_warships(game, gopts) if gopts else {}
     for g, u in allied_fire.items():
@@ -192,6 +186,37 @@ def exchange_fire(game) -> None:
     for u in sorted(set(damaged)):
         h.damage_warship(game, u)
         game.log("warship_damaged", side=ALLIED, units=[u], rule="16.55")
+
+
+def _fire_ranges(game, ships: list, ship_hex: list, guns: list, gun_hex: list) -> tuple:
+    """Targets in range: per warship the coastal guns within its artillery
+    range (16.79), per gun the warships within its range and line of fire
+    (16.54, 16.55); only pieces with at least one target, in unit order.
+
+    Returns
+    -------
+    (dict, dict)
+        ``ship -> [gun, ...]`` and ``gun -> [ship, ...]``.
+    """
+    h = _h()
+    t = game.static
+    inv = h.inv_static(game)
+    d = t.grid.distance_table
+    gun_arr = np.asarray(guns)
+    gun_hex_arr = np.asarray(gun_hex)
+    ship_targets = {}
+    for u, uh in zip(ships, ship_hex):
+        in_range = gun_arr[d[uh, gun_hex_arr] <= t.art_range[u]].tolist()
+        if in_range:
+            ship_targets[u] = in_range
+    ship_hex_arr = np.asarray(ship_hex)
+    gun_targets = {}
+    for g, gh in zip(guns, gun_hex):
+        near = (d[gh, ship_hex_arr] <= inv.gun_range[g]).tolist()
+        tg = [u for u, uh, k in zip(ships, ship_hex, near) if k and h.line_of_fire(inv, t.grid, gh, uh)]
+        if tg:
+            gun_targets[g] = tg
+    return ship_targets, gun_targets
 
 
 def _guns_with_box_targets(game, guns) -> set:
