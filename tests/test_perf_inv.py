@@ -369,3 +369,18 @@ def test_fire_ranges_equal_pairwise_checks():
                 want_gun[gg] = r
         assert by_ship == want_ship and list(by_ship) == list(want_ship)
         assert by_gun == want_gun and list(by_gun) == list(want_gun)
+
+
+def test_side_selector_selects_the_side_in_order():
+    """The unit selector of a side (slice or index array) picks exactly that
+    side's units in unit order, contiguous or not."""
+    from types import SimpleNamespace
+
+    from malta_sim.games.island_of_death.special import side_selector
+
+    x = np.arange(10) * 3
+    for sides in ([0, 0, 0, 1, 1, 1, 1, 0, 0, 0], [1, 1, 0, 0, 0, 0, 0, 0, 0, 0], [0] * 10):
+        side = np.array(sides)
+        for k in (0, 1):
+            sel = side_selector(SimpleNamespace(side=side), k)
+            np.testing.assert_array_equal(x[sel], x[side == k])

@@ -456,7 +456,7 @@ def _allied_answers(game) -> dict:
     s = game.state
     al = game.extra.get("_allied_unit_idx")
     if al is None:
-        al = game.extra["_allied_unit_idx"] = (game.static.side == ALLIED).nonzero()[0]
+        al = game.extra["_allied_unit_idx"] = sp.side_selector(game.static, ALLIED)
     key = (s.box[al].tobytes(), s.hex[al].tobytes())
     memo_ = game.extra.get("_allied_answers")
     if memo_ is None or memo_[0] != key:

@@ -346,6 +346,16 @@ def delayed_reaction_ok(game, u: int) -> bool:
     return bool(_may_act_map(game, radius)[int(game.state.hex[u])])
 
 
+def side_selector(static, side: int):
+    """Index of ``side``'s units in the unit table: a slice when they are
+    contiguous (as in the packaged data; reading through it makes no copy),
+    else the index array.  Either selects the same units in the same order."""
+    idx = (static.side == side).nonzero()[0]
+    if len(idx) and idx[-1] - idx[0] + 1 == len(idx):
+        return slice(int(idx[0]), int(idx[-1]) + 1)
+    return idx
+
+
 def _may_act_map(game, radius: int) -> np.ndarray:
     """bool[H]: hexes from which an Allied unit may act under rule 17.7 (an
     Axis ground unit within ``radius``), i.e. :func:`allied_may_act` for every
@@ -357,7 +367,7 @@ def _may_act_map(game, radius: int) -> np.ndarray:
     s = game.state
     ax = game.extra.get("_axis_units")
     if ax is None:
-        ax = game.extra["_axis_units"] = (game.static.side == 0).nonzero()[0]
+        ax = game.extra["_axis_units"] = side_selector(game.static, 0)
     key = (radius, s.box[ax].tobytes(), s.hex[ax].tobytes())
     hit = game.extra.get("_delayed_reaction_map")
     if hit is not None and hit[0] == key:
