@@ -23,6 +23,7 @@ import numba as nb
 import numpy as np
 
 from ..games.island_of_death import static as st
+from ..games.island_of_death.state import BOX_MAP
 from . import params as P
 from .base import CombatPlan, Move
 from .simple import BalancedPolicy
@@ -760,14 +761,19 @@ class AxisBot(_ParamBot, BalancedPolicy):
         """Hexes a unit keeps within ``supply_radius`` of (units trace supply
         to their HQ, rule 8.2): its formation HQ's hex, or None (no limit)
         while that HQ is off the map."""
-        from ..games.island_of_death.state import BOX_MAP
+        h = self._anchor_hex(game, u)
+        return np.array([h]) if h >= 0 else None
 
-        t, s = game.static, game.state
+    @staticmethod
+    def _anchor_hex(game, u) -> int:
+        """The hex of :meth:`_supply_anchor` as an int, -1 for none."""
+        s = game.state
+        fh = game.static.formation_hq
         f = int(s.formation[u])
-        hq = int(t.formation_hq[f]) if 0 <= f < len(t.formation_hq) else -1
+        hq = int(fh[f]) if 0 <= f < len(fh) else -1
         if hq >= 0 and s.box[hq] == BOX_MAP and s.hex[hq] >= 0:
-            return np.array([int(s.hex[hq])])
-        return None
+            return int(s.hex[hq])
+        return -1
 
     # ------------------------------------------------------------ movement (6)
     def next_move(self, game, mode, candidates):
@@ -819,11 +825,10 @@ class AxisBot(_ParamBot, BalancedPolicy):
             legal = game.legal_moves(u, mode)
             if not legal:
                 continue
-            anchor = self._supply_anchor(game, u)
             n = len(legal)
             best = _best_step(dist, np.fromiter(legal, np.int64, n),
                               np.fromiter(legal.values(), np.float64, n), goal, d_here,
-                              -1 if anchor is None else int(anchor[0]), radius, ehex64, envelop)
+                              self._anchor_hex(game, u), radius, ehex64, envelop)
             if best >= 0:
                 return Move(u, int(best))
         return None
