@@ -13,7 +13,11 @@ decision or an event fails here before any statistics could hide it.
 
 ``--quick`` plays a smaller panel (about a third of the games); a file saved
 without ``--quick`` can be checked with it (the quick panel is a prefix of
-the full one).  Exit status 0 when all equal, 1 when something differs.
+the full one).  ``--wide`` plays a broader panel instead (about 200 games):
+every Axis preset against every Allied preset, each optional rule, a bot
+parameter vector, and the test-mode invariant checks; save and check it with
+``--wide`` both times.  Exit status 0 when all equal, 1 when something
+differs.
 """
 
 from __future__ import annotations
@@ -39,21 +43,50 @@ PANEL = (
 )
 
 
-def play_panel(quick: bool = False) -> dict:
+def wide_panel() -> list[tuple]:
+    """The ``--wide`` panel: ``(scenario, axis, allied, seed, games, options,
+    policy params, check)`` entries."""
+    panel = []
+    for scen in ("intro", "hercules"):
+        for i, ax in enumerate(("balanced", "aggressive", "cautious", "solitaire", "random")):
+            for j, al in enumerate(("static", "counterattack", "random")):
+                panel.append((scen, ax, al, 100 + 10 * i + j, 3, (), None, False))
+        opts = ("no_invasion", "solitaire") if scen == "intro" else (
+            "no_invasion", "solitaire", "variable_allied_placement", "delayed_landings")
+        for k, o in enumerate(opts):
+            panel.append((scen, "balanced", "counterattack", 200 + k, 4, (o,), None, False))
+        panel.append((scen, "balanced", "static", 300, 4, (),
+                      {"axis": {"min_odds": 1, "risk_weight": 0.2}}, False))
+        panel.append((scen, "aggressive", "counterattack", 301, 3, (), None, True))
+        panel.append((scen, "random", "random", 302, 2, (), None, True))
+    for k, o in enumerate(("weather-roll", "dispersed-group-b", "no-first-turn-penalty")):
+        panel.append(("im-c3", "hold-first", "static", 400 + k, 2, (o,), None, False))
+    return panel
+
+
+def play_panel(quick: bool = False, wide: bool = False) -> dict:
     """Play the panel; returns ``{key: {"games", "per_turn", "events"}}``."""
     import numpy as np
 
     from malta_sim.games.registry import get_scenario
 
+    if wide:
+        entries = wide_panel()
+    else:
+        entries = [(scen, ax, al, seed, nq if quick else n, (), None, False)
+                   for scen, ax, al, seed, n, nq in PANEL]
     out = {}
-    for scen, ax, al, seed, n, nq in PANEL:
+    for scen, ax, al, seed, n_games, opts, params, check in entries:
         spec = get_scenario(scen)
         play = spec.play_fn()
-        n_games = nq if quick else n
         t = time.process_time()
+        kw = {"policy_params": params} if params else {}
+        if check:
+            kw["check"] = True
         res = play(scen, seed, np.arange(n_games), axis_policy=ax, allied_policy=al,
-                   options=(), data_dir=None, per_turn=True, event_log=True)
-        key = f"{scen}/{ax}/{al}/seed{seed}"
+                   options=opts, data_dir=None, per_turn=True, event_log=True, **kw)
+        key = f"{scen}/{ax}/{al}/seed{seed}" + (f"/{','.join(opts)}" if opts else "") \
+            + ("/params" if params else "") + ("/check" if check else "")
         out[key] = {"games": res.games, "per_turn": res.per_turn, "events": res.events,
                     "n": n_games}
         print(f"{key}: {n_games} games, {time.process_time() - t:.2f} CPU-s", flush=True)
@@ -100,11 +133,12 @@ def main(argv=None) -> int:
     g.add_argument("--save", metavar="FILE")
     g.add_argument("--check", metavar="FILE")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--wide", action="store_true")
     a = ap.parse_args(argv)
     if a.check and not Path(a.check).is_file():
         print(f"--check: no such file: {a.check}", file=sys.stderr)
         return 2
-    now = play_panel(a.quick)
+    now = play_panel(a.quick, a.wide)
     if a.save:
         with open(a.save, "wb") as f:
             pickle.dump(now, f)
