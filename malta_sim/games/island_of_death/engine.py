@@ -8,9 +8,11 @@ is played by the Python orchestration loop of :mod:`.sequence`.
 Performance shape
 -----------------
 State is a NamedTuple of numpy arrays (:mod:`.state`); the spatial hot paths
-are compiled (movement reach ``movement.reach_kernel``, ZOC projection,
-supply routes ``supply.route_distance``); phases and decisions run per game in
-Python (about 1-2 s per Introductory game on one core).  Moving the whole loop
+are compiled (legal moves ``movement.legal_kernel``, ZOC projection, supply
+routes ``supply.route_distance``), facts that hold for a whole phase or game
+are computed once (tables per static data, memos keyed on what they read);
+phases and decisions run per game in Python (tens of milliseconds of CPU per
+game; figures in ``docs/performance.md``).  Moving the whole loop
 into numba needs: (1) policies as compiled decision kernels over a parameter
 vector (``Policy.params``) instead of Python methods; (2) the event log as a
 preallocated int array (kind, turn, hexes, units, dice, cell) decoded
