@@ -88,9 +88,9 @@ class Sizes:
     kernels_quick: bool
 
 
-QUICK = Sizes(games={"intro": 2, "hercules": 6}, memory_games=6, memory_full=100_000, warm_start_runs=2,
+QUICK = Sizes(games={"intro": 10, "hercules": 20}, memory_games=50, memory_full=100_000, warm_start_runs=2,
               kernels_quick=True)
-FULL = Sizes(games={"intro": 8, "hercules": 30}, memory_games=30, memory_full=100_000, warm_start_runs=3,
+FULL = Sizes(games={"intro": 100, "hercules": 200}, memory_games=1000, memory_full=100_000, warm_start_runs=3,
              kernels_quick=False)
 
 
