@@ -11,8 +11,10 @@ morale effects, retreats and advance after combat.
 from __future__ import annotations
 
 import functools
+from itertools import compress
 from dataclasses import dataclass, field
 
+import numba as nb
 import numpy as np
 
 from ...kernels import bombard as kbomb
@@ -322,22 +324,72 @@ def discovered_hexes(game, hexes, side: int) -> np.ndarray:
     bool[T]
         ``discovered(game, hexes[i], side)`` for each ``i``.
     """
-    hexes = np.asarray(hexes, np.intp)
+    hexes = np.asarray(hexes, np.int64)
     hx = _ground_hexes(game, side)
     if not len(hx) or not len(hexes):
         return np.zeros(len(hexes), bool)
     t = game.static
-    dist = t.grid.distance_table
-    d = dist[hexes[:, None], hx[None, :]]                             # T x H
-    found = (d == 1).any(axis=1)                                      # adjacent
-    if game.night:
-        return found
-    blocks = t.town | t.city | t.woods
-    nb = t.neighbours[hexes]                                          # T x 6
-    clear = (nb >= 0) & ~blocks[np.where(nb >= 0, nb, 0)]            # open hexes between
-    via = dist[np.where(nb >= 0, nb, 0)[:, :, None], hx[None, None, :]] == 1   # T x 6 x H
-    seen = ((via & clear[:, :, None]).any(axis=1) & (d == 2)).any(axis=1)
-    return found | (~blocks[hexes] & seen)
+    return discovered_kernel(hexes, hx.astype(np.int64), t.grid.distance_table, t.neighbours,
+                             _sight_blocking(t), bool(game.night))
+
+
+def _sight_blocking(t) -> np.ndarray:
+    """bool[n_hexes]: town, city and woods hexes (rule 10.11: they block
+    discovery at two hexes), built once per :class:`StaticData`."""
+    out = getattr(t, "_sight_blocking", None)
+    if out is None:
+        out = t._sight_blocking = t.town | t.city | t.woods
+    return out
+
+
+@nb.njit(cache=True)
+def discovered_kernel(hexes, hx, dist, nbr, blocks, night):
+    """Rule 10.11 for each enemy hex of ``hexes``: adjacent to one of the
+    hexes ``hx`` of the looking side's ground units, or, by day, two hexes
+    from one with neither the enemy hex nor some hex between them a town,
+    city or woods hex (``blocks``).
+
+    Parameters
+    ----------
+    hexes : int64[T]
+        Dense hex indices of enemy hexes.
+    hx : int64[H]
+        Hexes of the looking side's ground units.
+    dist : int16[n_hexes, n_hexes]
+        Distance table in hexes.
+    nbr : int32[n_hexes, 6]
+        Neighbour table (-1 off the grid).
+    blocks : bool[n_hexes]
+        :func:`_sight_blocking`.
+    night : bool
+        A Night turn: only adjacency discovers.
+
+    Returns
+    -------
+    bool[T]
+        Whether each hex is discovered.
+    """
+    out = np.zeros(hexes.shape[0], np.bool_)
+    for i in range(hexes.shape[0]):
+        h = hexes[i]
+        for j in range(hx.shape[0]):
+            if dist[h, hx[j]] == 1:
+                out[i] = True
+                break
+        if out[i] or night or blocks[h]:
+            continue
+        for j in range(hx.shape[0]):
+            f = hx[j]
+            if dist[h, f] != 2:
+                continue
+            for d in range(6):
+                m = nbr[h, d]
+                if m >= 0 and not blocks[m] and dist[m, f] == 1:
+                    out[i] = True
+                    break
+            if out[i]:
+                break
+    return out
 
 
 def plan_options(game, side: int) -> PlanOptions:
@@ -349,26 +401,20 @@ def plan_options(game, side: int) -> PlanOptions:
     cand = attackers_now(game, side)
     atk = _options_for(game, cand.tolist(), targets) if len(cand) else {}
     opts.attack_targets = sorted(atk)
-    dist = t.grid.distance_table
     firers = _firers(game, side)
-    if firers:
-        f_hex = s.hex[firers].tolist()
-        f_rng = t.art_range[firers].tolist()
-        f_all = list(zip(firers, f_hex, f_rng))
-    else:
-        f_all = []
-    for tgt in opts.attack_targets:
-        opts.support[tgt] = [u for u, h, r in f_all if dist[h, tgt] <= r]
-    if f_all and targets:
+    if firers and targets:
+        cands = sorted(targets)
+        in_range = dict(zip(cands, _in_range(game, firers, cands)))
+        for tgt in opts.attack_targets:
+            opts.support[tgt] = in_range[tgt]
         # 10.1: bombard any attackable enemy hex that is discovered (10.11),
         # in ascending hex order
-        cands = sorted(targets)
         for tgt, ok in zip(cands, discovered_hexes(game, cands, side).tolist()):
-            if not ok:
-                continue
-            us = [u for u, h, r in f_all if dist[h, tgt] <= r]
-            if us:
-                opts.bombard[tgt] = us
+            if ok and in_range[tgt]:
+                opts.bombard[tgt] = list(in_range[tgt])
+    else:
+        for tgt in opts.attack_targets:
+            opts.support[tgt] = []
     if side == AXIS and not game.night:
         opts.air_markers = int(s.air_support_left[0])
     opts.hurricane_ok = {u for u in firers if t.utype[u] == st.ARTILLERY and s.salvos[u] >= 2}
@@ -377,18 +423,34 @@ def plan_options(game, side: int) -> PlanOptions:
 
 def defensive_options(game, side: int, threatened) -> dict:
     """Step 9.2 b: own hex -> artillery/warships of ``side`` able to support it."""
-    s, t = game.state, game.static
-    dist = t.grid.distance_table
     firers = _firers(game, side)
     out = {}
     if not firers:
         return out
-    f_all = list(zip(firers, s.hex[firers].tolist(), t.art_range[firers].tolist()))
-    for h in threatened:
-        us = [u for u, fh, r in f_all if dist[fh, h] <= r]
+    threatened = [int(h) for h in threatened]
+    if not threatened:
+        return out
+    for h, us in zip(threatened, _in_range(game, firers, threatened)):
         if us:
-            out[int(h)] = us
+            out[h] = us
     return out
+
+
+def _in_range(game, firers: list, hexes: list) -> list:
+    """Per hex of ``hexes``, the pieces of ``firers`` (ascending unit
+    indices) whose range reaches it (rules 12.2, 16.73: distance in hexes at
+    most the printed range), from one distance lookup.
+
+    Returns
+    -------
+    list of list of int
+        ``[[u for u in firers if distance(hex of u, h) <= range of u] for h in hexes]``.
+    """
+    s, t = game.state, game.static
+    fa = np.array(firers, np.intp)
+    ok = (t.grid.distance_table[np.array(hexes, np.intp)[:, None], s.hex[fa]]
+          <= t.art_range[fa])                                      # T x F
+    return [list(compress(firers, row)) for row in ok.tolist()]
 
 
 def _validate_plan(game, side, plan, opts) -> None:
@@ -543,16 +605,75 @@ def _command_roll(game, side: int, units, target: int, sign: int) -> int:
     return sign if die <= tv else 0
 
 
+def _regiments_intact(game, regs, units: set) -> bool:
+    """:func:`_integrity` for the regiments ``regs`` of ``units`` (rules 9.92,
+    9.95, 17.32): one of them has all its battalions among ``units``, on the
+    map, none demoralized or a remnant."""
+    s, tb = game.state, game.tables
+    box, mor, lev, rem = s.box, s.morale_state, s.level, tb.remnant_level_l
+    lost, members = s.integrity_lost, tb.members
+    for r in regs:
+        if lost[0, r]:
+            continue
+        mem = members[r]
+        if mem and units.issuperset(mem) and all(
+                box[m] == BOX_MAP and mor[m] != DEMORALIZED and not (rem[m] >= 0 and lev[m] == rem[m])
+                for m in mem):
+            return True
+    return False
+
+
 def odds_modifiers(game, side, attackers, defenders, target, air=0, roll_leaders=True) -> dict:
-    """Odds-level modifiers of rule 9.92 (+ 11.2, 14.2, 15.4, 16.42, 17.32)."""
+    """Odds-level modifiers of rule 9.92 (+ 11.2, 14.2, 15.4, 16.42, 17.32).
+
+    One pass over each side's units gathers what the modifiers read: the
+    hexes of tanks that are not demoralized and of their partners (armor), the
+    attackers' hexes (engineers, envelopment), the regiments (integrity), the
+    formation or remnant of each attacker (mixed formations) and the morale
+    total (morale); the answers are those of :func:`_armor`,
+    :func:`_integrity` and :func:`_avg_morale`."""
     s, t, tb = game.state, game.static, game.tables
+    hexa, mor, lev, form = s.hex, s.morale_state, s.level, s.formation
+    tank, partner, reg = tb.tank, tb.armor_partner, tb.regiment
+    sp, mo, rem = tb.strongpoint, tb.morale, tb.remnant_level_l
+    a_hex = []
+    tank_h, partner_h, regs, keys = set(), set(), set(), set()
+    tot_a = 0
+    for u in attackers:
+        h = int(hexa[u])
+        a_hex.append(h)
+        lu = lev[u]
+        demoralized = mor[u] == DEMORALIZED
+        if tank[u] and not demoralized:
+            tank_h.add(h)
+        if partner[u]:
+            partner_h.add(h)
+        r = reg[u]
+        if r >= 0:
+            regs.add(r)
+        r = rem[u]
+        keys.add(("remnant", u) if r >= 0 and lu == r else int(form[u]))     # 17.32
+        v = 4 if sp[u] else mo[u][lu]                                        # 16.24
+        tot_a += v - 1 if demoralized else v                                 # 11.4
+    d_tank_h, d_partner_h, d_regs = set(), set(), set()
+    tot_d = n_d = 0
+    for u in defenders:
+        demoralized = mor[u] == DEMORALIZED
+        if tank[u] and not demoralized:
+            d_tank_h.add(int(hexa[u]))
+        if partner[u]:
+            d_partner_h.add(int(hexa[u]))
+        r = reg[u]
+        if r >= 0:
+            d_regs.add(r)
+        v = 4 if sp[u] else mo[u][lev[u]]
+        tot_d += v - 1 if demoralized else v
+        n_d += 1
     m = {}
-    if _armor(game, attackers):
+    if tank_h and not tank_h.isdisjoint(partner_h):
         m["armor_attacking"] = 2
-    if _armor(game, defenders):
+    if d_tank_h and not d_tank_h.isdisjoint(d_partner_h):
         m["armor_defending"] = -1
-    hexa = s.hex
-    a_hex = [int(hexa[u]) for u in attackers]
     hexes = set(a_hex)
     if t.fort[target] and not s.fort_destroyed[target]:
         eng = tb.engineer
@@ -560,18 +681,14 @@ def odds_modifiers(game, side, attackers, defenders, target, air=0, roll_leaders
             m["engineers"] = 1
     if len(hexes) >= 4:
         m["envelopment"] = 1
-    if _integrity(game, attackers, set(attackers)):
+    if regs and _regiments_intact(game, regs, set(attackers)):
         m["attacker_integrity"] = 2
-    if _integrity(game, defenders, set(defenders)):
+    if d_regs and _regiments_intact(game, d_regs, set(defenders)):
         m["defender_integrity"] = -1
-    keys = set()
-    rem, lev, form = tb.remnant_level_l, s.level, s.formation
-    for u in attackers:
-        r = rem[u]
-        keys.add(("remnant", u) if r >= 0 and lev[u] == r else int(form[u]))     # 17.32
     if len(keys) > 1:
         m["mixed_formations"] = -1
-    diff = _avg_morale(game, attackers) - _avg_morale(game, defenders)
+    n_a = len(a_hex)
+    diff = (-(-tot_a // n_a) if n_a else 0) - (-(-tot_d // n_d) if n_d else 0)   # 9.92, 11.2
     if diff:
         m["morale"] = int(min(3, max(-2, diff)))
     if air:

@@ -556,6 +556,45 @@ def invalidate(game) -> None:
     c["version"] = c.get("version", 0) + 1
 
 
+def _ma_if_movable(game, u: int):
+    """``effective_ma(game, u)`` when ``movable(game, u)``, else None: the
+    tests of :func:`movable` (rules 6.0, 6.53, 6.54, 16.13, 17.7, 17.81,
+    19.8) and the allowance of :func:`effective_ma` (6.0, 8.33, 11.4, 12.11,
+    14.1, 6.71) read once for both, in the same order."""
+    s, tb = game.state, game.tables
+    if s.box[u] != BOX_MAP or s.moved[u]:
+        return None
+    ut = tb.utype[u]
+    if ut in _NEVER_MOVING_TYPES or s.entered_turn[u] == game.turn:
+        return None
+    if tb.side[u] == ALLIED and not delayed_reaction_ok(game, u):
+        return None                                       # rule 17.7
+    if ut == st.ARTILLERY:
+        ma = tb.ma[u][s.level[u]]
+        if ma <= 0:
+            return None
+        if s.out_of_supply[u] and not tb.foot[u]:
+            ma = max(1, ma - 2)
+        demoralized = s.morale_state[u] == DEMORALIZED
+        if demoralized:
+            ma = max(1, ma - 2)
+    else:
+        ma = game.movement_allowance(u)
+        if ma <= 0:
+            return None
+        demoralized = s.morale_state[u] == DEMORALIZED
+    bonus = game.extra.get("leader_bonus")
+    if bonus is not None:
+        ma += int(bonus[u])                               # 14.1
+    if demoralized and game.night:
+        ma = -(-ma // 2)                                  # 6.71
+    return ma
+
+
+#: unit types that never move in a movement phase (as :func:`_never_moves`)
+_NEVER_MOVING_TYPES = (st.WARSHIP, st.COASTAL_GUN, st.STRONGPOINT, st.MILITIA)
+
+
 def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> dict:
     """Hexes unit ``u`` may end its move in, with the MP spent.
 
@@ -571,11 +610,12 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
     dict int -> float
         Destination hex -> MP spent (stacking limits respected at the end, 7.1).
     """
-    s, t = game.state, game.static
-    if not movable(game, u):
+    ma = _ma_if_movable(game, u)
+    if ma is None:
         return {}
-    ma = effective_ma(game, u)
-    ut = int(t.utype[u])
+    s, t, tb = game.state, game.static, game.tables
+    ut = tb.utype[u]
+    add = 0
     if ut == st.ARTILLERY:
         if not s.hitched[u]:
             if not hitch:
@@ -583,7 +623,9 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
             ma -= 2                           # rule 6.6: 2 MP to hitch
         if ma <= 0:
             return {}
-    side = int(t.side[u])
+        if hitch:
+            add = 2
+    side = tb.side[u]
     zoc, block, trivial = _masks(game, u, mode)
     leader = ut == st.LEADER
     if leader:
@@ -591,17 +633,28 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
     strategic = mode == "strategic"
     strat_ok = game.extra["strat_allowed"][side] if strategic else t.land
     cls = -1 if leader else int(t.move_class[u])
-    start = int(s.hex[u])
-    sa = _static_args(t)
-    add = 2 if (hitch and ut == st.ARTILLERY) else 0
-    idx, mp, pred = legal_kernel(start, 2 * ma, cls, strategic, sa[0][int(strategic), cls + 1],
-                                 t.ocean_side, t.neighbours, zoc, block, trivial,
-                                 t.land, strat_ok, ZOC_ENTER, ZOC_EXIT, _side_units(game, side),
-                                 s.box, s.hex, s.level, sa[1], sa[2],
+    edges, ocean_side, nbr, land, base, rem = _kernel_statics(t)
+    idx, mp, pred = legal_kernel(int(s.hex[u]), 2 * ma, cls, strategic, edges[strategic][cls + 1],
+                                 ocean_side, nbr, zoc, block, trivial, land, strat_ok, ZOC_ENTER,
+                                 ZOC_EXIT, _side_units(game, side), s.box, s.hex, s.level, base, rem,
                                  STACK_ROOM - organisation.stack_weight(game, u), add)
     game.extra["last_pred"] = (u, mode, hitch, pred)
     out = dict(zip(idx.tolist(), mp.tolist()))
     game.extra["last_legal"] = ((u, mode, bool(hitch), _version(game)), out, pred)
+    return out
+
+
+def _kernel_statics(t) -> tuple:
+    """The static arguments of :func:`legal_kernel`, gathered once per
+    :class:`StaticData`: ``edges[strategic][cls + 1]`` (the int32[n, 6]
+    hexside costs of :func:`_static_args` per kind of movement and class),
+    the ocean hexsides, the neighbour table, the land hexes and the stacking
+    tables of :func:`stack_tables`."""
+    out = getattr(t, "_legal_kernel_statics", None)
+    if out is None:
+        edge, base, rem = _static_args(t)
+        edges = tuple(tuple(edge[k, c] for c in range(edge.shape[1])) for k in range(edge.shape[0]))
+        out = t._legal_kernel_statics = (edges, t.ocean_side, t.neighbours, t.land, base, rem)
     return out
 
 

@@ -1,0 +1,115 @@
+"""Fast paths of the movement and combat modules against their plain
+versions, checked on every call made during whole games.
+
+* :func:`movement._ma_if_movable` equals ``effective_ma`` when ``movable``,
+  else None (rules 6.0, 6.71, 8.33, 11.4, 14.1, 17.7);
+* :func:`combat.odds_modifiers` equals the modifiers built from
+  :func:`combat._armor`, :func:`combat._integrity` and
+  :func:`combat._avg_morale` (rule 9.92), including positions where whole
+  regiments attack or defend (integrity);
+* :func:`combat.discovered_kernel` equals :func:`combat.discovered` for
+  every hex, by day and by night (rule 10.11);
+* :func:`combat._in_range` equals the per-firer distance test (12.2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from malta_sim.games.island_of_death import combat, movement
+from malta_sim.games.registry import get_scenario
+
+
+def ref_odds_modifiers(game, side, attackers, defenders, target):
+    """Rule 9.92 without leader rolls or air, one helper per modifier."""
+    s, t, tb = game.state, game.static, game.tables
+    m = {}
+    if combat._armor(game, attackers):
+        m["armor_attacking"] = 2
+    if combat._armor(game, defenders):
+        m["armor_defending"] = -1
+    a_hex = [int(s.hex[u]) for u in attackers]
+    hexes = set(a_hex)
+    if t.fort[target] and not s.fort_destroyed[target]:
+        if hexes == {h for u, h in zip(attackers, a_hex) if tb.engineer[u]}:
+            m["engineers"] = 1
+    if len(hexes) >= 4:
+        m["envelopment"] = 1
+    if combat._integrity(game, attackers, set(attackers)):
+        m["attacker_integrity"] = 2
+    if combat._integrity(game, defenders, set(defenders)):
+        m["defender_integrity"] = -1
+    keys = set()
+    for u in attackers:
+        r = tb.remnant_level_l[u]
+        keys.add(("remnant", u) if r >= 0 and s.level[u] == r else int(s.formation[u]))
+    if len(keys) > 1:
+        m["mixed_formations"] = -1
+    d = combat._avg_morale(game, attackers) - combat._avg_morale(game, defenders)
+    if d:
+        m["morale"] = int(min(3, max(-2, d)))
+    return m
+
+
+def _check_position(game, rng, counts):
+    """Compare the fast paths with their references on the current state."""
+    s, t = game.state, game.static
+    for u in range(t.n_units):
+        want = movement.effective_ma(game, u) if movement.movable(game, u) else None
+        assert movement._ma_if_movable(game, u) == want, u
+    counts["ma"] = counts.get("ma", 0) + 1
+    hexes = list(range(t.n_hexes))
+    for side in (0, 1):
+        got = combat.discovered_hexes(game, hexes, side).tolist()
+        assert got == [combat.discovered(game, h, side) for h in hexes]
+        firers = combat._firers(game, side)
+        if firers:
+            dist = t.grid.distance_table
+            want = [[u for u in firers if dist[s.hex[u], h] <= t.art_range[u]] for h in hexes]
+            assert combat._in_range(game, firers, hexes) == want
+            counts["range"] = counts.get("range", 0) + 1
+        own = [int(u) for u in game.on_map(side) if game.is_ground(int(u))]
+        enemy = [int(u) for u in game.on_map(1 - side) if game.is_ground(int(u))]
+        if not own or not enemy:
+            continue
+        groups = []
+        for r in {t.regiment[u] for u in own + enemy if t.regiment[u] >= 0}:
+            groups.append([int(m) for m in game.tables.members[r]])   # whole regiments
+        for _ in range(30):
+            groups.append(rng.choice(own, min(len(own), rng.integers(1, 7)), replace=False).tolist())
+        for att in groups:
+            dfn = rng.choice(enemy, min(len(enemy), rng.integers(0, 5)), replace=False).tolist()
+            if rng.random() < 0.3:
+                dfn = groups[rng.integers(len(groups))]
+            target = int(rng.integers(t.n_hexes))
+            got = combat.odds_modifiers(game, side, att, dfn, target, roll_leaders=False)
+            want = ref_odds_modifiers(game, side, att, dfn, target)
+            assert list(got.items()) == list(want.items())
+            counts["integrity"] = counts.get("integrity", 0) + ("attacker_integrity" in got)
+
+
+@pytest.mark.parametrize("scenario,axis,allied,seed", [
+    ("hercules", "balanced", "static", 3),
+    ("intro", "random", "random", 4),
+])
+def test_fast_paths_equal_plain_versions_in_a_game(monkeypatch, scenario, axis, allied, seed):
+    """At the start of each combat phase of a whole game, every fast path
+    answers as its plain version."""
+    from malta_sim.games.island_of_death import sequence
+
+    rng = np.random.default_rng(seed)
+    counts: dict = {}
+    orig = sequence.combat_phase
+
+    def phase(game, *a, **k):
+        _check_position(game, rng, counts)
+        return orig(game, *a, **k)
+
+    monkeypatch.setattr(sequence, "combat_phase", phase)
+    play = get_scenario(scenario).play_fn()
+    play(scenario, seed, np.arange(1), axis_policy=axis, allied_policy=allied, options=(),
+         data_dir=None)
+    assert counts.get("ma", 0) >= 4
+    assert counts.get("range", 0) > 0
+    assert counts.get("integrity", 0) > 0          # whole regiments were tried
