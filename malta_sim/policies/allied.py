@@ -116,6 +116,9 @@ class AlliedBot(_ParamBot, StaticPolicy):
         """Rules 6.1-6.6: a unit not on an objective and not next to the
         enemy moves onto the most valuable empty held objective it can reach
         (nearest first on ties); see :meth:`garrison_values`."""
+        todo = [u for u in sorted(cands) if ("g", u) not in self._skip]
+        if not todo:                       # every candidate already tried this phase
+            return None
         t, s = game.static, game.state
         val = self.garrison_values(game)
         occupied = np.zeros(t.n_hexes, bool)
@@ -129,9 +132,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         ehex = np.unique(s.hex[enemy]) if len(enemy) else np.zeros(0, np.int64)
         empty_list = empty.tolist()
         dist = t.grid.distance_table
-        for u in sorted(cands):
-            if ("g", u) in self._skip:
-                continue
+        for u in todo:
             self._skip.add(("g", u))
             if t.utype[u] in (st.ARTILLERY, st.HQ, st.LEADER, st.AA) or val[s.hex[u]] > 0:
                 continue

@@ -453,6 +453,36 @@ class Forecast:
         return bool(lv >= vec_min_odds and gain >= min_gain), gain, lv
 
 
+def _base_value(game, base: tuple, thr: tuple, support, air: int) -> tuple:
+    """:meth:`Forecast.value` of a forecast base tuple (:func:`_forecast_base`)
+    without building the :class:`Forecast`: the same operations in the same
+    order (rules 9.3 d-g, 12.21, 16.42).
+
+    Parameters
+    ----------
+    base : tuple
+        ``(att, cap, dfn, mods, line, fort, def_steps, att_steps)``.
+    thr : tuple of float
+        ``(min_odds, min_gain, risk_weight, retreat_value)``.
+    support : int or float
+        Support strength points (capped at ``cap``).
+    air : int
+        Air support markers.
+
+    Returns
+    -------
+    (bool, float, int)
+        ``(ok, gain, level)`` as :meth:`Forecast.value`.
+    """
+    att, cap, dfn, mods, line, fort, def_steps, att_steps = base
+    lv = int(st.odds_level(att + min(int(support), cap), dfn) + mods + air)
+    e = expected_losses(game, line, lv, fort, def_steps, att_steps)
+    if e is None or dfn <= 0:
+        return False, -np.inf, lv
+    gain = e[1] + thr[3] * e[2] - thr[2] * e[0]
+    return bool(lv >= thr[0] and gain >= thr[1]), gain, lv
+
+
 def attack_groups(game, units) -> list[list[int]]:
     """Candidate attacker sets for one target: all units, and each
     formation's units alone (avoids the mixed-formations shift, 9.92)."""
@@ -507,34 +537,33 @@ class _ParamBot:
         thr = self._thresholds(self._thr_idx)
         if memo is None:
             memo = _forecast_memo(game)
+        tgt = int(tgt)
         key = None
         if not penetration:
             # the score reads the forecast bases, the support values (both kept
             # by the memo's rule), the thresholds and the pure expected losses
-            key = (self.side, int(tgt), tuple(units), tuple(support_units), air,
+            key = (self.side, tgt, tuple(units), tuple(support_units), air,
                    frozenset(hurricane), thr, memo.night, bool(game.state.fort_destroyed[tgt]))
             hit = memo.scores.get(key)
             if hit is not None:
                 ok, gain, lv, grp = hit[0]
                 return ok, gain, lv, list(grp)
-        mo, mg, rk, rv = thr
         best = None
         groups = attack_groups(game, units)
         if penetration:
             from ..games.island_of_death.combat import _penetration_leader
             groups = [g for g in groups if _penetration_leader(game, g) is not None]
+        side = int(self.side)
         core, members = set(support_units), set()
         for grp in groups:
-            fc = Forecast(game, self.side, tgt, grp, memo)
+            base, (c, m) = memo.entry(game, side, tgt, tuple(grp))
             if key is not None:
-                c, m = memo.entry(game, self.side, fc.target, tuple(fc.attackers))[1]
                 core.update(c)
                 members.update(m)
-            sp = memo.support(game, support_units, tgt, grp, hurricane)
-            ok, gain, lv = fc.value(game, mo, mg, rk, rv, sp, air)
-            cand = (ok, gain, lv, grp)
-            if best is None or (cand[0], cand[1]) > (best[0], best[1]):
-                best = cand
+            sp = memo.support(game, support_units, tgt, grp, hurricane) if support_units else 0
+            ok, gain, lv = _base_value(game, base, thr, sp, air)
+            if best is None or (ok, gain) > (best[0], best[1]):
+                best = (ok, gain, lv, grp)
         if key is not None and best is not None:
             memo._put(1, key, (best[0], best[1], best[2], tuple(best[3])),
                       (frozenset(core), frozenset(members - core)))
@@ -740,6 +769,8 @@ class AxisBot(_ParamBot, BalancedPolicy):
         super().__init__(side, {})
         self._init_vec(side, params)
         self._obj_weights = None
+        self._move_memo = None        # (game, position key, next_move set-up): the last one
+        self._enemy_sel = None        # (static, enemy units' index: slice or int array)
 
     # ------------------------------------------------------------ objectives
     def objective_values(self, game) -> np.ndarray:
@@ -787,13 +818,7 @@ class AxisBot(_ParamBot, BalancedPolicy):
         t, s = game.static, game.state
         v = self.vec
         dist = t.grid.distance_table
-        obj = self.objective_values(game)
-        gh = np.flatnonzero(obj > 0)
-        enemy = game.on_map(1 - self.side)
-        enemy = enemy[game.ground_mask[enemy]]
-        ehex = np.unique(s.hex[enemy]) if len(enemy) else np.zeros(0, np.int64)
-        envelop = float(v[P.AX_ENVELOP]) if len(ehex) and v[P.AX_ENVELOP] > 0 else 0.0
-        ehex64 = ehex.astype(np.int64)
+        obj, gh, ehex, ehex64, envelop, goals = self._move_setup(game)
         decay = float(v[P.AX_DECAY])
         radius = float(v[P.AX_SUPPLY_RADIUS])
         for u in sorted(candidates):
@@ -818,7 +843,9 @@ class AxisBot(_ParamBot, BalancedPolicy):
                 continue
             if not len(gh):
                 continue
-            goal = int(_goal_hex(obj, gh, dist[here], decay))
+            goal = goals.get(here)
+            if goal is None:
+                goal = goals[here] = int(_goal_hex(obj, gh, dist[here], decay))
             d_here = int(dist[here, goal])
             if d_here == 0:
                 continue
@@ -832,6 +859,38 @@ class AxisBot(_ParamBot, BalancedPolicy):
             if best >= 0:
                 return Move(u, int(best))
         return None
+
+    def _move_setup(self, game) -> tuple:
+        """What :meth:`next_move` reads of the whole position: objective
+        weights ``obj`` and the hexes ``gh`` where they are positive, the
+        hexes of enemy ground units (``ehex``, and as int64), the envelopment
+        bonus and a dict of goal hexes by unit hex (filled by
+        :meth:`next_move`).  All are functions of the game's data, the bot's
+        vector, hex control (16.1) and the enemy units' box and hex, so the
+        answer is kept while those are unchanged (the last position only; a
+        subclass with its own :meth:`objective_values` is asked every time)."""
+        s = game.state
+        key = None
+        if type(self).objective_values is AxisBot.objective_values:
+            sel = self._enemy_sel
+            if sel is None or sel[0] is not game.static:
+                from ..games.island_of_death.special import side_selector
+                sel = self._enemy_sel = (game.static, side_selector(game.static, 1 - self.side))
+            sel = sel[1]
+            key = (s.control.tobytes(), s.box[sel].tobytes(), s.hex[sel].tobytes())
+            memo = self._move_memo
+            if memo is not None and memo[0] is game and memo[1] == key:
+                return memo[2]
+        v = self.vec
+        obj = self.objective_values(game)
+        gh = np.flatnonzero(obj > 0)
+        enemy = game.on_map(1 - self.side)
+        enemy = enemy[game.ground_mask[enemy]]
+        ehex = np.unique(s.hex[enemy]) if len(enemy) else np.zeros(0, np.int64)
+        envelop = float(v[P.AX_ENVELOP]) if len(ehex) and v[P.AX_ENVELOP] > 0 else 0.0
+        out = (obj, gh, ehex, ehex.astype(np.int64), envelop, {})
+        self._move_memo = (game, key, out) if key is not None else None
+        return out
 
     def _move_hq(self, game, u, mode, ehex):
         """An HQ moves toward its formation's units when more than four hexes

@@ -1,0 +1,91 @@
+"""Second round of bot speed-ups: every kept or shortcut answer of
+:mod:`malta_sim.policies.axis` equals a fresh computation on the states of
+whole games."""
+
+import numpy as np
+import pytest
+
+from malta_sim.games.island_of_death.engine import play_games
+from malta_sim.policies import axis as AX
+
+
+@pytest.fixture
+def checked_entries(monkeypatch):
+    """Every forecast base the memo serves (:meth:`_ForecastMemo.entry`) is
+    recomputed on the current state and compared, deps included."""
+    served = {"hit": 0, "miss": 0}
+    orig = AX._ForecastMemo.entry
+
+    def entry(self, game, side, target, attackers):
+        key = (side, target, attackers, game.night, bool(game.state.fort_destroyed[target]))
+        served["hit" if key in self.entries else "miss"] += 1
+        got = orig(self, game, side, target, attackers)
+        assert got == AX._forecast_base(game, side, target, attackers), key
+        return got
+
+    monkeypatch.setattr(AX._ForecastMemo, "entry", entry)
+    return served
+
+
+@pytest.fixture
+def checked_move_setup(monkeypatch):
+    """Every next_move set-up served from the bot's last position equals the
+    one worked out afresh (objective weights, their hexes, enemy hexes,
+    envelopment bonus) and every goal kept equals a fresh goal."""
+    served = {"kept": 0}
+    orig = AX.AxisBot._move_setup
+
+    def setup(self, game):
+        kept = self._move_memo
+        got = orig(self, game)
+        if kept is not None and self._move_memo is kept:
+            served["kept"] += 1
+        self_fresh = object.__new__(type(self))
+        self_fresh.__dict__.update(self.__dict__)
+        self_fresh._move_memo = None
+        fresh = orig(self_fresh, game)
+        for a, b in zip(got[:4], fresh[:4]):
+            assert np.array_equal(a, b) and a.dtype == b.dtype
+        assert got[4] == fresh[4]
+        dist = game.static.grid.distance_table
+        decay = float(self.vec[AX.P.AX_DECAY])
+        for here, goal in got[5].items():
+            assert goal == int(AX._goal_hex(fresh[0], fresh[1], dist[here], decay))
+        return got
+
+    monkeypatch.setattr(AX.AxisBot, "_move_setup", setup)
+    return served
+
+
+@pytest.mark.parametrize("scenario,axis,allied,seed,games", [
+    ("hercules", "axis:balanced", "allied:static", 5, [0]),
+    ("intro", "axis:aggressive", "allied:counterattack", 8, [0, 1]),
+])
+def test_kept_answers_equal_fresh(checked_entries, checked_move_setup, scenario, axis, allied,
+                                  seed, games):
+    """Rules 6.1-6.6, 9.3, 9.91, 9.92: forecast bases read by the target scores
+    and the movement set-up kept between moves equal fresh ones through whole
+    games."""
+    play_games(scenario, seed, games, axis_policy=axis, allied_policy=allied)
+    assert checked_entries["hit"] > 0 and checked_entries["miss"] > 0
+    assert checked_move_setup["kept"] > 0
+
+
+def test_base_value_equals_forecast_value():
+    """Rules 9.3 d-g, 12.21, 16.42: the value of a base tuple is exactly
+    :meth:`Forecast.value` (same floats, same level, same verdict) for a range
+    of support points, air markers and thresholds."""
+    from iod_helpers import h, make, u
+
+    g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"], "1210": ["axis.4.2_34"]})
+    att = (u("axis.4.1_34"), u("axis.4.2_34"))
+    memo = AX._forecast_memo(g)
+    fc = AX.Forecast(g, 0, h("1311"), att, memo)
+    base = memo.base(g, 0, h("1311"), att)
+    for thr in ((1.0, 0.0, 1.0, 0.3), (3.0, 0.5, 0.5, 0.0), (-2.0, -1.0, 2.0, 1.0)):
+        thr = tuple(np.float64(x) for x in thr)
+        for sp in (0, 1, 3, 7, 40):
+            for air in (0, 1):
+                want = fc.value(g, *thr, support=sp, air=air)
+                got = AX._base_value(g, base, thr, sp, air)
+                assert got == want and type(got[1]) is type(want[1])
