@@ -586,9 +586,9 @@ def _command_roll(game, side: int, units, target: int, sign: int) -> int:
     s, t = game.state, game.static
     dist = t.grid.distance_table
     best = None
-    for ld in game.on_map(side):
-        ld = int(ld)
-        if t.utype[ld] != st.LEADER or s.leader_uses[ld] >= 2:
+    tb = game.tables
+    for ld in ((s.box == BOX_MAP) & tb.leader & tb.side_mask[side]).nonzero()[0].tolist():
+        if s.leader_uses[ld] >= 2:          # the side's leaders on the map, ascending
             continue
         f = int(t.printed_formation[ld])
         if any(s.formation[u] == f and dist[s.hex[ld], s.hex[u]] <= 1 for u in units):
