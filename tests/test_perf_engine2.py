@@ -9,7 +9,10 @@ versions, checked on every call made during whole games.
   regiments attack or defend (integrity);
 * :func:`combat.discovered_kernel` equals :func:`combat.discovered` for
   every hex, by day and by night (rule 10.11);
-* :func:`combat._in_range` equals the per-firer distance test (12.2).
+* :func:`combat._in_range` equals the per-firer distance test (12.2);
+* :func:`combat.attack_strength` equals :func:`malta_sim.kernels.crt.unit_attack`
+  (9.91, 8.31, 8.4, 11.3, 11.4);
+* :func:`supply._formation_sources` equals :func:`supply.supply_sources` (8.51, 8.52).
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import combat, movement
+from malta_sim.games.island_of_death import combat, movement, supply
+from malta_sim.games.island_of_death.state import DEMORALIZED, DISORGANIZED
+from malta_sim.kernels import crt as kcrt
 from malta_sim.games.registry import get_scenario
 
 
@@ -59,6 +64,15 @@ def _check_position(game, rng, counts):
         want = movement.effective_ma(game, u) if movement.movable(game, u) else None
         assert movement._ma_if_movable(game, u) == want, u
     counts["ma"] = counts.get("ma", 0) + 1
+    for u in range(t.n_units):
+        m = int(s.morale_state[u])
+        assert combat.attack_strength(game, u) == kcrt.unit_attack(
+            int(t.attack[u, s.level[u]]), bool(s.out_of_supply[u]), m == DISORGANIZED, m == DEMORALIZED)
+    for side in (0, 1):
+        common = supply._common_sources(game, side)
+        for f in range(t.n_formations):
+            got = supply._formation_sources(game, side, f, common)
+            assert np.array_equal(got, supply.supply_sources(game, side, f))
     hexes = list(range(t.n_hexes))
     for side in (0, 1):
         got = combat.discovered_hexes(game, hexes, side).tolist()

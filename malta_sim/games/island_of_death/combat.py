@@ -484,11 +484,28 @@ def _validate_plan(game, side, plan, opts) -> None:
 # ------------------------------------------------------------------ strengths (9.91)
 def attack_strength(game, u: int) -> int:
     """Modified attack strength of unit ``u`` (9.91, 8.31, 8.4, 11.3, 11.4),
-    computed by :func:`malta_sim.kernels.crt.unit_attack`."""
+    computed by :func:`malta_sim.kernels.crt.unit_attack` (read from
+    :func:`_attack_rows`)."""
     s = game.state
-    m = int(s.morale_state[u])
-    return _unit_attack(game.tables.attack[u][s.level[u]], bool(s.out_of_supply[u]),
-                        m == DISORGANIZED, m == DEMORALIZED)
+    rows = _ATTACK_ROWS.get(game.tables.attack[u][s.level[u]])
+    if rows is None:
+        rows = _attack_rows(game.tables.attack[u][s.level[u]])
+    return rows[1 if s.out_of_supply[u] else 0][s.morale_state[u]]
+
+
+#: _attack_rows answers per printed attack strength
+_ATTACK_ROWS: dict = {}
+
+
+def _attack_rows(base: int) -> tuple:
+    """Modified attack strengths (9.91, 8.31, 8.4, 11.3, 11.4) of a unit of
+    printed attack strength ``base``: ``rows[out_of_supply][morale_state]``
+    (morale state NORMAL, DISORGANIZED, DEMORALIZED), from
+    :func:`malta_sim.kernels.crt.unit_attack`; worked out once per value."""
+    rows = tuple(tuple(_unit_attack(base, oos, m == DISORGANIZED, m == DEMORALIZED)
+                       for m in (NORMAL, DISORGANIZED, DEMORALIZED)) for oos in (False, True))
+    _ATTACK_ROWS[base] = rows
+    return rows
 
 
 def defense_strength(game, u: int) -> int:

@@ -47,7 +47,19 @@ def route_distance(start, passable, nbr, ocean_side, max_len):
     """
     src = np.zeros(nbr.shape[0], np.bool_)
     src[start] = True
-    return paths.distance_field(nbr, src, passable, ~ocean_side, int(max_len))
+    return paths.distance_field(nbr, src, passable, _crossable(ocean_side), int(max_len))
+
+
+#: the last ocean-side table seen and its negation (the static data's)
+_CROSSABLE: list = [None, None]
+
+
+def _crossable(ocean_side: np.ndarray) -> np.ndarray:
+    """``~ocean_side``: the hexsides a route may cross (rule 8.2), kept for
+    the last table asked about (the static data's, asked again each time)."""
+    if _CROSSABLE[0] is not ocean_side:
+        _CROSSABLE[:] = [ocean_side, ~ocean_side]
+    return _CROSSABLE[1]
 
 
 def passable_for(game, side: int) -> np.ndarray:
@@ -88,6 +100,36 @@ def supply_sources(game, side: int, formation: int) -> np.ndarray:
     return np.flatnonzero(m)
 
 
+def _common_sources(game, side: int) -> np.ndarray:
+    """bool[n_hexes]: the supply sources of :func:`supply_sources` that every
+    formation of ``side`` shares (8.51 beaches, 8.52 cities and forts); the
+    caller's own array."""
+    t, s = game.static, game.state
+    if side == ALLIED:
+        return (t.city & (s.control == ALLIED)) | (t.fort & ~s.fort_destroyed & (s.control != AXIS))
+    if not s.beach_supply_barred[0]:
+        return t.beach & s.landed_beach & (s.control == AXIS)
+    return np.zeros(t.n_hexes, bool)
+
+
+def _formation_sources(game, side: int, formation: int, common: np.ndarray) -> np.ndarray:
+    """:func:`supply_sources` of ``formation`` with :func:`_common_sources`
+    given (rules 8.51, 19.11-19.12: the 80th Division's airfields, the
+    formation's drop zone marker)."""
+    if side == ALLIED:
+        return np.flatnonzero(common)
+    t, s = game.static, game.state
+    m = common
+    if formation == 3:   # 80th (airborne) Division, rule 8.51
+        m = m | (t.airfield & (s.control == AXIS))
+    if 0 <= formation < s.dz_hex.shape[1]:
+        dz = int(s.dz_hex[0, formation])
+        if dz >= 0 and not len(game.units_at(dz, ALLIED)):
+            m = m.copy() if m is common else m
+            m[dz] = True
+    return np.flatnonzero(m)
+
+
 def automatic_supply_turn(game) -> bool:
     """Rule 8.53: 29 June AM and noon turns: everybody supplied."""
     return game.turn in (0, 1)
@@ -109,14 +151,18 @@ def compute_supply(game, side: int) -> np.ndarray:
         return ok
     passable = passable_for(game, side)
     hq_reach = {}
+    common = None
     for f in range(t.n_formations):
         hq = t.formation_hq[f]
         if hq < 0 or t.side[hq] != side or s.box[hq] != BOX_MAP:
             continue
         h = int(s.hex[hq])
-        dist = route_distance(h, passable | (np.arange(t.n_hexes) == h), t.neighbours,
-                              t.ocean_side, MAX_ROUTE)
-        srcs = supply_sources(game, side, f)
+        p = passable.copy()
+        p[h] = True                          # the HQ's own hex
+        dist = route_distance(h, p, t.neighbours, t.ocean_side, MAX_ROUTE)
+        if common is None:
+            common = _common_sources(game, side)
+        srcs = _formation_sources(game, side, f, common)
         hq_ok = bool(len(srcs)) and bool((dist[srcs] >= 0).any())
         if s.entered_turn[hq] == game.turn:
             hq_ok = True                     # 8.53
