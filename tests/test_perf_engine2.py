@@ -12,7 +12,8 @@ versions, checked on every call made during whole games.
 * :func:`combat._in_range` equals the per-firer distance test (12.2);
 * :func:`combat.attack_strength` equals :func:`malta_sim.kernels.crt.unit_attack`
   (9.91, 8.31, 8.4, 11.3, 11.4);
-* :func:`supply._formation_sources` equals :func:`supply.supply_sources` (8.51, 8.52).
+* :func:`supply._formation_sources` equals :func:`supply.supply_sources` (8.51, 8.52);
+* :func:`movement._side_hexes` (kept between moves) equals the side's hexes now.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ def _check_position(game, rng, counts):
         assert combat.attack_strength(game, u) == kcrt.unit_attack(
             int(t.attack[u, s.level[u]]), bool(s.out_of_supply[u]), m == DISORGANIZED, m == DEMORALIZED)
     for side in (0, 1):
+        assert movement._side_hexes(game, side) == set(s.hex[t.side == side].tolist())
         common = supply._common_sources(game, side)
         for f in range(t.n_formations):
             got = supply._formation_sources(game, side, f, common)

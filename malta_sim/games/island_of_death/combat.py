@@ -630,10 +630,8 @@ def _regiments_intact(game, regs, units: set) -> bool:
     box, mor, lev, rem = s.box, s.morale_state, s.level, tb.remnant_level_l
     lost, members = s.integrity_lost, tb.members
     for r in regs:
-        if lost[0, r]:
-            continue
         mem = members[r]
-        if mem and units.issuperset(mem) and all(
+        if mem and units.issuperset(mem) and not lost[0, r] and all(
                 box[m] == BOX_MAP and mor[m] != DEMORALIZED and not (rem[m] >= 0 and lev[m] == rem[m])
                 for m in mem):
             return True

@@ -459,6 +459,15 @@ def _never_moves(t) -> np.ndarray:
     return out
 
 
+def _may_move(t) -> tuple:
+    """Per side, bool[n_units]: the side's pieces that are not
+    :func:`_never_moves` pieces.  Built once per :class:`StaticData`."""
+    out = getattr(t, "_may_move", None)
+    if out is None:
+        out = t._may_move = tuple((t.side == side) & ~_never_moves(t) for side in (0, 1))
+    return out
+
+
 def movable_units(game, side: int) -> list:
     """The units of ``side`` that may move in this movement phase, ascending
     (Python ints): ``[u for u in game.on_map(side) if movable(game, u)]``
@@ -485,7 +494,7 @@ def _movable_before_17_7(game, side: int) -> np.ndarray:
     """int64[k]: the units of :func:`movable_units` before the Allied test of
     rule 17.7 (ascending)."""
     s, t = game.state, game.static
-    m = (s.box == BOX_MAP) & (t.side == side) & ~s.moved & ~_never_moves(t) & (s.entered_turn != game.turn)
+    m = (s.box == BOX_MAP) & _may_move(t)[side] & ~s.moved & (s.entered_turn != game.turn)
     units = m.nonzero()[0]
     if len(units):
         units = units[(t.utype[units] == st.LEADER) | (t.ma[units, s.level[units]] > 0)]
@@ -876,7 +885,7 @@ def execute_move(game, mv, mode: str) -> None:
     if path:
         # hexes holding enemy pieces now (see enter_hex): a superset of those
         # holding any when the mover enters them
-        enemy_hexes = set(s.hex[_side_sel(game, 1 - side)].tolist())
+        enemy_hexes = _side_hexes(game, 1 - side)
         real = [u] if _enters_as_unit(t)[u] else []
     # leaders stacked with the mover do not travel with it (each piece moves alone, 6.1)
     last = len(path) - 1
@@ -893,6 +902,23 @@ def execute_move(game, mv, mode: str) -> None:
         game.log(f"{mode} move", side=side, hexes=[start] + path, units=[u],
                  result=f"{spent:g} MP", rule="6.1")
     invalidate(game)
+
+
+def _side_hexes(game, side: int) -> frozenset:
+    """The hexes of ``side``'s pieces (-1 for pieces off the map), as a
+    frozenset kept per side with the bytes of those hexes: during a movement
+    phase the other side's pieces stand still, so one set serves its moves."""
+    hx = game.state.hex[_side_sel(game, side)]
+    key = hx.tobytes()
+    memo = game.extra.get("_side_hexes")
+    if memo is None:
+        memo = game.extra["_side_hexes"] = {}
+    hit = memo.get(side)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    out = frozenset(hx.tolist())
+    memo[side] = (key, out)
+    return out
 
 
 def _night_effect(game, u: int, spent: float) -> None:
