@@ -89,3 +89,36 @@ def test_base_value_equals_forecast_value():
                 want = fc.value(g, *thr, support=sp, air=air)
                 got = AX._base_value(g, base, thr, sp, air)
                 assert got == want and type(got[1]) is type(want[1])
+
+
+def test_expected_losses_capped_steps_exact():
+    """Rules 9.3 g, 9.42, 9.43, 9.94: answers kept per CRT cell with the step
+    counts capped at what the cell's hits can take are the very floats a fresh
+    computation gives, for step counts far beyond the caps."""
+    from iod_helpers import make
+
+    from malta_sim.games.island_of_death.combat import crt_column
+
+    g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"]})
+    charts = g.static.charts
+    crt = charts.crt
+    p = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
+    AX._EXPECTED.clear()
+    for line in range(crt.shape[0]):
+        for level in range(-4, 9):
+            col = crt_column(charts, line, level)
+            for fort in (False, True):
+                for ds in (0, 1, 2, 3, 5, 9, 30):
+                    for as_ in (1, 2, 4, 7, 25):
+                        got = AX.expected_losses(g, line, level, fort, ds, as_)
+                        if col < 0:
+                            assert got is None
+                            continue
+                        ah = crt[line, col, 2:13, 0].astype(np.int64)
+                        dh = crt[line, col, 2:13, 2].astype(np.int64)
+                        if fort:
+                            dh = np.maximum(0, dh - 1)
+                        want = (float(p @ np.minimum((ah + 1) // 2, as_)),
+                                float(p @ np.minimum(dh // 2, ds)),
+                                float(p @ np.where(dh // 2 >= ds, 0, dh - dh // 2)))
+                        assert got == want

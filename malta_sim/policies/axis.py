@@ -92,7 +92,7 @@ def expected_losses(game, line: int, level: int, fort: bool, def_steps: int, att
     if memo is None or memo[0] is not charts:
         if len(_EXPECTED) > 16:
             _EXPECTED.clear()
-        memo = _EXPECTED[id(charts)] = (charts, {})
+        memo = _EXPECTED[id(charts)] = (charts, {}, {})
     by_level = memo[1]
     key = (line, level, fort, def_steps, att_steps)
     if key in by_level:
@@ -102,19 +102,32 @@ def expected_losses(game, line: int, level: int, fort: bool, def_steps: int, att
     col = crt_column(charts, line, level)
     out = None
     if col >= 0:
-        ah, dh = _cell_arrays(game, line, col, fort)
-        a_steps = np.minimum((ah + 1) // 2, att_steps)
-        d_steps = np.minimum(dh // 2, def_steps)
-        d_ret = np.where(dh // 2 >= def_steps, 0, dh - dh // 2)
-        out = (float(_P2D6 @ a_steps), float(_P2D6 @ d_steps), float(_P2D6 @ d_ret))
+        # step counts beyond what the cell's hits can take leave the loss
+        # arrays as they are, so the answer is kept per cell and capped steps
+        by_cell = memo[2]
+        cell = by_cell.get((line, col, fort))
+        if cell is None:
+            ah, dh = _cell_arrays(game, line, col, fort)
+            cell = by_cell[(line, col, fort)] = (ah, dh, int(((ah + 1) // 2).max()),
+                                                 int((dh // 2).max()) + 1)
+        ah, dh, a_cap, d_cap = cell
+        ckey = (line, col, fort, min(def_steps, d_cap), min(att_steps, a_cap))
+        out = by_cell.get(ckey)
+        if out is None:
+            a_steps = np.minimum((ah + 1) // 2, att_steps)
+            d_steps = np.minimum(dh // 2, def_steps)
+            d_ret = np.where(dh // 2 >= def_steps, 0, dh - dh // 2)
+            out = by_cell[ckey] = (float(_P2D6 @ a_steps), float(_P2D6 @ d_steps),
+                                   float(_P2D6 @ d_ret))
     if len(by_level) >= 65536:
         by_level.clear()
     by_level[key] = out
     return out
 
 
-#: expected_losses answers: id(charts) -> (charts, {arguments: answer}); the
-#: charts object is kept with its answers so that its id stays its own
+#: expected_losses answers: id(charts) -> (charts, {arguments: answer},
+#: {cell and capped steps: answer}); the charts object is kept with its
+#: answers so that its id stays its own
 _EXPECTED: dict = {}
 
 
