@@ -585,6 +585,43 @@ def _policy_key(p) -> tuple:
     return (cls, methods, pickle.dumps(p.__dict__, protocol=pickle.HIGHEST_PROTOCOL))
 
 
+def _engine_code(obj) -> bool:
+    """Whether callable ``obj`` (function, method, class, static or class
+    method, property) is defined in a ``malta_sim`` module."""
+    if isinstance(obj, property):
+        return all(f is None or _engine_code(f) for f in (obj.fget, obj.fset, obj.fdel))
+    obj = getattr(obj, "__func__", obj)
+    mod = getattr(obj, "__module__", None)
+    return isinstance(mod, str) and (mod == "malta_sim" or mod.startswith("malta_sim."))
+
+
+def _engine_only(game: Game, hook) -> bool:
+    """Whether the set-up steps run only ``malta_sim`` code: the ``setup``
+    hook and every class, method and callable attribute of each policy.
+
+    Engine code and the preset bots draw their random numbers only from the
+    game's streams (watched by :func:`_finish_setup`) and read nothing of the
+    game outside the memo key.  A user's bot or hook may read what the key
+    leaves out (the game index, the seed, Python's ``random``, a global), so
+    its set-up is always run afresh."""
+    if hook is not None and not _engine_code(hook):
+        return False
+    for p in game.policies:
+        for c in type(p).__mro__:
+            if c is object:
+                continue
+            if not _engine_code(c):
+                return False
+            for v in c.__dict__.values():
+                if (callable(v) or isinstance(v, (staticmethod, classmethod, property))) \
+                        and not _engine_code(v):
+                    return False
+        for v in getattr(p, "__dict__", {}).values():
+            if callable(v) and not _engine_code(v):
+                return False
+    return True
+
+
 def _finish_setup(game: Game) -> None:
     """:func:`_finish_setup_now`, memoised per process.
 
@@ -597,10 +634,12 @@ def _finish_setup(game: Game) -> None:
     is marked uncacheable and always run afresh.  A replay writes the saved
     state, a fresh copy of ``game.extra``, the scenario fields and the event
     rows (with this game's index), exactly what the steps would have done.
+    Only engine code is memoised (:func:`_engine_only`): a user's bot or hook
+    could read the game index, the seed or a global, which the key leaves out.
     """
     from .sequence import HOOKS
     s, info = game.state, game.scenario
-    if game.extra:
+    if game.extra or not _engine_only(game, HOOKS.get("setup")):
         _finish_setup_now(game)
         return
     info_vars = {k: v for k, v in vars(info).items() if k != "data"}
