@@ -1,0 +1,181 @@
+"""Oracle for the engine's memos: play games with every memo answer checked
+against a fresh computation at the moment it is used.
+
+    PYTHONPATH=. python experiments/memo_oracle.py hercules balanced static 0 8 [opt1,opt2]
+
+Wrapped (by monkeypatching, nothing in the package changes): the ZOC and
+occupancy memos and the per-phase enemy masks of movement (5.0, 6.52), the
+last-legal-move shortcut of execute_move (6.1), stack totals and the skipped
+phase-end checks (7.2, 14.42, 2.1), attackable hexes (9.15), the 17.7 map,
+the Allied answers of the invasion engine (16.12, 18.5, 19.41), and the Axis
+bot's forecast bases, support values and target scores.  Prints how many
+answers were checked and every mismatch (the first example of each); exit
+status 1 when any answer differed from the fresh one.  Slow (each memo use is
+computed twice): a few games per pairing.
+"""
+import sys, collections
+import numpy as np
+from malta_sim.games.island_of_death import movement as mv, organisation as org, combat as cb, special as sp
+from malta_sim.games.island_of_death import hercules as hc
+from malta_sim.games.island_of_death.engine import play_games
+from malta_sim.policies import axis as ax
+
+COUNT = collections.Counter()
+FAIL = collections.Counter()
+EX = {}
+
+def bad(name, msg):
+    FAIL[name] += 1
+    EX.setdefault(name, msg)
+
+def eq(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(eq(x, y) for x, y in zip(a, b))
+    return a == b
+
+def fresh_wrap(mod, name, keys):
+    orig = getattr(mod, name)
+    def w(game, *a, **k):
+        r = orig(game, *a, **k)
+        saved = {kk: game.extra.pop(kk) for kk in keys if kk in game.extra}
+        r2 = orig(game, *a, **k)
+        for kk in keys:
+            game.extra.pop(kk, None)
+        game.extra.update(saved)
+        COUNT[name] += 1
+        if not eq(r, r2):
+            bad(name, (game.game_index, game.turn, game.phase_name, a))
+        return r
+    setattr(mod, name, w)
+
+fresh_wrap(mv, "_zoc_memo", ["_zoc_memo"])
+fresh_wrap(mv, "_occupancy_memo", ["_occupancy_memo"])
+fresh_wrap(org, "stack_totals", ["_stack_totals"])
+fresh_wrap(cb, "_attackable", ["_attackable"])
+fresh_wrap(sp, "_may_act_map", ["_delayed_reaction_map"])
+for n in ("allied_unit_hexes", "dist_to_allied", "aa_within"):
+    fresh_wrap(hc, n, ["_allied_answers"])
+
+# _masks: the per-phase cache of the enemy masks vs the current position
+orig_masks = mv._masks
+def masks(game, u, mode):
+    r = orig_masks(game, u, mode)
+    side = int(game.static.side[u])
+    e, f = mv.exerting_hexes(game, 1 - side)
+    z = mv.paths.zoc_map(game.static.neighbours, e, (~f).astype(np.int8), mv.zoc_across(game.static))
+    saved = game.extra.pop("_occupancy_memo", None)
+    b, t = mv._occupancy_memo(game, 1 - side, mv._position_key(game, 1 - side))
+    game.extra["_occupancy_memo"] = saved
+    COUNT["_masks"] += 1
+    if not (np.array_equal(z, r[0]) and np.array_equal(b, r[1]) and np.array_equal(t, r[2])):
+        bad("_masks", (game.game_index, game.turn, game.phase_name, u))
+    return r
+mv._masks = masks
+
+# execute_move's last_legal shortcut
+orig_exec = mv.execute_move
+def execm(game, m, mode):
+    u = int(m.unit)
+    last = game.extra.get("last_legal")
+    if last is not None and int(m.dest) != int(game.state.hex[u]) and last[0] == (u, mode, bool(m.hitch), mv._version(game)):
+        lp = game.extra.get("last_pred")
+        c = game.extra.get("move_cache", {}).copy()
+        game.extra["move_cache"] = {k: v for k, v in c.items() if k == "version"}
+        fresh = mv.legal_moves(game, u, mode, hitch=m.hitch)
+        game.extra["move_cache"] = c
+        COUNT["last_legal"] += 1
+        if fresh != last[1]:
+            bad("last_legal", (game.game_index, game.turn, game.phase_name, u))
+        game.extra["last_legal"], game.extra["last_pred"] = last, lp
+    return orig_exec(game, m, mode)
+mv.execute_move = execm
+
+# skip-if-unchanged phase-end checks: when skipping, a fresh run must do nothing
+orig_sc = org.stacking_check
+def sc(game):
+    s = game.state
+    key = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes())
+    if game.extra.get("_stacking_checked") == key:
+        COUNT["stacking_skip"] += 1
+        saved = game.extra.pop("_stack_totals", None)
+        for side in (0, 1):
+            if org.stack_totals(game, side).max(initial=0) > org.STACK_LIMIT_HALVES:
+                bad("stacking_skip", (game.game_index, game.turn, game.phase_name))
+        game.extra["_stack_totals"] = saved
+    return orig_sc(game)
+org.stacking_check = sc
+
+orig_uc = org.update_control
+def uc(game):
+    s = game.state
+    key = (s.box.tobytes(), s.hex.tobytes(), s.control.tobytes())
+    if game.extra.get("_control_updated") == key:
+        COUNT["control_skip"] += 1
+        before = s.control.copy()
+        saved = game.extra.pop("_control_updated")
+        orig_uc(game)
+        if not np.array_equal(before, s.control):
+            bad("control_skip", (game.game_index, game.turn, game.phase_name))
+            s.control[:] = before
+        game.extra["_control_updated"] = saved
+    return orig_uc(game)
+org.update_control = uc
+
+orig_cl = org.caught_leaders
+def cl(game):
+    s, tb = game.state, game.tables
+    key = (s.box.tobytes(), s.hex.tobytes())
+    if game.extra.get("_leaders_checked") == key:
+        COUNT["leaders_skip"] += 1
+        for ld in (tb.leader & (s.box == org.BOX_MAP)).nonzero()[0].tolist():
+            h, side = int(s.hex[ld]), tb.side[ld]
+            here = game.units_at(h).tolist()
+            if any(tb.side[x] != side and tb.controls_l[x] for x in here) and \
+                    not any(tb.side[x] == side and tb.controls_l[x] for x in here):
+                bad("leaders_skip", (game.game_index, game.turn, game.phase_name, ld))
+    return orig_cl(game)
+org.caught_leaders = cl
+
+# bot forecast memo
+orig_entry = ax._ForecastMemo.entry
+def entry(self, game, side, target, attackers):
+    r = orig_entry(self, game, side, target, attackers)
+    f = ax._forecast_base(game, side, target, attackers)
+    COUNT["forecast_entry"] += 1
+    if tuple(r[0]) != tuple(f[0]):
+        bad("forecast_entry", (game.game_index, game.turn, game.phase_name, target, attackers, r[0], f[0]))
+    return r
+ax._ForecastMemo.entry = entry
+
+orig_sup = ax._ForecastMemo.support
+def support(self, game, units, target, attackers, hurricane=()):
+    r = orig_sup(self, game, units, target, attackers, hurricane)
+    f = ax.support_points(game, units, target, attackers, hurricane)
+    COUNT["forecast_support"] += 1
+    if r != f:
+        bad("forecast_support", (game.game_index, game.turn, game.phase_name, target))
+    return r
+ax._ForecastMemo.support = support
+
+orig_score = ax._ParamBot._score_target
+def score(self, game, tgt, units, support_units=(), air=0, hurricane=(), penetration=False, memo=None):
+    r = orig_score(self, game, tgt, units, support_units, air, hurricane, penetration, memo)
+    f = orig_score(self, game, tgt, units, support_units, air, hurricane, penetration, ax._ForecastMemo(game))
+    COUNT["score_target"] += 1
+    if not eq(r, f):
+        bad("score_target", (game.game_index, game.turn, game.phase_name, tgt, r, f))
+    return r
+ax._ParamBot._score_target = score
+
+if __name__ == "__main__":
+    scen, a, b, n0, n1 = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+    opts = tuple(o for o in (sys.argv[6].split(",") if len(sys.argv) > 6 else []) if o)
+    r = play_games(scen, 5, range(n0, n1), axis_policy=a, allied_policy=b, options=opts)
+    print(scen, a, b, opts, n1 - n0, "games")
+    print("checks:", dict(COUNT))
+    print("FAILURES:", dict(FAIL))
+    for k, v in EX.items():
+        print("  first", k, v)
+    sys.exit(1 if FAIL else 0)
