@@ -169,6 +169,22 @@ def score(self, game, tgt, units, support_units=(), air=0, hurricane=(), penetra
     return r
 ax._ParamBot._score_target = score
 
+# the Axis bot's move set-up (objectives, enemy hexes, envelopment), kept per position
+if hasattr(ax.AxisBot, "_move_setup"):
+    orig_ms = ax.AxisBot._move_setup
+
+    def move_setup(self, game):
+        r = orig_ms(self, game)
+        saved = self._move_memo
+        self._move_memo = None
+        f = orig_ms(self, game)
+        self._move_memo = saved
+        COUNT["move_setup"] += 1
+        if not eq(list(r[:5]), list(f[:5])):
+            bad("move_setup", (game.game_index, game.turn, game.phase_name))
+        return r
+    ax.AxisBot._move_setup = move_setup
+
 if __name__ == "__main__":
     scen, a, b, n0, n1 = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
     opts = tuple(o for o in (sys.argv[6].split(",") if len(sys.argv) > 6 else []) if o)
