@@ -129,3 +129,21 @@ def test_fast_paths_equal_plain_versions_in_a_game(monkeypatch, scenario, axis, 
     assert counts.get("ma", 0) >= 4
     assert counts.get("range", 0) > 0
     assert counts.get("integrity", 0) > 0          # whole regiments were tried
+
+
+def test_units_in_run_equals_mask_lookup():
+    """The compiled per-side lookup of :meth:`Game.units_at` equals the mask
+    lookup on random hex arrays, runs and hexes (off-map -1 included)."""
+    from malta_sim.games.island_of_death.game import units_in_run
+
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        n = int(rng.integers(1, 60))
+        hexes = rng.integers(-1, 6, n).astype(np.int32)
+        lo = int(rng.integers(0, n))
+        hi = int(rng.integers(lo, n + 1))
+        h = int(rng.integers(-1, 6))
+        want = np.flatnonzero(hexes == h)
+        want = want[(want >= lo) & (want < hi)]
+        got = units_in_run(hexes, h, lo, hi)
+        assert got.dtype == np.int64 and np.array_equal(got, want)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numba as nb
 import numpy as np
 
 from ...errors import OptionError
@@ -76,6 +77,9 @@ class StaticTables:
     ----------
     side_mask : tuple(bool[n_units], bool[n_units])
         Units of the Axis, of the Allies.
+    side_run : tuple(tuple(int, int) or None, tuple(int, int) or None)
+        Per side, ``(first, last + 1)`` of its pieces when they are one run
+        of unit indices (as in the packaged data), else None.
     ground : bool[n_units]
         Ground combat units (not leader, warship or coastal gun).
     defends, defends_side : bool[n_units], tuple of two bool[n_units]
@@ -132,6 +136,7 @@ class StaticTables:
         n = len(t.utype)
         ut = t.utype
         self.side_mask = (t.side == AXIS, t.side == ALLIED)
+        self.side_run = tuple(_index_run(m.nonzero()[0]) for m in self.side_mask)
         self.ground = ~np.isin(ut, (st.LEADER, st.WARSHIP, st.COASTAL_GUN))
         self.defends = ~np.isin(ut, NOT_DEFENDING)
         self.defends_side = (self.defends & self.side_mask[0], self.defends & self.side_mask[1])
@@ -183,6 +188,41 @@ class StaticTables:
                     self.can_break, self.remnant_level,
                     self.remnant_level_full):
             arr.flags.writeable = False             # shared by every game of the batch
+
+
+def _index_run(idx: np.ndarray):
+    """``(first, last + 1)`` when the ascending indices ``idx`` are one run of
+    consecutive numbers, else None."""
+    if len(idx) and int(idx[-1]) - int(idx[0]) + 1 == len(idx):
+        return int(idx[0]), int(idx[-1]) + 1
+    return None
+
+
+@nb.njit(cache=True)
+def units_in_run(hexes, h, lo, hi):
+    """int64[k]: the indices ``i`` in ``lo <= i < hi`` with ``hexes[i] == h``,
+    ascending (the pieces of one side on hex ``h``: :meth:`Game.units_at`).
+
+    Parameters
+    ----------
+    hexes : int32[n_units]
+        Hex of each piece (-1 off the map).
+    h : int
+        Dense hex index.
+    lo, hi : int
+        The side's run of piece indices.
+    """
+    n = 0
+    for i in range(lo, hi):
+        if hexes[i] == h:
+            n += 1
+    out = np.empty(n, np.int64)
+    j = 0
+    for i in range(lo, hi):
+        if hexes[i] == h:
+            out[j] = i
+            j += 1
+    return out
 
 
 _TABLES: dict = {}
@@ -316,7 +356,11 @@ class Game:
         return m.nonzero()[0].tolist()
 
     def units_at(self, h: int, side: int | None = None) -> np.ndarray:
-        """Units on hex ``h`` (optionally of one side)."""
+        """Units on hex ``h`` (optionally of one side), int64[k] ascending."""
+        if side is not None:
+            run = self.tables.side_run[side] if side in (0, 1) else None
+            if run is not None:                        # the side's pieces are one run of indices
+                return units_in_run(self.state.hex, int(h), run[0], run[1])
         idx = (self.state.hex == h).nonzero()[0]        # hex >= 0 only for units on the map
         if side is not None and len(idx):              # an empty hex needs no side filter
             sm = self.tables.side_mask[side] if side in (0, 1) else self.static.side == side
