@@ -201,14 +201,16 @@ def _index_run(idx: np.ndarray):
 @nb.njit(cache=True)
 def units_in_run(hexes, h, lo, hi):
     """int64[k]: the indices ``i`` in ``lo <= i < hi`` with ``hexes[i] == h``,
-    ascending (the pieces of one side on hex ``h``: :meth:`Game.units_at`).
+    ascending: the pieces of one side on hex ``h`` (:meth:`Game.units_at`),
+    or, given the box of each piece and ``BOX_MAP``, the side's pieces on the
+    map (:meth:`Game.on_map`).
 
     Parameters
     ----------
-    hexes : int32[n_units]
-        Hex of each piece (-1 off the map).
+    hexes : int32[n_units] or int8[n_units]
+        Hex of each piece (-1 off the map), or its box.
     h : int
-        Dense hex index.
+        Dense hex index, or box code.
     lo, hi : int
         The side's run of piece indices.
     """
@@ -341,6 +343,10 @@ class Game:
     # ------------------------------------------------------------ queries
     def on_map(self, side: int | None = None) -> np.ndarray:
         """Indices of units on the map (optionally of one side), int64[k]."""
+        if side is not None:
+            run = self.tables.side_run[side] if side in (0, 1) else None
+            if run is not None:                        # the side's pieces are one run of indices
+                return units_in_run(self.state.box, BOX_MAP, run[0], run[1])
         m = self.state.box == BOX_MAP
         if side is not None:
             m &= self.tables.side_mask[side] if side in (0, 1) else self.static.side == side
