@@ -122,3 +122,18 @@ def test_expected_losses_capped_steps_exact():
                                 float(p @ np.minimum(dh // 2, ds)),
                                 float(p @ np.where(dh // 2 >= ds, 0, dh - dh // 2)))
                         assert got == want
+
+
+def test_near_enemy_mask_equals_distance_test():
+    """Rules 6.1-6.6: the Allied garrison bot's mask of hexes within one hex
+    of an enemy unit equals the per-unit distance test it replaces (the hex
+    distance table is symmetric)."""
+    from malta_sim.games.island_of_death.setup import load_static
+
+    dist = load_static().grid.distance_table
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        ehex = np.unique(rng.integers(0, dist.shape[0], int(rng.integers(1, 40))))
+        near = (dist[ehex] <= 1).any(axis=0)
+        for h in rng.integers(0, dist.shape[0], 50):
+            assert bool(near[h]) == bool(dist[h, ehex].min() <= 1)

@@ -131,12 +131,13 @@ class AlliedBot(_ParamBot, StaticPolicy):
         enemy = enemy[game.ground_mask[enemy]]
         ehex = np.unique(s.hex[enemy]) if len(enemy) else np.zeros(0, np.int64)
         empty_list = empty.tolist()
-        dist = t.grid.distance_table
+        # hexes within one hex of an enemy unit, from the same distance table
+        near_enemy = (t.grid.distance_table[ehex] <= 1).any(axis=0) if len(ehex) else None
         for u in todo:
             self._skip.add(("g", u))
             if t.utype[u] in (st.ARTILLERY, st.HQ, st.LEADER, st.AA) or val[s.hex[u]] > 0:
                 continue
-            if len(ehex) and dist[s.hex[u], ehex].min() <= 1:
+            if near_enemy is not None and near_enemy[s.hex[u]]:
                 continue
             legal = game.legal_moves(u, mode)
             dests = [h for h in empty_list if h in legal]
@@ -166,9 +167,12 @@ class AlliedBot(_ParamBot, StaticPolicy):
             legal = game.legal_moves(u, mode)
             if not legal:
                 continue
-            best = min(legal, key=lambda h: (int(dist[h, near_obj].min()), legal[h], h))
-            if dist[best, near_obj].min() < dist[here, near_obj].min():
-                return Move(u, int(best))
+            n = len(legal)
+            hs = np.fromiter(legal, np.int64, n)
+            near = dist[hs[:, None], near_obj].min(axis=1)
+            i = np.lexsort((hs, np.fromiter(legal.values(), np.float64, n), near))[0]
+            if near[i] < dist[here, near_obj].min():         # nearest, fewest MP, lowest hex
+                return Move(u, int(hs[i]))
         return None
 
     # ------------------------------------------------------------ combat (9)
