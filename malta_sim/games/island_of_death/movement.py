@@ -957,9 +957,13 @@ def tactical_movement(game, side: int) -> None:
 
 
 def _movement_loop(game, side, mode, cands) -> None:
+    """Rule 6.1: the side's player moves its units one at a time, in the
+    order its policy picks among ``cands`` (units leaving the map meanwhile,
+    e.g. overrun, are dropped from the candidates)."""
     pol = game.policy(side)
     left = list(cands)
     guard = 0
+    filtered = None                          # the boxes when ``left`` was last filtered
     while left and guard < 10 * len(cands) + 10:
         guard += 1
         mv = pol.next_move(game, mode, left)
@@ -969,8 +973,11 @@ def _movement_loop(game, side, mode, cands) -> None:
             raise illegal("6.0", f"{game.static.names[int(mv.unit)]} may not move now ({mode})")
         execute_move(game, mv, mode)
         left.remove(int(mv.unit))
-        box = game.state.box.tolist()
-        left = [u for u in left if box[u] == BOX_MAP]
+        key = game.state.box.tobytes()
+        if key != filtered:                  # same boxes: the filter would keep every one
+            box = game.state.box.tolist()
+            left = [u for u in left if box[u] == BOX_MAP]
+            filtered = key
 
 
 def infiltration_options(game, side: int) -> dict:
