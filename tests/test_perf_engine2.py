@@ -147,3 +147,22 @@ def test_units_in_run_equals_mask_lookup():
         want = want[(want >= lo) & (want < hi)]
         got = units_in_run(hexes, h, lo, hi)
         assert got.dtype == np.int64 and np.array_equal(got, want)
+
+
+def test_path_reads_predecessors_back_from_the_destination():
+    """The move path (rule 6.1) read from the reach search's predecessors
+    equals the two-reads-per-step reference on random predecessor trees."""
+    def ref(pred, start, dest):
+        path = [dest]
+        while path[-1] != start and pred[path[-1]] >= 0:
+            path.append(int(pred[path[-1]]))
+        path.reverse()
+        return path[1:]
+
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        n = int(rng.integers(2, 30))
+        pred = rng.integers(-1, n, n)
+        pred = np.where(pred < np.arange(n), pred, -1).astype(np.int32)    # a forest
+        start, dest = int(rng.integers(0, n)), int(rng.integers(0, n))
+        assert movement._path(pred, start, dest) == ref(pred, start, dest)

@@ -771,9 +771,15 @@ def can_prepare_after(game, u: int, spent: float, hitch: bool, dest: int | None 
 
 # ------------------------------------------------------------------ execution
 def _path(pred: np.ndarray, start: int, dest: int) -> list[int]:
+    """The hexes entered from ``start`` to ``dest`` (``dest`` last), read
+    back along the predecessors ``pred`` of the reach search (rule 6.1)."""
     path = [dest]
-    while path[-1] != start and pred[path[-1]] >= 0:
-        path.append(int(pred[path[-1]]))
+    cur = dest
+    while cur != start:
+        cur = int(pred[cur])
+        if cur < 0:
+            break
+        path.append(cur)
     path.reverse()
     return path[1:]
 
