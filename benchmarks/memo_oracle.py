@@ -1,7 +1,7 @@
 """Oracle for the engine's memos: play games with every memo answer checked
 against a fresh computation at the moment it is used.
 
-    PYTHONPATH=. python experiments/memo_oracle.py hercules balanced static 0 8 [opt1,opt2]
+    python benchmarks/memo_oracle.py hercules balanced static 0 8 [opt1,opt2]
 
 Wrapped (by monkeypatching, nothing in the package changes): the ZOC and
 occupancy memos and the per-phase enemy masks of movement (5.0, 6.52), the
@@ -13,8 +13,13 @@ answers were checked and every mismatch (the first example of each); exit
 status 1 when any answer differed from the fresh one.  Slow (each memo use is
 computed twice): a few games per pairing.
 """
-import sys, collections
-import numpy as np
+import collections
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
 from malta_sim.games.island_of_death import movement as mv, organisation as org, combat as cb, special as sp
 from malta_sim.games.island_of_death import hercules as hc
 from malta_sim.games.island_of_death.engine import play_games
