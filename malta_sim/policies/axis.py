@@ -789,9 +789,7 @@ class AxisBot(_ParamBot, BalancedPolicy):
     def objective_values(self, game) -> np.ndarray:
         """float64[n_hexes]: weighted objectives the Axis does not control
         (airfields, victory cities, towns, main ports; rules 16.1, 20); every
-        hex the Axis controls, and every hex that is no objective, weighs 0.
-        (Held objectives are not defended by this weight: units stay on them
-        only by not finding a better goal.)"""
+        hex the Axis controls, and every hex that is no objective, weighs 0."""
         t, s = game.static, game.state
         cached = self._obj_weights
         if cached is None or cached[0] is not t:      # the static weights, once per game data
