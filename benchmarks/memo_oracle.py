@@ -91,7 +91,7 @@ def execm(game, m, mode):
         fresh = mv.legal_moves(game, u, mode, hitch=m.hitch)
         game.extra["move_cache"] = c
         COUNT["last_legal"] += 1
-        if fresh != last[1]:
+        if fresh != dict(zip(*last[1])):
             bad("last_legal", (game.game_index, game.turn, game.phase_name, u))
         game.extra["last_legal"], game.extra["last_pred"] = last, lp
     return orig_exec(game, m, mode)

@@ -116,6 +116,19 @@ def test_rule_6_53_illegal_destination_raises():
         movement.execute_move(g, Move(u("allied.uk.8m"), h("0101")), "tactical")
 
 
+def test_rule_6_1_move_checked_against_the_engine_list_not_the_bots_copy():
+    """A bot that writes into the dict legal_moves gave it cannot make an
+    illegal destination legal: execute_move checks its own list (6.1)."""
+    g = make({"1612": ["allied.uk.8m"]}, turn=5)
+    x = u("allied.uk.8m")
+    legal = movement.legal_moves(g, x, "tactical")
+    assert h("0101") not in legal
+    legal[h("0101")] = 0.0                 # the caller edits its copy
+    with pytest.raises(IllegalDecision, match="rule 6.1"):
+        movement.execute_move(g, Move(x, h("0101")), "tactical")
+    assert movement.legal_moves(g, x, "tactical") == {k: v for k, v in legal.items() if k != h("0101")}
+
+
 def test_rule_6_71_night_movement_disorganizes():
     g = make({"1612": ["allied.uk.8m"]}, turn=7)
     x = u("allied.uk.8m")

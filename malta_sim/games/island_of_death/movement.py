@@ -648,9 +648,11 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
                                  ZOC_EXIT, _side_units(game, side), s.box, s.hex, s.level, base, rem,
                                  STACK_ROOM - organisation.stack_weight(game, u), add)
     game.extra["last_pred"] = (u, mode, hitch, pred)
-    out = dict(zip(idx.tolist(), mp.tolist()))
-    game.extra["last_legal"] = ((u, mode, bool(hitch), _version(game)), out, pred)
-    return out
+    hexes, spent = idx.tolist(), mp.tolist()
+    # execute_move checks a move against the lists kept here, never against
+    # the dict handed out, which the caller may change (rule 6.1)
+    game.extra["last_legal"] = ((u, mode, bool(hitch), _version(game)), (hexes, spent), pred)
+    return dict(zip(hexes, spent))
 
 
 def _kernel_statics(t) -> tuple:
@@ -864,7 +866,7 @@ def execute_move(game, mv, mode: str) -> None:
     if mv.dest != start:
         last = game.extra.get("last_legal")
         if last is not None and last[0] == (u, mode, bool(mv.hitch), _version(game)):
-            legal, pred = last[1], last[2]
+            legal, pred = dict(zip(*last[1])), last[2]
         else:
             legal = legal_moves(game, u, mode, hitch=mv.hitch)
             pred = game.extra["last_pred"][3]
