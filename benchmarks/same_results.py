@@ -128,12 +128,14 @@ def compare(saved: dict, now: dict) -> list[str]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 epilog="Exit status 0 when all equal, 1 when something differs.")
     g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--save", metavar="FILE")
-    g.add_argument("--check", metavar="FILE")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--wide", action="store_true")
+    g.add_argument("--save", metavar="FILE", help="play the panel and save its frames to FILE (run on the old code)")
+    g.add_argument("--check", metavar="FILE", help="play the panel and compare it with FILE (run on the new code)")
+    ap.add_argument("--quick", action="store_true", help="a third of the games (checkable against a full save)")
+    ap.add_argument("--wide", action="store_true",
+                    help="the broader panel: every preset pairing, each option, invariant checks (save it with --wide too)")
     a = ap.parse_args(argv)
     if a.check and not Path(a.check).is_file():
         print(f"--check: no such file: {a.check}", file=sys.stderr)

@@ -14,7 +14,7 @@ This example, ``airfield_rush``, is the balanced Axis bot with two changes:
 * attacks (rule 9.3 a): any attack on an airfield hex is made once the odds
   reach 1:1, other targets keep the preset's thresholds.
 
-Run it (about a minute)::
+Run it (a few seconds)::
 
     python experiments/user_bot_example.py --games 6 --scenario hercules
 
