@@ -1,12 +1,17 @@
 """The command line starts, prints its version and help, and reports user errors in one line."""
 
+import os
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 from click.testing import CliRunner
 
 from malta_sim import __version__
 from malta_sim.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_version_and_help():
@@ -46,3 +51,54 @@ def test_unwritable_out_refused_before_any_game(tmp_path):
     r = CliRunner().invoke(main, ["run", "--scenario", "intro", "--games", "1", "--seed", "1",
                                   "--out", "/proc/malta-sim-test.parquet"])
     assert r.exit_code == 2 and r.output.startswith("error:") and "Traceback" not in r.output
+
+
+def _session_processes(sid):
+    """Live processes of session ``sid`` (zombies excluded)."""
+    import psutil
+
+    found = []
+    for p in psutil.process_iter(["pid", "status"]):
+        try:
+            if os.getsid(p.pid) == sid and p.info["status"] != psutil.STATUS_ZOMBIE:
+                found.append(p.pid)
+        except (ProcessLookupError, PermissionError, psutil.Error):
+            pass
+    return found
+
+
+def test_sigterm_stops_workers_like_ctrl_c(tmp_path):
+    """SIGTERM on ``run --jobs 2`` prints one line, exits 143 and leaves no worker or
+    resource tracker behind; the checkpointed run then resumes to the full file."""
+    import time
+
+    import pandas as pd
+
+    ckpt, out = tmp_path / "ckpt", tmp_path / "games.parquet"
+    cmd = [sys.executable, "-m", "malta_sim", "run", "--scenario", "hercules", "--games", "200", "--seed", "8",
+           "--jobs", "2", "--chunk-size", "5", "--checkpoint", str(ckpt), "--out", str(out), "-q"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not (ckpt.is_dir() and any(ckpt.glob("games-*"))):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no checkpoint chunk within 60 s"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines()[-1] == "error: terminated" and "Traceback" not in err, err
+    deadline = time.monotonic() + 10
+    while _session_processes(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _session_processes(proc.pid) == []
+    assert not out.exists()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    df = pd.read_parquet(out)
+    assert len(df) == 200 and sorted(df["game"]) == list(range(200))

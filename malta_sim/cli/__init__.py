@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import signal
 import sys
+import threading
 
 import click
 
@@ -18,7 +20,45 @@ from .. import __version__
 from ..errors import MaltaSimError
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM turned into an interrupt, so running work (joblib/loky workers,
+    Dask clusters, progress bars) is torn down exactly as for Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not break the clean-up
+    raise _Terminated()
+
+
 class _Main(click.Group):
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Run the command line; SIGTERM ends it like Ctrl-C, with ``error: terminated``
+        and exit status 143 (128 + 15)."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        old = None
+        if threading.current_thread() is threading.main_thread():
+            old = signal.signal(signal.SIGTERM, _on_sigterm)
+        try:
+            try:
+                rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            except click.Abort as exc:
+                if isinstance(exc.__context__, _Terminated) or isinstance(exc.__cause__, _Terminated):
+                    click.echo("error: terminated", err=True)
+                    sys.exit(128 + signal.SIGTERM)
+                click.echo("Aborted!", err=True)
+                sys.exit(1)
+            except _Terminated:
+                click.echo("error: terminated", err=True)
+                sys.exit(128 + signal.SIGTERM)
+            except click.ClickException as exc:
+                exc.show()
+                sys.exit(exc.exit_code)
+            sys.exit(rv if isinstance(rv, int) else 0)
+        finally:
+            if old is not None:
+                signal.signal(signal.SIGTERM, old)
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
