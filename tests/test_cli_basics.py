@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from click.testing import CliRunner
 
 from malta_sim import __version__
@@ -102,3 +104,32 @@ def test_sigterm_stops_workers_like_ctrl_c(tmp_path):
     assert done.returncode == 0, done.stderr
     df = pd.read_parquet(out)
     assert len(df) == 200 and sorted(df["game"]) == list(range(200))
+
+
+@pytest.mark.parametrize("args", [
+    ["replay", "--seed", "x"],
+    ["odds", "crt", "--time", "dusk"],
+    ["odds", "bombard", "--strength", "x"],
+    ["data", "check", "--bogus"],
+    ["bogus"],
+    ["--bogus"],
+    ["report", "x", "--out"],
+    ["run", "--games", "x"],
+    ["sweep"],
+    ["map"],
+    ["im", "bogus"],
+])
+def test_usage_errors_are_one_line_exit_2(args):
+    """Every command, subcommand and the top level report usage errors as one
+    ``error: ...`` line on stderr with exit status 2."""
+    out = subprocess.run([sys.executable, "-m", "malta_sim", *args], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 2, out
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
+    assert "Usage" not in out.stderr and out.stdout == ""
+
+
+def test_help_still_works_for_subcommands():
+    for args in (["run", "--help"], ["odds", "crt", "--help"], ["data", "-h"]):
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 0 and "Usage" in r.output, args

@@ -2,8 +2,8 @@
 
 Subcommands live in modules ``malta_sim/cli/cmd_<name>.py``; each exposes
 ``command`` (a ``click.Command`` or ``click.Group``) and is found automatically.
-Errors caused by the user (:class:`malta_sim.errors.MaltaSimError`) print as one
-line on stderr and exit with status 2.
+Errors caused by the user (:class:`malta_sim.errors.MaltaSimError` and click's
+usage errors) print as one line on stderr and exit with status 2.
 """
 
 from __future__ import annotations
@@ -32,8 +32,13 @@ def _on_sigterm(signum, frame):
 
 class _Main(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        """Run the command line; SIGTERM ends it like Ctrl-C, with ``error: terminated``
-        and exit status 143 (128 + 15)."""
+        """Run the command line.
+
+        Usage errors of any command or group (unknown option or command, missing
+        or bad value) print one ``error: ...`` line and exit with status 2.
+        SIGTERM ends it like Ctrl-C, with ``error: terminated`` and exit status
+        143 (128 + 15).
+        """
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         old = None
@@ -51,8 +56,12 @@ class _Main(click.Group):
             except _Terminated:
                 click.echo("error: terminated", err=True)
                 sys.exit(128 + signal.SIGTERM)
-            except click.ClickException as exc:
+            except click.exceptions.NoArgsIsHelpError as exc:  # a bare group: its help, as click prints it
                 exc.show()
+                sys.exit(exc.exit_code)
+            except click.ClickException as exc:  # usage errors of every command: one line, exit 2
+                msg = " ".join(exc.format_message().split()) or type(exc).__name__
+                click.echo(f"error: {msg}", err=True)
                 sys.exit(exc.exit_code)
             sys.exit(rv if isinstance(rv, int) else 0)
         finally:

@@ -12,17 +12,7 @@ from ..errors import OptionError
 SCENARIOS = ("intro", "hercules")
 
 
-class _OneLine(click.Command):
-    """Usage errors become :class:`OptionError` (one line, exit 2)."""
-
-    def parse_args(self, ctx, args):
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as exc:
-            raise OptionError(exc.format_message().replace("\n", " ")) from None
-
-
-@click.command("map", cls=_OneLine)
+@click.command("map")
 @click.option("--scenario", default=None, help="Draw the set-up stacks of this scenario: intro or hercules.")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False), help="PNG file to write.")
 @click.option("--data-dir", "data_dir", default=None, type=click.Path(), help="Data directory (default: packaged).")

@@ -11,17 +11,6 @@ import click
 from ..errors import OptionError
 
 
-class OneLineErrors(click.Command):
-    """A command whose usage errors (missing option, bad integer ...) become
-    :class:`OptionError`, so the main group prints them as one line and exits 2."""
-
-    def parse_args(self, ctx, args):
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as exc:
-            raise OptionError(exc.format_message().replace("\n", " ")) from None
-
-
 #: What each scenario option does and the rule behind it (``--option NAME``).
 OPTION_DOCS: dict[str, tuple[str, str]] = {
     "no_invasion": ("testing aid, not a printed rule: the invasion rules (amphibious and airborne "
@@ -95,10 +84,6 @@ def parse_policy_params(text: str | None) -> dict | None:
     return value
 
 
-class _RunCommand(RunCommand, OneLineErrors):
-    pass
-
-
 def check_outputs(backend, scheduler, out, per_turn_out) -> None:
     """Shared by ``run`` and ``sweep``: the backend choice and both output files,
     checked before any game is played.
@@ -162,7 +147,7 @@ def batch_options(*, checkpoint_help: str, per_turn_help: str):
     return apply
 
 
-@click.command("run", cls=_RunCommand)
+@click.command("run", cls=RunCommand)
 @click.option("--scenario", required=True, help="Scenario: intro, hercules (Island of Death) or im-c3 (Invasion: Malta).")
 @click.option("--games", "n_games", required=True, type=int, help="Number of games (>= 1).")
 @click.option("--seed", required=True, type=int, help="Master seed (>= 0); game g uses streams of (seed, g).")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import click
 
-from .cmd_run import OneLineErrors, batch_options, check_outputs, write_outputs
+from .cmd_run import batch_options, check_outputs, write_outputs
 
 
-@click.command("sweep", cls=OneLineErrors)
+@click.command("sweep")
 @click.argument("sweep_file", metavar="FILE.toml")
 @click.option("--games", "n_games", default=None, type=int, help="Games per arm (default: games = N in the file).")
 @click.option("--seed", default=None, type=int, help="Master seed (default: seed = S in the file).")
