@@ -126,3 +126,37 @@ def test_skip_failed_is_reported_in_the_summary(tmp_path, monkeypatch):
     assert "1 game(s) failed in the engine and are left out: 2 (first error: SimulatedCrash" in r.stdout
     assert "4 of 5 games, seed 1" in r.stdout
     assert len(read_frame(out)) == 4
+
+
+@pytest.mark.parametrize("scenario,missing", [("hercules", "units.csv"), ("im-c3", "map_grid.csv")])
+def test_data_dir_without_game_data_is_refused_before_any_game(tmp_path, monkeypatch, scenario, missing):
+    """run, sweep and replay load --data-dir before the first game: one line naming the missing file."""
+    import malta_sim.batch as batch
+
+    def no_games(*a, **k):
+        raise AssertionError("a game was started")
+
+    monkeypatch.setattr(batch, "run_games", no_games)
+    monkeypatch.setattr(batch, "run_sweep", no_games)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    sweep = tmp_path / "s.toml"
+    sweep.write_text(f'scenario = "{scenario}"\nseed = 5\ngames = 2\n[grid]\noptions = [[]]\n')
+    for args in (["run", "--scenario", scenario, "--games", "2", "--seed", "1", "--out", str(tmp_path / "x.parquet")],
+                 ["sweep", str(sweep), "--out", str(tmp_path / "s.parquet")],
+                 ["replay", "--scenario", scenario, "--seed", "1", "--game", "0", "--out", str(tmp_path / "g")]):
+        r = CliRunner().invoke(main, [*args, "--data-dir", str(empty)])
+        assert r.exit_code == 2, (args, r.output)
+        lines = r.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and missing in lines[0], (args, r.output)
+    assert not (tmp_path / "g").exists()
+
+
+def test_valid_data_dir_still_runs(tmp_path):
+    from malta_sim.loaders.common import resolve_data_dir
+
+    out = tmp_path / "x.csv"
+    r = _run("run", "--scenario", "intro", "--games", "1", "--seed", "1", "--data-dir", str(resolve_data_dir(None)),
+             "--out", str(out), "-q")
+    assert r.exit_code == 0, r.output
+    assert len(read_frame(out)) == 1

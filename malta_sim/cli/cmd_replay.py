@@ -29,6 +29,9 @@ def command(scenario, seed, game, axis_policy, allied_policy, options, policy_pa
       malta-sim replay --scenario hercules --seed 1942 --game 17 --out game17/
     """
     from ..analysis.replay import replay_game
+    from .cmd_run import check_data_dir
+
+    check_data_dir(scenario, data_dir)
 
     params = None
     if policy_params is not None:

@@ -84,6 +84,39 @@ def parse_policy_params(text: str | None) -> dict | None:
     return value
 
 
+def check_data_dir(scenario: str, data_dir) -> None:
+    """Load the game data of ``scenario`` from ``--data-dir`` once, before any game
+    is played, so a folder without (valid) game data is refused first, in one line
+    naming the file (shared by ``run``, ``sweep`` and ``replay``).
+
+    Nothing is checked without ``--data-dir`` (the packaged data) or for a
+    scenario name the registry does not know (the batch refuses it itself).
+
+    Raises
+    ------
+    DataError, DataErrors
+        A file is missing or invalid (Island of Death: :func:`malta_sim.loaders.load_iod`,
+        as ``malta-sim data check``; Invasion: Malta: the loader of ``malta-sim im check-data``).
+    """
+    if data_dir is None:
+        return
+    from ..errors import MaltaSimError
+    from ..games.registry import get_scenario
+
+    try:
+        game = get_scenario(scenario).game
+    except MaltaSimError:
+        return
+    if game == "island_of_death":
+        from ..loaders import load_iod
+
+        load_iod(data_dir)
+    elif game == "invasion_malta":
+        from ..games.invasion_malta.data import load_scenario
+
+        load_scenario("c3", data_dir)
+
+
 def check_outputs(backend, scheduler, out, per_turn_out) -> None:
     """Shared by ``run`` and ``sweep``: the backend choice and both output files,
     checked before any game is played.
@@ -173,6 +206,7 @@ def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options
     from ..batch import run_games
 
     check_outputs(backend, scheduler, out, per_turn_out)
+    check_data_dir(scenario, data_dir)
     options = [o for opt in options for o in opt.split(",") if o]
     params = parse_policy_params(policy_params)
     res = run_games(

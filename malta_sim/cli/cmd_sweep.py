@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from .cmd_run import batch_options, check_outputs, write_outputs
+from .cmd_run import batch_options, check_data_dir, check_outputs, write_outputs
 
 
 @click.command("sweep")
@@ -36,6 +36,7 @@ def command(sweep_file, n_games, seed, n_jobs, data_dir, backend, scheduler, chu
     if n_games is not None and n_games < 1:
         raise OptionError(f"--games must be an integer >= 1, got {n_games}")
     sweep = load_sweep(sweep_file)
+    check_data_dir(sweep.scenario, data_dir)
     res = run_sweep(
         sweep,
         n_games,
