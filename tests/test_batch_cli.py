@@ -160,3 +160,25 @@ def test_valid_data_dir_still_runs(tmp_path):
              "--out", str(out), "-q")
     assert r.exit_code == 0, r.output
     assert len(read_frame(out)) == 1
+
+
+def test_option_lists_split_on_commas_with_spaces_in_run_and_replay(tmp_path):
+    """``--option "a, b"`` means the two options a and b in run and in replay alike."""
+    import json
+
+    from malta_sim.cli.cmd_run import split_options
+
+    assert split_options(("solitaire, delayed_landings", " weather-roll ", ",")) == [
+        "solitaire", "delayed_landings", "weather-roll"]
+    out = tmp_path / "x.csv"
+    r = _run("run", "--scenario", "hercules", "--games", "1", "--seed", "3", "--option", "solitaire, delayed_landings",
+             "--out", str(out), "-q")
+    assert r.exit_code == 0, r.output
+    row = read_frame(out).iloc[0]
+    assert row["options"] == "delayed_landings,solitaire"
+    r = _run("replay", "--scenario", "hercules", "--seed", "3", "--game", "0", "--option",
+             "solitaire,delayed_landings", "--no-maps", "--out", str(tmp_path / "g"))
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "g" / "result.json").read_text())
+    assert res["options"] == row["options"]
+    assert (res["winner"], res["end_turn"]) == (row["winner"], row["end_turn"])

@@ -15,7 +15,7 @@ from ..errors import OptionError
 @click.option("--game", "game", required=True, type=int, help="Game index in the batch (>= 0).")
 @click.option("--axis-policy", default=None, help="Axis bot (default: the scenario's first).")
 @click.option("--allied-policy", default=None, help="Allied bot (default: the scenario's first).")
-@click.option("--option", "options", multiple=True, metavar="NAME", help="Optional rule; repeat for several.")
+@click.option("--option", "options", multiple=True, metavar="NAME", help="Optional rule; repeat (or comma-separate) for several.")
 @click.option("--policy-params", default=None, metavar="JSON",
               help='Bot parameters as in a sweep arm, e.g. \'{"axis": {"min_odds": 3}}\'.')
 @click.option("--data-dir", default=None, metavar="DIR", help="Game-data directory replacing the packaged data.")
@@ -29,9 +29,10 @@ def command(scenario, seed, game, axis_policy, allied_policy, options, policy_pa
       malta-sim replay --scenario hercules --seed 1942 --game 17 --out game17/
     """
     from ..analysis.replay import replay_game
-    from .cmd_run import check_data_dir
+    from .cmd_run import check_data_dir, split_options
 
     check_data_dir(scenario, data_dir)
+    options = split_options(options)
 
     params = None
     if policy_params is not None:

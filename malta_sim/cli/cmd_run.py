@@ -84,6 +84,13 @@ def parse_policy_params(text: str | None) -> dict | None:
     return value
 
 
+def split_options(values) -> list[str]:
+    """``--option`` values (repeated, each possibly a comma list) to a flat list of
+    names, spaces around names stripped and empty items dropped: ``("a, b", "c")``
+    -> ``["a", "b", "c"]`` (shared by ``run`` and ``replay``)."""
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+
+
 def check_data_dir(scenario: str, data_dir) -> None:
     """Load the game data of ``scenario`` from ``--data-dir`` once, before any game
     is played, so a folder without (valid) game data is refused first, in one line
@@ -207,7 +214,7 @@ def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options
 
     check_outputs(backend, scheduler, out, per_turn_out)
     check_data_dir(scenario, data_dir)
-    options = [o for opt in options for o in opt.split(",") if o]
+    options = split_options(options)
     params = parse_policy_params(policy_params)
     res = run_games(
         scenario,
