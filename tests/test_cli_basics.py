@@ -133,3 +133,21 @@ def test_help_still_works_for_subcommands():
     for args in (["run", "--help"], ["odds", "crt", "--help"], ["data", "-h"]):
         r = CliRunner().invoke(main, args)
         assert r.exit_code == 0 and "Usage" in r.output, args
+
+
+def test_printed_paths_have_no_doubled_slash(tmp_path):
+    """Folders given with a trailing slash print as clean paths; a game without a
+    date (Invasion: Malta) prints no stray space before the semicolon."""
+    runner = CliRunner()
+    games = tmp_path / "g.csv"
+    r = runner.invoke(main, ["run", "--scenario", "intro", "--games", "3", "--seed", "2", "--out", str(games), "-q"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(main, ["report", str(games), "--out", str(tmp_path / "rep") + "/"])
+    assert r.exit_code == 0, r.output
+    assert f"wrote {tmp_path / 'rep' / 'report.md'}," in r.output and "//" not in r.output
+    for scenario in ("intro", "im-c3"):
+        r = runner.invoke(main, ["replay", "--scenario", scenario, "--seed", "1", "--game", "0", "--no-maps",
+                                 "--out", str(tmp_path / scenario) + "/"])
+        assert r.exit_code == 0, r.output
+        assert f"wrote {tmp_path / scenario}/: " in r.output and "//" not in r.output
+        assert " ;" not in r.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import click
 
@@ -44,9 +45,10 @@ def command(scenario, seed, game, axis_policy, allied_policy, options, policy_pa
                       options=options, data_dir=data_dir, policy_params=params, out_dir=out_dir,
                       maps=not no_maps)
     r = rep.row
-    click.echo(f"game {game}: winner {r.get('winner')} ({r.get('end_reason')}) at turn {r.get('end_turn')} "
-               f"{r.get('end_date', '')}; {len(rep.events)} events")
+    date = f" {r['end_date']}" if r.get("end_date") else ""
+    click.echo(f"game {game}: winner {r.get('winner')} ({r.get('end_reason')}) at turn {r.get('end_turn')}"
+               f"{date}; {len(rep.events)} events")
     if rep.maps_consistent is False:
         click.echo("warning: the turn-by-turn play for the map pictures ended differently from the batch play",
                    err=True)
-    click.echo(f"wrote {out_dir}/: {', '.join(rep.files)}")
+    click.echo(f"wrote {os.path.join(os.path.normpath(out_dir), '')}: {', '.join(rep.files)}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from ..errors import OptionError
@@ -33,4 +35,5 @@ def command(results, out_dir, per_turn, alpha, baseline, title):
         f"{s['games']} games, Axis win rate {100 * a['rate']:.1f}% "
         f"({100 * a['low']:.1f}-{100 * a['high']:.1f}%): {a['verdict']}"
     )
-    click.echo(f"wrote {out_dir}/report.md, summary.json and {len(s['files'])} charts")
+    click.echo(f"wrote {os.path.join(os.path.normpath(out_dir), 'report.md')}, summary.json and "
+               f"{len(s['files'])} charts")
