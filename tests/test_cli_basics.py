@@ -152,3 +152,15 @@ def test_printed_paths_have_no_doubled_slash(tmp_path):
         assert r.exit_code == 0, r.output
         assert f"wrote {tmp_path / scenario}/: " in r.output and "//" not in r.output
         assert " ;" not in r.output
+
+
+def test_closed_output_pipe_stops_quietly():
+    """A reader that goes away (``malta-sim data info | head -1``) ends the
+    command without an error line or a traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "malta_sim", "data", "info"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()                       # the reader is gone before anything is written
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert proc.returncode == 1
+    assert err == "", err

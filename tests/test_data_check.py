@@ -170,6 +170,16 @@ def test_data_info_cli():
     assert r.exit_code == 0 and "scenario intro" in r.output and "reconstructed rows" in r.output
 
 
+def test_data_info_takes_the_folder_like_check(copy):
+    """``data info DIR`` and ``data info --data-dir DIR`` describe the same folder;
+    both at once is refused in one line."""
+    a = CliRunner().invoke(main, ["data", "info", str(copy)])
+    b = CliRunner().invoke(main, ["data", "info", "--data-dir", str(copy)])
+    assert a.exit_code == 0 and a.output == b.output and str(copy) in a.output
+    c = CliRunner().invoke(main, ["data", "info", str(copy), "--data-dir", str(copy)])
+    assert c.exit_code == 2 and "give the data directory once" in c.output
+
+
 def test_corrupted_copies_never_crash(tmp_path):
     """Random one-line corruptions (fixed seed) of counter, scenario and table files give
     DataErrors or nothing, never another exception (no traceback for bad input)."""

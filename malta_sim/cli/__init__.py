@@ -9,6 +9,7 @@ usage errors) print as one line on stderr and exit with status 2.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import signal
 import sys
@@ -75,6 +76,10 @@ class _Main(click.Group):
             for line in str(exc).splitlines() or [type(exc).__name__]:
                 click.echo(f"error: {line}", err=True)
             sys.exit(2)
+        except BrokenPipeError:  # the reader of our output went away (`... | head`): stop quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush at exit
+            sys.exit(1)
         except OSError as exc:  # a file the user named cannot be read or written
             name = f" {exc.filename!r}" if getattr(exc, "filename", None) else ""
             click.echo(f"error: cannot use{name}: {exc.strerror or exc}", err=True)

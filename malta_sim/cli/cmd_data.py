@@ -12,6 +12,21 @@ def command():
     """Check or describe game data (map, charts, counters, scenarios, tables)."""
 
 
+def _one_folder(cmd: str, data_dir, data_dir_opt):
+    """The data folder given as the DATA_DIR argument or as ``--data-dir``
+    (None: the packaged data).
+
+    Raises
+    ------
+    OptionError
+        Both were given.
+    """
+    if data_dir is not None and data_dir_opt is not None:
+        raise OptionError(f"data {cmd}: give the data directory once, either as DATA_DIR or as --data-dir, "
+                          "not both")
+    return data_dir or data_dir_opt
+
+
 @command.command("check")
 @click.argument("data_dir", required=False, type=click.Path(file_okay=False))
 @click.option("--data-dir", "data_dir_opt", type=click.Path(file_okay=False), default=None,
@@ -25,10 +40,7 @@ def check(data_dir, data_dir_opt):
     from ..loaders import check_iod
     from ..loaders.common import hash_dir, resolve_data_dir
 
-    if data_dir is not None and data_dir_opt is not None:
-        raise OptionError("data check: give the data directory once, either as DATA_DIR or as --data-dir, "
-                          "not both")
-    folder = data_dir or data_dir_opt
+    folder = _one_folder("check", data_dir, data_dir_opt)
     problems = check_iod(folder)
     if problems:
         raise DataErrors(problems)
@@ -37,13 +49,15 @@ def check(data_dir, data_dir_opt):
 
 
 @command.command("info")
-@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
-              help="Data directory; default: the packaged data.")
-def info(data_dir):
-    """Summarise the data: pieces, scenarios, hash and reconstructed rows per file."""
+@click.argument("data_dir", required=False, type=click.Path(file_okay=False))
+@click.option("--data-dir", "data_dir_opt", type=click.Path(file_okay=False), default=None,
+              help="Data directory (same as the DATA_DIR argument); default: the packaged data.")
+def info(data_dir, data_dir_opt):
+    """Summarise DATA_DIR (default: the packaged data): pieces, scenarios, hash
+    and reconstructed rows per file."""
     from ..loaders import load_iod
 
-    d = load_iod(data_dir)
+    d = load_iod(_one_folder("info", data_dir, data_dir_opt))
     click.echo(f"data directory: {d.data_dir}")
     click.echo(f"data hash: {d.data_hash}")
     click.echo(f"pieces: {d.unit_arrays.n} ({len(d.units.designs)} counter designs)")
