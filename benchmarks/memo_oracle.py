@@ -40,6 +40,15 @@ def eq(a, b):
         return len(a) == len(b) and all(eq(x, y) for x, y in zip(a, b))
     return a == b
 
+def restore(game, name, saved):
+    """Put back the memo ``name`` popped before a fresh computation (or drop
+    the one that computation made, when there was none)."""
+    if saved is None:
+        game.extra.pop(name, None)
+    else:
+        game.extra[name] = saved
+
+
 def fresh_wrap(mod, name, keys):
     orig = getattr(mod, name)
     def w(game, *a, **k):
@@ -72,7 +81,7 @@ def masks(game, u, mode):
     z = mv.paths.zoc_map(game.static.neighbours, e, (~f).astype(np.int8), mv.zoc_across(game.static))
     saved = game.extra.pop("_occupancy_memo", None)
     b, t = mv._occupancy_memo(game, 1 - side, mv._position_key(game, 1 - side))
-    game.extra["_occupancy_memo"] = saved
+    restore(game, "_occupancy_memo", saved)
     COUNT["_masks"] += 1
     if not (np.array_equal(z, r[0]) and np.array_equal(b, r[1]) and np.array_equal(t, r[2])):
         bad("_masks", (game.game_index, game.turn, game.phase_name, u))
@@ -108,7 +117,7 @@ def sc(game):
         for side in (0, 1):
             if org.stack_totals(game, side).max(initial=0) > org.STACK_LIMIT_HALVES:
                 bad("stacking_skip", (game.game_index, game.turn, game.phase_name))
-        game.extra["_stack_totals"] = saved
+        restore(game, "_stack_totals", saved)
     return orig_sc(game)
 org.stacking_check = sc
 

@@ -173,18 +173,13 @@ def _attackable(game, enemy: int) -> frozenset:
     while they are unchanged (rule 9.15)."""
     s, t = game.state, game.static
     key = (s.hex.tobytes(), s.level.tobytes())
-    memo = game.extra.get("_attackable")
-    if memo is None:
-        memo = game.extra["_attackable"] = {}
-    hit = memo.get(enemy)
-    if hit is not None and hit[0] == key:
-        return hit[1]
+    out = game.kept("_attackable", enemy, key)
+    if out is not None:
+        return out
     m = (s.hex >= 0) & game.tables.defends_side[enemy]
     idx = m.nonzero()[0]
     ok = t.defense[idx, s.level[idx]] > 0
-    out = frozenset(s.hex[idx[ok]].tolist())
-    memo[enemy] = (key, out)
-    return out
+    return game.keep("_attackable", enemy, key, frozenset(s.hex[idx[ok]].tolist()))
 
 
 def attack_options(game, side: int, units=None) -> dict:

@@ -229,6 +229,7 @@ def units_in_run(hexes, h, lo, hi):
 
 _TABLES: dict = {}
 _MODULES: dict = {}
+_NO_MEMO: dict = {}
 
 
 def _movement():
@@ -339,6 +340,29 @@ class Game:
 
     def policy(self, side: int):
         return self.policies[side]
+
+    # ------------------------------------------------------------ kept answers
+    def kept(self, memo: str, slot, key):
+        """The answer kept by :meth:`keep` under ``memo``/``slot`` when it was
+        computed from ``key``, else None.
+
+        The engine keeps the last answer of a query (per side, say) with a key
+        that holds exactly what the query reads of the state (array bytes);
+        equal keys give equal answers, so nothing needs invalidating.  The memo
+        lives in ``game.extra[memo]`` (a dict ``slot -> (key, answer)``), so
+        it ends with the game."""
+        hit = self.extra.get(memo, _NO_MEMO).get(slot)
+        return hit[1] if hit is not None and hit[0] == key else None
+
+    def keep(self, memo: str, slot, key, answer):
+        """Keep ``answer`` under ``memo``/``slot`` with the ``key`` it was
+        computed from (the previous answer of that slot is dropped); returns
+        ``answer``.  See :meth:`kept`."""
+        m = self.extra.get(memo)
+        if m is None:
+            m = self.extra[memo] = {}
+        m[slot] = (key, answer)
+        return answer
 
     # ------------------------------------------------------------ queries
     def on_map(self, side: int | None = None) -> np.ndarray:

@@ -137,15 +137,13 @@ def _position_key(game, side: int) -> tuple:
 def _zoc_memo(game, side: int, key: tuple) -> np.ndarray:
     """The ZOC map of ``side`` for position ``key`` (the memo's own array:
     read it, do not modify it)."""
-    memo = game.extra.setdefault("_zoc_memo", {})
-    hit = memo.get(side)
-    if hit is not None and hit[0] == key:
-        return hit[1]
+    z = game.kept("_zoc_memo", side, key)
+    if z is not None:
+        return z
     t = game.static
     exert, foot = exerting_hexes(game, side)
     z = paths.zoc_map(t.neighbours, exert, (~foot).astype(np.int8), zoc_across(t))
-    memo[side] = (key, z)
-    return z
+    return game.keep("_zoc_memo", side, key, z)
 
 
 def zoc_map(game, side: int) -> np.ndarray:
@@ -161,10 +159,9 @@ def zoc_map(game, side: int) -> np.ndarray:
 def _occupancy_memo(game, side: int, key: tuple) -> tuple[np.ndarray, np.ndarray]:
     """:func:`occupancy` of ``side`` for position ``key`` (the memo's own
     arrays: read them, do not modify them)."""
-    memo = game.extra.setdefault("_occupancy_memo", {})
-    hit = memo.get(side)
-    if hit is not None and hit[0] == key:
-        return hit[1], hit[2]
+    hit = game.kept("_occupancy_memo", side, key)
+    if hit is not None:
+        return hit
     s, t = game.state, game.static
     nh = t.n_hexes
     block = np.zeros(nh, bool)
@@ -177,8 +174,7 @@ def _occupancy_memo(game, side: int, key: tuple) -> tuple[np.ndarray, np.ndarray
     b = (ut != st.LEADER) & (ut != st.COASTAL_GUN) & (t.defense[units, s.level[units]] > 0)
     block[h[b]] = True
     trivial = anyp & ~block
-    memo[side] = (key, block, trivial)
-    return block, trivial
+    return game.keep("_occupancy_memo", side, key, (block, trivial))
 
 
 def occupancy(game, side: int) -> tuple[np.ndarray, np.ndarray]:
@@ -255,8 +251,9 @@ def edge_costs(cls, strategic, move_cost, strat_cost, road, creek, rise, nbr, ro
 @nb.njit(cache=True)
 def edge_cost_table(move_cost, strat_cost, road, creek, rise, nbr, road_cost, road_strat,
                     creek_cost, rise_cost):
-    """int32[2, 4, n, 6]: :func:`edge_costs` for tactical (0) and strategic
-    (1) movement and classes leader, foot, mot, mech (``cls + 1``)."""
+    """int32[2, 4, n, 6]: :func:`edge_costs` (half MPs per hexside, rules
+    6.11, 6.2, 14.3) for tactical (0) and strategic (1) movement and classes
+    leader, foot, mot, mech (``cls + 1``)."""
     n = nbr.shape[0]
     out = np.empty((2, 4, n, 6), np.int32)
     for k in range(2):
@@ -269,8 +266,10 @@ def edge_cost_table(move_cost, strat_cost, road, creek, rise, nbr, road_cost, ro
 @nb.njit(cache=True)
 def reach_core(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side, nbr, zoc_enter,
                zoc_exit):
-    """The bucket-queue search of :func:`reach_kernel` with the hexside costs
-    given (``edge`` int32[n, 6] from :func:`edge_costs`)."""
+    """The bucket-queue search of :func:`reach_kernel` (rules 6.1, 5.2:
+    cheapest half-MP cost of each hex, stopping in enemy ZOC) with the hexside
+    costs given (``edge`` int32[n, 6] from :func:`edge_costs`); returns
+    ``(cost int32[n], pred int32[n])`` as :func:`reach_kernel`."""
     n = nbr.shape[0]
     cost = np.full(n, 1 << 28, np.int32)
     pred = np.full(n, -1, np.int32)
@@ -918,14 +917,9 @@ def _side_hexes(game, side: int) -> frozenset:
     phase the other side's pieces stand still, so one set serves its moves."""
     hx = game.state.hex[_side_sel(game, side)]
     key = hx.tobytes()
-    memo = game.extra.get("_side_hexes")
-    if memo is None:
-        memo = game.extra["_side_hexes"] = {}
-    hit = memo.get(side)
-    if hit is not None and hit[0] == key:
-        return hit[1]
-    out = frozenset(hx.tolist())
-    memo[side] = (key, out)
+    out = game.kept("_side_hexes", side, key)
+    if out is None:
+        out = game.keep("_side_hexes", side, key, frozenset(hx.tolist()))
     return out
 
 

@@ -174,19 +174,15 @@ def stack_totals(game, side: int) -> np.ndarray:
     while they are unchanged."""
     s, t = game.state, game.static
     key = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes())
-    memo = game.extra.get("_stack_totals")
-    if memo is None:
-        memo = game.extra["_stack_totals"] = {}
-    hit = memo.get(side)
-    if hit is not None and hit[0] == key:
-        return hit[1]
+    out = game.kept("_stack_totals", side, key)
+    if out is not None:
+        return out
     idx = ((s.box == BOX_MAP) & game.tables.side_mask[side]).nonzero()[0]
     # bincount sums the small integer weights exactly (faster than np.add.at)
     out = np.bincount(s.hex[idx], weights=stack_weights(game)[idx],
                       minlength=t.n_hexes).astype(np.int32)
     out.flags.writeable = False
-    memo[side] = (key, out)
-    return out
+    return game.keep("_stack_totals", side, key, out)
 
 
 def hex_stack(game, h: int, side: int) -> int:

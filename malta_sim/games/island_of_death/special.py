@@ -369,14 +369,13 @@ def _may_act_map(game, radius: int) -> np.ndarray:
     if ax is None:
         ax = game.extra["_axis_units"] = side_selector(game.static, 0)
     key = (radius, s.box[ax].tobytes(), s.hex[ax].tobytes())
-    hit = game.extra.get("_delayed_reaction_map")
-    if hit is not None and hit[0] == key:
-        return hit[1]
+    ok = game.kept("_delayed_reaction_map", 0, key)
+    if ok is not None:
+        return ok
     hx = axis_ground_hexes(game)
     hx = hx[hx >= 0]
     if len(hx):
         ok = (game.static.grid.distance_table[:, hx] <= radius).any(axis=1)
     else:
         ok = np.zeros(game.static.grid.distance_table.shape[0], bool)
-    game.extra["_delayed_reaction_map"] = (key, ok)
-    return ok
+    return game.keep("_delayed_reaction_map", 0, key, ok)
