@@ -21,6 +21,8 @@ from ...kernels import bombard as kbomb
 from ...kernels import crt as kcrt
 from . import static as st
 from .artillery import defensive_expend, expend
+from .combat_options import (attack_options_kernel, attackers_kernel, discovered_kernel,
+                             firer_candidates, firers_kernel, in_range_kernel, plan_kernel)
 from .game import illegal
 from .morale import demoralize, disorganize
 from .movement import enter_hex, invalidate, occupancy, zoc_map
@@ -132,13 +134,8 @@ def attackers_now(game, side: int) -> np.ndarray:
         Unit indices in ascending order (the order of ``game.on_map(side)``).
     """
     s, t = game.state, game.static
-    m = (s.box == BOX_MAP) & game.tables.attacker_type & game.tables.side_mask[side]
-    m &= ~s.attacked
-    m &= s.entered_turn != game.turn
-    if game.night:
-        m &= s.morale_state != DEMORALIZED
-    idx = m.nonzero()[0]
-    return idx[t.attack[idx, s.level[idx]] > 0]
+    return attackers_kernel(s.box, s.attacked, s.entered_turn, s.morale_state, s.level,
+                            game.tables.attacker_side[side], t.attack, game.turn, game.night)
 
 
 _NOT_DEFENDING = (st.LEADER, st.COASTAL_GUN, st.WARSHIP)
@@ -200,19 +197,32 @@ def attack_options(game, side: int, units=None) -> dict:
         attacker (by candidate order) reaches them, each hex's neighbours
         taken in direction order.
     """
+    s, t, tb = game.state, game.static, game.tables
     if units is None:
-        cand = attackers_now(game, side)
-        if not len(cand):
+        use, cand = False, _NO_UNITS
+    else:
+        if not len(units):
             return {}
-        return _options_for(game, cand.tolist(), _attackable(game, 1 - side))
-    if not len(units):
+        use, cand = True, np.asarray(units, np.int64)
+    order, start, flat = attack_options_kernel(
+        use, cand, s.box, s.attacked, s.entered_turn, s.morale_state, s.level, s.hex,
+        tb.attacker_side[side], t.attack, tb.defends_side[1 - side], t.defense, tb.adj_table,
+        game.turn, game.night)
+    if not len(order):
         return {}
-    return _options_for(game, [int(u) for u in units], _attackable(game, 1 - side))
+    flat = flat.tolist()
+    start = start.tolist()
+    return {h: flat[start[i]:start[i + 1]] for i, h in enumerate(order.tolist())}
+
+
+#: no candidate units (the kernel's argument when it finds the candidates itself)
+_NO_UNITS = np.zeros(0, np.int64)
 
 
 def _options_for(game, cand: list, targets: set) -> dict:
     """:func:`attack_options` for the candidate attackers ``cand`` and the
-    attackable hexes ``targets`` (9.11, 9.15)."""
+    attackable hexes ``targets`` (9.11, 9.15): the plain version of
+    :func:`.combat_options.group_options`."""
     out: dict[int, list[int]] = {}
     if not targets:
         return out
@@ -258,14 +268,43 @@ def _firers(game, side: int) -> list[int]:
     (rules 12.4, 12.5, 11.4, 12.23, 16.76, 17.7), in ascending order; only
     artillery and warships are asked (no other piece can fire), and the
     enemy ZOC map is made only when there is one to ask."""
-    s = game.state
-    m = (s.box == BOX_MAP) & game.tables.firer_type & game.tables.side_mask[side]
-    m &= ~s.fired
-    cand = m.nonzero()[0].tolist()
-    if not cand:
-        return []
+    return _firer_array(game, side).tolist()
+
+
+def _firer_array(game, side: int) -> np.ndarray:
+    """:func:`_firers` as int64[F], from one pass for the candidates and one
+    compiled test of them all (:func:`.combat_options.firers_kernel`); the
+    enemy ZOC map is made only when there is a candidate, and the rare
+    reasons held in Python (a failed warship communications roll this turn,
+    16.73; rule 17.7 on the first two turns) are handed over as a mask."""
+    s, t = game.state, game.static
+    cand = firer_candidates(s.box, s.fired, game.tables.firer_side[side])
+    if not len(cand):
+        return cand
     ezoc = zoc_map(game, 1 - side)
-    return [u for u in cand if _art_can_fire(game, u, ezoc)]
+    turn = game.turn
+    failed = game.extra.get("comm_failed")
+    failed = failed.get(turn) if failed else None
+    if failed or (side == 1 and turn <= 1):
+        barred = np.zeros(len(s.box), bool)
+        from .special import delayed_reaction_ok
+        for u in cand.tolist():
+            if t.utype[u] == st.WARSHIP:
+                barred[u] = bool(failed) and u in failed              # 16.73
+            elif t.side[u] == 1:
+                barred[u] = not delayed_reaction_ok(game, u)           # 17.7
+    else:
+        barred = _NO_BAR.get(len(s.box))
+        if barred is None:
+            barred = _NO_BAR[len(s.box)] = np.zeros(len(s.box), bool)
+            barred.flags.writeable = False
+    ships_ok = not game.night and int(s.weather[0]) != RAINY
+    return firers_kernel(cand, t.utype, s.hitched, s.salvos, s.morale_state, s.hex,
+                         s.entered_turn, s.gun_fired_turn, ezoc, barred, ships_ok, turn)
+
+
+#: an all-False "barred" mask per number of pieces (:func:`_firer_array`)
+_NO_BAR: dict = {}
 
 
 def _ground_hexes(game, side: int) -> np.ndarray:
@@ -337,74 +376,27 @@ def _sight_blocking(t) -> np.ndarray:
     return out
 
 
-@nb.njit(cache=True)
-def discovered_kernel(hexes, hx, dist, nbr, blocks, night):
-    """Rule 10.11 for each enemy hex of ``hexes``: adjacent to one of the
-    hexes ``hx`` of the looking side's ground units, or, by day, two hexes
-    from one with neither the enemy hex nor some hex between them a town,
-    city or woods hex (``blocks``).
-
-    Parameters
-    ----------
-    hexes : int64[T]
-        Dense hex indices of enemy hexes.
-    hx : int64[H]
-        Hexes of the looking side's ground units.
-    dist : int16[n_hexes, n_hexes]
-        Distance table in hexes.
-    nbr : int32[n_hexes, 6]
-        Neighbour table (-1 off the grid).
-    blocks : bool[n_hexes]
-        :func:`_sight_blocking`.
-    night : bool
-        A Night turn: only adjacency discovers.
-
-    Returns
-    -------
-    bool[T]
-        Whether each hex is discovered.
-    """
-    out = np.zeros(hexes.shape[0], np.bool_)
-    for i in range(hexes.shape[0]):
-        h = hexes[i]
-        for j in range(hx.shape[0]):
-            if dist[h, hx[j]] == 1:
-                out[i] = True
-                break
-        if out[i] or night or blocks[h]:
-            continue
-        for j in range(hx.shape[0]):
-            f = hx[j]
-            if dist[h, f] != 2:
-                continue
-            for d in range(6):
-                m = nbr[h, d]
-                if m >= 0 and not blocks[m] and dist[m, f] == 1:
-                    out[i] = True
-                    break
-            if out[i]:
-                break
-    return out
-
-
 def plan_options(game, side: int) -> PlanOptions:
     """Legal choices of step 9.2 a for ``side`` (9.11, 9.15, 10.1, 10.11,
     12.2, 12.52, 16.41)."""
-    s, t = game.state, game.static
+    s, t, tb = game.state, game.static, game.tables
     opts = PlanOptions()
-    targets = _attackable(game, 1 - side)
-    cand = attackers_now(game, side)
-    atk = _options_for(game, cand.tolist(), targets) if len(cand) else {}
-    opts.attack_targets = sorted(atk)
-    firers = _firers(game, side)
-    if firers and targets:
-        cands = sorted(targets)
-        in_range = dict(zip(cands, _in_range(game, firers, cands)))
+    firers = _firer_array(game, side)
+    atk, targets, inr, disc = plan_kernel(
+        s.box, s.attacked, s.entered_turn, s.morale_state, s.level, s.hex, tb.attacker_side[side],
+        t.attack, tb.defends_side[1 - side], t.defense, tb.adj_table, game.turn, game.night,
+        firers, t.art_range, t.grid.distance_table, t.neighbours, tb.sight_blocking,
+        tb.ground_side[side])
+    opts.attack_targets = atk.tolist()
+    fl = firers.tolist()
+    if fl and len(targets):
+        cands = targets.tolist()
+        in_range = {h: list(compress(fl, row)) for h, row in zip(cands, inr.tolist())}
         for tgt in opts.attack_targets:
             opts.support[tgt] = in_range[tgt]
         # 10.1: bombard any attackable enemy hex that is discovered (10.11),
         # in ascending hex order
-        for tgt, ok in zip(cands, discovered_hexes(game, cands, side).tolist()):
+        for tgt, ok in zip(cands, disc.tolist()):
             if ok and in_range[tgt]:
                 opts.bombard[tgt] = list(in_range[tgt])
     else:
@@ -412,20 +404,25 @@ def plan_options(game, side: int) -> PlanOptions:
             opts.support[tgt] = []
     if side == AXIS and not game.night:
         opts.air_markers = int(s.air_support_left[0])
-    opts.hurricane_ok = {u for u in firers if t.utype[u] == st.ARTILLERY and s.salvos[u] >= 2}
+    opts.hurricane_ok = {u for u in fl if t.utype[u] == st.ARTILLERY and s.salvos[u] >= 2}
     return opts
 
 
 def defensive_options(game, side: int, threatened) -> dict:
     """Step 9.2 b: own hex -> artillery/warships of ``side`` able to support it."""
-    firers = _firers(game, side)
+    firers = _firer_array(game, side)
     out = {}
-    if not firers:
+    if not len(firers):
         return out
     threatened = [int(h) for h in threatened]
     if not threatened:
         return out
-    for h, us in zip(threatened, _in_range(game, firers, threatened)):
+    s, t = game.state, game.static
+    ok = in_range_kernel(np.array(threatened, np.int64), firers, s.hex, t.art_range,
+                         t.grid.distance_table)
+    fl = firers.tolist()
+    for h, row in zip(threatened, ok.tolist()):
+        us = list(compress(fl, row))
         if us:
             out[h] = us
     return out

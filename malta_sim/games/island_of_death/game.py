@@ -107,6 +107,13 @@ class StaticTables:
     adj : list of list of int
         Per dense hex, its neighbours in direction order (N, NE, SE, S, SW,
         NW) that are on the grid and not across an all-ocean hexside (9.11).
+    adj_table : int64[n_hexes, 6]
+        :attr:`adj` as a table, each row padded with -1 (for compiled code).
+    attacker_side, firer_side, ground_side : tuple of two bool[n_units]
+        Per side: :attr:`attacker_type`, :attr:`firer_type` and :attr:`ground`
+        restricted to that side's pieces.
+    sight_blocking : bool[n_hexes]
+        Town, city and woods hexes, which block discovery at two hexes (10.11).
     utype, regiment, engineer, tank, armor_partner, strongpoint : list
         Per unit: unit type code, regiment (-1 none), engineer flag, tank,
         armor partner of a tank (9.92), strongpoint (16.24).
@@ -156,6 +163,13 @@ class StaticTables:
         self.adj = [[int(nb[h, d]) for d in range(6) if nb[h, d] >= 0 and not ocean[h, d]]
                     for h in range(len(nb))]
         self.neighbours = [[int(o) for o in row if o >= 0] for row in nb]
+        self.adj_table = np.full((len(nb), 6), -1, np.int64)
+        for h, row in enumerate(self.adj):
+            self.adj_table[h, :len(row)] = row
+        self.attacker_side = tuple(self.attacker_type & m for m in self.side_mask)
+        self.firer_side = tuple(self.firer_type & m for m in self.side_mask)
+        self.ground_side = tuple(self.ground & m for m in self.side_mask)
+        self.sight_blocking = t.town | t.city | t.woods
         self.utype = ut.tolist()
         self.regiment = t.regiment.tolist()
         self.engineer = [bool(x) for x in t.engineer]
@@ -186,7 +200,8 @@ class StaticTables:
         for arr in (*self.side_mask, self.ground, self.defends, *self.defends_side,
                     self.attacker_type, self.firer_type, self.controls, self.base_weight, self.leader,
                     self.can_break, self.remnant_level,
-                    self.remnant_level_full):
+                    self.remnant_level_full, self.adj_table, *self.attacker_side,
+                    *self.firer_side, *self.ground_side, self.sight_blocking):
             arr.flags.writeable = False             # shared by every game of the batch
 
 

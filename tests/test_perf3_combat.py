@@ -1,0 +1,99 @@
+"""The compiled option finding of the combat phase
+(:mod:`malta_sim.games.island_of_death.combat_options`) against the plain
+per-unit rule tests, on random positions.
+
+Whole games are covered by ``tests/test_perf_combat.py``, which checks every
+call of :func:`combat.attack_options`, :func:`combat.plan_options`,
+:func:`combat.defensive_options` and :func:`combat.attackers_now` made during
+games against plain references; here the positions are drawn at random
+(pieces of both sides on random land hexes, random levels, morale states,
+fired / attacked / arrived flags, hitched guns, salvos, day and night, rain,
+warship communications failures) so that rare combinations are met too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from malta_sim.games.island_of_death import combat
+from malta_sim.games.island_of_death import static as st
+from malta_sim.games.island_of_death.state import BOX_MAP, RAINY
+from tests.test_perf_combat import (ref_attack_options, ref_can_attack, ref_defensive_options,
+                                    ref_on_map, ref_plan_options)
+
+
+def _random_game(rng, trial):
+    """A constructed game with random pieces of both sides on random land
+    hexes and random per-piece state."""
+    from tests.iod_helpers import make, static
+
+    t = static()
+    land = np.flatnonzero(t.land)
+    pick = []
+    for side in (0, 1):
+        idx = np.flatnonzero((t.side == side) & (t.utype != st.LEADER))
+        pick += rng.choice(idx, min(len(idx), 40), replace=False).tolist()
+        arty = np.flatnonzero((t.side == side) & ((t.utype == st.ARTILLERY) | (t.utype == st.WARSHIP)))
+        pick += [int(x) for x in arty[:8] if int(x) not in pick]
+    spots = rng.choice(land, len(pick))
+    place: dict = {}
+    for u, hh in zip(pick, spots):
+        place.setdefault(t.grid.hex_id(int(hh)), []).append(t.names[u])
+    g = make(place, turn=int(rng.integers(0, 12)))
+    s = g.state
+    n = len(s.box)
+    on = s.box == BOX_MAP
+    s.level[:] = np.minimum(rng.integers(0, 3, n), t.n_levels - 1).astype(s.level.dtype)
+    s.morale_state[:] = rng.integers(0, 3, n)
+    s.attacked[:] = rng.random(n) < 0.2
+    s.fired[:] = rng.random(n) < 0.2
+    s.hitched[:] = rng.random(n) < 0.3
+    s.salvos[:] = rng.integers(0, 3, n)
+    s.entered_turn[:] = np.where(rng.random(n) < 0.15, g.turn, -1)
+    s.gun_fired_turn[:] = np.where(rng.random(n) < 0.2, g.turn, -1)
+    s.weather[0] = RAINY if trial % 3 == 0 else 0
+    ships = np.flatnonzero(on & (t.utype == st.WARSHIP)).tolist()
+    if ships and trial % 2:
+        g.extra["comm_failed"] = {g.turn: set(ships[::2])}
+    return g
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_combat_options_equal_plain_rule_tests_on_random_positions(seed):
+    """attack_options (all attackers and given ones), plan_options,
+    defensive_options, attackers_now and _firers equal the plain per-unit
+    versions (rules 9.11, 9.13, 9.15, 9.16, 10.1, 10.11, 10.21, 12.2, 12.4,
+    12.5, 16.73, 16.76, 17.7) on random positions, values and order."""
+    rng = np.random.default_rng(seed)
+    seen = {"targets": 0, "support": 0, "bombard": 0, "defensive": 0}
+    for trial in range(25):
+        g = _random_game(rng, trial)
+        t, s = g.static, g.state
+        for side in (0, 1):
+            want = ref_attack_options(g, side)
+            got = combat.attack_options(g, side)
+            assert got == want and list(got) == list(want)
+            seen["targets"] += len(got)
+            cand = [int(u) for u in ref_on_map(g, side) if ref_can_attack(g, int(u))]
+            assert combat.attackers_now(g, side).tolist() == cand
+            units = rng.permutation(cand)[: max(1, len(cand) // 2)].tolist() if cand else []
+            want = ref_attack_options(g, side, units) if units else {}
+            got = combat.attack_options(g, side, units)
+            assert got == want and list(got) == list(want)
+            ezoc = combat.zoc_map(g, 1 - side)
+            firers = [int(u) for u in ref_on_map(g, side) if combat._art_can_fire(g, int(u), ezoc)]
+            assert combat._firers(g, side) == firers
+            want = ref_plan_options(g, side)
+            got = combat.plan_options(g, side)
+            for f in ("attack_targets", "support", "bombard", "air_markers", "hurricane_ok"):
+                a, b = getattr(got, f), getattr(want, f)
+                assert a == b and (not isinstance(a, dict) or list(a) == list(b)), f
+            seen["support"] += sum(map(len, got.support.values()))
+            seen["bombard"] += len(got.bombard)
+            threatened = rng.permutation(np.flatnonzero(t.land))[:30].tolist()
+            got = combat.defensive_options(g, side, set(threatened))
+            want = ref_defensive_options(g, side, list(set(threatened)))
+            assert got == want and list(got) == list(want)
+            seen["defensive"] += len(got)
+    assert all(v > 0 for v in seen.values()), seen
