@@ -828,6 +828,51 @@ class AxisBot(_ParamBot, BalancedPolicy):
         and never beyond ``supply_radius`` of its HQ (8.2).  Hitched artillery
         prepares in place (6.6); HQs follow their units at a safe distance."""
         self._phase_reset(game, mode)
+        if self.side != 0 or type(self)._anchor_hex is not AxisBot._anchor_hex:
+            return self._next_move_plain(game, mode, candidates)
+        setup = self._move_setup(game)
+        mc = _MODULES.get("move_choice")
+        if mc is None:
+            from . import move_choice as mc
+            _MODULES["move_choice"] = mc
+        v = self.vec
+        decay = float(v[P.AX_DECAY])
+        radius = float(v[P.AX_SUPPLY_RADIUS])
+        order = [u for u in sorted(candidates) if u not in self._skip]
+        while order:
+            stop_at, what, best = mc.axis_step(game, mode, order, setup, decay, radius)
+            self._skip.update(order[:stop_at + 1])
+            if what == mc.MOVE:
+                return Move(order[stop_at], int(best))
+            if what == mc.DONE:
+                return None
+            u = order[stop_at]                  # hitched artillery: decided here
+            order = order[stop_at + 1:]
+            mv = self._special_move(game, mode, u, setup[2])
+            if mv is not None:
+                return mv
+        return None
+
+    def _special_move(self, game, mode, u, ehex):
+        """The move of artillery (prepare in place when it may, rule 6.6,
+        never in an enemy ZOC, 5.4) or an HQ (:meth:`_move_hq`) for
+        :meth:`next_move`; None when it stays."""
+        s = game.state
+        if game.static.utype[u] == st.ARTILLERY:
+            here = int(s.hex[u])
+            if s.hitched[u] and game.can_prepare_after(u, 0.0, False):
+                from ..games.island_of_death import movement as mv
+                zoc = mv._masks(game, u, mode)[0]          # the test execute_move applies (5.4)
+                if not zoc[here] and not mv.zoc_map(game, 1 - self.side)[here]:
+                    return Move(u, here, prepare=True)
+            return None
+        return self._move_hq(game, u, mode, ehex)
+
+    def _next_move_plain(self, game, mode, candidates):
+        """:meth:`next_move` as a plain loop over the candidates, one
+        :meth:`Game.legal_moves` call each (the reference the compiled walk
+        of :mod:`.move_choice` is tested against; also used by a bot that is
+        not the Axis side or has its own supply anchor)."""
         t, s = game.static, game.state
         v = self.vec
         dist = t.grid.distance_table
@@ -842,15 +887,8 @@ class AxisBot(_ParamBot, BalancedPolicy):
             if ut == st.LEADER or s.moved[u]:
                 continue
             here = int(s.hex[u])
-            if ut == st.ARTILLERY:
-                if s.hitched[u] and game.can_prepare_after(u, 0.0, False):
-                    from ..games.island_of_death import movement as mv
-                    zoc = mv._masks(game, u, mode)[0]          # the test execute_move applies (5.4)
-                    if not zoc[here] and not mv.zoc_map(game, 1 - self.side)[here]:
-                        return Move(u, here, prepare=True)
-                continue
-            if ut == st.HQ:
-                mv = self._move_hq(game, u, mode, ehex)
+            if ut == st.ARTILLERY or ut == st.HQ:
+                mv = self._special_move(game, mode, u, ehex)
                 if mv is not None:
                     return mv
                 continue

@@ -546,7 +546,15 @@ def leader_bonus(game, side: int) -> np.ndarray:
 
 
 def _masks(game, u: int, mode: str):
-    side = int(game.static.side[u])
+    """:func:`_side_masks` for the side of unit ``u`` (``mode`` unused)."""
+    return _side_masks(game, int(game.static.side[u]))
+
+
+def _side_masks(game, side: int):
+    """(zoc, block, trivial) bool[n_hexes]: the enemy ZOC (rule 5.1) and the
+    enemy's blocking and trivial hexes (6.52) that a mover of ``side`` meets,
+    kept for the phase while nothing has moved (the memos' own arrays: read
+    them, do not modify them)."""
     cache = game.extra.setdefault("move_cache", {})
     key = (game.turn, game.phase_name, side, cache.get("version", 0))
     if cache.get("key") != key:

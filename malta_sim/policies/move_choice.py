@@ -1,0 +1,311 @@
+"""The Axis bot's move choice in one compiled call (rules 5.2, 6.1-6.6, 7.1,
+8.2, 9.92).
+
+:meth:`malta_sim.policies.axis.AxisBot.next_move` walks its candidate units
+in ascending order and moves the first combat unit that has a legal
+destination closer to its goal.  Done in Python, each candidate costs a call
+of :func:`malta_sim.games.island_of_death.movement.legal_moves` (its
+allowance, the masks, a dict of destinations) and of the step choice
+``_best_step``.  :func:`axis_step_kernel` does the whole walk in one call: for
+each candidate it works out the movement allowance, the goal hex, the
+destinations (the reach search of :func:`movement.reach_core` and the stacking
+room of rule 7.1, the same arithmetic as :func:`movement.legal_kernel`) and
+the chosen step (an HQ's step toward its formation included), and stops at
+the first unit that moves, or at hitched artillery, which the Python code
+handles itself (it may prepare in place, rule 6.6).
+
+The answers are those of the plain loop (``AxisBot._next_move_plain``, kept
+as the reference and compared on every call of whole games by
+``tests/test_perf3_move.py``): same candidates tried, same destination, same
+MP, same tie-breaks.  Nothing here adds floats in a new order: the step score
+is ``_best_step``'s own.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ..games.island_of_death import movement as mv
+from ..games.island_of_death import static as st
+from ..games.island_of_death.state import AXIS, DEMORALIZED, NIGHT
+from .axis import _best_step, _goal_hex
+
+#: what :func:`axis_step_kernel` stopped on
+DONE, MOVE, PYTHON = 0, 1, 2
+
+#: unit type codes the kernel tests: leader, artillery, HQ; foot class
+_CODES = np.array([st.LEADER, st.ARTILLERY, st.HQ, st.FOOT], np.int64)
+
+
+@nb.njit(cache=True)
+def _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level, move_class,
+               out_of_supply, morale, bonus, night, codes):
+    """Movement allowance of Axis combat unit ``u`` this phase in MP, -1 when
+    it may not move: :func:`movement._ma_if_movable` for a piece that is no
+    artillery and no leader (rules 6.0, 6.53, 6.54, 8.33, 11.4, 14.1, 6.71,
+    16.13, 17.81, 19.8)."""
+    if box[u] != 0 or moved[u]:
+        return -1
+    if never[u] or entered_turn[u] == turn:
+        return -1
+    if utype[u] == codes[0]:
+        ma = 14                                        # 14.3
+    else:
+        ma = np.int64(ma_tab[u, level[u]])
+        if ma <= 0:
+            return -1
+        foot = move_class[u] == codes[3]
+        if out_of_supply[u] and not foot:
+            ma = max(1, ma - 2)                        # 8.33
+        if morale[u] == DEMORALIZED:
+            ma = max(1, ma - (2 if foot else 4))       # 11.4
+    ma += np.int64(bonus[u])                           # 14.1
+    if morale[u] == DEMORALIZED and night:
+        ma = -(-ma // 2)                               # 6.71
+    return ma
+
+
+@nb.njit(cache=True)
+def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out_of_supply, morale,
+                     formation, turn, night, bonus, ground, never, utype, move_class, ma_tab, weight, remnant_full,
+                     formation_hq, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
+                     side_units, base, remnant_level, dist, obj, gh, decay, radius, ehex, envelop, codes):
+    """Walk the Axis bot's candidates and pick the first move (rules 5.2,
+    6.1-6.6, 7.1, 8.2, 9.92; see :meth:`AxisBot.next_move`).
+
+    Parameters
+    ----------
+    order : int64[k]
+        Candidate units still to try this phase, ascending.
+    box, hexes, level, moved, hitched, entered_turn, out_of_supply, morale, formation : ndarray[n_units]
+        The game state's per-piece arrays (``GameState`` dtypes).
+    turn : int
+        Game turn (pieces that entered this turn do not move, 16.13, 19.8).
+    night : bool
+        A night turn (6.71).
+    bonus : int8[n_units]
+        Leader MP bonus of the phase (14.1).
+    ground : bool[n_units]
+        Ground combat units (``game.ground_mask``).
+    never, utype, move_class, ma_tab : ndarray
+        Static tables: pieces that never move (bool[n_units]), type and class
+        codes, printed MA per level (int[n_units, levels]).
+    weight, remnant_full : ndarray[n_units]
+        ``game.tables.base_weight`` and ``remnant_level_full``: the mover's own
+        stacking weight, half battalions (7.1, 17.31).
+    formation_hq : int[n_formations]
+        HQ piece of each formation (supply anchor, 8.2).
+    strategic : bool
+        Strategic movement (6.2) rather than tactical (6.3).
+    edge : int32[4, n_hexes, 6]
+        Half-MP hexside costs for this kind of movement (rules 6.11, 6.2) by
+        class, ``edge[cls + 1]`` for class ``cls`` (0 foot, 1 mot, 2 mech):
+        one kind's slice of :func:`movement.edge_cost_table`.
+    ocean_side, nbr, land, strat_ok, zoc, blocked, stop : ndarray
+        As :func:`movement.legal_kernel` (enemy ZOC, blocking and trivial
+        hexes of rule 6.52 from ``movement._masks``).
+    side_units, base, remnant_level : ndarray
+        The Axis pieces (int64[m]) and :func:`movement.stack_tables`.
+    dist : int[n_hexes, n_hexes]
+        Hex distances.
+    obj : float64[n_hexes]
+        Objective weights; ``gh`` int64[g] the hexes where they are positive.
+    decay, radius, envelop : float
+        The bot's ``dist_decay``, ``supply_radius`` (hexes) and envelopment
+        bonus (0: none).
+    ehex : int64[e]
+        Hexes of enemy ground units (ascending).
+    codes : int64[4]
+        Leader, artillery and HQ type codes, foot class code.
+
+    Returns
+    -------
+    stop_at : int
+        Index into ``order`` of the unit the walk ended on (``k`` when it ran
+        out of candidates); every unit up to it was tried.
+    what : int
+        :data:`DONE` (no unit moves), :data:`MOVE` (``order[stop_at]`` moves
+        to ``dest_hex``) or :data:`PYTHON` (``order[stop_at]`` is hitched
+        artillery that may prepare in place, 6.6: the caller decides for it).
+    dest_hex : int
+        The chosen hex, -1 unless :data:`MOVE`.
+    dest, mp : int64[j], float64[j]
+        For :data:`MOVE`: the mover's legal destinations (ascending) and MP
+        spent, as :func:`movement.legal_moves` lists them.
+    pred : int32[n_hexes]
+        For :data:`MOVE`: predecessors of the reach search (the path, 6.1).
+    """
+    n = nbr.shape[0]
+    # stacking room per hex before the mover's own weight (7.1): the Axis
+    # side's totals, computed once (nothing moves during the walk)
+    room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, 8)
+    allowed = land & strat_ok if strategic else land
+    empty_i = np.zeros(0, np.int64)
+    empty_f = np.zeros(0, np.float64)
+    empty_p = np.zeros(0, np.int32)
+    nf = formation_hq.shape[0]
+    for i in range(order.shape[0]):
+        u = order[i]
+        ut = utype[u]
+        if ut == codes[0] or moved[u]:
+            continue
+        if ut == codes[1]:
+            # artillery: only hitched artillery that did not arrive this turn
+            # may prepare (6.6, 16.13, 19.8); the caller decides for it
+            if hitched[u] and entered_turn[u] != turn:
+                return i, PYTHON, -1, empty_i, empty_f, empty_p
+            continue
+        here = np.int64(hexes[u])
+        if ut == codes[2]:
+            # an HQ (8.2, 16.8): toward its formation's units when more than
+            # four hexes from the nearest, ending at least two hexes from
+            # enemy units; nearest, fewest MP, lowest hex
+            f = formation[u]
+            near_here = 1 << 30
+            for j in range(side_units.shape[0]):
+                x = side_units[j]
+                if (box[x] == 0 and formation[x] == f and x != u and ground[x]
+                        and utype[x] != codes[2] and utype[x] != codes[1]):
+                    d = np.int64(dist[here, hexes[x]])
+                    if d < near_here:
+                        near_here = d
+            if near_here == 1 << 30 or near_here <= 4:
+                continue
+            ma = _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level,
+                            move_class, out_of_supply, morale, bonus, night, codes)
+            if ma < 0:
+                continue
+            dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop,
+                                              allowed, ocean_side, nbr, room, weight, remnant_full,
+                                              level)
+            best, best_near, best_cost = -1, 0, 0.0
+            for a in range(k):
+                h = dest[a]
+                if ehex.shape[0]:
+                    far = True
+                    for e in ehex:
+                        if dist[h, e] < 3:
+                            far = False
+                            break
+                    if not far:
+                        continue
+                nh = 1 << 30
+                for j in range(side_units.shape[0]):
+                    x = side_units[j]
+                    if (box[x] == 0 and formation[x] == f and x != u and ground[x]
+                            and utype[x] != codes[2] and utype[x] != codes[1]):
+                        d = np.int64(dist[h, hexes[x]])
+                        if d < nh:
+                            nh = d
+                c = mp[a]
+                if best < 0 or nh < best_near or (nh == best_near and c < best_cost):
+                    best, best_near, best_cost = h, nh, c          # dest ascending: lowest hex on ties
+            if best >= 0 and best_near < near_here:
+                return i, MOVE, best, dest[:k], mp[:k], pred
+            continue
+        if gh.shape[0] == 0:
+            continue
+        goal = _goal_hex(obj, gh, dist[here], decay)
+        d_here = np.int64(dist[here, goal])
+        if d_here == 0:
+            continue
+        ma = _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level, move_class,
+                        out_of_supply, morale, bonus, night, codes)
+        if ma < 0:
+            continue
+        dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
+                                          ocean_side, nbr, room, weight, remnant_full, level)
+        if k == 0:
+            continue
+        f = np.int64(formation[u])
+        anchor = -1
+        if 0 <= f < nf:
+            hq = np.int64(formation_hq[f])
+            if hq >= 0 and box[hq] == 0 and hexes[hq] >= 0:
+                anchor = np.int64(hexes[hq])
+        best = _best_step(dist, dest[:k], mp[:k], goal, d_here, anchor, radius, ehex, envelop)
+        if best >= 0:
+            return i, MOVE, best, dest[:k], mp[:k], pred
+    return order.shape[0], DONE, -1, empty_i, empty_f, empty_p
+
+
+@nb.njit(cache=True)
+def _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, ocean_side, nbr, room,
+                  weight, remnant_full, level):
+    """Legal destinations of unit ``u`` (not a leader, not artillery) from
+    hex ``here`` with ``ma`` MP: :func:`movement.legal_kernel`'s search
+    (rules 5.2, 6.1-6.3, 6.53) and stacking test (7.1) with the side's
+    stacking ``room`` per hex (int32[n_hexes], before the mover) given.
+    Returns ``(dest int64[n], mp float64[n], pred int32[n], k)``: the first
+    ``k`` entries of ``dest``/``mp`` are the hexes (ascending) and MP."""
+    n = nbr.shape[0]
+    cls = np.int64(move_class[u])
+    cost, pred = mv.reach_core(here, 2 * ma, cls, edge[cls + 1], zoc, blocked, stop, allowed,
+                               ocean_side, nbr, mv.ZOC_ENTER, mv.ZOC_EXIT)
+    w = np.int64(weight[u]) - (1 if np.int64(level[u]) == np.int64(remnant_full[u]) else 0)
+    dest = np.empty(n, np.int64)
+    mp = np.empty(n, np.float64)
+    k = 0
+    for h in range(n):
+        if h != here and cost[h] < (1 << 28) and room[h] - w >= 0:
+            dest[k] = h
+            mp[k] = cost[h] / 2.0
+            k += 1
+    return dest, mp, pred, k
+
+
+def _statics(game) -> tuple:
+    """The static arguments of :func:`axis_step_kernel`, gathered once per
+    :class:`StaticData` (kept on it)."""
+    t = game.static
+    out = getattr(t, "_axis_step_statics", None)
+    if out is None:
+        edge, base, rem = mv._static_args(t)
+        tb = game.tables
+        out = t._axis_step_statics = (
+            mv._never_moves(t), t.utype, t.move_class, t.ma, tb.base_weight, tb.remnant_level_full,
+            t.formation_hq, (np.ascontiguousarray(edge[0]), np.ascontiguousarray(edge[1])),
+            t.ocean_side, t.neighbours, t.land, base, rem, t.grid.distance_table)
+    return out
+
+
+def axis_step(game, mode: str, order: list, setup: tuple, decay: float, radius: float):
+    """Run :func:`axis_step_kernel` over ``order`` (Axis candidate units,
+    ascending) for movement ``mode`` ("tactical" or "strategic", rules 6.2,
+    6.3) with the bot's ``setup`` (``AxisBot._move_setup``), ``decay`` and
+    ``radius``.
+
+    When a unit moves, the engine's record of the last legal-move query
+    (``game.extra["last_legal"]``, ``"last_pred"``) is written as
+    :func:`movement.legal_moves` writes it for that unit, so
+    :func:`movement.execute_move` reads the destinations from it.
+
+    Returns
+    -------
+    (int, int, int)
+        ``(stop_at, what, dest_hex)`` as :func:`axis_step_kernel`.
+    """
+    s = game.state
+    never, utype, move_class, ma_tab, weight, rem_full, fhq, edges, ocean_side, nbr, land, base, rem, \
+        dist = _statics(game)
+    strategic = mode == "strategic"
+    zoc, block, trivial = mv._side_masks(game, AXIS)
+    strat_ok = game.extra["strat_allowed"][AXIS] if strategic else land
+    bonus = game.extra.get("leader_bonus")
+    if bonus is None:
+        bonus = np.zeros(len(utype), np.int8)
+    obj, gh, _ehex, ehex64, envelop, _goals = setup
+    turn = game.turn
+    stop_at, what, best, dest, mp, pred = axis_step_kernel(
+        np.array(order, np.int64), s.box, s.hex, s.level, s.moved, s.hitched, s.entered_turn,
+        s.out_of_supply, s.morale_state, s.formation, turn, turn % 4 == NIGHT, bonus, game.ground_mask, never, utype, move_class, ma_tab,
+        weight, rem_full, fhq, strategic, edges[strategic], ocean_side, nbr, land, strat_ok, zoc,
+        block, trivial, mv._side_units(game, AXIS), base, rem, dist, obj, gh, decay, radius, ehex64,
+        envelop, _CODES)
+    if what == MOVE:
+        u = int(order[stop_at])
+        hexes, spent = dest.tolist(), mp.tolist()
+        game.extra["last_pred"] = (u, mode, False, pred)
+        game.extra["last_legal"] = ((u, mode, False, mv._version(game)), (hexes, spent), pred)
+    return stop_at, what, best

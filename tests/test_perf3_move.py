@@ -1,0 +1,107 @@
+"""The compiled move choices give the answers of the plain code they replace.
+
+``AxisBot.next_move`` walks its candidates in one compiled call
+(:mod:`malta_sim.policies.move_choice`); ``AxisBot._next_move_plain`` is the
+plain loop with one ``legal_moves`` call per candidate.  The whole-game test
+asks both on every call (from the same bot state) and demands the same move,
+the same set of units tried, and, for a move the kernel chose, the engine's
+record of that unit's legal moves as ``movement.legal_moves`` writes it.
+The random test compares the kernel's destination search with
+``movement.legal_kernel`` on random positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from malta_sim.games.island_of_death import movement
+from malta_sim.games.island_of_death.engine import play_games
+from malta_sim.policies import axis as AX
+from malta_sim.policies import move_choice
+
+
+@pytest.mark.parametrize("scen,ax,al,n", [("hercules", "balanced", "static", 4),
+                                          ("hercules", "aggressive", "counterattack", 3),
+                                          ("intro", "cautious", "static", 2),
+                                          ("intro", "solitaire", "counterattack", 2)])
+def test_axis_next_move_equals_plain(monkeypatch, scen, ax, al, n):
+    """Same move, same units tried and the same legal-move record on every
+    ``next_move`` call of whole games (moves, HQ steps and artillery
+    preparing all seen)."""
+    fast, plain = AX.AxisBot.next_move, AX.AxisBot._next_move_plain
+    seen = {"calls": 0, "moves": 0, "hq": 0, "prepare": 0}
+
+    def next_move(self, game, mode, candidates):
+        self._phase_reset(game, mode)
+        before = set(self._skip)
+        want = plain(self, game, mode, list(candidates))
+        tried = self._skip
+        self._skip = set(before)
+        got = fast(self, game, mode, candidates)
+        assert got == want
+        assert self._skip == tried
+        seen["calls"] += 1
+        if got is not None:
+            seen["moves"] += 1
+            u = int(got.unit)
+            if got.prepare:
+                seen["prepare"] += 1
+            else:
+                seen["hq"] += int(game.static.utype[u] == AX.st.HQ)
+                key, (hexes, spent), pred = game.extra["last_legal"]
+                assert key == (u, mode, False, movement._version(game))
+                legal = movement.legal_moves(game, u, mode)
+                assert hexes == list(legal) and spent == list(legal.values())
+                np.testing.assert_array_equal(pred, game.extra["last_pred"][3])
+        return got
+
+    monkeypatch.setattr(AX.AxisBot, "next_move", next_move)
+    play_games(scen, 5, np.arange(n), axis_policy=ax, allied_policy=al)
+    assert seen["calls"] > 20 and seen["moves"] > 10, seen
+    if scen == "hercules":
+        assert seen["hq"] > 0 and seen["prepare"] > 0, seen
+
+
+def test_destinations_equal_legal_kernel():
+    """The kernel's destination search equals ``movement.legal_kernel`` (same
+    hexes ascending, same MP, same predecessors) on random ZOC, blocking and
+    stop masks, random stacks and random units, tactical and strategic.
+    Deterministic (fixed seed)."""
+    from malta_sim.games.island_of_death.setup import load_static
+
+    t = load_static(None)
+    rng = np.random.default_rng(11)
+    edge, base, rem = movement._static_args(t)
+    n, nu = t.n_hexes, t.n_units
+    land = np.flatnonzero(t.land)
+    weight = base.astype(np.int16)
+    remnant_full = np.where(base == 2, rem, -1).astype(np.int8)
+    movers = np.flatnonzero((t.utype != AX.st.LEADER) & (t.utype != AX.st.ARTILLERY))
+    for trial in range(300):
+        zoc = rng.random(n) < 0.15
+        blocked = rng.random(n) < 0.1
+        stop = (rng.random(n) < 0.05) & ~blocked
+        strat_ok = rng.random(n) < 0.8
+        strategic = bool(trial % 2)
+        units = np.sort(rng.choice(nu, 40, replace=False)).astype(np.int64)
+        box = np.zeros(nu, np.int8)
+        hexes = rng.choice(land, nu).astype(np.int32)
+        level = rng.integers(0, 2, nu).astype(np.int8)
+        u = int(rng.choice(movers))
+        here = int(hexes[u])
+        ma = int(rng.integers(1, 12))
+        cls = int(t.move_class[u])
+        w = int(weight[u]) - int(level[u] == remnant_full[u])
+        want = movement.legal_kernel(here, 2 * ma, cls, strategic, edge[int(strategic), cls + 1],
+                                     t.ocean_side, t.neighbours, zoc, blocked, stop, t.land, strat_ok,
+                                     movement.ZOC_ENTER, movement.ZOC_EXIT, units, box, hexes, level,
+                                     base, rem, movement.STACK_ROOM - w, 0)
+        room = movement.stack_room_kernel(units, box, hexes, level, base, rem, n, movement.STACK_ROOM)
+        allowed = t.land & strat_ok if strategic else t.land
+        dest, mp, pred, k = move_choice._destinations(
+            u, here, ma, t.move_class, np.ascontiguousarray(edge[int(strategic)]), zoc, blocked, stop,
+            allowed, t.ocean_side, t.neighbours, room, weight, remnant_full, level)
+        np.testing.assert_array_equal(dest[:k], want[0])
+        assert mp[:k].tolist() == want[1].tolist()
+        np.testing.assert_array_equal(pred, want[2])
