@@ -97,3 +97,51 @@ def test_combat_options_equal_plain_rule_tests_on_random_positions(seed):
             assert got == want and list(got) == list(want)
             seen["defensive"] += len(got)
     assert all(v > 0 for v in seen.values()), seen
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_reorganisation_candidates_equal_plain_tests_on_random_positions(seed):
+    """breakdowns (13.1) and reform_options (13.2) find the battalions the
+    per-battalion tests accept, in the same order, on random boxes, levels,
+    parents, reduced flags and morale states."""
+    from malta_sim.games.island_of_death import organisation
+    from malta_sim.games.island_of_death.state import (BOX_DISBANDMENT, BOX_ELIMINATED,
+                                                       BOX_POOL)
+    from tests.test_perf_combat import ref_breakdown_candidates, ref_reform_options
+
+    rng = np.random.default_rng(seed)
+    seen = {"breakdown": 0, "reform": 0}
+    for trial in range(40):
+        g = _random_game(rng, trial)
+        s, t = g.state, g.static
+        n = len(s.box)
+        comp = np.flatnonzero(t.size == st.COMPANY)
+        bns = np.flatnonzero((t.size == st.BATTALION) & (s.box == BOX_MAP))
+        boxes = np.array([BOX_POOL, BOX_DISBANDMENT, BOX_ELIMINATED, BOX_MAP])
+        s.box[comp] = boxes[rng.integers(0, 4, len(comp))]
+        s.parent[:] = -1
+        if len(bns):
+            gone = rng.choice(bns, min(len(bns), 6), replace=False)
+            for b in gone:                      # broken down: companies on the map nearby
+                s.box[b] = BOX_DISBANDMENT
+                kids = rng.choice(comp, 3, replace=False)
+                s.parent[kids] = b
+                s.box[kids] = np.where(rng.random(3) < 0.8, BOX_MAP, BOX_ELIMINATED)
+                h = int(s.hex[b]) if s.hex[b] >= 0 else int(np.flatnonzero(t.land)[0])
+                s.hex[kids] = np.where(rng.random(3) < 0.8, h, h + 1)
+                s.hex[b] = -1
+        s.hex[s.box != BOX_MAP] = -1
+        s.reduced[:] = rng.random(n) < 0.3
+        for side in (0, 1):
+            want = ref_breakdown_candidates(g, side)
+            pol = g.policy(side)
+            got = []
+            pol.breakdowns = lambda game, el: (got.append(list(el)), [])[1]
+            organisation.breakdowns(g, side)
+            del pol.breakdowns
+            assert got == ([want] if want else [])
+            seen["breakdown"] += len(want)
+            want = ref_reform_options(g, side)
+            assert organisation.reform_options(g, side) == want
+            seen["reform"] += len(want)
+    assert all(v > 0 for v in seen.values()), seen

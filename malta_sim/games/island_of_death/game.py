@@ -16,6 +16,7 @@ import numpy as np
 from ...errors import OptionError
 from ...rng import GameStreams
 from . import static as st
+from .reorganisation import csr
 from .state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED, NIGHT, GameState, allocate,
                     turn_name)
 
@@ -137,6 +138,12 @@ class StaticTables:
         ascending order; empty for most.
     remnant_level_l : list of int
         :attr:`remnant_level` as a list.
+    companies_of_csr, companies_of_kind_csr : tuple(int64[n + 1], int64[m])
+        :attr:`companies_of` and :attr:`companies_of_kind` as ``(start, flat)``
+        arrays (:func:`.reorganisation.csr`, for compiled code).
+    may_break_side, battalion_side : tuple of two bool[n_units]
+        Per side: :attr:`can_break`, and the battalion pieces (13.2), of that
+        side.
     """
 
     def __init__(self, t):
@@ -197,11 +204,17 @@ class StaticTables:
         for arr in self.companies_of_kind:
             arr.flags.writeable = False
         self.members = [[int(m) for m in mem] for mem in t.regiment_members]
+        self.companies_of_csr = csr(self.companies_of)
+        self.companies_of_kind_csr = csr(self.companies_of_kind)
+        self.may_break_side = tuple(self.can_break & m for m in self.side_mask)
+        self.battalion_side = tuple((t.size == st.BATTALION) & m for m in self.side_mask)
         for arr in (*self.side_mask, self.ground, self.defends, *self.defends_side,
                     self.attacker_type, self.firer_type, self.controls, self.base_weight, self.leader,
                     self.can_break, self.remnant_level,
                     self.remnant_level_full, self.adj_table, *self.attacker_side,
-                    *self.firer_side, *self.ground_side, self.sight_blocking):
+                    *self.firer_side, *self.ground_side, self.sight_blocking,
+                    *self.companies_of_csr, *self.companies_of_kind_csr, *self.may_break_side,
+                    *self.battalion_side):
             arr.flags.writeable = False             # shared by every game of the batch
 
 

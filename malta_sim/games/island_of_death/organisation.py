@@ -9,8 +9,9 @@ import numpy as np
 
 from . import static as st
 from .game import illegal
+from .reorganisation import breakdown_eligible, reform_candidates
 from .state import (ALLIED, AXIS, BOX_DISBANDMENT, BOX_ELIMINATED, BOX_FOLLOW_UP, BOX_MAP,
-                    BOX_POOL, BOX_REMOVED, BOX_TURN_TRACK, CLEAR, CLOUDY, DEMORALIZED,
+                    BOX_POOL, BOX_REMOVED, BOX_TURN_TRACK, CLEAR, CLOUDY,
                     DISORGANIZED, NORMAL, RAINY)
 
 STACK_LIMIT_HALVES = 8   # rule 7.1: four battalions, in half-battalion units
@@ -353,11 +354,12 @@ def break_down(game, b: int, to_box: int | None = None) -> list[int]:
 
 def breakdowns(game, side: int) -> None:
     """Rule 13.1 (4.24 a / 4.32 a): at the start of the movement phase."""
-    s = game.state
-    # only battalions that may break down by type are asked (can_break_down
-    # answers False for every other piece)
-    cand = ((s.box == BOX_MAP) & game.tables.side_mask[side] & game.tables.can_break).nonzero()[0]
-    el = [u for u in cand.tolist() if can_break_down(game, u) and s.entered_turn[u] != game.turn]
+    s, t, tb = game.state, game.static, game.tables
+    # every battalion of the side that can_break_down accepts and that did not
+    # arrive this turn, from one compiled pass
+    el = breakdown_eligible(s.box, s.level, s.entered_turn, s.parent, tb.may_break_side[side],
+                            tb.remnant_level, t.breakdown_n, t.breakdown_kind,
+                            *tb.companies_of_csr, *tb.companies_of_kind_csr, game.turn).tolist()
     if not el:
         return
     for b in game.policy(side).breakdowns(game, el):
@@ -370,28 +372,14 @@ def reform_options(game, side: int) -> list[tuple]:
     """Rule 13.2: battalions whose surviving companies all stand in one hex,
     none demoralized -> (battalion, companies, hex, level)."""
     s, t = game.state, game.static
-    out = []
-    bns = ((s.box == BOX_DISBANDMENT) & game.tables.side_mask[side] & (t.size == st.BATTALION)).nonzero()[0]
+    bns, hexes, lost, start, comps = reform_candidates(
+        s.box, s.hex, s.morale_state, s.reduced, s.parent, game.tables.battalion_side[side],
+        t.breakdown_n, t.n_levels)
     if not len(bns):
-        return out
-    # each battalion's companies in ascending order, from one pass over the parents
-    kids = (s.parent >= 0).nonzero()[0]
-    comps_of: dict[int, list[int]] = {}
-    for c, p in zip(kids.tolist(), s.parent[kids].tolist()):
-        comps_of.setdefault(p, []).append(c)
-    for b in bns.tolist():
-        comps = comps_of.get(b, [])
-        alive = [c for c in comps if s.box[c] != BOX_ELIMINATED]
-        if not alive or any(s.box[c] != BOX_MAP for c in alive):
-            continue
-        hexes = {int(s.hex[c]) for c in alive}
-        if len(hexes) != 1 or any(s.morale_state[c] == DEMORALIZED for c in alive):
-            continue
-        lost = int(t.breakdown_n[b]) - len(alive) + sum(bool(s.reduced[c]) for c in alive)
-        if lost > t.n_levels[b] - 1:
-            continue
-        out.append((b, alive, hexes.pop(), lost))
-    return out
+        return []
+    comps, start = comps.tolist(), start.tolist()
+    return [(b, comps[start[i]:start[i + 1]], h, lv)
+            for i, (b, h, lv) in enumerate(zip(bns.tolist(), hexes.tolist(), lost.tolist()))]
 
 
 def reform(game, option: tuple) -> None:
