@@ -19,6 +19,8 @@ E[retreat] - risk_weight x E[own steps] >= min_gain``.
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numba as nb
 import numpy as np
 
@@ -26,6 +28,7 @@ from ..games.island_of_death import static as st
 from ..games.island_of_death.state import BOX_MAP
 from . import params as P
 from .base import CombatPlan, Move
+from .forecast import forecast_tables, score_targets
 from .simple import BalancedPolicy
 
 #: 2d6 probabilities of the totals 2..12.
@@ -582,10 +585,91 @@ class _ParamBot:
                       (frozenset(core), frozenset(members - core)))
         return best
 
+    def _compiled_scores(self) -> bool:
+        """Whether :meth:`_score_target` is the plain one, so that
+        :func:`~malta_sim.policies.forecast.score_targets` may answer for it (a
+        subclass or a test that replaces it is asked instead)."""
+        return type(self)._score_target is _SCORE_TARGET
+
+    def _score_many(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode) -> list:
+        """:meth:`_score_target` of several targets in one compiled call
+        (:func:`malta_sim.policies.forecast.score_targets`; rules 9.3 a-g,
+        9.91, 9.92, 9.94, 12.21, 12.22, 12.52, 16.42, 17.3).
+
+        Parameters
+        ----------
+        tgts : list of int
+            Target hexes.
+        unit_lists : list of list of int
+            Candidate attackers per target.
+        sup_lists : list of list of int
+            Support per target: in ``plan_mode`` all the artillery and
+            warships offered (the target uses its artillery or its first three
+            warships, whichever supports more, as :meth:`_plan_support`);
+            otherwise the supporters as given.
+        hur : set of int
+            Supporters firing a fire hurricane (12.52; ignored in ``plan_mode``).
+        airs : list of int
+            Air support markers per target.
+        plan_mode : bool
+
+        Returns
+        -------
+        list of tuple
+            Per target ``(ok, gain, level, group, base)``: the answer of
+            :meth:`_score_target` and the group's forecast base
+            (:func:`_forecast_base`).
+        """
+        k = len(tgts)
+        if not k:
+            return []
+        ft = forecast_tables(game)
+        s = game.state
+        u_ptr = np.zeros(k + 1, np.int64)
+        np.cumsum([len(x) for x in unit_lists], out=u_ptr[1:])
+        u_idx = np.fromiter(chain.from_iterable(unit_lists), np.int64, int(u_ptr[-1]))
+        s_ptr = np.zeros(k + 1, np.int64)
+        np.cumsum([len(x) for x in sup_lists], out=s_ptr[1:])
+        flat = list(chain.from_iterable(sup_lists))
+        s_idx = np.array(flat, np.int64)
+        s_hur = np.array([u in hur for u in flat] if hur else [False] * len(flat), np.bool_)
+        thr = np.array(self._thresholds(self._thr_idx), np.float64)
+        out_grp = np.empty(len(u_idx), np.int64)
+        out_base = np.zeros((k, 9), np.int64)
+        ok, gain, lv = score_targets(
+            int(self.side), bool(game.night), ft.night_line, thr, plan_mode,
+            np.array(tgts, np.int64), u_ptr, u_idx, s_ptr, s_idx, s_hur,
+            np.array(airs, np.int64), ft.unit, ft.attack, ft.defense, ft.morale, ft.mem_ptr,
+            ft.mem_idx, ft.hexes, ft.line_cols, ft.col_level, ft.losses, ft.d_max, ft.a_max,
+            s.hex, s.box, s.level, s.morale_state, s.out_of_supply, s.formation,
+            s.fort_destroyed, s.integrity_lost[0], out_grp, out_base)
+        res = []
+        grps = out_grp.tolist()
+        bases = out_base.tolist()
+        offs = u_ptr.tolist()
+        for i, (o, g, v) in enumerate(zip(ok.tolist(), gain.tolist(), lv.tolist())):
+            b = bases[i]
+            base = (b[1], b[2], b[3], b[4], b[5], bool(b[6]), b[7], b[8])
+            res.append((o, g, v, grps[offs[i]:offs[i] + b[0]], base))
+        return res
+
     def _pick_attack(self, game, options, penetration=False):
         plan = self._plan or CombatPlan()
         best = None
         s = game.state
+        if not penetration and self._compiled_scores():
+            tgts = sorted(options)
+            fired = s.fired
+            sups = [[u for u in plan.support.get(tgt, []) if not fired[u]] for tgt in tgts]
+            airs = [int(plan.air.get(tgt, 0)) for tgt in tgts]
+            res = self._score_many(game, tgts, [options[t] for t in tgts], sups, plan.hurricane,
+                                   airs, False)
+            for tgt, (ok, gain, _lv, grp, _b) in zip(tgts, res):
+                if ok and (best is None or gain > best[0]):
+                    best = (gain, tgt, grp)
+            if best is None:
+                return None
+            return (best[1], list(best[2]))
         memo = _forecast_memo(game)
         for tgt in sorted(options):
             sup = [] if penetration else [u for u in plan.support.get(tgt, []) if not s.fired[u]]
@@ -612,50 +696,85 @@ class _ParamBot:
     def _plan_support(self, game, options, air_markers: int, allow_hurricane: bool):
         """Rule 9.2 a: support (12.2, 16.74), air support (16.42), fire
         hurricanes (12.52) and bombardments (10.1) for the attacks this bot
-        expects to make.  Returns a :class:`CombatPlan`."""
+        expects to make.  Returns a :class:`CombatPlan`.
+
+        Every target is scored (:meth:`_score_target`, in one compiled call
+        when that is the plain method) with its artillery, or its first three
+        warships when these support more, and one air marker if any is left;
+        then, best first, each attack that passes takes the guns that still
+        raise its expected gain, a fire hurricane when it stays below
+        ``min_odds``, and an air marker when it adds more than 0.05 steps."""
         from ..games.island_of_death.combat import attack_options
 
         t = game.static
-        plan = CombatPlan()
         atk = attack_options(game, self.side)
-        used: set = set()
-        mo, mg, rk, rv = self._thresholds(self._thr_idx)
-        memo = _forecast_memo(game)
+        thr = self._thresholds(self._thr_idx)
         scored = []
+        q_t, q_u = [], []
         for tgt in options.attack_targets:
             units = atk.get(tgt, [])
-            if not units:
-                continue
+            if units:
+                q_t.append(tgt)
+                q_u.append(units)
+        if self._compiled_scores():
+            res = self._score_many(game, q_t, q_u, [options.support.get(tgt, []) for tgt in q_t],
+                                   (), [min(1, air_markers)] * len(q_t), True)
+            for tgt, (ok, gain, _lv, grp, base) in zip(q_t, res):
+                scored.append((ok, gain, tgt, grp, base))
+            return self._place_support(game, options, scored, air_markers, allow_hurricane, thr)
+        memo = _forecast_memo(game)
+        for tgt, units in zip(q_t, q_u):
             sup = options.support.get(tgt, [])
             arty = [u for u in sup if t.utype[u] != st.WARSHIP]
             ships = [u for u in sup if t.utype[u] == st.WARSHIP][:3]
             full = arty if memo.support(game, arty, tgt, units) >= memo.support(game, ships, tgt, units) else ships
             ok, gain, lv, grp = self._score_target(game, tgt, units, full, min(1, air_markers),
                                                    memo=memo)
-            scored.append((ok, gain, tgt, grp))
+            scored.append((ok, gain, tgt, grp, None))
+        return self._place_support(game, options, scored, air_markers, allow_hurricane, thr)
+
+    def _place_support(self, game, options, scored, air_markers, allow_hurricane, thr):
+        """The second half of :meth:`_plan_support` (rules 9.2 a, 10.1, 12.2,
+        12.52, 16.42, 16.74): ``scored`` holds ``(ok, gain, target, group,
+        base)`` per target (``base`` the group's :func:`_forecast_base` tuple,
+        or None to look it up)."""
+        from ..games.island_of_death.combat import support_value
+
+        t = game.static
+        plan = CombatPlan()
+        used: set = set()
+        mo = thr[0]
         scored.sort(key=lambda x: (not x[0], -x[1], x[2]))
         air_left = air_markers
-        for ok, gain, tgt, grp in scored:
+        side = int(self.side)
+        utype = t.utype
+        for ok, gain, tgt, grp, base in scored:
             if not ok:
                 continue
-            fc = Forecast(game, self.side, tgt, grp, memo)
+            tgt = int(tgt)
+            if base is None:
+                base = _forecast_memo(game).base(game, side, tgt, tuple(int(u) for u in grp))
             sup = [u for u in options.support.get(tgt, []) if u not in used]
-            arty = sorted((u for u in sup if t.utype[u] != st.WARSHIP),
-                          key=lambda u: -memo.support(game, [u], tgt, grp))
-            ships = [u for u in sup if t.utype[u] == st.WARSHIP][:3]          # 16.74
-            pool = arty if memo.support(game, arty, tgt, grp) >= memo.support(game, ships, tgt, grp) else ships
+            # one support value per unit (9.91, 12.22): sums of them are the
+            # support of any set of these units
+            sv = {u: support_value(game, u, True, tgt, grp, False) for u in sup}
+            arty = sorted((u for u in sup if utype[u] != st.WARSHIP), key=lambda u: -sv[u])
+            ships = [u for u in sup if utype[u] == st.WARSHIP][:3]          # 16.74
+            pool = arty if sum([sv[u] for u in arty]) >= sum([sv[u] for u in ships]) else ships
             chosen: list = []
-            base_ok, base_gain, _ = fc.value(game, mo, mg, rk, rv, 0, 0)
+            _base_ok, base_gain, _ = _base_value(game, base, thr, 0, 0)
             cur_gain = base_gain
+            sp_chosen = 0
             for u in pool:                       # add guns while they still help
-                trial = chosen + [u]
-                _, g2, _ = fc.value(game, mo, mg, rk, rv, memo.support(game, trial, tgt, grp), 0)
+                _, g2, _ = _base_value(game, base, thr, sp_chosen + sv[u], 0)
                 if g2 > cur_gain + 1e-9:
-                    chosen, cur_gain = trial, g2
+                    chosen.append(u)
+                    sp_chosen += sv[u]
+                    cur_gain = g2
             hur: set = set()
             if allow_hurricane and self._hurricane_ok():
-                sp = memo.support(game, chosen, tgt, grp)
-                if fc.level(sp) < mo:
+                att, cap, dfn, mods = base[0], base[1], base[2], base[3]
+                if int(st.odds_level(att + min(int(sp_chosen), cap), dfn) + mods) < mo:
                     for u in chosen:
                         if u in options.hurricane_ok:
                             hur.add(u)
@@ -664,9 +783,10 @@ class _ParamBot:
                 used.update(chosen)
                 plan.hurricane |= hur
             if air_left > 0:
-                sp = memo.support(game, chosen, tgt, grp, hur)
-                _, g0, _ = fc.value(game, mo, mg, rk, rv, sp, 0)
-                _, g1, _ = fc.value(game, mo, mg, rk, rv, sp, 1)
+                sp = sum([support_value(game, u, True, tgt, grp, True) if u in hur else sv[u]
+                          for u in chosen])
+                _, g0, _ = _base_value(game, base, thr, sp, 0)
+                _, g1, _ = _base_value(game, base, thr, sp, 1)
                 if g1 > g0 + 0.05:
                     plan.air[tgt] = 1
                     air_left -= 1
@@ -687,6 +807,10 @@ class _ParamBot:
 
     def _bombard_ok(self):
         return False
+
+
+#: The plain :meth:`_ParamBot._score_target`, which the compiled scoring stands in for.
+_SCORE_TARGET = _ParamBot._score_target
 
 
 @nb.njit(cache=True)

@@ -1,0 +1,593 @@
+"""Compiled attack forecasts of the scripted bots: every candidate target of a
+combat plan scored in one call (rules 9.3 b-g, 9.42, 9.43, 9.91, 9.92, 9.94,
+12.21, 12.22, 12.52, 16.42, 17.3).
+
+:meth:`malta_sim.policies.axis._ParamBot._score_target` (the plain Python
+reference) scores one target at a time: for each candidate group of attackers
+(:func:`malta_sim.policies.axis.attack_groups`) it builds the forecast base
+(attack and defense strengths, the foreseeable 9.92 column shifts of
+:func:`malta_sim.games.island_of_death.combat.odds_modifiers` without leader
+rolls, the CRT line, the fort and the steps of each side), adds support and
+air, and reads the exact expected losses of the CRT cell.  :func:`score_targets`
+does the same for all targets of a decision at once over the state arrays,
+with the same tie-breaks and the same floating-point operations in the same
+order, so its answers are bit-for-bit those of the reference.
+
+The expected losses are read from a table (:func:`loss_table`) filled by the
+same numpy expressions as :func:`malta_sim.policies.axis.expected_losses`, so
+the sums that decide ties are the very same floats.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ..games.island_of_death import static as st
+from ..games.island_of_death.state import ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED
+from ..kernels.crt import support_strength, unit_attack, unit_defense
+
+#: 2d6 probabilities of the totals 2..12 (as :data:`malta_sim.policies.axis._P2D6`).
+_P2D6 = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
+
+# columns of the packed per-unit table (:class:`ForecastTables` ``unit``)
+_TANK, _PARTNER, _REG, _REM, _SP, _ENG, _UTYPE, _SIDE, _COMPANY, _NLEV, _OFFSUP, _DEF0, _DEF1 = range(13)
+# columns of the packed per-hex table (``hexes``)
+_FORT, _CITY, _TOWN, _LINE, _LINE_NOFORT = range(5)
+
+
+def loss_table(charts) -> tuple:
+    """Exact expected losses of every CRT cell (rules 9.42, 9.43, 9.94), for
+    every step count up to the most any cell can take.
+
+    Parameters
+    ----------
+    charts : IodCharts
+        Combat charts (``crt`` int8[n_lines, n_cols, 13, 4], ``line_cols``).
+
+    Returns
+    -------
+    table : float64[n_lines, n_cols, 2, d_max + 1, a_max + 1, 3]
+        ``table[line, col, fort, def_steps, att_steps]`` = (E[attacker steps
+        lost], E[defender steps lost], E[defender retreat hexes]) over the 2d6
+        distribution, the fort (9.94) taking one defender hit off; NaN for
+        columns not on the line.  Step counts above ``d_max`` / ``a_max`` give
+        the answer of the cap (no cell's hits reach further).
+    d_max, a_max : int
+        The caps.
+    """
+    crt = charts.crt
+    n_lines, n_cols = crt.shape[0], crt.shape[1]
+    cells = []
+    d_max = a_max = 0
+    for line in range(n_lines):
+        lo, hi = int(charts.line_cols[line, 0]), int(charts.line_cols[line, 1])
+        for col in range(lo, hi + 1):
+            for fort in (0, 1):
+                c = crt[line, col, 2:13].astype(np.int64)
+                ah, dh = c[:, 0].copy(), c[:, 2].copy()
+                if fort:
+                    dh = np.maximum(0, dh - 1)
+                a_max = max(a_max, int(((ah + 1) // 2).max()))
+                d_max = max(d_max, int((dh // 2).max()) + 1)
+                cells.append((line, col, fort, ah, dh))
+    out = np.full((n_lines, n_cols, 2, d_max + 1, a_max + 1, 3), np.nan)
+    for line, col, fort, ah, dh in cells:
+        for ds in range(d_max + 1):
+            for as_ in range(a_max + 1):
+                # the expressions of axis.expected_losses, term for term
+                a_steps = np.minimum((ah + 1) // 2, as_)
+                d_steps = np.minimum(dh // 2, ds)
+                d_ret = np.where(dh // 2 >= ds, 0, dh - dh // 2)
+                out[line, col, fort, ds, as_] = (float(_P2D6 @ a_steps), float(_P2D6 @ d_steps),
+                                                 float(_P2D6 @ d_ret))
+    out.flags.writeable = False
+    return out, d_max, a_max
+
+
+class ForecastTables:
+    """Static inputs of :func:`score_targets` for one game data set (unit
+    values, regiments, hex terrain, CRT), built once and shared by every game
+    that uses that data.
+
+    Attributes
+    ----------
+    unit : int64[n_units, 13]
+        Per unit: tank, armor partner (9.92), regiment (-1 none), remnant
+        level (17.31, -1 never), strongpoint (16.24), engineer, unit type,
+        side, company, number of levels, offensive support value, takes part
+        in the defense of an Axis hex, of an Allied hex (14.0, 16.57).
+    attack, defense, morale : int64[n_units, n_levels_max]
+        Printed values per unit and level.
+    mem_ptr, mem_idx : int64[n_regiments + 1], int64[k]
+        Battalions of each regiment or brigade (9.92), as offsets into
+        ``mem_idx``.
+    hexes : int64[n_hexes, 5]
+        Per hex: fort, city, town, day CRT line, day CRT line once the fort is
+        destroyed (9.3 f, 17.1).
+    line_cols : int64[n_lines, 2], col_level : int64[n_cols]
+        CRT columns of each line and odds level of each column (9.3 g).
+    night_line : int
+        CRT line used at night (10.2).
+    losses : float64[...]
+        :func:`loss_table`; ``d_max``, ``a_max`` its step caps.
+    """
+
+    def __init__(self, static, tables):
+        t, tb = static, tables
+        n = len(t.utype)
+        u = np.zeros((n, 13), np.int64)
+        u[:, _TANK] = t.utype == st.TANK
+        u[:, _PARTNER] = np.asarray(tb.armor_partner, bool)
+        u[:, _REG] = t.regiment
+        u[:, _REM] = tb.remnant_level
+        u[:, _SP] = t.utype == st.STRONGPOINT
+        u[:, _ENG] = np.asarray(tb.engineer, bool)
+        u[:, _UTYPE] = t.utype
+        u[:, _SIDE] = t.side
+        u[:, _COMPANY] = np.asarray(tb.company, bool)
+        u[:, _NLEV] = t.n_levels
+        u[:, _OFFSUP] = [int(x) for x in t.off_support]
+        u[:, _DEF0] = tb.defends_side[0]
+        u[:, _DEF1] = tb.defends_side[1]
+        self.unit = u
+        self.attack = np.asarray(t.attack, np.int64)
+        self.defense = np.asarray(t.defense, np.int64)
+        self.morale = np.asarray(t.morale, np.int64)
+        ptr = [0]
+        idx: list = []
+        for mem in tb.members:
+            idx.extend(mem)
+            ptr.append(len(idx))
+        self.mem_ptr = np.array(ptr, np.int64)
+        self.mem_idx = np.array(idx, np.int64)
+        hx = np.zeros((len(t.fort), 5), np.int64)
+        hx[:, _FORT] = t.fort
+        hx[:, _CITY] = t.city
+        hx[:, _TOWN] = t.town
+        hx[:, _LINE] = t.crt_line
+        hx[:, _LINE_NOFORT] = t.crt_line_nofort
+        self.hexes = hx
+        ch = t.charts
+        self.line_cols = np.asarray(ch.line_cols, np.int64)
+        self.col_level = np.asarray(ch.col_level, np.int64)
+        self.night_line = int(ch.night_line)
+        self.losses, self.d_max, self.a_max = loss_table(ch)
+        for a in (self.unit, self.attack, self.defense, self.morale, self.mem_ptr, self.mem_idx,
+                  self.hexes, self.line_cols, self.col_level):
+            a.flags.writeable = False
+
+
+_TABLES: dict = {}
+
+
+def forecast_tables(game) -> ForecastTables:
+    """The :class:`ForecastTables` of ``game``'s static data (built on first
+    use; the static object is kept with them so that its id stays its own)."""
+    t = game.static
+    hit = _TABLES.get(id(t))
+    if hit is None or hit[0] is not t:
+        if len(_TABLES) > 16:
+            _TABLES.clear()
+        hit = _TABLES[id(t)] = (t, ForecastTables(t, game.tables))
+    return hit[1]
+
+
+# ------------------------------------------------------------------ compiled forecast
+@nb.njit(cache=True)
+def _regiment_intact(r, grp, n, unit, mem_ptr, mem_idx, lost, box, mor, lev):
+    """Rules 9.92, 9.95, 17.32: regiment ``r`` has battalions, all among
+    ``grp[:n]``, on the map, none demoralized or a remnant, and its integrity
+    is not lost."""
+    a, b = mem_ptr[r], mem_ptr[r + 1]
+    if a == b or lost[r]:
+        return False
+    for k in range(a, b):
+        m = mem_idx[k]
+        found = False
+        for i in range(n):
+            if grp[i] == m:
+                found = True
+                break
+        if not found:
+            return False
+        rem = unit[m, _REM]
+        if box[m] != BOX_MAP or mor[m] == DEMORALIZED or (rem >= 0 and lev[m] == rem):
+            return False
+    return True
+
+
+@nb.njit(cache=True)
+def _side_shifts(grp, n, unit, morale_tab, mem_ptr, mem_idx, lost, hexa, box, mor, lev, scratch):
+    """The 9.92 facts of one side of a combat (``grp[:n]`` its units): armor
+    (a non-demoralized tank and a partner in one hex), intact regiment, morale
+    total (16.24 strongpoints 4, 11.4 demoralized -1) and the number of units.
+    ``scratch`` int64[>= n] is working space."""
+    armor = False
+    for i in range(n):
+        u = grp[i]
+        if unit[u, _TANK] and mor[u] != DEMORALIZED:
+            h = hexa[u]
+            for j in range(n):
+                if unit[grp[j], _PARTNER] and hexa[grp[j]] == h:
+                    armor = True
+                    break
+            if armor:
+                break
+    intact = False
+    nr = 0
+    for i in range(n):
+        r = unit[grp[i], _REG]
+        if r < 0:
+            continue
+        seen = False
+        for j in range(nr):
+            if scratch[j] == r:
+                seen = True
+                break
+        if seen:
+            continue
+        scratch[nr] = r
+        nr += 1
+        if _regiment_intact(r, grp, n, unit, mem_ptr, mem_idx, lost, box, mor, lev):
+            intact = True
+            break
+    tot = 0
+    for i in range(n):
+        u = grp[i]
+        v = 4 if unit[u, _SP] else morale_tab[u, lev[u]]
+        tot += v - 1 if mor[u] == DEMORALIZED else v
+    return armor, intact, tot
+
+
+@nb.njit(cache=True)
+def odds_shift_total(grp, n, dfd, nd, target, fort, unit, morale_tab, mem_ptr, mem_idx, lost,
+                     hexa, box, mor, lev, form, scratch):
+    """Sum of the 9.92 odds-level modifiers an attack by ``grp[:n]`` on the
+    defenders ``dfd[:nd]`` in hex ``target`` gets without leader rolls and
+    air support: the values of
+    :func:`malta_sim.games.island_of_death.combat.odds_modifiers` with
+    ``roll_leaders=False``, ``air=0`` (rules 9.92, 11.2, 16.24, 17.32).
+
+    Parameters
+    ----------
+    grp : int64[>= n]
+        Attacking units (distinct).
+    dfd : int64[>= nd]
+        Defending units.
+    target : int
+        Dense index of the attacked hex.
+    fort : bool
+        Undestroyed fort in the target hex (engineers +1).
+    unit, morale_tab, mem_ptr, mem_idx : arrays
+        :class:`ForecastTables` fields.
+    lost : bool[n_regiments]
+        ``integrity_lost[0]`` (9.95).
+    hexa, box, mor, lev, form : int[n_units]
+        Unit hex, box, morale state, level and formation.
+    scratch : int64[>= n_units]
+        Working space.
+
+    Returns
+    -------
+    int
+        Total column shift in odds levels.
+    """
+    total = 0
+    a_armor, a_intact, tot_a = _side_shifts(grp, n, unit, morale_tab, mem_ptr, mem_idx, lost,
+                                            hexa, box, mor, lev, scratch)
+    d_armor, d_intact, tot_d = _side_shifts(dfd, nd, unit, morale_tab, mem_ptr, mem_idx, lost,
+                                            hexa, box, mor, lev, scratch)
+    if a_armor:
+        total += 2
+    if d_armor:
+        total -= 1
+    # distinct attacker hexes; engineers in each of them (9.92 vs a fort)
+    nh = 0
+    all_eng = True
+    for i in range(n):
+        h = hexa[grp[i]]
+        seen = False
+        for j in range(i):
+            if hexa[grp[j]] == h:
+                seen = True
+                break
+        if seen:
+            continue
+        nh += 1
+        eng = False
+        for j in range(n):
+            if hexa[grp[j]] == h and unit[grp[j], _ENG]:
+                eng = True
+                break
+        if not eng:
+            all_eng = False
+    if fort and all_eng:
+        total += 1
+    if nh >= 4:
+        total += 1
+    if a_intact:
+        total += 2
+    if d_intact:
+        total -= 1
+    # mixed formations (17.32: each remnant counts as its own formation)
+    keys = 0
+    for i in range(n):
+        u = grp[i]
+        rem = unit[u, _REM]
+        if rem >= 0 and lev[u] == rem:
+            keys += 1
+        else:
+            f = form[u]
+            seen = False
+            for j in range(i):
+                w = grp[j]
+                rw = unit[w, _REM]
+                if not (rw >= 0 and lev[w] == rw) and form[w] == f:
+                    seen = True
+                    break
+            if not seen:
+                keys += 1
+    if keys > 1:
+        total -= 1
+    ca = -(-tot_a // n) if n else 0
+    cd = -(-tot_d // nd) if nd else 0
+    diff = ca - cd
+    if diff:
+        total += min(3, max(-2, diff))
+    return total
+
+
+@nb.njit(cache=True)
+def _support_one(u, target, grp, n, hurricane, unit, hexes, oos, mor, form, night):
+    """One unit's offensive support on ``target`` for the attackers ``grp[:n]``
+    (:func:`malta_sim.games.island_of_death.combat.support_value`; rules 9.91,
+    8.32, 11.3, 12.22, 10.22, 12.52)."""
+    artillery = unit[u, _UTYPE] == st.ARTILLERY
+    other = False
+    if artillery and unit[u, _SIDE] == AXIS:
+        other = True
+        for i in range(n):
+            if form[grp[i]] == form[u]:
+                other = False
+                break
+    return support_strength(unit[u, _OFFSUP], artillery and oos[u] != 0,
+                            artillery and mor[u] == DISORGANIZED, False, night, other,
+                            hexes[target, _CITY] != 0 or hexes[target, _TOWN] != 0,
+                            hurricane and artillery, not artillery)
+
+
+@nb.njit(cache=True)
+def _odds_level(att, dfn):
+    """:func:`malta_sim.games.island_of_death.static.odds_level` (rule 9.3 d)."""
+    if dfn <= 0:
+        return 99
+    if att >= dfn:
+        return att // dfn
+    if att <= 0:
+        return -99
+    n = -(-dfn // att)
+    return 2 - n
+
+
+@nb.njit(cache=True)
+def _value(att, cap, dfn, mods, line, fort, def_steps, att_steps, sp, air, thr, line_cols,
+           col_level, losses, d_max, a_max):
+    """:func:`malta_sim.policies.axis._base_value`: ``(ok, gain, level)`` of
+    a forecast base with ``sp`` support points and ``air`` markers (rules
+    9.3 d-g, 9.43, 12.21, 16.42)."""
+    lv = _odds_level(att + min(sp, cap), dfn) + mods + air
+    lo, hi = line_cols[line, 0], line_cols[line, 1]
+    if lv < col_level[lo] or dfn <= 0:                 # 9.3 g: below the lowest column
+        return False, -np.inf, lv
+    col = lo
+    for k in range(lo, hi + 1):
+        if col_level[k] <= lv:
+            col = k
+    f = 1 if fort else 0
+    ds = min(max(def_steps, 0), d_max)
+    as_ = min(max(att_steps, 0), a_max)
+    e0 = losses[line, col, f, ds, as_, 0]
+    e1 = losses[line, col, f, ds, as_, 1]
+    e2 = losses[line, col, f, ds, as_, 2]
+    gain = e1 + thr[3] * e2 - thr[2] * e0
+    return lv >= thr[0] and gain >= thr[1], gain, lv
+
+
+@nb.njit(cache=True)
+def score_targets(side, night, night_line, thr, plan_mode, tgts, u_ptr, u_idx, s_ptr, s_idx,
+                  s_hur, airs, unit, attack_tab, defense_tab, morale_tab, mem_ptr, mem_idx, hexes,
+                  line_cols, col_level, losses, d_max, a_max, hexa, box, lev, mor, oos, form,
+                  fort_destroyed, lost, out_grp, out_base):
+    """Best attack on each of several targets (rules 9.3 a-g, 9.91, 9.92,
+    9.94, 12.21, 12.22, 16.42, 17.3): for each target the best of its
+    candidate attacker groups (all units; each formation's units alone when
+    more than one formation, in order of their lowest unit) by ``(ok, gain)``,
+    the first best kept, as :meth:`malta_sim.policies.axis._ParamBot._score_target`.
+
+    Parameters
+    ----------
+    side : int
+        Attacking side.
+    night : bool
+        Night turn (9.3 f, 10.2, 10.22).
+    night_line : int
+        CRT line at night.
+    thr : float64[4]
+        ``min_odds``, ``min_gain``, ``risk_weight``, ``retreat_value``.
+    plan_mode : bool
+        True: step 9.2 a scoring, the support offered is all of
+        ``s_idx`` and each target uses its artillery, or its first three
+        warships (16.74) when these support more (judged against all the
+        target's units); no fire hurricanes.  False: the support given is
+        used as it is, ``s_hur`` marking fire hurricanes (12.52).
+    tgts : int64[k]
+        Target hexes (dense indices).
+    u_ptr, u_idx : int64[k + 1], int64[m]
+        Candidate attackers of each target (offsets into ``u_idx``).
+    s_ptr, s_idx, s_hur : int64[k + 1], int64[p], bool[p]
+        Supporting artillery and warships of each target and their fire
+        hurricane flags.
+    airs : int64[k]
+        Air support markers per target (16.42).
+    unit ... a_max : arrays
+        :class:`ForecastTables` fields.
+    hexa, box, lev, mor, oos, form : int[n_units]
+        Unit state (hex, box, level, morale state, out of supply, formation).
+    fort_destroyed : bool[n_hexes]
+    lost : bool[n_regiments]
+        ``integrity_lost[0]``.
+    out_grp : int64[m]
+        Written: the best group of each target, from ``u_ptr[i]`` on, in
+        ascending unit order.
+    out_base : int64[k, 9]
+        Written per target: the best group's size, then its forecast base
+        ``att, cap, dfn, mods, line, fort, def_steps, att_steps``
+        (:func:`malta_sim.policies.axis._forecast_base`).
+
+    Returns
+    -------
+    ok : bool[k]
+    gain : float64[k]
+        Expected gain in steps (``-inf`` when cancelled or undefended).
+    level : int64[k]
+        Final odds level.
+    """
+    k = tgts.shape[0]
+    n_units = hexa.shape[0]
+    ok_out = np.zeros(k, np.bool_)
+    gain_out = np.empty(k, np.float64)
+    lv_out = np.zeros(k, np.int64)
+    scratch = np.empty(n_units, np.int64)
+    dfd = np.empty(n_units, np.int64)
+    grp = np.empty(n_units, np.int64)
+    units = np.empty(n_units, np.int64)
+    forms = np.empty(n_units, np.int64)
+    sup = np.empty(n_units, np.int64)
+    hur = np.zeros(n_units, np.bool_)
+    enemy_col = _DEF1 if side == AXIS else _DEF0
+    for i in range(k):
+        target = tgts[i]
+        # ---- the defending side (9.91, 9.94, 17.3, 9.3 f)
+        nd = 0
+        dfn = 0
+        def_steps = 0
+        for u in range(n_units):
+            if hexa[u] == target and unit[u, enemy_col]:
+                dfd[nd] = u
+                nd += 1
+                dfn += unit_defense(defense_tab[u, lev[u]], mor[u] == DEMORALIZED)
+                def_steps += 1 if unit[u, _COMPANY] else unit[u, _NLEV] - lev[u]
+        fort = hexes[target, _FORT] != 0 and not fort_destroyed[target]
+        if hexes[target, _CITY] or fort:
+            dfn *= 2
+        if night:
+            line = night_line
+        elif fort_destroyed[target]:
+            line = hexes[target, _LINE_NOFORT]
+        else:
+            line = hexes[target, _LINE]
+        # ---- candidate attackers, ascending
+        nu = 0
+        for j in range(u_ptr[i], u_ptr[i + 1]):
+            units[nu] = u_idx[j]
+            nu += 1
+        units[:nu].sort()
+        # ---- the support used
+        ns = 0
+        if plan_mode:
+            arty_sum = 0
+            ship_sum = 0
+            n_ships = 0
+            for j in range(s_ptr[i], s_ptr[i + 1]):
+                u = s_idx[j]
+                if unit[u, _UTYPE] != st.WARSHIP:
+                    arty_sum += _support_one(u, target, units, nu, False, unit, hexes, oos, mor,
+                                             form, night)
+                elif n_ships < 3:
+                    n_ships += 1
+                    ship_sum += _support_one(u, target, units, nu, False, unit, hexes, oos, mor,
+                                             form, night)
+            use_arty = arty_sum >= ship_sum
+            n_ships = 0
+            for j in range(s_ptr[i], s_ptr[i + 1]):
+                u = s_idx[j]
+                if unit[u, _UTYPE] != st.WARSHIP:
+                    if use_arty:
+                        sup[ns] = u
+                        hur[ns] = False
+                        ns += 1
+                elif n_ships < 3:
+                    n_ships += 1
+                    if not use_arty:
+                        sup[ns] = u
+                        hur[ns] = False
+                        ns += 1
+        else:
+            for j in range(s_ptr[i], s_ptr[i + 1]):
+                sup[ns] = s_idx[j]
+                hur[ns] = s_hur[j]
+                ns += 1
+        air = airs[i]
+        # ---- formations in order of their lowest unit
+        nf = 0
+        for j in range(nu):
+            f = form[units[j]]
+            seen = False
+            for q in range(nf):
+                if forms[q] == f:
+                    seen = True
+                    break
+            if not seen:
+                forms[nf] = f
+                nf += 1
+        n_groups = 1 if nf <= 1 else 1 + nf
+        have = False
+        b_ok = False
+        b_gain = 0.0
+        b_lv = 0
+        for g in range(n_groups):
+            ng = 0
+            for j in range(nu):
+                if g == 0 or form[units[j]] == forms[g - 1]:
+                    grp[ng] = units[j]
+                    ng += 1
+            att = 0
+            cap = 0
+            att_steps = 0
+            for j in range(ng):
+                u = grp[j]
+                base = attack_tab[u, lev[u]]
+                att += unit_attack(base, oos[u] != 0, mor[u] == DISORGANIZED, mor[u] == DEMORALIZED)
+                cap += base
+                att_steps += 1 if unit[u, _COMPANY] else unit[u, _NLEV] - lev[u]
+            cap *= 2
+            mods = 0
+            if nd:
+                mods = odds_shift_total(grp, ng, dfd, nd, target, fort, unit, morale_tab, mem_ptr,
+                                        mem_idx, lost, hexa, box, mor, lev, form, scratch)
+            sp = 0
+            for j in range(ns):
+                sp += _support_one(sup[j], target, grp, ng, hur[j], unit, hexes, oos, mor, form,
+                                   night)
+            ok, gain, lv = _value(att, cap, dfn, mods, line, fort, def_steps, att_steps, sp, air,
+                                  thr, line_cols, col_level, losses, d_max, a_max)
+            if not have or (ok and not b_ok) or (ok == b_ok and gain > b_gain):
+                have = True
+                b_ok, b_gain, b_lv = ok, gain, lv
+                o = u_ptr[i]
+                for j in range(ng):
+                    out_grp[o + j] = grp[j]
+                out_base[i, 0] = ng
+                out_base[i, 1] = att
+                out_base[i, 2] = cap
+                out_base[i, 3] = dfn
+                out_base[i, 4] = mods
+                out_base[i, 5] = line
+                out_base[i, 6] = 1 if fort else 0
+                out_base[i, 7] = def_steps
+                out_base[i, 8] = att_steps
+        ok_out[i] = b_ok
+        gain_out[i] = b_gain
+        lv_out[i] = b_lv
+    return ok_out, gain_out, lv_out

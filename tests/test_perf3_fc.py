@@ -1,0 +1,174 @@
+"""The compiled attack forecasts (:mod:`malta_sim.policies.forecast`) give
+the answers of the plain Python bots: on every call through whole games, and
+on random positions."""
+
+import numpy as np
+import pytest
+
+from malta_sim.games.island_of_death import combat as C
+from malta_sim.games.island_of_death.engine import play_games
+from malta_sim.policies import axis as AX
+from malta_sim.policies import forecast as FC
+
+
+def _reference_score(bot, game, tgt, units, sup, hur, air, plan_mode):
+    """:meth:`_ParamBot._score_target` as the plain bot asks it, with every
+    forecast built afresh (an empty memo)."""
+    memo = AX._ForecastMemo(game)
+    if plan_mode:
+        t = game.static
+        arty = [u for u in sup if t.utype[u] != C.st.WARSHIP]
+        ships = [u for u in sup if t.utype[u] == C.st.WARSHIP][:3]
+        full = arty if memo.support(game, arty, tgt, units) >= memo.support(game, ships, tgt, units) else ships
+        return AX._SCORE_TARGET(bot, game, tgt, units, full, air, (), False, memo)
+    return AX._SCORE_TARGET(bot, game, tgt, units, sup, air, set(hur) & set(sup), False, memo)
+
+
+@pytest.fixture
+def checked(monkeypatch):
+    """Every compiled scoring and every compiled combat plan is compared with
+    the plain Python answer on the state of the moment."""
+    seen = {"targets": 0, "plans": 0}
+    orig_many = AX._ParamBot._score_many
+
+    def score_many(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode):
+        got = orig_many(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode)
+        for tgt, units, sup, air, (ok, gain, lv, grp, base) in zip(tgts, unit_lists, sup_lists, airs, got):
+            ref = _reference_score(self, game, tgt, units, sup, hur, air, plan_mode)
+            assert (ok, gain, lv, grp) == (ref[0], ref[1], ref[2], list(ref[3])), (tgt, ref, got)
+            assert base == AX._forecast_base(game, self.side, tgt, tuple(grp))[0]
+            seen["targets"] += 1
+        return got
+
+    monkeypatch.setattr(AX._ParamBot, "_score_many", score_many)
+    orig_plan = AX._ParamBot._plan_support
+
+    def plan_support(self, game, options, air_markers, allow_hurricane):
+        cls = type(self)
+        cls._compiled_scores = lambda _self: False
+        try:
+            ref = orig_plan(self, game, options, air_markers, allow_hurricane)
+        finally:
+            del cls._compiled_scores
+        got = orig_plan(self, game, options, air_markers, allow_hurricane)
+        assert (got.support, got.air, got.hurricane, got.bombard) == \
+            (ref.support, ref.air, ref.hurricane, ref.bombard)
+        seen["plans"] += 1
+        return got
+
+    monkeypatch.setattr(AX._ParamBot, "_plan_support", plan_support)
+    return seen
+
+
+@pytest.mark.parametrize("scenario,axis,allied,seed,games", [
+    ("hercules", "axis:balanced", "allied:static", 1942, [0, 1, 2]),
+    ("hercules", "axis:aggressive", "allied:counterattack", 11, [0]),
+    ("intro", "axis:balanced", "allied:counterattack", 3, [0, 1]),
+    ("intro", "axis:cautious", "allied:static", 5, [0]),
+])
+def test_compiled_scores_equal_reference_through_games(checked, scenario, axis, allied, seed, games):
+    """Rules 9.2 a, 9.3, 9.91, 9.92, 12.21, 16.42: each target's best group,
+    gain and odds level, each forecast base and each combat plan of the
+    compiled path equal the plain bot's, through whole games (combats,
+    retreats, losses, morale, night turns)."""
+    play_games(scenario, seed, games, axis_policy=axis, allied_policy=allied)
+    assert checked["targets"] > 0 and checked["plans"] > 0
+
+
+def test_loss_table_equals_expected_losses():
+    """Rules 9.42, 9.43, 9.94: the table read by the compiled forecast holds
+    exactly (bit for bit) the floats of :func:`axis.expected_losses`."""
+    from iod_helpers import make
+
+    g = make({"1311": ["allied.uk.inf_coy.1"]})
+    ch = g.static.charts
+    table, d_max, a_max = FC.loss_table(ch)
+    n = 0
+    for line in range(ch.crt.shape[0]):
+        for level in range(-6, 12):
+            col = C.crt_column(ch, line, level)
+            for fort in (False, True):
+                for ds in range(0, d_max + 3):
+                    for as_ in range(0, a_max + 3):
+                        e = AX.expected_losses(g, line, level, fort, ds, as_)
+                        if col < 0:
+                            assert e is None
+                            continue
+                        got = tuple(table[line, col, int(fort), min(ds, d_max), min(as_, a_max)])
+                        assert got == e
+                        n += 1
+    assert n > 100
+
+
+def test_odds_shifts_and_scores_on_random_positions():
+    """Rule 9.92 (with 11.2, 16.24, 17.32): on random positions (levels,
+    morale states, hexes, integrity lost) and random attacker groups, the
+    compiled shift total equals the sum of :func:`combat.odds_modifiers`
+    without leader rolls, and the compiled score of a target equals
+    :meth:`_ParamBot._score_target`."""
+    from iod_helpers import make
+
+    from malta_sim.policies.axis import AxisBot
+
+    rng = np.random.default_rng(5)
+    g = make({"1311": ["allied.uk.inf_coy.1"]})
+    s, t, tb = g.state, g.static, g.tables
+    ft = FC.forecast_tables(g)
+    n_units = len(t.utype)
+    land = np.flatnonzero(t.land)
+    bot = AxisBot(0)
+    checked = 0
+    for trial in range(300):
+        # a random position: some units on a few neighbouring hexes
+        centre = int(rng.choice(land))
+        ring = [centre] + [o for o in tb.adj[centre]]
+        s.box[:] = 1
+        s.hex[:] = -1
+        on = rng.choice(n_units, size=min(n_units, 40), replace=False)
+        for x in on:
+            s.box[x] = 0
+            s.hex[x] = int(rng.choice(ring))
+            s.level[x] = int(rng.integers(0, max(1, int(t.n_levels[x]))))
+            s.morale_state[x] = int(rng.integers(0, 3))
+            s.out_of_supply[x] = bool(rng.integers(0, 2))
+        s.integrity_lost[0, :] = rng.random(s.integrity_lost.shape[1]) < 0.2
+        s.fort_destroyed[centre] = bool(rng.integers(0, 2))
+        side = int(rng.integers(0, 2))
+        dfd = C.defenders_in(g, centre, 1 - side)
+        att = [int(x) for x in on if t.side[x] == side and s.hex[x] != centre
+               and tb.attacker_type[x]]
+        if not att or not dfd:
+            continue
+        k = int(rng.integers(1, len(att) + 1))
+        grp = sorted(rng.choice(att, size=k, replace=False).tolist())
+        regs = [r for r, mem in enumerate(tb.members) if mem and t.side[mem[0]] == side]
+        if regs and rng.random() < 0.5:
+            # a whole regiment in the attack, mostly in good order (9.92 integrity)
+            mem = tb.members[int(rng.choice(regs))]
+            for x in mem:
+                s.box[x] = 0
+                s.hex[x] = int(rng.choice(ring[1:]))
+                if rng.random() < 0.9:
+                    s.level[x] = 0
+                    s.morale_state[x] = int(rng.integers(0, 2))
+            grp = sorted(set(grp) | set(mem))
+            s.integrity_lost[0, tb.regiment[mem[0]]] = rng.random() < 0.1
+        ref = sum(C.odds_modifiers(g, side, grp, dfd, centre, roll_leaders=False).values())
+        fort = bool(t.fort[centre] and not s.fort_destroyed[centre])
+        got = FC.odds_shift_total(np.array(grp, np.int64), len(grp), np.array(dfd, np.int64),
+                                  len(dfd), centre, fort, ft.unit, ft.morale, ft.mem_ptr,
+                                  ft.mem_idx, s.integrity_lost[0], s.hex, s.box, s.morale_state,
+                                  s.level, s.formation, np.empty(n_units, np.int64))
+        assert got == ref, (trial, grp, dfd)
+        bot.side = side
+        sup = [int(x) for x in np.flatnonzero(tb.firer_type & (t.side == side))[:4]]
+        for plan_mode in (True, False):
+            hur = set(sup[:1])
+            air = int(rng.integers(0, 2))
+            res = bot._score_many(g, [centre], [grp], [sup], hur, [air], plan_mode)
+            ok, gain, lv, best, base = res[0]
+            refs = _reference_score(bot, g, centre, grp, sup, hur, air, plan_mode)
+            assert (ok, gain, lv, best) == (refs[0], refs[1], refs[2], list(refs[3]))
+            assert base == AX._forecast_base(g, side, centre, tuple(best))[0]
+        checked += 1
+    assert checked > 50
