@@ -12,8 +12,11 @@ from malta_sim.policies import axis as AX
 @pytest.fixture
 def checked_entries(monkeypatch):
     """Every forecast base the memo serves (:meth:`_ForecastMemo.entry`) is
-    recomputed on the current state and compared, deps included."""
+    recomputed on the current state and compared, deps included.  The bots
+    take their plain Python scoring path (the one that reads the memo; the
+    compiled one is checked in ``test_perf3_fc.py``)."""
     served = {"hit": 0, "miss": 0}
+    monkeypatch.setattr(AX._ParamBot, "_compiled_scores", lambda self: False)
     orig = AX._ForecastMemo.entry
 
     def entry(self, game, side, target, attackers):
