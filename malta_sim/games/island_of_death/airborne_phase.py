@@ -16,15 +16,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...kernels import drop as kd
 from . import airborne as ab
 from . import static as st
 from .state import (ALLIED, AM, AXIS, BOX_DISBANDMENT, BOX_MAP, DEMORALIZED, DISORGANIZED,
                     NIGHT, NOON, PM, RAINY)
 
 
+_HERCULES: list = []
+
+
 def _h():
-    from . import hercules
-    return hercules
+    """The :mod:`.hercules` module (imported on first use: it imports this module lazily)."""
+    if not _HERCULES:
+        from . import hercules
+        _HERCULES.append(hercules)
+    return _HERCULES[0]
 
 
 PARA = (1, 2)  # Ramcke, Folgore formation codes
@@ -358,8 +365,6 @@ def drop_marker(game, formation: int, planned: int, solitaire: bool) -> int:
     """Drop one drop zone marker (19.41, 19.42) with the kernels' drop kernel:
     Drop Table 2d6, German -1, +1 per Allied AA within 3 hexes, solitaire +2;
     on an ocean hex the whole procedure is repeated from the planned hex."""
-    from ...kernels import drop as kd
-
     h = _h()
     inv, s, t = h.inv_static(game), game.state, game.static
     ch = t.charts
@@ -398,8 +403,6 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
     units = expanded
     if not units:
         return []
-    from ...kernels import drop as kd
-
     rollers = [u for u in units if t.utype[u] != st.LEADER]
     german = all(t.nation[u] == st.GERMAN for u in rollers)
     out = np.empty(max(1, len(rollers)), np.int32)
@@ -435,8 +438,6 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
         h.move_unit(game, u, x, "jump")
         landed.append(u)
     # 19.46 airborne losses
-    from ...kernels import drop as kd
-
     rs = h.nstate(game, "drop")
     for u in landed:
         if t.utype[u] in (st.LEADER, st.HQ) or s.box[u] != BOX_MAP:

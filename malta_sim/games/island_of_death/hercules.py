@@ -110,6 +110,9 @@ class InvasionStatic:
     urban_near: list = field(default_factory=list, repr=False)
     #: Landing kind per unit (:func:`_unit_kind`, rules 18.31, 18.32).
     unit_kinds: list = field(default_factory=list, repr=False)
+    #: Per unit (Python bools): an Axis unit whose entry into a hex has the
+    #: invasion's entry effects (16.22, 16.32, 16.58): not a leader, not a warship.
+    entry_effects: list = field(default_factory=list, repr=False)
     #: Ocean hexes (``ocean``) ascending, and as a set (warships, 16.71).
     ocean_hexes: tuple = ()
     ocean_set: frozenset = frozenset()
@@ -211,6 +214,8 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         near_sets=[{h, *(int(x) for x in static.neighbours[h] if x >= 0)} for h in range(H)],
         ocean_hexes=tuple(int(h) for h in np.flatnonzero(ocean)),
         unit_kinds=[_unit_kind(static, u) for u in range(U)],
+        entry_effects=((static.side == AXIS) & (static.utype != st.LEADER)
+                       & (static.utype != st.WARSHIP)).tolist(),
         ocean_set=frozenset(int(h) for h in np.flatnonzero(ocean)),
     )
 
@@ -372,8 +377,11 @@ def is_broken(game, b: int) -> bool:
 
 def attack_strength(game, u: int) -> int:
     """Current attack strength (8.31, 11.3, 11.4), from the land engine."""
-    from . import combat
-    return int(combat.attack_strength(game, int(u)))
+    cb = _LAND.get("combat")
+    if cb is None:
+        from . import combat as cb
+        _LAND["combat"] = cb
+    return int(cb.attack_strength(game, int(u)))
 
 
 def enemy_zoc(game, side: int) -> np.ndarray:
@@ -394,15 +402,39 @@ def can_enter(game, u: int, h: int) -> bool:
     for k in range(6):
         if t.neighbours[here, k] == h:
             d = k
-    if d < 0 or t.ocean_side[here, d]:
+    if d < 0:
         return False
-    cls = int(t.move_class[u]) if t.utype[u] != st.LEADER else 0
-    if t.move_cost[h, cls] >= 99 and not t.road[here, d]:
+    return _step_ok(game, u, here, d, h)
+
+
+def _one_hex_tables(t) -> tuple:
+    """Per static data, as nested Python lists: land per hex, and per hex and
+    direction the all-ocean hexside, road and rise flags; per hex and movement
+    class the terrain cost (MP; 99 impassable).  Read by :func:`_step_ok`."""
+    tabs = getattr(t, "_one_hex_tables", None)
+    if tabs is None:
+        tabs = t._one_hex_tables = (t.land.tolist(), t.ocean_side.tolist(), t.road.tolist(),
+                                    t.rise.tolist(), t.move_cost.tolist(),
+                                    (t.utype == st.LEADER).tolist(), t.move_class.tolist(),
+                                    ((t.utype == st.LEADER) | (t.utype == st.COASTAL_GUN)).tolist())
+    return tabs
+
+
+def _step_ok(game, u: int, here: int, d: int, h: int) -> bool:
+    """:func:`can_enter` for the neighbour ``h`` of ``here`` (= the hex of
+    ``u``) in direction ``d`` (0-5, :data:`malta_sim.hexgrid` order): rules
+    6.52, 6.53."""
+    land, ocean_side, road, rise, move_cost, leader, move_class, harmless = _one_hex_tables(game.static)
+    if h < 0 or not land[h] or ocean_side[here][d]:
         return False
-    if cls != st.FOOT and t.rise[here, d] and not t.road[here, d]:
+    cls = move_class[u] if not leader[u] else 0
+    if move_cost[h][cls] >= 99 and not road[here][d]:
         return False
-    for e in game.units_at(h, 1 - int(t.side[u])):
-        if t.utype[e] in (st.LEADER, st.COASTAL_GUN):
+    if cls != st.FOOT and rise[here][d] and not road[here][d]:
+        return False
+    t = game.static
+    for e in game.units_at(h, 1 - int(t.side[u])).tolist():
+        if harmless[e]:
             continue
         if game.base_defense(e) > 0:
             return False
@@ -411,11 +443,20 @@ def can_enter(game, u: int, h: int) -> bool:
 
 def one_hex_options(game, u: int) -> list:
     """Hexes ``u`` may move one hex into (beach movement 18.7, rally 19.6),
-    within the stacking limit (7.1)."""
-    h = int(game.state.hex[u])
+    within the stacking limit (7.1): the neighbours of its hex in direction
+    order (N, NE, SE, S, SW, NW) that pass :func:`can_enter` and
+    ``organisation.fits_stacking``.
+
+    Returns
+    -------
+    list of int
+        Dense hex indices.
+    """
+    u = int(u)
+    here = int(game.state.hex[u])
     fits = _org().fits_stacking
-    return [int(o) for o in game.static.neighbours[h]
-            if o >= 0 and can_enter(game, u, int(o)) and fits(game, [int(u)], int(o))]
+    return [o for d, o in enumerate(game.static.neighbours[here].tolist())
+            if o >= 0 and _step_ok(game, u, here, d, o) and fits(game, [u], o)]
 
 
 def move_unit(game, u: int, h: int, how: str) -> None:
@@ -502,8 +543,11 @@ def aa_within(game, h: int, radius: int = 3) -> int:
     v = ans.get(k)
     if v is None:
         s, t = game.state, game.static
-        m = (s.box == BOX_MAP) & (t.side == ALLIED) & t.aa
-        v = ans[k] = int((t.grid.distance_table[h, s.hex[m]] <= radius).sum()) if m.any() else 0
+        aa = game.extra.get("_allied_aa_units")
+        if aa is None:                                           # Allied AA pieces, ascending
+            aa = game.extra["_allied_aa_units"] = np.flatnonzero((t.side == ALLIED) & t.aa)
+        hx = s.hex[aa][s.box[aa] == BOX_MAP]
+        v = ans[k] = int((t.grid.distance_table[h, hx] <= radius).sum()) if hx.size else 0
     return v
 
 
@@ -937,12 +981,12 @@ def stragglers(game) -> None:
     """Rule 17.8: reduced paratroop companies not adjacent to an enemy unit may
     roll to recover (6); a company that tries may not move this turn (17.81)."""
     s, t, m = game.state, game.static, memo(game)
-    allied = allied_unit_hexes(game, include_guns=True)
-    d = t.grid.distance_table
     cands = []
     reduced = ((s.box == BOX_MAP) & (t.side == AXIS) & t.two_sided & (t.size == st.COMPANY)
                & s.reduced).nonzero()[0]                                      # 17.83 pieces
     if reduced.size:
+        allied = allied_unit_hexes(game, include_guns=True)
+        d = t.grid.distance_table
         if allied.size == 0:
             cands = reduced.tolist()
         else:
@@ -1036,10 +1080,18 @@ def wave_options(game) -> WaveOptions:
     d = game.static.grid.distance_table
     zones, first, free, needs = {}, {}, {}, {}
     s, t = game.state, game.static
+    axis = t.side == AXIS
     in_waves = set(s.box_slot[((s.box == BOX_FIRST_WAVE) | (s.box == BOX_SECOND_WAVE))
-                              & (t.side == AXIS)].tolist())     # beach hexes with a filled wave box
+                              & axis].tolist())     # beach hexes with a filled wave box
+    # the units that may land, per zone's Follow-up box, ascending (one pass over the boxes)
+    kinds = inv.unit_kinds
+    fu = ((s.box == BOX_FOLLOW_UP) & axis).nonzero()[0]
+    by_zone: dict = {}
+    for u, z in zip(fu.tolist(), s.box_slot[fu].tolist()):
+        if kinds[u] != ld.KIND_OTHER:
+            by_zone.setdefault(z, []).append(u)
     for z in range(len(inv.zone_names)):
-        units = [u for u in units_in_box(game, BOX_FOLLOW_UP, z) if _kind(game, u) != ld.KIND_OTHER]
+        units = by_zone.get(z)
         if not units:
             continue
         zones[z] = units
@@ -1589,47 +1641,98 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
       militia uprising (stops when the cup is empty, 16.36); a piece drawn for a
       hex the Axis already occupies (other than by a paratroop jump, which
       fights it under 19.5) is crushed at once.
+
+    Parameters
+    ----------
+    game : Game
+    u : int
+        Unit index of the entering piece (pieces that are not Axis units --
+        Allied pieces, leaders, warships -- have no entry effects here).
+    h : int
+        Dense index of the hex entered (negative: off the map, nothing happens).
+    how : {"move", "move_end", "landing", "jump", "airfield", "advance", ...}
+        ``"move"``: a hex passed through in the middle of a move (the uprising
+        rolls of 16.32 wait for the move's end, ``"move_end"``).
     """
-    s, t = game.state, game.static
-    if t.side[u] != AXIS or t.utype[u] in (st.LEADER, st.WARSHIP) or h < 0:
+    inv = inv_static(game)
+    if h < 0 or not inv.entry_effects[u]:
         return
+    s = game.state
     # the Allied coastal guns and strongpoints (fixed per static data), as
     # index arrays and as lists of Python ints
     pieces = game.extra.get("_allied_guns_strongpoints")
     if pieces is None:
+        t = game.static
         cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
         sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED))
         pieces = game.extra["_allied_guns_strongpoints"] = (cgu, cgu.tolist(), sp, sp.tolist(),
                                                             np.concatenate([cgu, sp]))
     cgu, cgu_list, sp, sp_list, both = pieces
-    inv = inv_static(game)
     # hexes where an entry finds a gun (16.58) or a strongpoint in or next to it
     # (16.22), kept while the guns and strongpoints stay where they are
     key = s.hex[both].tobytes()
     watch = game.extra.get("_entry_watch")
     if watch is None or watch[0] != key:
-        flags = [False] * t.n_hexes
-        for x in s.hex[cgu].tolist():
-            if x >= 0:
-                flags[x] = True
-        for x in s.hex[sp].tolist():
-            if x >= 0:
-                for y in inv.near_lists[x]:
-                    flags[y] = True
-        watch = game.extra["_entry_watch"] = (key, flags)
+        watch = game.extra["_entry_watch"] = (key, _entry_flags(game, inv, s.hex[cgu], s.hex[sp]))
     if watch[1][h]:
         _guns_and_strongpoints(game, cgu, cgu_list, sp, sp_list, inv, h, how)
-    cup = _militia_in_cup(game)
-    if not cup:
-        return
     near = inv.urban_near[h]          # h and its neighbours that are towns or cities
     if how == "move":
         # a hex passed through in the middle of a move: the uprising is rolled
-        # when the move ends ("move_end"), so no militia appears in the mover's path
-        game.extra.setdefault("militia_pending", []).extend(near)
+        # when the move ends ("move_end"), so no militia appears in the mover's
+        # path; nothing to note when no town or city is in or next to h
+        if near and _cup_has_militia(game):
+            game.extra.setdefault("militia_pending", []).extend(near)
         return
+    if not _cup_has_militia(game):
+        return                                                  # 16.36
     if how == "move_end":
         near = game.extra.pop("militia_pending", []) + near
+    if near:
+        _militia_uprisings(game, inv, near, h, how)
+
+
+def _entry_flags(game, inv, gun_hexes: np.ndarray, sp_hexes: np.ndarray) -> np.ndarray:
+    """bool[H]: hexes whose entry by an Axis unit finds an Allied coastal gun
+    in the hex (16.58) or an Allied strongpoint in it or next to it (16.22).
+
+    Parameters
+    ----------
+    inv : InvasionStatic
+    gun_hexes, sp_hexes : int array
+        Hexes (dense indices; -1 off the map) of the Allied coastal guns and
+        strongpoints.
+    """
+    near = getattr(inv, "_near_padded", None)
+    if near is None:
+        # int64[H+1, 7]: h and its on-map neighbours, padded with H (a spare
+        # slot past the last hex); row H (for pieces off the map) is all H
+        H = len(inv.near_lists)
+        near = np.full((H + 1, 7), H, np.int64)
+        for h, row in enumerate(inv.near_lists):
+            near[h, :len(row)] = row
+        inv._near_padded = near
+    H = near.shape[0] - 1
+    flags = np.zeros(H + 1, bool)
+    flags[gun_hexes[gun_hexes >= 0]] = True
+    flags[near[np.where(sp_hexes >= 0, sp_hexes, H)]] = True
+    return flags[:H]
+
+
+def _cup_has_militia(game) -> bool:
+    """Whether a militia piece is left in the cup (16.32, 16.36)."""
+    mil = game.extra.get("_militia_units")
+    if mil is None:
+        idx = np.flatnonzero(game.static.utype == st.MILITIA)
+        mil = game.extra["_militia_units"] = (idx, idx.tolist())
+    return BOX_CUP in game.state.box[mil[0]].tolist()
+
+
+def _militia_uprisings(game, inv, near: list, h: int, how: str) -> None:
+    """Rule 16.32: an uprising roll for each town or city hex of ``near`` (in
+    order, each hex once per game) after an Axis unit's entry into hex ``h``
+    (``how`` as in :func:`on_enter_hex`)."""
+    s, t = game.state, game.static
     urban = inv.urban
     for x in dict.fromkeys(near):
         if x < 0 or not urban[x] or s.militia_rolled[x]:
