@@ -145,3 +145,80 @@ def test_reorganisation_candidates_equal_plain_tests_on_random_positions(seed):
             assert organisation.reform_options(g, side) == want
             seen["reform"] += len(want)
     assert all(v > 0 for v in seen.values()), seen
+
+
+def _ref_retreat_options(game, units, cur, visited, block, zoc, enemy_hexes, last):
+    """The per-hexside retreat ranking as written before it was compiled
+    (rules 9.6, 9.61, 7.3)."""
+    from malta_sim.games.island_of_death.organisation import fits_stacking
+
+    t = game.static
+    dist = t.grid.distance_table
+    side = int(t.side[units[0]])
+    cands = []
+    for d in range(6):
+        b = int(t.neighbours[cur, d])
+        if b < 0 or b in visited or block[b] or not combat._enterable(game, units, cur, d):
+            continue
+        d_b = [int(dist[b, e]) for e in enemy_hexes]
+        farther = all(db > dist[cur, e] for db, e in zip(d_b, enemy_hexes))
+        friendly = any(t.utype[x] != st.LEADER for x in game.units_at(b, side).tolist())
+        rank = 1 if not zoc[b] else 2 if farther else 3 if friendly else 4
+        cands.append((rank, -(min(d_b) if d_b else 0), b))
+    if not cands:
+        return 0, []
+    best = min(c[:2] for c in cands)
+    opts = [c[2] for c in cands if c[:2] == best]
+    if last:
+        fit = [b for b in opts if fits_stacking(game, units, b)]
+        if fit:
+            opts = fit
+    return len(cands), opts
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_retreat_and_advance_options_equal_plain_versions(seed):
+    """The compiled retreat ranking (9.6, 9.61, 7.3) and advance options
+    (9.84) equal the per-hexside versions on random stacks, visited hexes,
+    blocking and ZOC maps and enemy hexes."""
+    from malta_sim.games.island_of_death.combat_moves import advance_options, retreat_options
+    from malta_sim.games.island_of_death.organisation import fits_stacking
+
+    rng = np.random.default_rng(seed)
+    seen = {"retreat": 0, "ranked": 0, "none": 0, "advance": 0}
+    for trial in range(15):
+        g = _random_game(rng, trial)
+        s, t, tb = g.state, g.static, g.tables
+        nh = t.n_hexes
+        for _ in range(40):
+            side = int(rng.integers(2))
+            mine = np.flatnonzero((s.box == BOX_MAP) & (t.side == side))
+            if not len(mine):
+                continue
+            h0 = int(s.hex[rng.choice(mine)])
+            units = [int(u) for u in np.flatnonzero((s.hex == h0) & (t.side == side))]
+            visited = set(rng.choice(nh, int(rng.integers(0, 40))).tolist()) | {h0}
+            vmask = np.zeros(nh, bool)
+            vmask[list(visited)] = True
+            block = rng.random(nh) < 0.15
+            zoc = rng.random(nh) < 0.5
+            eh = sorted(set(rng.choice(np.flatnonzero(t.land), int(rng.integers(0, 4))).tolist()))
+            last = bool(rng.integers(2))
+            args = (s.hex, s.level, tb.side_mask[side], tb.base_weight, tb.remnant_level_full,
+                    t.neighbours, t.land, t.ocean_side, t.move_class, t.move_cost, t.rise, t.road,
+                    t.rise_cost, t.utype)
+            n, opts = retreat_options(h0, np.array(units, np.int64), vmask, block, zoc,
+                                      np.array(eh, np.int64), last, *args, t.grid.distance_table)
+            want = _ref_retreat_options(g, units, h0, visited, block, zoc, eh, last)
+            assert (n, opts.tolist()) == want
+            seen["retreat"] += 1
+            seen["ranked"] += len(set(want[1])) > 0 and want[0] > len(want[1])
+            seen["none"] += want[0] == 0
+            got = advance_options(h0, np.array(units, np.int64), vmask, block, *args).tolist()
+            want = [int(t.neighbours[h0, d]) for d in range(6)
+                    if t.neighbours[h0, d] >= 0 and not vmask[t.neighbours[h0, d]]
+                    and not block[t.neighbours[h0, d]] and combat._enterable(g, units, h0, d)
+                    and fits_stacking(g, units, int(t.neighbours[h0, d]))]
+            assert got == want
+            seen["advance"] += len(want)
+    assert all(v > 0 for v in seen.values()), seen

@@ -21,6 +21,7 @@ from ...kernels import bombard as kbomb
 from ...kernels import crt as kcrt
 from . import static as st
 from .artillery import defensive_expend, expend
+from .combat_moves import advance_options, retreat_options
 from .combat_options import (attack_options_kernel, attackers_kernel, discovered_kernel,
                              firer_candidates, firers_kernel, in_range_kernel, plan_kernel)
 from .game import illegal
@@ -824,49 +825,32 @@ def retreat_stack(game, units, n: int, enemy_hexes) -> None:
         return
     side = int(t.side[units[0]])
     dist = t.grid.distance_table
-    enemy_hexes = [int(e) for e in sorted(enemy_hexes)]
-    ut = game.tables.utype
+    tb = game.tables
+    eh = np.array(sorted(int(e) for e in enemy_hexes), np.int64)
     cur = int(s.hex[units[0]])
-    visited = {cur}
+    visited = np.zeros(t.n_hexes, bool)
+    visited[cur] = True
     steps = 0
     extra = 0
     path = [cur]
     while True:
         zoc = zoc_map(game, 1 - side)
         block, _ = occupancy(game, 1 - side)
-        cands = []
-        for d in range(6):
-            b = int(t.neighbours[cur, d])
-            if b < 0 or b in visited or block[b] or not _enterable(game, units, cur, d):
-                continue
-            row_b, row_c = dist[b], dist[cur]
-            d_b = [int(row_b[e]) for e in enemy_hexes]                # distances to the enemy
-            farther = all(db > row_c[e] for db, e in zip(d_b, enemy_hexes))
-            friendly = any(ut[x] != st.LEADER for x in game.units_at(b, side).tolist())
-            if not zoc[b]:
-                rank = 1
-            elif farther:
-                rank = 2
-            elif friendly:
-                rank = 3
-            else:
-                rank = 4
-            away = min(d_b) if d_b else 0
-            cands.append((rank, -away, b))
-        if not cands:
+        # the neighbours the stack may enter, ranked (9.61), best ones kept
+        # (on the last hex those within the stacking limit, 7.3), in one call
+        last = steps + 1 >= n
+        n_cands, opts = retreat_options(
+            cur, np.array(units, np.int64), visited, block, zoc, eh, last, s.hex, s.level,
+            tb.side_mask[side], tb.base_weight, tb.remnant_level_full, t.neighbours, t.land,
+            t.ocean_side, t.move_class, t.move_cost, t.rise, t.road, t.rise_cost, t.utype, dist)
+        if not n_cands:
             for u in units:
                 if s.box[u] == BOX_MAP:
                     eliminate(game, u, why="no retreat (9.61)")
             game.log("retreat impossible", side=side, hexes=path, units=units, rule="9.61")
             invalidate(game)
             return
-        best = min(c[:2] for c in cands)
-        opts = [c[2] for c in cands if c[:2] == best]
-        last = steps + 1 >= n
-        if last:
-            fit = [b for b in opts if fits_stacking(game, units, b)]
-            if fit:
-                opts = fit
+        opts = opts.tolist()
         b = int(game.policy(side).choose_retreat(game, units, opts)) if len(opts) > 1 else opts[0]
         if b not in opts:
             raise illegal("9.61", f"retreat into {game.hex_name(b)} is not allowed")
@@ -875,7 +859,7 @@ def retreat_stack(game, units, n: int, enemy_hexes) -> None:
                 s.hex[u] = b
         alive = [u for u in units if s.box[u] == BOX_MAP]
         enter_hex(game, alive, b, "retreat")
-        visited.add(b)
+        visited[b] = True
         path.append(b)
         cur = b
         steps += 1
@@ -1133,10 +1117,9 @@ def _advance(game, side, target, stayers, length, res) -> None:
         raise illegal("9.81", "only surviving attackers that did not retreat may advance")
     if not fits_stacking(game, chosen, target):
         raise illegal("9.83", "advance would exceed the stacking limit")
-    zoc = zoc_map(game, 1 - side)
     origins = {int(s.hex[u]) for u in chosen}
     left = length - 1
-    if any(zoc[o] for o in origins):
+    if left > 0 and any(zoc_map(game, 1 - side)[o] for o in origins):
         left = max(0, left - 1)                                        # 9.85
     # leaders stacked with advancing units may go along (9.81)
     leaders = [int(x) for o in origins for x in game.units_at(o, side) if t.utype[x] == st.LEADER]
@@ -1145,17 +1128,18 @@ def _advance(game, side, target, stayers, length, res) -> None:
         s.hex[u] = target
     enter_hex(game, group, target, "advance")
     path = [target]
+    on_path = np.zeros(t.n_hexes, bool)
+    on_path[target] = True
+    tb, ca = game.tables, np.array(chosen, np.int64)
     cur = target
     while left > 0:
         zoc = zoc_map(game, 1 - side)
         block, _ = occupancy(game, 1 - side)
-        opts = []
-        for d in range(6):
-            b = int(t.neighbours[cur, d])
-            if b < 0 or b in path or block[b] or not _enterable(game, chosen, cur, d):
-                continue
-            if fits_stacking(game, chosen, b):
-                opts.append(b)
+        # 9.84: the hexes the group may go on into, in one call
+        opts = advance_options(cur, ca, on_path, block, s.hex, s.level, tb.side_mask[side],
+                               tb.base_weight, tb.remnant_level_full, t.neighbours, t.land,
+                               t.ocean_side, t.move_class, t.move_cost, t.rise, t.road,
+                               t.rise_cost, t.utype).tolist()
         if not opts:
             break
         nxt = game.policy(side).advance_further(game, chosen, opts)
@@ -1171,6 +1155,7 @@ def _advance(game, side, target, stayers, length, res) -> None:
             s.hex[u] = nxt
         enter_hex(game, group, nxt, "advance")
         path.append(nxt)
+        on_path[nxt] = True
         cur = nxt
     for u in chosen:
         s.advanced[u] = True                                           # 9.88

@@ -15,12 +15,14 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from . import static as st
+from .state import BOX_MAP, DEMORALIZED
 
 #: state codes read by the kernels (see :mod:`.state` and :mod:`.static`)
-_BOX_MAP = 0
-_DEMORALIZED = 2
-_ARTILLERY = 8
-_WARSHIP = 17
+_BOX_MAP = BOX_MAP
+_DEMORALIZED = DEMORALIZED
+_ARTILLERY = st.ARTILLERY
+_WARSHIP = st.WARSHIP
 
 
 @nb.njit(cache=True)

@@ -14,12 +14,14 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .state import BOX_DISBANDMENT, BOX_ELIMINATED, BOX_MAP, BOX_POOL, DEMORALIZED
+
 #: box and morale codes read by the kernels (see :mod:`.state`)
-_BOX_MAP = 0
-_BOX_DISBANDMENT = 4
-_BOX_ELIMINATED = 5
-_BOX_POOL = 7
-_DEMORALIZED = 2
+_BOX_MAP = BOX_MAP
+_BOX_DISBANDMENT = BOX_DISBANDMENT
+_BOX_ELIMINATED = BOX_ELIMINATED
+_BOX_POOL = BOX_POOL
+_DEMORALIZED = DEMORALIZED
 
 
 def csr(lists) -> tuple[np.ndarray, np.ndarray]:

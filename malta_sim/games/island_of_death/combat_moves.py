@@ -1,0 +1,252 @@
+"""Compiled hex choice of retreats and advances after combat (rules 9.6,
+9.61, 7.3, 9.8, 9.84): the hexes a retreating stack may enter next, ranked,
+and the hexes an advancing group may continue into, each step in one call
+over the state arrays instead of a Python test per hexside.
+
+:func:`.combat.retreat_stack` and :func:`.combat._advance` call these
+kernels; they give the answers of :func:`.combat._enterable` and
+:func:`.organisation.fits_stacking` per hexside, in direction order.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from . import static as st
+
+_LEADER = st.LEADER
+#: rule 7.1: four battalions, in half-battalion units (organisation.STACK_LIMIT_HALVES)
+_STACK_LIMIT_HALVES = 8
+
+
+@nb.njit(cache=True)
+def enterable(units, a, d, nbr, land, ocean_side, move_class, move_cost, rise, road, rise_cost,
+              utype):
+    """:func:`.combat._enterable`: may the pieces ``units`` cross hexside ``d``
+    of hex ``a`` (a land hex across a hexside that is not all ocean, terrain
+    and rise not prohibited for any non-leader's movement class; rules 9.61,
+    9.84, 6.1)?
+
+    Parameters
+    ----------
+    units : int64[k]
+        The moving pieces.
+    a, d : int
+        Hex and hexside direction (0-5, N, NE, SE, S, SW, NW).
+    nbr : int32[n_hexes, 6]
+        Neighbour table (-1 off the grid).
+    land : bool[n_hexes]
+    ocean_side, rise, road : bool[n_hexes, 6]
+        Hexside features.
+    move_class : int8[n_units]
+        Movement class of each piece.
+    move_cost : float32[n_hexes, n_classes]
+        Terrain cost per class (99 or more: prohibited).
+    rise_cost : float32[n_classes]
+        Extra cost of a rise hexside per class (99 or more: prohibited).
+    utype : int8[n_units]
+        Unit type codes.
+
+    Returns
+    -------
+    bool
+    """
+    b = nbr[a, d]
+    if b < 0 or not land[b] or ocean_side[a, d]:
+        return False
+    for i in range(units.shape[0]):
+        u = units[i]
+        if utype[u] == _LEADER:
+            continue
+        c = move_class[u]
+        if move_cost[b, c] >= 99:
+            return False
+        if rise[a, d] and not road[a, d] and rise_cost[c] >= 99:
+            return False
+    return True
+
+
+@nb.njit(cache=True)
+def fits(units, h, hexa, level, own_side, base_weight, remnant_level_full):
+    """:func:`.organisation.fits_stacking`: would ``units`` fit in hex ``h``
+    with the pieces of their side already there (rule 7.1; a remnant counts one
+    half battalion, 17.31)?
+
+    Parameters
+    ----------
+    units : int64[k]
+        The moving pieces (one side).
+    h : int
+        Dense hex index.
+    hexa, level : arrays [n_units]
+        State fields ``hex`` and ``level``.
+    own_side : bool[n_units]
+        The pieces of the moving side.
+    base_weight : int16[n_units]
+        Stacking weight at full strength in half battalions.
+    remnant_level_full : int8[n_units]
+        ``StaticTables.remnant_level_full``.
+
+    Returns
+    -------
+    bool
+    """
+    tot = 0
+    for x in range(hexa.shape[0]):
+        if hexa[x] != h or not own_side[x]:
+            continue
+        moving = False
+        for i in range(units.shape[0]):
+            if units[i] == x:
+                moving = True
+                break
+        if not moving:
+            tot += np.int64(base_weight[x]) - (1 if level[x] == remnant_level_full[x] else 0)
+    for i in range(units.shape[0]):
+        u = units[i]
+        tot += np.int64(base_weight[u]) - (1 if level[u] == remnant_level_full[u] else 0)
+    return tot <= _STACK_LIMIT_HALVES
+
+
+@nb.njit(cache=True)
+def advance_options(cur, units, path, block, hexa, level, own_side, base_weight,
+                    remnant_level_full, nbr, land, ocean_side, move_class, move_cost, rise, road,
+                    rise_cost, utype):
+    """Rule 9.84: the hexes next to ``cur`` the advancing pieces ``units`` may
+    continue into: on the grid, not already on the advance's path, not holding
+    a blocking enemy piece, enterable (:func:`enterable`) and within the
+    stacking limit (:func:`fits`), in direction order.
+
+    Parameters
+    ----------
+    cur : int
+        The hex the group stands in.
+    units : int64[k]
+        The advancing pieces (leaders going along are not asked).
+    path : bool[n_hexes]
+        Hexes already entered by this advance.
+    block : bool[n_hexes]
+        Hexes with an enemy piece that stops entry (6.52).
+    hexa .. remnant_level_full
+        As :func:`fits`; ``nbr`` .. ``utype`` as :func:`enterable`.
+
+    Returns
+    -------
+    int64[m]
+        The hexes, in direction order.
+    """
+    out = np.empty(6, np.int64)
+    k = 0
+    for d in range(6):
+        b = nbr[cur, d]
+        if b < 0 or path[b] or block[b]:
+            continue
+        if not enterable(units, cur, d, nbr, land, ocean_side, move_class, move_cost, rise, road,
+                         rise_cost, utype):
+            continue
+        if fits(units, b, hexa, level, own_side, base_weight, remnant_level_full):
+            out[k] = b
+            k += 1
+    return out[:k].copy()
+
+
+@nb.njit(cache=True)
+def retreat_options(cur, units, visited, block, zoc, enemy_hexes, last, hexa, level, own_side,
+                    base_weight, remnant_level_full, nbr, land, ocean_side, move_class, move_cost,
+                    rise, road, rise_cost, utype, dist):
+    """Rules 9.6, 9.61, 7.3: the best-ranked hexes the retreating stack
+    ``units`` may enter from ``cur``.
+
+    Each neighbour on the grid, not yet visited by this retreat, without a
+    blocking enemy piece and enterable (:func:`enterable`) is ranked: (1) not
+    in the enemy's ZOC, (2) one hex farther from every enemy hex of the
+    combat, (3) holding a friendly piece other than a leader, (4) the rest;
+    then farther from the nearest enemy hex first.  On the ``last`` hex of the
+    retreat the best ones within the stacking limit (:func:`fits`) are kept
+    when there are any.
+
+    Parameters
+    ----------
+    cur : int
+        The hex the stack stands in.
+    units : int64[k]
+        The retreating pieces.
+    visited : bool[n_hexes]
+        Hexes already entered by this retreat (and its start).
+    block, zoc : bool[n_hexes]
+        Hexes with a blocking enemy piece (6.52); hexes in the enemy's ZOC.
+    enemy_hexes : int64[E]
+        Hexes of the enemy units of the combat, ascending.
+    last : bool
+        The next hex is the last of the retreat's length.
+    hexa .. utype
+        As :func:`advance_options`; ``dist`` int16[n_hexes, n_hexes] the
+        distance table in hexes.
+
+    Returns
+    -------
+    n_candidates : int
+        Hexes the stack may enter at all (0: no retreat, 9.61).
+    options : int64[m]
+        The best-ranked ones, in direction order.
+    """
+    cb = np.empty(6, np.int64)
+    cr = np.empty(6, np.int64)
+    ca = np.empty(6, np.int64)
+    n = 0
+    for d in range(6):
+        b = nbr[cur, d]
+        if b < 0 or visited[b] or block[b]:
+            continue
+        if not enterable(units, cur, d, nbr, land, ocean_side, move_class, move_cost, rise, road,
+                         rise_cost, utype):
+            continue
+        farther = True
+        away = 0
+        for i in range(enemy_hexes.shape[0]):
+            e = enemy_hexes[i]
+            db = dist[b, e]
+            if db <= dist[cur, e]:
+                farther = False
+            if i == 0 or db < away:
+                away = db
+        if not zoc[b]:
+            rank = 1
+        elif farther:
+            rank = 2
+        else:
+            friendly = False
+            for x in range(hexa.shape[0]):
+                if hexa[x] == b and own_side[x] and utype[x] != _LEADER:
+                    friendly = True
+                    break
+            rank = 3 if friendly else 4
+        cb[n] = b
+        cr[n] = rank
+        ca[n] = -away
+        n += 1
+    if n == 0:
+        return 0, np.empty(0, np.int64)
+    br = cr[0]
+    ba = ca[0]
+    for i in range(1, n):
+        if cr[i] < br or (cr[i] == br and ca[i] < ba):
+            br = cr[i]
+            ba = ca[i]
+    opts = np.empty(n, np.int64)
+    k = 0
+    for i in range(n):
+        if cr[i] == br and ca[i] == ba:
+            opts[k] = cb[i]
+            k += 1
+    if last:
+        fit = np.empty(k, np.int64)
+        m = 0
+        for i in range(k):
+            if fits(units, opts[i], hexa, level, own_side, base_weight, remnant_level_full):
+                fit[m] = opts[i]
+                m += 1
+        if m > 0:
+            return n, fit[:m].copy()
+    return n, opts[:k].copy()
