@@ -222,3 +222,43 @@ def test_retreat_and_advance_options_equal_plain_versions(seed):
             assert got == want
             seen["advance"] += len(want)
     assert all(v > 0 for v in seen.values()), seen
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_phase_end_checks_equal_plain_versions_on_random_positions(seed):
+    """The compiled phase-end passes equal the plain versions on random
+    positions with crowded hexes: over-stacking per side (7.1, 7.2), caught
+    leaders (14.42) and the control map (2.1)."""
+    from malta_sim.games.island_of_death import organisation
+    from malta_sim.games.island_of_death.phase_checks import (caught_leader_list, control_update,
+                                                              over_stacked)
+    from tests.test_perf_combat import ref_caught, ref_stack_totals, ref_update_control
+
+    rng = np.random.default_rng(seed)
+    seen = {"over": 0, "caught": 0}
+    for trial in range(30):
+        g = _random_game(rng, trial)
+        s, t, tb = g.state, g.static, g.tables
+        on = np.flatnonzero(s.box == BOX_MAP)
+        few = rng.choice(np.unique(s.hex[on]), 6, replace=False)   # crowd the pieces
+        side_on = t.side[on]
+        s.hex[on] = np.where(side_on == 0, rng.choice(few[:3], len(on)), rng.choice(few[3:], len(on)))
+        s.hex[on[rng.random(len(on)) < 0.1]] = few[0]                # some mixed hexes
+        lead = np.flatnonzero(t.utype == st.LEADER)[:12]
+        s.box[lead] = BOX_MAP
+        s.hex[lead] = np.where(rng.random(len(lead)) < 0.7, rng.choice(few, len(lead)),
+                               rng.choice(np.flatnonzero(t.land), len(lead)))
+        s.control[:] = rng.integers(-1, 2, len(s.control))
+        got = over_stacked(s.box, s.hex, s.level, t.side, tb.base_weight, tb.remnant_level_full,
+                           t.n_hexes).tolist()
+        want = [bool(ref_stack_totals(g, side).max() > organisation.STACK_LIMIT_HALVES)
+                for side in (0, 1)]
+        assert got == want
+        seen["over"] += sum(want)
+        want = ref_caught(g)
+        assert caught_leader_list(s.box, s.hex, t.side, tb.leader, tb.controls).tolist() == want
+        seen["caught"] += len(want)
+        want = ref_update_control(g, s.control.copy())
+        control_update(s.box, s.hex, t.side, tb.controls, s.control)
+        assert np.array_equal(s.control, want)
+    assert all(v > 0 for v in seen.values()), seen

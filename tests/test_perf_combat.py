@@ -506,7 +506,7 @@ def test_fast_queries_equal_reference_in_games(monkeypatch, scenario, axis, alli
     play = get_scenario(scenario).play_fn()
     play(scenario, seed, np.arange(n), axis_policy=axis, allied_policy=allied, options=(),
          data_dir=None)
-    for name in ("units_at", "attack_options", "plan_options", "odds_modifiers", "stack_totals",
+    for name in ("units_at", "attack_options", "plan_options", "odds_modifiers",
                  "update_control", "defenders_in", "morale_value", "steps", "movement_allowance",
                  "fits_stacking", "crt_column", "attack_strength", "caught_leaders", "breakdowns",
                  "stacking_check", "companies_for", "reform_options", "attackers_now",

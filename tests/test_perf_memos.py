@@ -20,8 +20,8 @@ import pytest
 ORACLE = Path(__file__).resolve().parent.parent / "benchmarks" / "memo_oracle.py"
 
 #: Memos every Hercules game under the default bots consults.
-HERCULES_MEMOS = {"_zoc_memo", "_occupancy_memo", "stack_totals", "_masks",
-                  "last_legal", "stacking_skip", "control_skip", "leaders_skip",
+HERCULES_MEMOS = {"_zoc_memo", "_occupancy_memo", "_masks",
+                  "last_legal",
                   "allied_unit_hexes", "dist_to_allied", "aa_within",
                   "forecast_entry", "forecast_support", "score_target"}
 

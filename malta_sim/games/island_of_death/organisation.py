@@ -9,6 +9,7 @@ import numpy as np
 
 from . import static as st
 from .game import illegal
+from .phase_checks import caught_leader_list, control_update, over_stacked
 from .reorganisation import breakdown_eligible, reform_candidates
 from .state import (ALLIED, AXIS, BOX_DISBANDMENT, BOX_ELIMINATED, BOX_FOLLOW_UP, BOX_MAP,
                     BOX_POOL, BOX_REMOVED, BOX_TURN_TRACK, CLEAR, CLOUDY,
@@ -208,14 +209,16 @@ def fits_stacking(game, units, h: int) -> bool:
 def stacking_check(game) -> None:
     """Rule 7.2: at the end of each phase, units over the limit are eliminated,
     the enemy player choosing which."""
-    s, t = game.state, game.static
-    # after a check no hex is over the limit (eliminations only lower
-    # stacks), so while boxes, hexes and levels are as the last check left
-    # them there is nothing to do
-    key = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes())
-    if game.extra.get("_stacking_checked") == key:
+    s, t, tb = game.state, game.static, game.tables
+    # one compiled pass says whether any hex is over the limit; only then
+    # are the hexes gone through and the enemy asked
+    over = over_stacked(s.box, s.hex, s.level, t.side, tb.base_weight, tb.remnant_level_full,
+                        t.n_hexes)
+    if not over.any():
         return
     for side in (AXIS, ALLIED):
+        if not over[side]:
+            continue
         totals = stack_totals(game, side)
         if totals.max(initial=0) <= STACK_LIMIT_HALVES:
             continue
@@ -227,44 +230,27 @@ def stacking_check(game) -> None:
                 if pick not in cand:
                     raise illegal("7.2", f"{t.names[pick]} is not in the over-stacked hex")
                 eliminate(game, pick, why="over-stacked (7.2)")
-    game.extra["_stacking_checked"] = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes())
 
 
 def caught_leaders(game) -> None:
     """Rule 14.42 at a phase end: a leader left in a hex holding enemy units and
     no friendly unit (e.g. a militia piece placed there, 16.32) is treated as
     overrun: 2d6, 7 or less eliminated, else to the next turn's box."""
-    s, tb = game.state, game.tables
-    # a caught leader leaves the map and the others' hexes keep their units,
-    # so while boxes and hexes are as the last call left them nobody is caught
-    key = (s.box.tobytes(), s.hex.tobytes())
-    if game.extra.get("_leaders_checked") == key:
-        return
-    sides, ctl = tb.side, tb.controls_l          # controls: not a leader or warship
-    for ld in (tb.leader & (s.box == BOX_MAP)).nonzero()[0].tolist():
-        h, side = int(s.hex[ld]), sides[ld]
-        here = game.units_at(h).tolist()
-        if any(sides[x] != side and ctl[x] for x in here) and \
-                not any(sides[x] == side and ctl[x] for x in here):
-            overrun_trivial(game, [ld], 1 - side)
-    game.extra["_leaders_checked"] = (s.box.tobytes(), s.hex.tobytes())
+    s, t, tb = game.state, game.static, game.tables
+    # the caught leaders from one compiled pass (controls: not a leader or
+    # warship); a caught leader leaves the map and no other leader's hex
+    # changes its controlling pieces, so each is overrun in ascending order
+    # as a loop that tested them one by one would
+    for ld in caught_leader_list(s.box, s.hex, t.side, tb.leader, tb.controls).tolist():
+        overrun_trivial(game, [ld], 1 - tb.side[ld])
 
 
 def update_control(game) -> None:
     """Rule 2.1: a hex is controlled by the last side with a unit there."""
     s, t = game.state, game.static
-    # the update is a function of the boxes and hexes: when they and the
-    # control map are as the last update left them, it would change nothing
-    key = (s.box.tobytes(), s.hex.tobytes(), s.control.tobytes())
-    if game.extra.get("_control_updated") == key:
-        return
-    idx = ((s.box == BOX_MAP) & game.tables.controls).nonzero()[0]   # not leaders, warships
-    if len(idx):
-        # units in ascending order, the last one in a hex deciding (a dict
-        # keeps the last value given for a key), as a loop over the units would
-        last = dict(zip(s.hex[idx].tolist(), t.side[idx].tolist()))
-        s.control[list(last)] = list(last.values())
-    game.extra["_control_updated"] = (key[0], key[1], s.control.tobytes())
+    # pieces that take control (not leaders, warships) in ascending order,
+    # the last one in a hex deciding, in one compiled pass
+    control_update(s.box, s.hex, t.side, game.tables.controls, s.control)
 
 
 # ------------------------------------------------------------------ formations (15)
