@@ -250,3 +250,30 @@ def test_entry_flags_and_aa_counts_on_random_positions():
         for h in gen.choice(land, size=10).tolist():
             for r in (1, 3):
                 assert H.aa_within(g, h, r) == int((d[h, s.hex[m]] <= r).sum())
+
+
+def test_guns_with_box_targets_on_random_positions():
+    """Coastal guns with a filled wave box in range (16.56; the default Allied
+    bot keeps them for the landing craft) equal the plain per-gun test."""
+    from malta_sim.games.island_of_death import warships as ws
+    from malta_sim.games.island_of_death.state import BOX_FIRST_WAVE, BOX_SECOND_WAVE
+
+    g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    d = t.grid.distance_table
+    gen = np.random.default_rng(2)
+    land = np.flatnonzero(t.land)
+    beaches = np.flatnonzero(inv.beach_zone >= 0)
+    cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
+    axis = np.flatnonzero(t.side == AXIS)
+    for trial in range(40):
+        s.hex[cgu] = gen.choice(land, size=cgu.size)
+        k = gen.choice(axis, size=int(gen.integers(0, 6)), replace=False)
+        s.box[k] = gen.choice([BOX_FIRST_WAVE, BOX_SECOND_WAVE], size=k.size)
+        s.box_slot[k] = gen.choice(beaches, size=k.size)
+        guns = sorted(gen.choice(cgu, size=int(gen.integers(0, cgu.size + 1)), replace=False).tolist())
+        slots = sorted({int(s.box_slot[u]) for u in np.flatnonzero((s.box == 2) | (s.box == 3))})
+        ref = {q for q in guns if any(d[s.hex[q], b] <= inv.gun_range[q] for b in slots)}
+        assert ws._guns_with_box_targets(g, guns) == ref
+        s.box[k] = BOX_MAP

@@ -1114,6 +1114,7 @@ def fill_wave_boxes(game, opts: WaveOptions, gen) -> dict:
     """A legal filling of the wave boxes: the default (``gen`` None: fill
     everything, infantry first) or random legal (``gen`` a Generator)."""
     t = game.static
+    kinds = inv_static(game).unit_kinds          # landing kind per unit (18.31)
     out: dict = {}
     for z, units in opts.zones.items():
         pool = list(units)
@@ -1134,8 +1135,8 @@ def fill_wave_boxes(game, opts: WaveOptions, gen) -> dict:
             div = divs[int(gen.integers(len(divs)))] if gen is not None else \
                 max(divs, key=lambda dv: sum(1 for u in pool if int(game.state.formation[u]) == dv))
             mine = [u for u in pool if int(game.state.formation[u]) == div]
-            inf = [u for u in mine if _kind(game, u) in (ld.KIND_INFANTRY, ld.KIND_ENGINEER)]
-            mar = [u for u in mine if _kind(game, u) == ld.KIND_MARINE]
+            inf = [u for u in mine if kinds[u] in (ld.KIND_INFANTRY, ld.KIND_ENGINEER)]
+            mar = [u for u in mine if kinds[u] == ld.KIND_MARINE]
             pick = []
             if (gen is not None and gen.random() < 0.2 and len(mar) >= 2) or (not inf and mar):
                 pick = mar[: (3 if gen is None else int(gen.integers(2, 4)))]
@@ -1163,10 +1164,10 @@ def fill_wave_boxes(game, opts: WaveOptions, gen) -> dict:
                 held = any(t.utype[v] != st.LEADER for v in game.units_at(b, AXIS))
                 quiet = dist_to_allied(game, b) > 2
                 if not (held or quiet):
-                    cand = [u for u in cand if _kind(game, u) != ld.KIND_HQ] or []
+                    cand = [u for u in cand if kinds[u] != ld.KIND_HQ] or []
                 if not cand:
                     continue
-                cand.sort(key=lambda u: (order_pref.index(_kind(game, u)), u))
+                cand.sort(key=lambda u: (order_pref.index(kinds[u]), u))
                 u = cand[0]
             else:
                 u = cand[int(gen.integers(len(cand)))]
@@ -1188,7 +1189,8 @@ def _spread_first_wave(game, pool: list, beaches: list, out: dict) -> dict:
     out of ``pool`` into ``out[(BOX_FIRST_WAVE, beach)]``; returns beach hex ->
     division.
     """
-    kind = {u: _kind(game, u) for u in pool}
+    kinds = inv_static(game).unit_kinds
+    kind = {u: kinds[u] for u in pool}
     div_of = {u: int(game.state.formation[u]) for u in pool}
     firsts = [u for u in pool if kind[u] in ld.FIRST_WAVE_KINDS]
     firsts.sort(key=lambda u: (kind[u] == ld.KIND_MARINE, u))
@@ -1458,7 +1460,12 @@ def waters_edge_combat(game, landed: list) -> None:
         return
     options: dict = {}
     # Allied units per hex, ascending (= units_at(o, ALLIED)); nothing moves while options are listed
+    # (only the Allied units next to a target hex are listed: one array pass)
+    nb = t.neighbours[targets]
+    adjacent = np.zeros(t.n_hexes + 1, bool)
+    adjacent[nb[nb >= 0]] = True
     al = ((s.hex >= 0) & (t.side == ALLIED)).nonzero()[0]
+    al = al[adjacent[s.hex[al]]]
     allied_at: dict = {}
     for a, x in zip(al.tolist(), s.hex[al].tolist()):
         allied_at.setdefault(x, []).append(a)
@@ -1555,7 +1562,7 @@ def airfield_entry(game) -> None:
     cands = [u for u in ok.nonzero()[0].tolist() if not (battalion[u] and u in broken)]
     if not cands:
         return
-    cost = {u: af.airfield_cost(t.utype[u] == st.ARTILLERY) for u in cands}
+    cost = {u: af.airfield_cost(a) for u, a in zip(cands, (t.utype[cands] == st.ARTILLERY).tolist())}
     pick = game.policy(AXIS).airfield_landings(game, cands, fields, af.AIRFIELD_CAPACITY, cost)
     if sum(cost.get(u, 99) for u, _ in pick) > af.AIRFIELD_CAPACITY:
         raise _illegal("16.11", "at most two company equivalents land at airfields per phase")
@@ -1576,7 +1583,8 @@ def airfield_entry(game) -> None:
         return
     _log(game, "airfield_landing", side=AXIS, hexes=list(landed), units=[u for u, _ in pick], rule="16.11")
     # 16.12 AA fire
-    aas = [int(a) for a in game.on_map(ALLIED) if t.aa[a]]
+    aas = game.on_map(ALLIED)
+    aas = aas[t.aa[aas]].tolist()                               # Allied AA units on the map
     options = {a: [h for h in landed if d[s.hex[a], h] <= af.AA_RANGE] for a in aas}
     options = {a: v for a, v in options.items() if v}
     if not options:

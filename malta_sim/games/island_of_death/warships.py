@@ -226,5 +226,9 @@ def _guns_with_box_targets(game, guns) -> set:
     s, t = game.state, game.static
     inv = h.inv_static(game)
     d = t.grid.distance_table
-    beaches = sorted({int(s.box_slot[u]) for u in np.flatnonzero((s.box == 2) | (s.box == 3))})
-    return {g for g in guns if any(d[s.hex[g], b] <= inv.gun_range[g] for b in beaches)}
+    beaches = np.unique(s.box_slot[(s.box == 2) | (s.box == 3)])
+    if not beaches.size or not len(guns):
+        return set()
+    guns = np.asarray(guns)
+    in_range = (d[s.hex[guns]][:, beaches] <= inv.gun_range[guns][:, None]).any(axis=1)
+    return set(guns[in_range].tolist())
