@@ -262,3 +262,50 @@ def test_phase_end_checks_equal_plain_versions_on_random_positions(seed):
         control_update(s.box, s.hex, t.side, tb.controls, s.control)
         assert np.array_equal(s.control, want)
     assert all(v > 0 for v in seen.values()), seen
+
+
+def _ref_attachment_options(game):
+    """Rule 15.21 per Axis unit, as written before it was compiled."""
+    s, t = game.state, game.static
+    opts = {}
+    for u in game.on_map(0):
+        u = int(u)
+        if t.utype[u] in (st.LEADER, st.HQ, st.WARSHIP):
+            continue
+        forms = set()
+        for o in game.units_at(int(s.hex[u]), 0):
+            f = int(t.printed_formation[o])
+            if f >= 0 and int(s.formation[o]) == f and f != s.formation[u]:
+                forms.add(f)
+        if forms:
+            opts[u] = sorted(forms)
+    return opts
+
+
+@pytest.mark.parametrize("seed", [9, 10])
+def test_attachment_options_equal_plain_version_on_random_positions(seed):
+    """The formations offered to each Axis unit (15.21) equal the per-unit
+    version on random crowded positions with random current formations."""
+    from malta_sim.games.island_of_death import organisation
+
+    rng = np.random.default_rng(seed)
+    n_opts = 0
+    for trial in range(30):
+        g = _random_game(rng, trial)
+        s, t = g.state, g.static
+        on = np.flatnonzero(s.box == BOX_MAP)
+        few = rng.choice(np.unique(s.hex[on]), 5, replace=False)
+        s.hex[on] = rng.choice(few, len(on))
+        keep = rng.random(len(s.formation)) < 0.6
+        s.formation[:] = np.where(keep, t.printed_formation,
+                                  rng.integers(-1, t.printed_formation.max() + 1, len(keep)))
+        want = _ref_attachment_options(g)
+        pol = g.policy(0)
+        got = []
+        pol.attachments = lambda game, opts: (got.append(dict(opts)), {})[1]
+        organisation.formation_changes(g)
+        del pol.attachments
+        assert got == ([want] if want else [])
+        assert not got or list(got[0]) == list(want)
+        n_opts += len(want)
+    assert n_opts > 0

@@ -144,6 +144,11 @@ class StaticTables:
     may_break_side, battalion_side : tuple of two bool[n_units]
         Per side: :attr:`can_break`, and the battalion pieces (13.2), of that
         side.
+    controls_side : tuple of two bool[n_units]
+        Per side: :attr:`controls` of that side's pieces.
+    may_attach : bool[n_units]
+        Axis pieces that may be attached to a formation (15.21): not leaders,
+        HQs or warships.
     """
 
     def __init__(self, t):
@@ -208,13 +213,15 @@ class StaticTables:
         self.companies_of_kind_csr = csr(self.companies_of_kind)
         self.may_break_side = tuple(self.can_break & m for m in self.side_mask)
         self.battalion_side = tuple((t.size == st.BATTALION) & m for m in self.side_mask)
+        self.may_attach = self.side_mask[AXIS] & ~np.isin(ut, (st.LEADER, st.HQ, st.WARSHIP))
+        self.controls_side = tuple(self.controls & m for m in self.side_mask)
         for arr in (*self.side_mask, self.ground, self.defends, *self.defends_side,
                     self.attacker_type, self.firer_type, self.controls, self.base_weight, self.leader,
                     self.can_break, self.remnant_level,
                     self.remnant_level_full, self.adj_table, *self.attacker_side,
                     *self.firer_side, *self.ground_side, self.sight_blocking,
                     *self.companies_of_csr, *self.companies_of_kind_csr, *self.may_break_side,
-                    *self.battalion_side):
+                    *self.battalion_side, self.may_attach, *self.controls_side):
             arr.flags.writeable = False             # shared by every game of the batch
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numba as nb
+import numpy as np
+
 from .state import BOX_MAP, DEMORALIZED, DISORGANIZED, NORMAL
 
 
@@ -38,16 +41,14 @@ def recovery(game, side: int) -> None:
     automatically when not adjacent to an enemy unit, else on one die less
     than the current morale (11.51)."""
     s, tb = game.state, game.tables
-    on = s.box == BOX_MAP
     # units of the side that are disorganized or demoralized, in ascending
-    # order (leaders and warships have no morale state to recover)
-    units = (on & tb.side_mask[side] & tb.controls & (s.morale_state != NORMAL)).nonzero()[0]
+    # order (leaders and warships have no morale state to recover), and
+    # whether each is next to an enemy unit, from one compiled pass
+    units, adj = recovery_candidates(s.box, s.hex, s.morale_state, tb.controls_side[side],
+                                     tb.controls_side[1 - side], game.static.neighbours)
     if not len(units):
         return
-    enemy_hex = set(s.hex[on & tb.side_mask[1 - side] & tb.controls].tolist())
-    nbrs = tb.neighbours
-    for u in units.tolist():
-        adjacent = any(o in enemy_hex for o in nbrs[s.hex[u]])
+    for u, adjacent in zip(units.tolist(), adj.tolist()):
         if adjacent:
             die = game.die("morale")
             ok = die < game.morale_value(u)
@@ -56,3 +57,47 @@ def recovery(game, side: int) -> None:
             if not ok:
                 continue
         s.morale_state[u] = DISORGANIZED if s.morale_state[u] == DEMORALIZED else NORMAL
+
+
+@nb.njit(cache=True)
+def recovery_candidates(box, hexa, morale_state, own, enemy, nbr):
+    """Rule 11.51: the units of a side on the map that are disorganized or
+    demoralized, and whether each is adjacent to an enemy unit.
+
+    Parameters
+    ----------
+    box, hexa, morale_state : arrays [n_units]
+        State fields ``box``, ``hex``, ``morale_state``.
+    own, enemy : bool[n_units]
+        The side's and the enemy's pieces that take control of a hex (not
+        leaders or warships).
+    nbr : int32[n_hexes, 6]
+        Neighbour table (-1 off the grid).
+
+    Returns
+    -------
+    units : int64[k]
+        The units, ascending.
+    adjacent : bool[k]
+        Whether an enemy unit on the map stands next to each.
+    """
+    n = box.shape[0]
+    ehex = np.zeros(nbr.shape[0], np.bool_)
+    for x in range(n):
+        if enemy[x] and box[x] == BOX_MAP:
+            ehex[hexa[x]] = True
+    units = np.empty(n, np.int64)
+    adj = np.zeros(n, np.bool_)
+    k = 0
+    for u in range(n):
+        if not own[u] or box[u] != BOX_MAP or morale_state[u] == NORMAL:
+            continue
+        h = hexa[u]
+        for d in range(6):
+            o = nbr[h, d]
+            if o >= 0 and ehex[o]:
+                adj[k] = True
+                break
+        units[k] = u
+        k += 1
+    return units[:k].copy(), adj[:k].copy()

@@ -10,7 +10,7 @@ import numpy as np
 from . import static as st
 from .game import illegal
 from .phase_checks import caught_leader_list, control_update, over_stacked
-from .reorganisation import breakdown_eligible, reform_candidates
+from .reorganisation import attachment_options, breakdown_eligible, reform_candidates
 from .state import (ALLIED, AXIS, BOX_DISBANDMENT, BOX_ELIMINATED, BOX_FOLLOW_UP, BOX_MAP,
                     BOX_POOL, BOX_REMOVED, BOX_TURN_TRACK, CLEAR, CLOUDY,
                     DISORGANIZED, NORMAL, RAINY)
@@ -257,21 +257,14 @@ def update_control(game) -> None:
 def formation_changes(game) -> None:
     """Rules 4.1 b, 15.21: Axis units may be attached to the formation of an
     assigned unit they are stacked with (commandos once landed, 16.14)."""
-    s, t = game.state, game.static
-    opts = {}
-    for u in game.on_map(AXIS):
-        u = int(u)
-        if t.utype[u] in (st.LEADER, st.HQ, st.WARSHIP):
-            continue
-        forms = set()
-        for o in game.units_at(int(s.hex[u]), AXIS):
-            f = int(t.printed_formation[o])
-            if f >= 0 and int(s.formation[o]) == f and f != s.formation[u]:
-                forms.add(f)
-        if forms:
-            opts[u] = sorted(forms)
-    if not opts:
+    s, t, tb = game.state, game.static, game.tables
+    # per Axis unit, the formations it may join, from one compiled pass
+    units, start, forms = attachment_options(s.box, s.hex, s.formation, tb.may_attach,
+                                             tb.side_mask[AXIS], t.printed_formation)
+    if not len(units):
         return
+    start, forms = start.tolist(), forms.tolist()
+    opts = {u: forms[start[i]:start[i + 1]] for i, u in enumerate(units.tolist())}
     ch = game.policy(AXIS).attachments(game, opts)
     for u, f in ch.items():
         if u not in opts or f not in opts[u]:

@@ -174,3 +174,69 @@ def reform_candidates(box, hexa, morale_state, reduced, parent, battalions, brea
         k += 1
         start[k] = m
     return bns[:k].copy(), hexes[:k].copy(), lost[:k].copy(), start[:k + 1].copy(), comps[:m].copy()
+
+
+@nb.njit(cache=True)
+def attachment_options(box, hexa, formation, may_attach, axis, printed_formation):
+    """Rules 15.21, 16.14: per Axis unit on the map that may be attached
+    (``may_attach``: not a leader, HQ or warship), the formations of the
+    assigned units stacked with it (an Axis piece in its hex whose printed
+    formation is its current one) other than its own.
+
+    Parameters
+    ----------
+    box, hexa, formation : arrays [n_units]
+        State fields ``box``, ``hex``, ``formation``.
+    may_attach : bool[n_units]
+        Axis pieces that may join a formation.
+    axis : bool[n_units]
+        Axis pieces.
+    printed_formation : int8[n_units]
+        Printed formation (-1 none).
+
+    Returns
+    -------
+    units : int64[k]
+        Units with at least one formation to join, ascending.
+    start, forms : int64[k + 1], int64[m]
+        ``forms[start[i]:start[i + 1]]``: the formations ``units[i]`` may
+        join, ascending.
+    """
+    n = box.shape[0]
+    nf = 1
+    for o in range(n):
+        if printed_formation[o] + 1 > nf:
+            nf = printed_formation[o] + 1
+    seen = np.zeros(nf, np.bool_)
+    units = np.empty(n, np.int64)
+    start = np.zeros(n + 1, np.int64)
+    forms = np.empty(n * 4, np.int64)
+    k = 0
+    m = 0
+    for u in range(n):
+        if not may_attach[u] or box[u] != _BOX_MAP:
+            continue
+        h = hexa[u]
+        seen[:] = False
+        any_f = False
+        for o in range(n):
+            if not axis[o] or hexa[o] != h:
+                continue
+            f = printed_formation[o]
+            if f >= 0 and formation[o] == f and f != formation[u]:
+                seen[f] = True
+                any_f = True
+        if not any_f:
+            continue
+        for f in range(nf):
+            if seen[f]:
+                if m == forms.shape[0]:
+                    grown = np.empty(2 * m, np.int64)
+                    grown[:m] = forms
+                    forms = grown
+                forms[m] = f
+                m += 1
+        units[k] = u
+        k += 1
+        start[k] = m
+    return units[:k].copy(), start[:k + 1].copy(), forms[:m].copy()
