@@ -28,7 +28,7 @@ def _reference_score(bot, game, tgt, units, sup, hur, air, plan_mode):
 def checked(monkeypatch):
     """Every compiled scoring and every compiled combat plan is compared with
     the plain Python answer on the state of the moment."""
-    seen = {"targets": 0, "plans": 0}
+    seen = {"targets": 0, "plans": 0, "support": 0, "hurricane": 0, "air": 0}
     orig_many = AX._ParamBot._score_many
 
     def score_many(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode):
@@ -54,6 +54,9 @@ def checked(monkeypatch):
         assert (got.support, got.air, got.hurricane, got.bombard) == \
             (ref.support, ref.air, ref.hurricane, ref.bombard)
         seen["plans"] += 1
+        seen["support"] += bool(got.support)
+        seen["hurricane"] += bool(got.hurricane)
+        seen["air"] += bool(got.air)
         return got
 
     monkeypatch.setattr(AX._ParamBot, "_plan_support", plan_support)
@@ -72,7 +75,7 @@ def test_compiled_scores_equal_reference_through_games(checked, scenario, axis, 
     compiled path equal the plain bot's, through whole games (combats,
     retreats, losses, morale, night turns)."""
     play_games(scenario, seed, games, axis_policy=axis, allied_policy=allied)
-    assert checked["targets"] > 0 and checked["plans"] > 0
+    assert checked["targets"] > 0 and checked["plans"] > 0 and checked["support"] > 0
 
 
 def test_loss_table_equals_expected_losses():
@@ -172,3 +175,76 @@ def test_odds_shifts_and_scores_on_random_positions():
             assert base == AX._forecast_base(g, side, centre, tuple(best))[0]
         checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize("preset,params", [
+    ("balanced", {}),
+    ("aggressive", {}),
+    ("balanced", {"min_odds": 4, "min_gain": -1.0, "risk_weight": 0.2}),
+])
+def test_compiled_plan_equals_plain_on_random_positions(preset, params):
+    """Rules 9.2 a, 12.2, 12.52, 16.42, 16.74: on random positions with several
+    targets sharing guns (artillery and warships, some able to fire a fire
+    hurricane) and 0-2 air markers, the compiled plan (support per target in
+    its order, hurricanes, air markers, bombardments) equals the plain one."""
+    from iod_helpers import make
+
+    from malta_sim.games.island_of_death.combat import PlanOptions
+    from malta_sim.policies.allied import AlliedBot
+    from malta_sim.policies.axis import AxisBot
+    from malta_sim.policies.base import CombatPlan  # noqa: F401
+
+    rng = np.random.default_rng(11)
+    g = make({"1311": ["allied.uk.inf_coy.1"]})
+    s, t, tb = g.state, g.static, g.tables
+    n_units = len(t.utype)
+    land = np.flatnonzero(t.land)
+    counts = {"support": 0, "hurricane": 0, "air": 0}
+    for trial in range(150):
+        side = int(rng.integers(0, 2))
+        bot = AxisBot(0, params) if side == 0 else AlliedBot(1, {})
+        if side == 0 and preset == "aggressive":
+            bot = AxisBot(0, {"min_odds": 1, "min_gain": -0.2, "risk_weight": 0.5, **params})
+        s.box[:] = 1
+        s.hex[:] = -1
+        hexes = rng.choice(land, size=4, replace=False).tolist()
+        on = rng.choice(n_units, size=min(n_units, 60), replace=False)
+        for x in on:
+            s.box[x] = 0
+            s.hex[x] = int(rng.choice(hexes))
+            s.level[x] = int(rng.integers(0, max(1, int(t.n_levels[x]))))
+            s.morale_state[x] = int(rng.choice([0, 0, 1, 2]))
+            s.out_of_supply[x] = bool(rng.random() < 0.3)
+        g.state.turn[0] = int(rng.integers(1, 9))
+        q_t, q_u = [], []
+        own = [int(x) for x in on if t.side[x] == side and tb.attacker_type[x]]
+        firers = [int(x) for x in np.flatnonzero(tb.firer_type & (t.side == side))]
+        for x in firers:
+            s.morale_state[x] = int(rng.choice([0, 0, 1]))
+        support = {}
+        for h in hexes:
+            if not C.defenders_in(g, h, 1 - side) or not own:
+                continue
+            q_t.append(h)
+            q_u.append(sorted(rng.choice(own, size=int(rng.integers(1, min(6, len(own)) + 1)),
+                                         replace=False).tolist()))
+            support[h] = rng.permutation(firers)[:int(rng.integers(0, 7))].tolist()
+        if not q_t:
+            continue
+        opts = PlanOptions(attack_targets=sorted(q_t), support=support,
+                           bombard={h: support[h] for h in q_t if rng.random() < 0.5},
+                           air_markers=int(rng.integers(0, 3)),
+                           hurricane_ok={u for u in firers if rng.random() < 0.6})
+        thr = bot._thresholds(bot._thr_idx)
+        for allow in (True, False):
+            air = opts.air_markers if side == 0 else 0
+            ref = bot._plan_plain(g, opts, q_t, q_u, air, allow, thr)
+            got = bot._plan_compiled(g, opts, q_t, q_u, air, allow and bot._hurricane_ok(), thr)
+            assert list(got.support.items()) == list(ref.support.items()), trial
+            assert list(got.air.items()) == list(ref.air.items()), trial
+            assert got.hurricane == ref.hurricane and list(got.hurricane) == list(ref.hurricane)
+            assert list(got.bombard.items()) == list(ref.bombard.items())
+            counts["support"] += bool(ref.support)
+            counts["hurricane"] += bool(ref.hurricane)
+            counts["air"] += bool(ref.air)
+    assert counts["support"] > 5 and counts["air"] > 0, counts

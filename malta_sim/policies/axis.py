@@ -19,7 +19,7 @@ E[retreat] - risk_weight x E[own steps] >= min_gain``.
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import accumulate, chain
 
 import numba as nb
 import numpy as np
@@ -28,7 +28,7 @@ from ..games.island_of_death import static as st
 from ..games.island_of_death.state import BOX_MAP
 from . import params as P
 from .base import CombatPlan, Move
-from .forecast import forecast_tables, score_targets
+from .forecast import forecast_tables, plan_targets, score_targets
 from .simple import BalancedPolicy
 
 #: 2d6 probabilities of the totals 2..12.
@@ -623,26 +623,14 @@ class _ParamBot:
         k = len(tgts)
         if not k:
             return []
-        ft = forecast_tables(game)
-        s = game.state
-        u_ptr = np.zeros(k + 1, np.int64)
-        np.cumsum([len(x) for x in unit_lists], out=u_ptr[1:])
-        u_idx = np.fromiter(chain.from_iterable(unit_lists), np.int64, int(u_ptr[-1]))
-        s_ptr = np.zeros(k + 1, np.int64)
-        np.cumsum([len(x) for x in sup_lists], out=s_ptr[1:])
         flat = list(chain.from_iterable(sup_lists))
-        s_idx = np.array(flat, np.int64)
+        args = self._kernel_inputs(game, tgts, unit_lists, sup_lists, flat,
+                                   self._thresholds(self._thr_idx))
         s_hur = np.array([u in hur for u in flat] if hur else [False] * len(flat), np.bool_)
-        thr = np.array(self._thresholds(self._thr_idx), np.float64)
-        out_grp = np.empty(len(u_idx), np.int64)
-        out_base = np.zeros((k, 9), np.int64)
-        ok, gain, lv = score_targets(
-            int(self.side), bool(game.night), ft.night_line, thr, plan_mode,
-            np.array(tgts, np.int64), u_ptr, u_idx, s_ptr, s_idx, s_hur,
-            np.array(airs, np.int64), ft.unit, ft.attack, ft.defense, ft.morale, ft.mem_ptr,
-            ft.mem_idx, ft.hexes, ft.line_cols, ft.col_level, ft.losses, ft.d_max, ft.a_max,
-            s.hex, s.box, s.level, s.morale_state, s.out_of_supply, s.formation,
-            s.fort_destroyed, s.integrity_lost[0], out_grp, out_base)
+        out_grp, out_base = args[-2], args[-1]
+        ok, gain, lv = score_targets(*args[:4], plan_mode, *args[5:10], s_hur,
+                                     np.array(airs, np.int64), *args[12:])
+        u_ptr = args[6]
         res = []
         grps = out_grp.tolist()
         bases = out_base.tolist()
@@ -652,6 +640,28 @@ class _ParamBot:
             base = (b[1], b[2], b[3], b[4], b[5], bool(b[6]), b[7], b[8])
             res.append((o, g, v, grps[offs[i]:offs[i] + b[0]], base))
         return res
+
+    def _kernel_inputs(self, game, tgts, unit_lists, sup_lists, flat, thr) -> tuple:
+        """The arguments of :func:`~malta_sim.policies.forecast.score_targets`
+        (``plan_mode``, ``s_hur`` and ``airs``, positions 4, 10 and 11, left
+        to the caller):
+        the targets, their attackers and supporters (``flat``, all
+        ``sup_lists`` in a row) as offset arrays, the static tables, the unit
+        state and fresh output arrays."""
+        ft = forecast_tables(game)
+        s = game.state
+        u_ptr = np.array([0, *accumulate(map(len, unit_lists))], np.int64)
+        s_ptr = np.array([0, *accumulate(map(len, sup_lists))], np.int64)
+        n_u = int(u_ptr[-1])
+        return (int(self.side), bool(game.night), ft.night_line, np.array(thr, np.float64), None,
+                np.array(tgts, np.int64), u_ptr,
+                np.fromiter(chain.from_iterable(unit_lists), np.int64, n_u), s_ptr,
+                np.array(flat, np.int64), None, None,
+                ft.unit, ft.attack, ft.defense, ft.morale, ft.mem_ptr,
+                ft.mem_idx, ft.hexes, ft.line_cols, ft.col_level, ft.losses, ft.d_max, ft.a_max,
+                s.hex, s.box, s.level, s.morale_state, s.out_of_supply, s.formation,
+                s.fort_destroyed, s.integrity_lost[0], np.empty(n_u, np.int64),
+                np.zeros((len(tgts), 9), np.int64))
 
     def _pick_attack(self, game, options, penetration=False):
         plan = self._plan or CombatPlan()
@@ -706,10 +716,8 @@ class _ParamBot:
         ``min_odds``, and an air marker when it adds more than 0.05 steps."""
         from ..games.island_of_death.combat import attack_options
 
-        t = game.static
         atk = attack_options(game, self.side)
         thr = self._thresholds(self._thr_idx)
-        scored = []
         q_t, q_u = [], []
         for tgt in options.attack_targets:
             units = atk.get(tgt, [])
@@ -717,11 +725,17 @@ class _ParamBot:
                 q_t.append(tgt)
                 q_u.append(units)
         if self._compiled_scores():
-            res = self._score_many(game, q_t, q_u, [options.support.get(tgt, []) for tgt in q_t],
-                                   (), [min(1, air_markers)] * len(q_t), True)
-            for tgt, (ok, gain, _lv, grp, base) in zip(q_t, res):
-                scored.append((ok, gain, tgt, grp, base))
-            return self._place_support(game, options, scored, air_markers, allow_hurricane, thr)
+            return self._plan_compiled(game, options, q_t, q_u, air_markers,
+                                       allow_hurricane and self._hurricane_ok(), thr)
+        return self._plan_plain(game, options, q_t, q_u, air_markers, allow_hurricane, thr)
+
+    def _plan_plain(self, game, options, q_t, q_u, air_markers, allow_hurricane, thr):
+        """:meth:`_plan_support` for the targets ``q_t`` (attackers ``q_u``)
+        with :meth:`_score_target` asked per target: the plain reference of
+        :meth:`_plan_compiled` (rules 9.2 a, 9.3, 9.92, 10.1, 12.2, 12.52,
+        16.42, 16.74)."""
+        t = game.static
+        scored = []
         memo = _forecast_memo(game)
         for tgt, units in zip(q_t, q_u):
             sup = options.support.get(tgt, [])
@@ -790,6 +804,53 @@ class _ParamBot:
                 if g1 > g0 + 0.05:
                     plan.air[tgt] = 1
                     air_left -= 1
+        return self._plan_bombard(game, options, plan, used)
+
+    def _plan_compiled(self, game, options, q_t, q_u, air_markers, allow_hurricane, thr):
+        """:meth:`_plan_support` for the targets ``q_t`` (attackers ``q_u``)
+        in one compiled call (:func:`malta_sim.policies.forecast.plan_targets`;
+        rules 9.2 a, 9.3, 9.92, 12.2, 12.52, 16.42, 16.74), then the
+        bombardments (10.1)."""
+        plan = CombatPlan()
+        used: set = set()
+        if q_t:
+            sup_lists = [options.support.get(tgt, []) for tgt in q_t]
+            hok = options.hurricane_ok
+            flat = list(chain.from_iterable(sup_lists))
+            args = self._kernel_inputs(game, q_t, q_u, sup_lists, flat, thr)
+            out_sup = np.empty(len(flat), np.int64)
+            out_hur = np.zeros(len(flat), np.bool_)
+            order, n_sup, air = plan_targets(
+                *args[:4], *args[5:10], np.array([u in hok for u in flat], np.bool_),
+                min(1, air_markers), int(air_markers), bool(allow_hurricane), *args[12:],
+                out_sup, out_hur)
+            s_ptr = args[8].tolist()
+            n_sup = n_sup.tolist()
+            air = air.tolist()
+            sups = out_sup.tolist()
+            hurs = out_hur.tolist()
+            for i in order.tolist():
+                tgt = q_t[i]
+                n = n_sup[i]
+                if n:
+                    o = s_ptr[i]
+                    chosen = sups[o:o + n]
+                    hur: set = set()
+                    for u, f in zip(chosen, hurs[o:o + n]):
+                        if f:
+                            hur.add(u)
+                    plan.support[tgt] = chosen
+                    used.update(chosen)
+                    plan.hurricane |= hur
+                if air[i]:
+                    plan.air[tgt] = 1
+        return self._plan_bombard(game, options, plan, used)
+
+    def _plan_bombard(self, game, options, plan, used):
+        """Rule 10.1: with ``bombard`` on, the free artillery bombards the
+        targets that get no support, most defenders first; the plan is kept
+        for :meth:`next_attack`."""
+        t = game.static
         if self._bombard_ok():
             for tgt, units in sorted(options.bombard.items(),
                                      key=lambda kv: -len(game.units_at(kv[0], 1 - self.side))):

@@ -591,3 +591,177 @@ def score_targets(side, night, night_line, thr, plan_mode, tgts, u_ptr, u_idx, s
         gain_out[i] = b_gain
         lv_out[i] = b_lv
     return ok_out, gain_out, lv_out
+
+
+@nb.njit(cache=True)
+def plan_targets(side, night, night_line, thr, tgts, u_ptr, u_idx, s_ptr, s_idx, s_hok, air_one,
+                 air_markers, allow_hurricane, unit, attack_tab, defense_tab, morale_tab, mem_ptr,
+                 mem_idx, hexes, line_cols, col_level, losses, d_max, a_max, hexa, box, lev, mor,
+                 oos, form, fort_destroyed, lost, out_grp, out_base, out_sup, out_hur):
+    """A whole step 9.2 a plan in one call (rules 9.2 a, 9.3, 9.91, 9.92,
+    12.21, 12.22, 12.52, 16.42, 16.74): every target scored as by
+    :func:`score_targets` in ``plan_mode`` (with ``air_one`` air markers),
+    then, best gain first (ties: lower hex), each attack that passes takes
+    the guns of its target not used by a better one, best support first, as
+    long as each still raises the expected gain by more than 1e-9 steps (its
+    artillery, or its first three warships when these support more); those
+    with two salvos fire a hurricane when ``allow_hurricane`` and the attack
+    stays below ``min_odds``; one air marker goes to the attack while markers
+    last when it adds more than 0.05 steps.  The operations and their order
+    are those of :meth:`malta_sim.policies.axis._ParamBot._place_support`.
+
+    Parameters
+    ----------
+    side ... s_idx : as :func:`score_targets`
+        (``s_idx`` the artillery and warships offered per target, in the
+        order offered).
+    s_hok : bool[p]
+        Per offered supporter: it may fire a fire hurricane (12.52).
+    air_one : int
+        Air markers assumed when scoring (``min(1, markers left)``).
+    air_markers : int
+        Air support markers to place (16.41).
+    allow_hurricane : bool
+    unit ... lost : arrays
+        As :func:`score_targets`.
+    out_grp, out_base : int64 arrays
+        Written as by :func:`score_targets`.
+    out_sup : int64[p]
+        Written: the guns each target takes, from ``s_ptr[i]`` on.
+    out_hur : bool[p]
+        Written alongside ``out_sup``: the gun fires a hurricane.
+
+    Returns
+    -------
+    order : int64[n]
+        The targets (indices into ``tgts``) that pass, in the order their
+        support was placed.
+    n_sup : int64[k]
+        Guns taken per target.
+    air : bool[k]
+        An air marker placed on the target.
+    """
+    k = tgts.shape[0]
+    n_units = hexa.shape[0]
+    airs = np.full(k, air_one, np.int64)
+    s_hur = np.zeros(s_idx.shape[0], np.bool_)
+    ok, gain, _lv = score_targets(side, night, night_line, thr, True, tgts, u_ptr, u_idx, s_ptr,
+                                  s_idx, s_hur, airs, unit, attack_tab, defense_tab, morale_tab,
+                                  mem_ptr, mem_idx, hexes, line_cols, col_level, losses, d_max,
+                                  a_max, hexa, box, lev, mor, oos, form, fort_destroyed, lost,
+                                  out_grp, out_base)
+    # passing targets, highest gain first, then lowest hex (insertion sort)
+    order = np.empty(k, np.int64)
+    n = 0
+    for i in range(k):
+        if not ok[i]:
+            continue
+        j = n
+        while j > 0:
+            p = order[j - 1]
+            if gain[p] > gain[i] or (gain[p] == gain[i] and tgts[p] < tgts[i]):
+                break
+            order[j] = p
+            j -= 1
+        order[j] = i
+        n += 1
+    n_sup = np.zeros(k, np.int64)
+    air = np.zeros(k, np.bool_)
+    used = np.zeros(n_units, np.bool_)
+    cand = np.empty(n_units, np.int64)
+    cand_hok = np.zeros(n_units, np.bool_)
+    sv = np.empty(n_units, np.int64)
+    pool = np.empty(n_units, np.int64)
+    pool_hok = np.zeros(n_units, np.bool_)
+    pool_sv = np.empty(n_units, np.int64)
+    air_left = air_markers
+    for q in range(n):
+        i = order[q]
+        target = tgts[i]
+        ng = out_base[i, 0]
+        grp = out_grp[u_ptr[i]:u_ptr[i] + ng]
+        att, cap, dfn, mods = out_base[i, 1], out_base[i, 2], out_base[i, 3], out_base[i, 4]
+        line, fort = out_base[i, 5], out_base[i, 6] != 0
+        def_steps, att_steps = out_base[i, 7], out_base[i, 8]
+        # the guns offered and not yet used, their support for this group
+        nc = 0
+        for j in range(s_ptr[i], s_ptr[i + 1]):
+            u = s_idx[j]
+            if used[u]:
+                continue
+            cand[nc] = u
+            cand_hok[nc] = s_hok[j]
+            sv[nc] = _support_one(u, target, grp, ng, False, unit, hexes, oos, mor, form, night)
+            nc += 1
+        # artillery by support, highest first (stable), or the first three warships
+        na = 0
+        arty_sum = 0
+        for j in range(nc):
+            if unit[cand[j], _UTYPE] == st.WARSHIP:
+                continue
+            v = sv[j]
+            arty_sum += v
+            m = na
+            while m > 0 and -pool_sv[m - 1] > -v:
+                pool[m] = pool[m - 1]
+                pool_sv[m] = pool_sv[m - 1]
+                pool_hok[m] = pool_hok[m - 1]
+                m -= 1
+            pool[m] = cand[j]
+            pool_sv[m] = v
+            pool_hok[m] = cand_hok[j]
+            na += 1
+        ship_sum = 0
+        n_ships = 0
+        for j in range(nc):
+            if unit[cand[j], _UTYPE] == st.WARSHIP and n_ships < 3:
+                ship_sum += sv[j]
+                n_ships += 1
+        np_ = na
+        if not arty_sum >= ship_sum:
+            np_ = 0
+            for j in range(nc):
+                if unit[cand[j], _UTYPE] == st.WARSHIP and np_ < 3:
+                    pool[np_] = cand[j]
+                    pool_sv[np_] = sv[j]
+                    pool_hok[np_] = cand_hok[j]
+                    np_ += 1
+        # add guns while they still help
+        _o, cur, _l = _value(att, cap, dfn, mods, line, fort, def_steps, att_steps, 0, 0, thr,
+                             line_cols, col_level, losses, d_max, a_max)
+        sp = 0
+        o = s_ptr[i]
+        nch = 0
+        for j in range(np_):
+            _o, g2, _l = _value(att, cap, dfn, mods, line, fort, def_steps, att_steps,
+                                sp + pool_sv[j], 0, thr, line_cols, col_level, losses, d_max,
+                                a_max)
+            if g2 > cur + 1e-9:
+                out_sup[o + nch] = pool[j]
+                out_hur[o + nch] = False
+                nch += 1
+                sp += pool_sv[j]
+                cur = g2
+        if allow_hurricane:
+            if _odds_level(att + min(sp, cap), dfn) + mods < thr[0]:
+                for j in range(nch):
+                    for m in range(np_):
+                        if pool[m] == out_sup[o + j]:
+                            out_hur[o + j] = pool_hok[m]
+                            break
+        for j in range(nch):
+            used[out_sup[o + j]] = True
+        n_sup[i] = nch
+        if air_left > 0:
+            sp_h = 0
+            for j in range(nch):
+                sp_h += _support_one(out_sup[o + j], target, grp, ng, out_hur[o + j], unit, hexes,
+                                     oos, mor, form, night)
+            _o, g0, _l = _value(att, cap, dfn, mods, line, fort, def_steps, att_steps, sp_h, 0,
+                                thr, line_cols, col_level, losses, d_max, a_max)
+            _o, g1, _l = _value(att, cap, dfn, mods, line, fort, def_steps, att_steps, sp_h, 1,
+                                thr, line_cols, col_level, losses, d_max, a_max)
+            if g1 > g0 + 0.05:
+                air[i] = True
+                air_left -= 1
+    return order[:n], n_sup, air
