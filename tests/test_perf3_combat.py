@@ -185,7 +185,7 @@ def test_retreat_and_advance_options_equal_plain_versions(seed):
     from malta_sim.games.island_of_death.organisation import fits_stacking
 
     rng = np.random.default_rng(seed)
-    seen = {"retreat": 0, "ranked": 0, "none": 0, "advance": 0}
+    seen = {"retreat": 0, "ranked": 0, "none": 0, "advance": 0, "blocking": 0}
     for trial in range(15):
         g = _random_game(rng, trial)
         s, t, tb = g.state, g.static, g.tables
@@ -221,6 +221,9 @@ def test_retreat_and_advance_options_equal_plain_versions(seed):
                     and fits_stacking(g, units, int(t.neighbours[h0, d]))]
             assert got == want
             seen["advance"] += len(want)
+            hh = int(rng.choice(np.unique(s.hex[mine])))
+            assert combat._blocking_in(g, hh, side) == bool(combat.occupancy(g, side)[0][hh])
+            seen["blocking"] += combat._blocking_in(g, hh, side)
     assert all(v > 0 for v in seen.values()), seen
 
 

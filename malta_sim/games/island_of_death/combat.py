@@ -956,7 +956,7 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
         return res
     roll = fixed_roll if fixed_roll is not None else game.dice2("combat")
     res.roll = roll
-    ah, ae, dh, de = (int(x) for x in t.charts.crt[line, col, roll])
+    ah, ae, dh, de = t.charts.crt[line, col, roll].tolist()
     if t.fort[target] and not s.fort_destroyed[target]:
         dh = max(0, dh - 1)                                            # 9.94
     res.result = (ah, ae, dh, de)
@@ -1089,6 +1089,20 @@ def _ma_zero(game, u: int) -> bool:
     return int(t.ma[u, s.level[u]]) <= 0
 
 
+def _blocking_in(game, h: int, side: int) -> bool:
+    """Rule 6.52: does hex ``h`` hold a piece of ``side`` on the map that stops
+    enemy entry (not a warship, leader or coastal gun, defense strength above
+    zero)?  The entry of :func:`.movement.occupancy`'s blocking map for one
+    hex, read from the pieces in it."""
+    s, t = game.state, game.static
+    ut = game.tables.utype
+    for x in game.units_at(h, side).tolist():
+        if (s.box[x] == BOX_MAP and ut[x] not in _NOT_DEFENDING
+                and t.defense[x, s.level[x]] > 0):
+            return True
+    return False
+
+
 def _advance(game, side, target, stayers, length, res) -> None:
     """Rule 9.8 (9.81-9.88, 10.23, 17.1): eligible survivors may advance into
     the attacked hex and, when the length allows, beyond it."""
@@ -1107,8 +1121,7 @@ def _advance(game, side, target, stayers, length, res) -> None:
         length = 1                                                     # 9.86, 10.23, 17.1
     cls_max = min(3 if t.move_class[u] != st.FOOT else 2 for u in elig)
     length = min(length, cls_max)
-    block, _ = occupancy(game, 1 - side)
-    if block[target]:
+    if _blocking_in(game, target, 1 - side):
         return
     chosen = [int(u) for u in game.policy(side).choose_advance(game, elig, target, length)]
     if not chosen:
@@ -1122,15 +1135,16 @@ def _advance(game, side, target, stayers, length, res) -> None:
     if left > 0 and any(zoc_map(game, 1 - side)[o] for o in origins):
         left = max(0, left - 1)                                        # 9.85
     # leaders stacked with advancing units may go along (9.81)
-    leaders = [int(x) for o in origins for x in game.units_at(o, side) if t.utype[x] == st.LEADER]
+    leaders = [x for o in origins for x in game.units_at(o, side).tolist() if ut[x] == st.LEADER]
     group = chosen + leaders
     for u in group:
         s.hex[u] = target
     enter_hex(game, group, target, "advance")
     path = [target]
-    on_path = np.zeros(t.n_hexes, bool)
-    on_path[target] = True
-    tb, ca = game.tables, np.array(chosen, np.int64)
+    if left > 0:
+        on_path = np.zeros(t.n_hexes, bool)
+        on_path[target] = True
+        tb, ca = game.tables, np.array(chosen, np.int64)
     cur = target
     while left > 0:
         zoc = zoc_map(game, 1 - side)
