@@ -28,13 +28,18 @@ def _reference_score(bot, game, tgt, units, sup, hur, air, plan_mode):
 def checked(monkeypatch):
     """Every compiled scoring and every compiled combat plan is compared with
     the plain Python answer on the state of the moment."""
-    seen = {"targets": 0, "plans": 0, "support": 0, "hurricane": 0, "air": 0}
+    seen = {"targets": 0, "plans": 0, "support": 0, "hurricane": 0, "air": 0, "picks": 0,
+            "penetration": 0}
     orig_many = AX._ParamBot._score_many
 
-    def score_many(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode):
-        got = orig_many(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode)
+    def score_many(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode, whole=False):
+        got = orig_many(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode, whole)
         for tgt, units, sup, air, (ok, gain, lv, grp, base) in zip(tgts, unit_lists, sup_lists, airs, got):
-            ref = _reference_score(self, game, tgt, units, sup, hur, air, plan_mode)
+            if whole:                      # one group as given (penetration, 10.32)
+                b = AX._forecast_base(game, self.side, tgt, tuple(units))[0]
+                ref = (*AX._base_value(game, b, self._thresholds(self._thr_idx), 0, 0), units)
+            else:
+                ref = _reference_score(self, game, tgt, units, sup, hur, air, plan_mode)
             assert (ok, gain, lv, grp) == (ref[0], ref[1], ref[2], list(ref[3])), (tgt, ref, got)
             assert base == AX._forecast_base(game, self.side, tgt, tuple(grp))[0]
             seen["targets"] += 1
@@ -60,6 +65,21 @@ def checked(monkeypatch):
         return got
 
     monkeypatch.setattr(AX._ParamBot, "_plan_support", plan_support)
+    orig_pick = AX._ParamBot._pick_attack
+
+    def pick_attack(self, game, options, penetration=False):
+        cls = type(self)
+        cls._compiled_scores = lambda _self: False
+        try:
+            ref = orig_pick(self, game, options, penetration)
+        finally:
+            del cls._compiled_scores
+        got = orig_pick(self, game, options, penetration)
+        assert got == ref, (penetration, got, ref)
+        seen["penetration" if penetration else "picks"] += 1
+        return got
+
+    monkeypatch.setattr(AX._ParamBot, "_pick_attack", pick_attack)
     return seen
 
 
@@ -76,6 +96,9 @@ def test_compiled_scores_equal_reference_through_games(checked, scenario, axis, 
     retreats, losses, morale, night turns)."""
     play_games(scenario, seed, games, axis_policy=axis, allied_policy=allied)
     assert checked["targets"] > 0 and checked["plans"] > 0 and checked["support"] > 0
+    assert checked["picks"] > 0
+    if scenario == "intro":
+        assert checked["penetration"] > 0          # 10.3 attempts were made and compared
 
 
 def test_loss_table_equals_expected_losses():
@@ -248,3 +271,43 @@ def test_compiled_plan_equals_plain_on_random_positions(preset, params):
             counts["hurricane"] += bool(ref.hurricane)
             counts["air"] += bool(ref.air)
     assert counts["support"] > 5 and counts["air"] > 0, counts
+
+
+def _defensive_support_reference(bot, game, options):
+    """The plain form of BalancedPolicy.defensive_support (rule 9.2 b): the
+    threat of a hex counted by asking each neighbour for enemy pieces."""
+    out, used = {}, set()
+    t = game.static
+
+    def threat(h):
+        return sum(1 for o in t.neighbours[h] if o >= 0 and len(game.units_at(int(o), 1 - bot.side)))
+    for h in sorted(options, key=threat, reverse=True):
+        free = [u for u in options[h] if u not in used]
+        arty = [u for u in free if game.is_artillery(u)]
+        pick = arty[:2] if arty else free[:2]
+        if pick:
+            out[h] = pick
+            used.update(pick)
+    return out
+
+
+def test_defensive_support_equals_reference_through_games(monkeypatch):
+    """Rule 9.2 b: the defensive support of the simple bots, threat counted
+    from one map of enemy-held hexes, equals the per-neighbour count on every
+    call through whole games (same hexes in the same order)."""
+    from malta_sim.policies.simple import BalancedPolicy
+
+    orig = BalancedPolicy.defensive_support
+    seen = [0]
+
+    def ds(self, game, options):
+        got = orig(self, game, options)
+        ref = _defensive_support_reference(self, game, options)
+        assert list(got.items()) == list(ref.items())
+        seen[0] += 1
+        return got
+
+    monkeypatch.setattr(BalancedPolicy, "defensive_support", ds)
+    play_games("hercules", 1942, [0, 1], axis_policy="axis:balanced", allied_policy="allied:static")
+    play_games("intro", 3, [0], axis_policy="axis:balanced", allied_policy="allied:counterattack")
+    assert seen[0] > 5

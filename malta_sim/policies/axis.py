@@ -591,7 +591,8 @@ class _ParamBot:
         subclass or a test that replaces it is asked instead)."""
         return type(self)._score_target is _SCORE_TARGET
 
-    def _score_many(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode) -> list:
+    def _score_many(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode,
+                    whole=False) -> list:
         """:meth:`_score_target` of several targets in one compiled call
         (:func:`malta_sim.policies.forecast.score_targets`; rules 9.3 a-g,
         9.91, 9.92, 9.94, 12.21, 12.22, 12.52, 16.42, 17.3).
@@ -612,6 +613,9 @@ class _ParamBot:
         airs : list of int
             Air support markers per target.
         plan_mode : bool
+        whole : bool
+            Each list of ``unit_lists`` is one group of attackers, scored as
+            it is (no formation groups; ``tgts`` may repeat).
 
         Returns
         -------
@@ -628,7 +632,7 @@ class _ParamBot:
                                    self._thresholds(self._thr_idx))
         s_hur = np.array([u in hur for u in flat] if hur else [False] * len(flat), np.bool_)
         out_grp, out_base = args[-2], args[-1]
-        ok, gain, lv = score_targets(*args[:4], plan_mode, *args[5:10], s_hur,
+        ok, gain, lv = score_targets(*args[:4], plan_mode, whole, *args[5:10], s_hur,
                                      np.array(airs, np.int64), *args[12:])
         u_ptr = args[6]
         res = []
@@ -663,10 +667,42 @@ class _ParamBot:
                 s.fort_destroyed, s.integrity_lost[0], np.empty(n_u, np.int64),
                 np.zeros((len(tgts), 9), np.int64))
 
+    def _pick_penetration(self, game, options):
+        """:meth:`_pick_attack` of a penetration attempt (rules 10.3, 10.31,
+        10.32): the groups of :func:`attack_groups` with a unit with or next
+        to its formation leader, scored without support or air in one
+        compiled call; per target the first best group by ``(ok, gain)``, then
+        the first target with the highest gain among those that pass."""
+        from ..games.island_of_death.combat import _penetration_leader
+
+        q_t, q_u = [], []
+        for tgt in sorted(options):
+            for grp in attack_groups(game, options[tgt]):
+                if _penetration_leader(game, grp) is not None:
+                    q_t.append(tgt)
+                    q_u.append(grp)
+        n = len(q_t)
+        res = self._score_many(game, q_t, q_u, [[]] * n, (), [0] * n, False, whole=True)
+        best = None
+        tb = None
+        for i, (tgt, (ok, gain, _lv, grp, _b)) in enumerate(zip(q_t, res)):
+            if tb is None or tb[1] != tgt:
+                tb = [ok, tgt, gain, grp]
+            elif (ok, gain) > (tb[0], tb[2]):
+                tb[0], tb[2], tb[3] = ok, gain, grp
+            if i + 1 == n or q_t[i + 1] != tgt:          # the target's best group
+                if tb[0] and (best is None or tb[2] > best[0]):
+                    best = (tb[2], tgt, tb[3])
+        if best is None:
+            return None
+        return (best[1], list(best[2]))
+
     def _pick_attack(self, game, options, penetration=False):
         plan = self._plan or CombatPlan()
         best = None
         s = game.state
+        if penetration and self._compiled_scores():
+            return self._pick_penetration(game, options)
         if not penetration and self._compiled_scores():
             tgts = sorted(options)
             fired = s.fired

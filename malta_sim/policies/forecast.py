@@ -395,7 +395,7 @@ def _value(att, cap, dfn, mods, line, fort, def_steps, att_steps, sp, air, thr, 
 
 
 @nb.njit(cache=True)
-def score_targets(side, night, night_line, thr, plan_mode, tgts, u_ptr, u_idx, s_ptr, s_idx,
+def score_targets(side, night, night_line, thr, plan_mode, whole, tgts, u_ptr, u_idx, s_ptr, s_idx,
                   s_hur, airs, unit, attack_tab, defense_tab, morale_tab, mem_ptr, mem_idx, hexes,
                   line_cols, col_level, losses, d_max, a_max, hexa, box, lev, mor, oos, form,
                   fort_destroyed, lost, out_grp, out_base):
@@ -421,6 +421,9 @@ def score_targets(side, night, night_line, thr, plan_mode, tgts, u_ptr, u_idx, s
         warships (16.74) when these support more (judged against all the
         target's units); no fire hurricanes.  False: the support given is
         used as it is, ``s_hur`` marking fire hurricanes (12.52).
+    whole : bool
+        True: each target's units are one group (no formation groups), as
+        given by a caller that chose the groups itself.
     tgts : int64[k]
         Target hexes (dense indices).
     u_ptr, u_idx : int64[k + 1], int64[m]
@@ -541,7 +544,7 @@ def score_targets(side, night, night_line, thr, plan_mode, tgts, u_ptr, u_idx, s
             if not seen:
                 forms[nf] = f
                 nf += 1
-        n_groups = 1 if nf <= 1 else 1 + nf
+        n_groups = 1 if nf <= 1 or whole else 1 + nf
         have = False
         b_ok = False
         b_gain = 0.0
@@ -645,7 +648,7 @@ def plan_targets(side, night, night_line, thr, tgts, u_ptr, u_idx, s_ptr, s_idx,
     n_units = hexa.shape[0]
     airs = np.full(k, air_one, np.int64)
     s_hur = np.zeros(s_idx.shape[0], np.bool_)
-    ok, gain, _lv = score_targets(side, night, night_line, thr, True, tgts, u_ptr, u_idx, s_ptr,
+    ok, gain, _lv = score_targets(side, night, night_line, thr, True, False, tgts, u_ptr, u_idx, s_ptr,
                                   s_idx, s_hur, airs, unit, attack_tab, defense_tab, morale_tab,
                                   mem_ptr, mem_idx, hexes, line_cols, col_level, losses, d_max,
                                   a_max, hexa, box, lev, mor, oos, form, fort_destroyed, lost,

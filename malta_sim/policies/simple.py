@@ -145,10 +145,21 @@ class _LandBot(RandomPolicy):
         return plan
 
     def defensive_support(self, game, options):
+        """Rule 9.2 b (12.2, 16.74): the most threatened hexes (most
+        neighbouring hexes holding enemy pieces) first, each takes up to two
+        free artillery units, or up to two warships when no artillery is free."""
         out, used = {}, set()
         s, t = game.state, game.static
+        # hexes holding a piece of the enemy (-1 off the map lands on the
+        # spare last entry, which stays False, as do off-grid neighbours)
+        enemy_hex = s.hex[game.tables.side_mask[1 - self.side]]
+        occupied = np.zeros(len(t.neighbours) + 1, bool)
+        occupied[enemy_hex] = True
+        occupied[-1] = False
+        threat_of = occupied[t.neighbours].sum(axis=1).tolist()
+
         def threat(h):
-            return sum(1 for o in t.neighbours[h] if o >= 0 and len(game.units_at(int(o), 1 - self.side)))
+            return threat_of[h]
         for h in sorted(options, key=threat, reverse=True):
             free = [u for u in options[h] if u not in used]
             arty = [u for u in free if game.is_artillery(u)]
