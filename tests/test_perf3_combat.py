@@ -312,3 +312,47 @@ def test_attachment_options_equal_plain_version_on_random_positions(seed):
         assert not got or list(got[0]) == list(want)
         n_opts += len(want)
     assert n_opts > 0
+
+
+def _ref_defensive_support(bot, game, options):
+    """The Allied bot's defensive support as written before (one unit query
+    per neighbour for the threat of each hex)."""
+    from malta_sim.policies import params as P
+
+    t = game.static
+    out, used = {}, set()
+    k = int(bot.vec[P.AL_SUPPORT])
+
+    def threat(h):
+        return sum(len(game.units_at(int(o), 1 - bot.side)) for o in t.neighbours[h] if o >= 0)
+    for h in sorted(options, key=lambda x: (-threat(x), x)):
+        free = [u for u in options[h] if u not in used]
+        arty = sorted((u for u in free if t.utype[u] != st.WARSHIP),
+                      key=lambda u: (-int(t.def_support[u]), u))[:k]
+        pick = arty if arty else [u for u in free if t.utype[u] == st.WARSHIP][:min(2, k)]
+        if pick:
+            out[h] = pick
+            used.update(pick)
+    return out
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_allied_defensive_support_equals_unit_query_version(seed):
+    """The Allied bot's defensive support (9.2 b, 16.74), with the threat of
+    each hex from one count per hex, equals the version with one unit query
+    per neighbour (same hexes, guns and order) on random positions."""
+    from malta_sim.policies.allied import AlliedBot
+
+    rng = np.random.default_rng(seed)
+    n = 0
+    for trial in range(25):
+        g = _random_game(rng, trial)
+        t = g.static
+        bot = AlliedBot(1, {"support_per_hex": int(rng.integers(1, 4))} if trial % 2 else {})
+        hexes = rng.permutation(np.flatnonzero(t.land))[:80].tolist()
+        opts = combat.defensive_options(g, 1, hexes)
+        want = _ref_defensive_support(bot, g, opts)
+        got = bot.defensive_support(g, opts)
+        assert got == want and list(got) == list(want)
+        n += len(got)
+    assert n > 0

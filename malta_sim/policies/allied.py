@@ -188,10 +188,17 @@ class AlliedBot(_ParamBot, StaticPolicy):
         t = game.static
         out, used = {}, set()
         k = int(self.vec[P.AL_SUPPORT])
-
-        def threat(h):
-            return sum(len(game.units_at(int(o), 1 - self.side)) for o in t.neighbours[h] if o >= 0)
-        for h in sorted(options, key=lambda x: (-threat(x), x)):
+        if not options:
+            return out
+        # threat of a hex: the enemy pieces in its neighbours (all pieces with
+        # a hex, as game.units_at counts them), from one count per hex
+        enemy = game.tables.side_mask[1 - self.side]
+        hx = game.state.hex[enemy]
+        cnt = np.bincount(hx[hx >= 0], minlength=t.n_hexes + 1)
+        cnt[t.n_hexes] = 0                               # index -1 below: off the grid
+        hs = np.fromiter(options, np.int64, len(options))
+        threat = cnt[t.neighbours[hs]].sum(axis=1).tolist()
+        for _, h in sorted(zip((-x for x in threat), hs.tolist())):
             free = [u for u in options[h] if u not in used]
             arty = sorted((u for u in free if t.utype[u] != st.WARSHIP),
                           key=lambda u: (-int(t.def_support[u]), u))[:k]
