@@ -1246,11 +1246,12 @@ def resolve_bombardment(game, side: int, target: int, units, hurricane=(),
         if c <= strength:
             col = k
     dfs = defenders_in(game, target, enemy)
-    friends = [int(u) for u in game.on_map(side) if game.is_ground(int(u))]
+    friends = game.ground_units(side)
+    adjacent = bool(friends) and bool((t.grid.distance_table[target, s.hex[friends]] == 1).any())
     shift = int(kbomb.bombard_shift(
         any(t.utype[u] == st.ARTILLERY for u in dfs),
         bool(t.fort[target] and not s.fort_destroyed[target]),
-        not any(t.grid.distance_table[target, s.hex[u]] == 1 for u in friends),
+        not adjacent,
         bool(dfs) and all(t.utype[u] == st.TANK for u in dfs)))
     col = int(min(max(col + shift, 0), len(ch.bomb_columns) - 1))
     roll = fixed_roll if fixed_roll is not None else game.dice2("bombardment")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import static as st
+from .combat_moves import fits
 from .game import illegal
 from .phase_checks import caught_leader_list, control_update, over_stacked
 from .reorganisation import attachment_options, breakdown_eligible, reform_candidates
@@ -193,6 +194,19 @@ def hex_stack(game, h: int, side: int) -> int:
 
 def fits_stacking(game, units, h: int) -> bool:
     """Would ``units`` (of one side) fit in hex ``h`` with what is there (7.1)?"""
+    tb, s = game.tables, game.state
+    side = tb.side[units[0]]
+    if side not in (0, 1):
+        return _fits_stacking_plain(game, units, h)
+    # the side's pieces already in the hex (not among ``units``) plus ``units``,
+    # in one compiled pass (stack_weight of each)
+    return bool(fits(np.array(units, np.int64), int(h), s.hex, s.level, tb.side_mask[side],
+                     tb.base_weight, tb.remnant_level_full))
+
+
+def _fits_stacking_plain(game, units, h: int) -> bool:
+    """:func:`fits_stacking` from the unit queries (rule 7.1): the plain
+    version, used for pieces of neither side."""
     tb, lev = game.tables, game.state.level
     bw, rl = tb.base_weight_l, tb.remnant_level_full_l
     side = tb.side[units[0]]
