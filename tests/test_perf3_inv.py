@@ -277,3 +277,19 @@ def test_guns_with_box_targets_on_random_positions():
         ref = {q for q in guns if any(d[s.hex[q], b] <= inv.gun_range[q] for b in slots)}
         assert ws._guns_with_box_targets(g, guns) == ref
         s.box[k] = BOX_MAP
+
+
+def test_ships_in_play_on_random_boxes():
+    """Warships on the map (16.7) from the per-static warship list equal a
+    mask over every piece."""
+    from malta_sim.games.island_of_death import warships as ws
+
+    g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    ships = np.flatnonzero(t.utype == st.WARSHIP)
+    assert ships.size
+    gen = np.random.default_rng(5)
+    for _ in range(20):
+        s.box[ships] = gen.choice([BOX_MAP, BOX_ELIMINATED, 0], size=ships.size)
+        ref = [int(u) for u in np.flatnonzero((t.utype == st.WARSHIP) & (s.box == BOX_MAP))]
+        assert ws.ships_in_play(g) == ref

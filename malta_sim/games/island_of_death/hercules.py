@@ -386,8 +386,7 @@ def attack_strength(game, u: int) -> int:
 
 def enemy_zoc(game, side: int) -> np.ndarray:
     """bool[H]: hexes in the ZOC of ``side``'s enemies (rule 5)."""
-    from . import movement
-    return np.asarray(movement.zoc_map(game, 1 - side), dtype=bool)
+    return np.asarray(_movement().zoc_map(game, 1 - side), dtype=bool)
 
 
 def can_enter(game, u: int, h: int) -> bool:

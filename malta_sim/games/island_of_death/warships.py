@@ -46,8 +46,12 @@ def warship_hexes(game) -> list:
 
 
 def ships_in_play(game) -> list:
-    s, t = game.state, game.static
-    return [int(u) for u in np.flatnonzero((t.utype == st.WARSHIP) & (s.box == BOX_MAP))]
+    """Warships on the map (16.7), ascending unit indices (Python ints)."""
+    t = game.static
+    ships = getattr(t, "_warship_units", None)
+    if ships is None:                                            # all warship pieces, per static data
+        ships = t._warship_units = np.flatnonzero(t.utype == st.WARSHIP)
+    return ships[game.state.box[ships] == BOX_MAP].tolist()
 
 
 def _check_stacking(game, where: dict) -> None:
