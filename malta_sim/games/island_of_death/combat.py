@@ -782,10 +782,11 @@ def take_steps(game, units, n: int, reason: str, engineers_first: int = 0) -> in
         lose_step(game, u, reason)
         lost_by_hex[h] = lost_by_hex.get(h, 0) + 1
         left -= 1
+    ut = game.tables.utype
     for h, k in lost_by_hex.items():
-        for ld in game.units_at(h, side):
-            if t.utype[ld] == st.LEADER:
-                leader_casualty_roll(game, int(ld), k)
+        for ld in game.units_at(h, side).tolist():
+            if ut[ld] == st.LEADER:
+                leader_casualty_roll(game, ld, k)
     invalidate(game)
     return left
 
@@ -1081,12 +1082,20 @@ def _stand_ground(game, side: int, units, hits: int, attacker: bool) -> list[int
 
 
 def _ma_zero(game, u: int) -> bool:
-    s, t = game.state, game.static
-    if t.utype[u] in (st.STRONGPOINT, st.MILITIA, st.COASTAL_GUN):
+    """The piece cannot move (movement allowance zero): strongpoints,
+    militia, coastal guns, prepared artillery (12.11), or a printed allowance
+    of zero at its level (9.81, 9.63)."""
+    tb = game.tables
+    ut = tb.utype[u]
+    if ut in _NO_MA:
         return True
-    if t.utype[u] == st.ARTILLERY:
-        return not s.hitched[u]
-    return int(t.ma[u, s.level[u]]) <= 0
+    if ut == st.ARTILLERY:
+        return not game.state.hitched[u]
+    return tb.ma[u][game.state.level[u]] <= 0
+
+
+#: unit types that never move (strongpoints, militia, coastal guns)
+_NO_MA = (st.STRONGPOINT, st.MILITIA, st.COASTAL_GUN)
 
 
 def _blocking_in(game, h: int, side: int) -> bool:
@@ -1114,7 +1123,7 @@ def _advance(game, side, target, stayers, length, res) -> None:
     extra = [x for o in origins0 for x in game.units_at(o, side).tolist()
              if x not in stay and ground[x] and ut[x] not in (st.LEADER, st.HQ, st.AA)]
     elig = [u for u in list(stayers) + extra
-            if t.utype[u] != st.ARTILLERY and not _ma_zero(game, u)]
+            if ut[u] != st.ARTILLERY and not _ma_zero(game, u)]
     if not elig:
         return
     if t.city[target] or (t.fort[target]) or game.night:
