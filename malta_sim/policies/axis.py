@@ -15,6 +15,12 @@ leader rolls are left out) and from it the expected enemy steps lost, own
 steps lost and enemy retreat hexes (:func:`attack_forecast`).  It attacks when
 the final odds reach ``min_odds`` and ``E[enemy steps] + retreat_value x
 E[retreat] - risk_weight x E[own steps] >= min_gain``.
+
+A combat plan, and each attack pick, is worked out for all targets in one
+compiled call (:mod:`malta_sim.policies.forecast`) with the same arithmetic and
+tie-breaks as the plain Python methods kept here (:meth:`_ParamBot._score_target`,
+:meth:`_ParamBot._plan_plain`); those answer instead when a subclass replaces
+``_score_target``.
 """
 
 from __future__ import annotations
