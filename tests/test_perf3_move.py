@@ -105,3 +105,38 @@ def test_destinations_equal_legal_kernel():
         np.testing.assert_array_equal(dest[:k], want[0])
         assert mp[:k].tolist() == want[1].tolist()
         np.testing.assert_array_equal(pred, want[2])
+
+
+@pytest.mark.parametrize("scen,al,n", [("hercules", "static", 4), ("hercules", "counterattack", 3),
+                                       ("intro", "static", 2)])
+def test_allied_garrison_move_equals_plain(monkeypatch, scen, al, n):
+    """The compiled garrison walk gives the plain loop's move and tries the
+    same units on every call of whole games (turns 0 and 1 of Operation
+    Hercules, under rule 17.7, included)."""
+    from malta_sim.policies import allied as AL
+
+    fast, plain = AL.AlliedBot._garrison_move, AL.AlliedBot._garrison_move_plain
+    seen = {"calls": 0, "moves": 0}
+
+    def garrison_move(self, game, mode, cands):
+        before = set(self._skip)
+        want = plain(self, game, mode, list(cands))
+        tried = self._skip
+        self._skip = set(before)
+        got = fast(self, game, mode, cands)
+        assert got == want
+        assert self._skip == tried
+        seen["calls"] += 1
+        if got is not None:
+            seen["moves"] += 1
+            u = int(got.unit)
+            key, (hexes, spent), pred = game.extra["last_legal"]
+            assert key == (u, mode, False, movement._version(game))
+            legal = movement.legal_moves(game, u, mode)
+            assert hexes == list(legal) and spent == list(legal.values())
+            np.testing.assert_array_equal(pred, game.extra["last_pred"][3])
+        return got
+
+    monkeypatch.setattr(AL.AlliedBot, "_garrison_move", garrison_move)
+    play_games(scen, 5, np.arange(n), axis_policy="balanced", allied_policy=al)
+    assert seen["calls"] > 10 and seen["moves"] > 2, seen

@@ -371,7 +371,9 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
     monkeypatch.setattr(movement, "legal_moves", legal_moves)
     monkeypatch.setattr(movement, "infiltration_options", infiltration_options)
     _play(monkeypatch, scen, ax, al, 2)
-    assert calls["movable"] > 10 and calls["room"] > 10 and calls["legal"] > 10, calls
+    assert calls["movable"] > 10 and calls["room"] > 10, calls
+    if ax == "random":      # the parameterised bots choose moves in one compiled call (test_perf3_move)
+        assert calls["legal"] > 10, calls
     assert calls["infiltration"] > 2 and calls["bonus"] > 2 and calls["supply"] > 2, calls
     assert calls["exert"] > 2 and calls["skipped"] > 10 and calls["infiltration_options"] > 2, calls
 

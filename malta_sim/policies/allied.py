@@ -103,19 +103,44 @@ class AlliedBot(_ParamBot, StaticPolicy):
         victory cities 4, airfields 3, undestroyed forts 2, towns 1 (rule 20.0
         objectives; forts also supply, 8.52)."""
         t, s = game.static, game.state
+        w = self._garrison_weights(t) + 2.0 * (t.fort & ~s.fort_destroyed)   # whole numbers: exact in any order
+        return np.where((s.control == self.side) & t.land, w, 0.0)
+
+    def _garrison_weights(self, t) -> np.ndarray:
+        """float64[n_hexes]: the part of :meth:`garrison_values` that never
+        changes (victory cities 4, airfields 3, towns 1), once per game data."""
         cached = self._garrison_static
-        if cached is None or cached[0] is not t:     # the weights that never change, once
+        if cached is None or cached[0] is not t:
             w = 3.0 * t.airfield + 1.0 * t.town
             w = w.astype(np.float64)
             w[t.victory_cities] += 4.0
             cached = self._garrison_static = (t, w)
-        w = cached[1] + 2.0 * (t.fort & ~s.fort_destroyed)   # whole numbers: exact in any order
-        return np.where((s.control == self.side) & t.land, w, 0.0)
+        return cached[1]
 
     def _garrison_move(self, game, mode, cands):
         """Rules 6.1-6.6: a unit not on an objective and not next to the
         enemy moves onto the most valuable empty held objective it can reach
-        (nearest first on ties); see :meth:`garrison_values`."""
+        (nearest first on ties); see :meth:`garrison_values`.  The walk over
+        the candidates is one compiled call
+        (:func:`malta_sim.policies.move_choice.garrison_kernel`); a bot with
+        its own :meth:`garrison_values` takes :meth:`_garrison_move_plain`."""
+        todo = [u for u in sorted(cands) if ("g", u) not in self._skip]
+        if not todo:                       # every candidate already tried this phase
+            return None
+        if type(self).garrison_values is not AlliedBot.garrison_values:
+            return self._garrison_move_plain(game, mode, cands)
+        from . import move_choice
+        stop_at, best = move_choice.garrison_step(game, mode, todo, self.side,
+                                                  self._garrison_weights(game.static))
+        if stop_at < 0:                    # no empty held objective: nothing tried
+            return None
+        self._skip.update(("g", u) for u in todo[:stop_at + 1])
+        return Move(todo[stop_at], int(best)) if best >= 0 else None
+
+    def _garrison_move_plain(self, game, mode, cands):
+        """:meth:`_garrison_move` as a plain loop, one
+        :meth:`Game.legal_moves` call per candidate (the reference the
+        compiled walk is tested against)."""
         todo = [u for u in sorted(cands) if ("g", u) not in self._skip]
         if not todo:                       # every candidate already tried this phase
             return None

@@ -1055,7 +1055,9 @@ class AxisBot(_ParamBot, BalancedPolicy):
         and never beyond ``supply_radius`` of its HQ (8.2).  Hitched artillery
         prepares in place (6.6); HQs follow their units at a safe distance."""
         self._phase_reset(game, mode)
-        if self.side != 0 or type(self)._anchor_hex is not AxisBot._anchor_hex:
+        cls = type(self)
+        if (self.side != 0 or cls._anchor_hex is not AxisBot._anchor_hex
+                or cls._move_hq is not AxisBot._move_hq):
             return self._next_move_plain(game, mode, candidates)
         setup = self._move_setup(game)
         mc = _MODULES.get("move_choice")

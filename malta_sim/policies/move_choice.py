@@ -309,3 +309,183 @@ def axis_step(game, mode: str, order: list, setup: tuple, decay: float, radius: 
         game.extra["last_pred"] = (u, mode, False, pred)
         game.extra["last_legal"] = ((u, mode, False, mv._version(game)), (hexes, spent), pred)
     return stop_at, what, best
+
+
+# ------------------------------------------------------------------ Allied garrison moves
+#: the AA type code (AA units never garrison)
+_AA = st.AA
+
+
+@nb.njit(cache=True)
+def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_supply, morale, turn,
+                    night, bonus, may_act, ground, never, utype, move_class, ma_tab, weight,
+                    remnant_full, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
+                    side_units, enemy_units, base, remnant_level, dist, static_val, fort,
+                    fort_destroyed, control, codes, aa):
+    """The Allied bot's garrison move (rules 6.1-6.6, 7.1, 17.7, 20.0; see
+    :meth:`AlliedBot._garrison_move`): the first of ``order`` that is not on
+    an objective nor next to the enemy and can reach an empty held objective
+    moves onto the most valuable one (fewest MP, then lowest hex, on ties).
+
+    Parameters
+    ----------
+    order : int64[k]
+        Candidates still to try this phase, ascending.
+    side : int
+        The bot's side (1, Allied).
+    box, hexes, level, moved, entered_turn, out_of_supply, morale : ndarray[n_units]
+        The game state's per-piece arrays.
+    turn, night, bonus
+        As :func:`axis_step_kernel`.
+    may_act : bool[n_hexes]
+        Hexes from which rule 17.7 lets a unit move now (:func:`_may_act`).
+    ground, never, utype, move_class, ma_tab, weight, remnant_full
+        As :func:`axis_step_kernel`.
+    strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop
+        As :func:`axis_step_kernel`, for the bot's side.
+    side_units, enemy_units : int64[m]
+        The bot's pieces and the enemy's pieces.
+    base, remnant_level : ndarray
+        :func:`movement.stack_tables`.
+    dist : int[n_hexes, n_hexes]
+        Hex distances.
+    static_val : float64[n_hexes]
+        The objective weights that never change (victory cities 4, airfields
+        3, towns 1; whole numbers).
+    fort, fort_destroyed : bool[n_hexes]
+        Forts and destroyed forts (an undestroyed fort adds 2).
+    control : int8[n_hexes]
+        Hex control (2.1); only hexes the side holds count.
+    codes : int64[4]
+        Leader, artillery and HQ type codes, foot class code (as
+        :func:`axis_step_kernel`).
+    aa : int
+        The AA type code (artillery, HQs, leaders and AA never garrison).
+
+    Returns
+    -------
+    stop_at : int
+        Index into ``order`` of the unit the walk ended on (``k``: none
+        moves); -1 when no held objective is empty (no unit was tried).
+    dest_hex : int
+        The hex the unit moves to, -1 when none.
+    dest, mp : int64[j], float64[j]
+        When a unit moves: its legal destinations and MP (as
+        :func:`movement.legal_moves`); ``pred`` int32[n_hexes] its reach
+        predecessors.
+    """
+    n = nbr.shape[0]
+    empty_i = np.zeros(0, np.int64)
+    empty_f = np.zeros(0, np.float64)
+    empty_p = np.zeros(0, np.int32)
+    val = np.zeros(n, np.float64)
+    for h in range(n):
+        if control[h] == side and land[h]:
+            v = static_val[h]
+            if fort[h] and not fort_destroyed[h]:
+                v = v + 2.0
+            val[h] = v
+    occupied = np.zeros(n, np.bool_)
+    for j in range(side_units.shape[0]):
+        x = side_units[j]
+        if box[x] == 0 and ground[x]:
+            occupied[hexes[x]] = True
+    n_empty = 0
+    for h in range(n):
+        if val[h] > 0 and not occupied[h]:
+            n_empty += 1
+    if n_empty == 0:
+        return -1, -1, empty_i, empty_f, empty_p
+    # enemy ground units on the map: a unit next to one stays (rule 6.1 choice)
+    eh = np.empty(enemy_units.shape[0], np.int64)
+    ne = 0
+    for j in range(enemy_units.shape[0]):
+        x = enemy_units[j]
+        if box[x] == 0 and ground[x]:
+            eh[ne] = hexes[x]
+            ne += 1
+    room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, 8)
+    allowed = land & strat_ok if strategic else land
+    for i in range(order.shape[0]):
+        u = order[i]
+        ut = utype[u]
+        here = np.int64(hexes[u])
+        if ut == codes[0] or ut == codes[1] or ut == codes[2] or ut == aa or val[here] > 0:
+            continue
+        near = False
+        for j in range(ne):
+            if dist[eh[j], here] <= 1:
+                near = True
+                break
+        if near:
+            continue
+        if not may_act[here]:
+            continue
+        ma = _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level, move_class,
+                        out_of_supply, morale, bonus, night, codes)
+        if ma < 0:
+            continue
+        dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
+                                          ocean_side, nbr, room, weight, remnant_full, level)
+        best, best_val, best_mp = -1, 0.0, 0.0
+        for a in range(k):
+            h = dest[a]
+            if val[h] > 0 and not occupied[h]:
+                if best < 0 or val[h] > best_val or (val[h] == best_val and mp[a] < best_mp):
+                    best, best_val, best_mp = h, val[h], mp[a]     # ascending: lowest hex on ties
+        if best >= 0:
+            return i, best, dest[:k], mp[:k], pred
+    return order.shape[0], -1, empty_i, empty_f, empty_p
+
+
+_ALL_HEXES: dict = {}
+
+
+def _may_act(game, side: int) -> np.ndarray:
+    """bool[n_hexes]: hexes from which a unit of ``side`` may move under
+    rule 17.7 (:func:`movement.may_act_hexes`, every hex where the rule lets
+    every unit act)."""
+    may = mv.may_act_hexes(game, side)
+    if may is None:
+        n = game.static.n_hexes
+        may = _ALL_HEXES.get(n)
+        if may is None:
+            may = _ALL_HEXES[n] = np.ones(n, np.bool_)
+    return may
+
+
+def garrison_step(game, mode: str, order: list, side: int, static_val: np.ndarray):
+    """Run :func:`garrison_kernel` over ``order`` (the bot's candidates,
+    ascending) for movement ``mode`` (rules 6.2, 6.3).  When a unit moves,
+    the record of the last legal-move query is written as
+    :func:`movement.legal_moves` writes it (see :func:`axis_step`).
+
+    Returns
+    -------
+    (int, int)
+        ``(stop_at, dest_hex)`` as :func:`garrison_kernel`.
+    """
+    s = game.state
+    never, utype, move_class, ma_tab, weight, rem_full, _fhq, edges, ocean_side, nbr, land, base, rem, \
+        dist = _statics(game)
+    t = game.static
+    strategic = mode == "strategic"
+    zoc, block, trivial = mv._side_masks(game, side)
+    strat_ok = game.extra["strat_allowed"][side] if strategic else land
+    bonus = game.extra.get("leader_bonus")
+    if bonus is None:
+        bonus = np.zeros(len(utype), np.int8)
+    turn = game.turn
+    may_act = _may_act(game, side)
+    stop_at, best, dest, mp, pred = garrison_kernel(
+        np.array(order, np.int64), side, s.box, s.hex, s.level, s.moved, s.entered_turn,
+        s.out_of_supply, s.morale_state, turn, turn % 4 == NIGHT, bonus, may_act, game.ground_mask, never,
+        utype, move_class, ma_tab, weight, rem_full, strategic, edges[strategic], ocean_side, nbr,
+        land, strat_ok, zoc, block, trivial, mv._side_units(game, side), mv._side_units(game, 1 - side),
+        base, rem, dist, static_val, t.fort, s.fort_destroyed, s.control, _CODES, _AA)
+    if best >= 0:
+        u = int(order[stop_at])
+        game.extra["last_pred"] = (u, mode, False, pred)
+        game.extra["last_legal"] = ((u, mode, False, mv._version(game)), (dest.tolist(), mp.tolist()),
+                                    pred)
+    return stop_at, best

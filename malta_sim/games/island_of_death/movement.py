@@ -17,7 +17,7 @@ from . import organisation
 from . import static as st
 from .game import illegal
 from .morale import disorganize
-from .special import delayed_reaction_ok
+from .special import _may_act_map, delayed_reaction_ok, delayed_reaction_radius
 from .state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED, NORMAL)
 
 ZOC_ENTER = np.array([2, 3, 2], np.int32)   # rule 5.2 foot, mot, mech (MP)
@@ -485,8 +485,28 @@ def movable_units(game, side: int) -> list:
     """
     out = _movable_before_17_7(game, side).tolist()
     if side == ALLIED:
-        out = [u for u in out if delayed_reaction_ok(game, u)]     # rule 17.7
+        may = may_act_hexes(game, side)                              # rule 17.7
+        if may is not None:
+            hx = game.state.hex
+            out = [u for u in out if may[hx[u]]]
     return out
+
+
+def may_act_hexes(game, side: int):
+    """Rule 17.7 for every hex at once: bool[n_hexes], the hexes from which a
+    unit of ``side`` may move, bombard or support now
+    (:func:`special.delayed_reaction_ok` of a unit there), or None when the
+    rule lets every unit act (the Axis; every turn after 29 June noon; the
+    Introductory Scenario)."""
+    if side != ALLIED:
+        return None
+    turn = int(game.state.turn[0])
+    if turn > 1:
+        return None                          # the rule covers only turns 0 and 1
+    radius = delayed_reaction_radius(turn, getattr(game.scenario, "name", "hercules"))
+    if radius < 0:
+        return None
+    return _may_act_map(game, radius)
 
 
 def _movable_before_17_7(game, side: int) -> np.ndarray:
