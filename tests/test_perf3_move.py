@@ -140,3 +140,32 @@ def test_allied_garrison_move_equals_plain(monkeypatch, scen, al, n):
     monkeypatch.setattr(AL.AlliedBot, "_garrison_move", garrison_move)
     play_games(scen, 5, np.arange(n), axis_policy="balanced", allied_policy=al)
     assert seen["calls"] > 10 and seen["moves"] > 2, seen
+
+
+@pytest.mark.parametrize("scen,ax,al,n", [("hercules", "balanced", "static", 4),
+                                          ("hercules", "random", "random", 3),
+                                          ("intro", "aggressive", "counterattack", 2)])
+def test_supply_kernel_equals_plain(monkeypatch, scen, ax, al, n):
+    """``compute_supply`` (one compiled call) equals ``compute_supply_plain``
+    for both sides on every call of whole games, units in and out of supply
+    both seen (rules 8.11, 8.12, 8.51-8.53, 19.12)."""
+    from malta_sim.games.island_of_death import supply
+
+    fast = supply.compute_supply
+    seen = {"calls": 0, "out": 0, "in": 0}
+
+    def compute_supply(game, side):
+        got = fast(game, side)
+        for sd in (0, 1):
+            want = supply.compute_supply_plain(game, sd)
+            other = got if sd == side else fast(game, sd)
+            np.testing.assert_array_equal(other, want)
+        units = game.on_map(side)
+        seen["calls"] += 1
+        seen["out"] += int((~got[units]).sum())
+        seen["in"] += int(got[units].sum())
+        return got
+
+    monkeypatch.setattr(supply, "compute_supply", compute_supply)
+    play_games(scen, 9, np.arange(n), axis_policy=ax, allied_policy=al)
+    assert seen["calls"] > 5 and seen["out"] > 0 and seen["in"] > 0, seen

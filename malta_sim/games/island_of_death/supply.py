@@ -9,6 +9,7 @@ path kernel's breadth-first search over those hexes.
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from ...kernels import paths
@@ -141,8 +142,166 @@ def compute_supply(game, side: int) -> np.ndarray:
     Rules: 8.11 (HQ to a source), 8.12 (unit to its formation's HQ, which must
     be supplied and on the map), 8.52 (Allied units in or next to an Allied
     city or undestroyed fort), 8.53 (automatic supply: 29 June AM/noon, and
-    units that jumped or landed this turn), 16.81 (HQ lost).
+    units that jumped or landed this turn), 16.81 (HQ lost).  Worked out in
+    one call of :func:`supply_kernel` (the plain steps:
+    :func:`compute_supply_plain`).
     """
+    t, s = game.static, game.state
+    units = game.on_map(side)
+    if automatic_supply_turn(game):
+        ok = np.zeros(t.n_units, bool)
+        ok[units] = True
+        return ok
+    if side == AXIS:
+        barred = bool(s.beach_supply_barred[0])
+        dz = s.dz_hex[0]
+    else:
+        barred, dz = False, _NO_DZ
+    return supply_kernel(side, units, passable_for(game, side), t.formation_hq, t.side, t.utype,
+                         s.box, s.hex, s.entered_turn, s.formation, game.turn, t.neighbours,
+                         _crossable(t.ocean_side), MAX_ROUTE, t.city, t.fort, s.fort_destroyed,
+                         s.control, t.beach, s.landed_beach, barred, t.airfield, dz,
+                         _allied_run(game), _SUPPLY_CODES)
+
+
+#: no drop zone markers (the Allied side's sources never include one)
+_NO_DZ = np.full(0, -1, np.int32)
+
+#: unit type codes :func:`supply_kernel` tests: HQ, leader, warship
+_SUPPLY_CODES = np.array([st.HQ, st.LEADER, st.WARSHIP], np.int64)
+
+
+def _allied_run(game) -> np.ndarray:
+    """int64[k]: the Allied pieces (for the drop zone test of 19.12), kept per game."""
+    out = game.extra.get("_supply_allied_units")
+    if out is None:
+        out = game.extra["_supply_allied_units"] = np.flatnonzero(game.static.side == ALLIED)
+    return out
+
+
+@nb.njit(cache=True)
+def supply_kernel(side, units, passable, formation_hq, unit_side, utype, box, hexes, entered_turn,
+                  formation, turn, nbr, crossable, max_route, city, fort, fort_destroyed, control,
+                  beach, landed_beach, barred, airfield, dz_hex, allied_units, codes):
+    """Supply state of ``side``'s units on the map (rules 8.11, 8.12, 8.51,
+    8.52, 8.53, 16.81, 19.11-19.12): :func:`compute_supply_plain` in one call.
+
+    Parameters
+    ----------
+    side : int
+        0 Axis, 1 Allied.
+    units : int64[k]
+        The side's pieces on the map (ascending).
+    passable : bool[n_hexes]
+        :func:`passable_for` (hexes a route may enter, 8.2, 5.3).
+    formation_hq, unit_side, utype : ndarray
+        Static tables: HQ piece per formation (-1 none), side and type per piece.
+    box, hexes, entered_turn, formation : ndarray[n_units]
+        The game state's per-piece arrays.
+    turn : int
+        Game turn (units that arrived this turn are supplied, 8.53).
+    nbr, crossable : ndarray
+        Neighbour table int32[n_hexes, 6] and the hexsides a route may cross.
+    max_route : int
+        Longest route in hexes (12, rule 8.2).
+    city, fort, fort_destroyed, control : ndarray[n_hexes]
+        Cities, forts, destroyed forts, hex control (Allied sources, 8.52).
+    beach, landed_beach, airfield : bool[n_hexes]
+        Beach hexes, beaches where Axis units landed, airfields (8.51).
+    barred : bool
+        The Royal Navy bars the beaches as sources (17.6).
+    dz_hex : int32[n_formations]
+        Each formation's drop zone marker hex (-1 none; 19.11); empty for the
+        Allied side.
+    allied_units : int64[m]
+        The Allied pieces (a drop zone with one of them in it is no source, 19.12).
+    codes : int64[3]
+        HQ, leader and warship type codes.
+
+    Returns
+    -------
+    bool[n_units]
+        Supplied (pieces of other sides and off the map: False).
+    """
+    n = nbr.shape[0]
+    ok = np.zeros(unit_side.shape[0], np.bool_)
+    nf = formation_hq.shape[0]
+    # sources every formation shares: 8.52 cities and forts / 8.51 beaches
+    common = np.zeros(n, np.bool_)
+    for h in range(n):
+        if side == 1:
+            common[h] = (city[h] and control[h] == 1) or (fort[h] and not fort_destroyed[h]
+                                                          and control[h] != 0)
+        elif not barred:
+            common[h] = beach[h] and landed_beach[h] and control[h] == 0
+    reach = np.full((nf, n), -1, np.int32)
+    has_reach = np.zeros(nf, np.bool_)
+    src = np.zeros(n, np.bool_)
+    for f in range(nf):
+        hq = formation_hq[f]
+        if hq < 0 or unit_side[hq] != side or box[hq] != 0:
+            continue
+        h = hexes[hq]
+        p = passable.copy()
+        p[h] = True                          # the HQ's own hex
+        src[h] = True
+        dist = paths.distance_field(nbr, src, p, crossable, max_route)
+        src[h] = False
+        hq_ok = False
+        for x in range(n):
+            if dist[x] >= 0:
+                if common[x]:
+                    hq_ok = True
+                    break
+                if side == 0 and f == 3 and airfield[x] and control[x] == 0:
+                    hq_ok = True             # 80th (airborne) Division: airfields (8.51)
+                    break
+        if not hq_ok and side == 0 and f < dz_hex.shape[0]:
+            dz = dz_hex[f]
+            if dz >= 0 and dist[dz] >= 0:
+                free = True                  # no Allied unit in the drop zone hex (19.12)
+                for j in range(allied_units.shape[0]):
+                    if hexes[allied_units[j]] == dz:
+                        free = False
+                        break
+                if free:
+                    hq_ok = True
+        if entered_turn[hq] == turn:
+            hq_ok = True                     # 8.53
+        ok[hq] = hq_ok
+        if hq_ok:
+            reach[f] = dist
+            has_reach[f] = True
+    near_cf = np.zeros(n, np.bool_)
+    if side == 1:                            # 8.52: in or next to an Allied city or fort
+        for h in range(n):
+            if (city[h] and control[h] == 1) or (fort[h] and not fort_destroyed[h] and control[h] != 0):
+                near_cf[h] = True
+                for d in range(6):
+                    g = nbr[h, d]
+                    if g >= 0:
+                        near_cf[g] = True
+    for i in range(units.shape[0]):
+        u = units[i]
+        ut = utype[u]
+        if ut == codes[1] or ut == codes[2]:
+            ok[u] = True                     # leaders and warships need no supply
+            continue
+        if ut == codes[0]:
+            continue                         # HQs were settled above
+        h = hexes[u]
+        if entered_turn[u] == turn or near_cf[h]:
+            ok[u] = True                     # 8.53 / 8.52
+            continue
+        f = formation[u]
+        if 0 <= f < nf and has_reach[f] and reach[f, h] >= 0:
+            ok[u] = True                     # 8.12
+    return ok
+
+
+def compute_supply_plain(game, side: int) -> np.ndarray:
+    """:func:`compute_supply` step by step in numpy (the reference
+    :func:`supply_kernel` is tested against)."""
     t, s = game.static, game.state
     units = game.on_map(side)
     ok = np.zeros(t.n_units, bool)
