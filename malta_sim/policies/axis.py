@@ -1057,19 +1057,24 @@ class AxisBot(_ParamBot, BalancedPolicy):
         self._phase_reset(game, mode)
         cls = type(self)
         if (self.side != 0 or cls._anchor_hex is not AxisBot._anchor_hex
-                or cls._move_hq is not AxisBot._move_hq):
+                or cls._move_hq is not AxisBot._move_hq
+                or cls.objective_values is not AxisBot.objective_values):
             return self._next_move_plain(game, mode, candidates)
-        setup = self._move_setup(game)
         mc = _MODULES.get("move_choice")
         if mc is None:
             from . import move_choice as mc
             _MODULES["move_choice"] = mc
+        weights = self._obj_weights
+        if weights is None or weights[0] is not game.static:
+            self.objective_values(game)         # keeps the static weights
+            weights = self._obj_weights
         v = self.vec
         decay = float(v[P.AX_DECAY])
         radius = float(v[P.AX_SUPPLY_RADIUS])
+        envelop = float(v[P.AX_ENVELOP])
         order = [u for u in sorted(candidates) if u not in self._skip]
         while order:
-            stop_at, what, best = mc.axis_step(game, mode, order, setup, decay, radius)
+            stop_at, what, best = mc.axis_step(game, mode, order, weights[1], envelop, decay, radius)
             self._skip.update(order[:stop_at + 1])
             if what == mc.MOVE:
                 return Move(order[stop_at], int(best))
@@ -1077,7 +1082,7 @@ class AxisBot(_ParamBot, BalancedPolicy):
                 return None
             u = order[stop_at]                  # hitched artillery: decided here
             order = order[stop_at + 1:]
-            mv = self._special_move(game, mode, u, setup[2])
+            mv = self._special_move(game, mode, u, None)
             if mv is not None:
                 return mv
         return None

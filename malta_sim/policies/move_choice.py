@@ -1,12 +1,14 @@
-"""The Axis bot's move choice in one compiled call (rules 5.2, 6.1-6.6, 7.1,
-8.2, 9.92).
+"""The bots' move choices in one compiled call each (rules 5.2, 6.1-6.6, 7.1,
+8.2, 9.92, 17.7, 20.0).
 
 :meth:`malta_sim.policies.axis.AxisBot.next_move` walks its candidate units
 in ascending order and moves the first combat unit that has a legal
 destination closer to its goal.  Done in Python, each candidate costs a call
 of :func:`malta_sim.games.island_of_death.movement.legal_moves` (its
 allowance, the masks, a dict of destinations) and of the step choice
-``_best_step``.  :func:`axis_step_kernel` does the whole walk in one call: for
+``_best_step``, and the set-up of the position (objectives, enemy hexes) is
+rebuilt after every move.  :func:`axis_step_kernel` does the whole walk in one
+call: it reads the objectives and enemy hexes off the state arrays, and for
 each candidate it works out the movement allowance, the goal hex, the
 destinations (the reach search of :func:`movement.reach_core` and the stacking
 room of rule 7.1, the same arithmetic as :func:`movement.legal_kernel`) and
@@ -14,10 +16,12 @@ the chosen step (an HQ's step toward its formation included), and stops at
 the first unit that moves, or at hitched artillery, which the Python code
 handles itself (it may prepare in place, rule 6.6).
 
-The answers are those of the plain loop (``AxisBot._next_move_plain``, kept
-as the reference and compared on every call of whole games by
-``tests/test_perf3_move.py``): same candidates tried, same destination, same
-MP, same tie-breaks.  Nothing here adds floats in a new order: the step score
+:func:`garrison_kernel` does the same for the Allied bot's garrison moves.
+
+The answers are those of the plain loops (``AxisBot._next_move_plain`` and
+``AlliedBot._garrison_move_plain``, kept as the references and compared on
+every call of whole games by ``tests/test_perf3_move.py``): same candidates
+tried, same destination, same MP, same tie-breaks.  Nothing here adds floats in a new order: the step score
 is ``_best_step``'s own.
 """
 
@@ -70,7 +74,8 @@ def _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level, m
 def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out_of_supply, morale,
                      formation, turn, night, bonus, ground, never, utype, move_class, ma_tab, weight, remnant_full,
                      formation_hq, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
-                     side_units, base, remnant_level, dist, obj, gh, decay, radius, ehex, envelop, codes):
+                     side_units, base, remnant_level, dist, weights, control, enemy_units, envelop_w,
+                     decay, radius, codes):
     """Walk the Axis bot's candidates and pick the first move (rules 5.2,
     6.1-6.6, 7.1, 8.2, 9.92; see :meth:`AxisBot.next_move`).
 
@@ -109,13 +114,16 @@ def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         The Axis pieces (int64[m]) and :func:`movement.stack_tables`.
     dist : int[n_hexes, n_hexes]
         Hex distances.
-    obj : float64[n_hexes]
-        Objective weights; ``gh`` int64[g] the hexes where they are positive.
-    decay, radius, envelop : float
-        The bot's ``dist_decay``, ``supply_radius`` (hexes) and envelopment
-        bonus (0: none).
-    ehex : int64[e]
-        Hexes of enemy ground units (ascending).
+    weights : float64[n_hexes]
+        The bot's objective weights of every hex (0 off land; rules 16.1,
+        20): a hex the Axis controls (``control`` int8[n_hexes]) weighs 0
+        (:meth:`AxisBot.objective_values`).
+    enemy_units : int64[e]
+        The Allied pieces (their ground units on the map are the enemy
+        stacks of the envelopment bonus and the HQ's distance rule).
+    envelop_w, decay, radius : float
+        The bot's ``envelop`` bonus per adjacent enemy hex (9.92),
+        ``dist_decay`` and ``supply_radius`` (hexes).
     codes : int64[4]
         Leader, artillery and HQ type codes, foot class code.
 
@@ -137,6 +145,34 @@ def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         For :data:`MOVE`: predecessors of the reach search (the path, 6.1).
     """
     n = nbr.shape[0]
+    # what the bot reads of the whole position (AxisBot._move_setup): the
+    # objectives it does not hold, the hexes of enemy ground units
+    obj = np.empty(n, np.float64)
+    ng = 0
+    for h in range(n):
+        obj[h] = 0.0 if control[h] == 0 else weights[h]
+        if obj[h] > 0:
+            ng += 1
+    gh = np.empty(ng, np.int64)
+    ng = 0
+    for h in range(n):
+        if obj[h] > 0:
+            gh[ng] = h
+            ng += 1
+    enemy_at = np.zeros(n, np.bool_)
+    ne = 0
+    for j in range(enemy_units.shape[0]):
+        x = enemy_units[j]
+        if box[x] == 0 and ground[x] and not enemy_at[hexes[x]]:
+            enemy_at[hexes[x]] = True
+            ne += 1
+    ehex = np.empty(ne, np.int64)
+    ne = 0
+    for h in range(n):
+        if enemy_at[h]:
+            ehex[ne] = h
+            ne += 1
+    envelop = envelop_w if ne > 0 and envelop_w > 0 else 0.0
     # stacking room per hex before the mover's own weight (7.1): the Axis
     # side's totals, computed once (nothing moves during the walk)
     room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, 8)
@@ -270,11 +306,12 @@ def _statics(game) -> tuple:
     return out
 
 
-def axis_step(game, mode: str, order: list, setup: tuple, decay: float, radius: float):
+def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float, decay: float,
+              radius: float):
     """Run :func:`axis_step_kernel` over ``order`` (Axis candidate units,
     ascending) for movement ``mode`` ("tactical" or "strategic", rules 6.2,
-    6.3) with the bot's ``setup`` (``AxisBot._move_setup``), ``decay`` and
-    ``radius``.
+    6.3) with the bot's objective ``weights`` (float64[n_hexes]) and its
+    ``envelop``, ``decay`` and ``radius`` knobs.
 
     When a unit moves, the engine's record of the last legal-move query
     (``game.extra["last_legal"]``, ``"last_pred"``) is written as
@@ -295,14 +332,13 @@ def axis_step(game, mode: str, order: list, setup: tuple, decay: float, radius: 
     bonus = game.extra.get("leader_bonus")
     if bonus is None:
         bonus = np.zeros(len(utype), np.int8)
-    obj, gh, _ehex, ehex64, envelop, _goals = setup
     turn = game.turn
     stop_at, what, best, dest, mp, pred = axis_step_kernel(
         np.array(order, np.int64), s.box, s.hex, s.level, s.moved, s.hitched, s.entered_turn,
         s.out_of_supply, s.morale_state, s.formation, turn, turn % 4 == NIGHT, bonus, game.ground_mask, never, utype, move_class, ma_tab,
         weight, rem_full, fhq, strategic, edges[strategic], ocean_side, nbr, land, strat_ok, zoc,
-        block, trivial, mv._side_units(game, AXIS), base, rem, dist, obj, gh, decay, radius, ehex64,
-        envelop, _CODES)
+        block, trivial, mv._side_units(game, AXIS), base, rem, dist, weights, s.control,
+        mv._side_units(game, 1 - AXIS), envelop, decay, radius, _CODES)
     if what == MOVE:
         u = int(order[stop_at])
         hexes, spent = dest.tolist(), mp.tolist()

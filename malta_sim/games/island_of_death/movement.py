@@ -405,13 +405,24 @@ def _edge2(g, d, h, cls, strategic, move_cost, strat_cost, road, creek, rise, ro
 
 # ------------------------------------------------------------------ helpers
 def within2_of_enemy(game, side: int) -> np.ndarray:
-    """bool[n_hexes]: within two hexes of an enemy ground unit (rule 6.2)."""
+    """bool[n_hexes]: within two hexes of an enemy ground unit (rule 6.2),
+    marked by :func:`within2_kernel` in one pass over the enemy's pieces."""
     t, s = game.static, game.state
-    enemy = game.on_map(1 - side)
-    enemy = enemy[game.ground_mask[enemy]]
-    out = np.zeros(t.n_hexes, bool)
-    if len(enemy):
-        out[_within2(t)[s.hex[enemy]]] = True
+    return within2_kernel(_side_units(game, 1 - side), s.box, s.hex, game.ground_mask, _within2(t))
+
+
+@nb.njit(cache=True)
+def within2_kernel(units, box, hexes, ground, within2):
+    """bool[n_hexes]: the hexes of ``within2`` (int64[n_hexes, 19], the
+    hexes within two of each hex) around the hexes of the ground units
+    (``ground`` bool[n_units]) among ``units`` (int64[k]) on the map (rule 6.2)."""
+    out = np.zeros(within2.shape[0], np.bool_)
+    for i in range(units.shape[0]):
+        u = units[i]
+        if box[u] == 0 and ground[u]:
+            row = within2[hexes[u]]
+            for j in range(row.shape[0]):
+                out[row[j]] = True
     return out
 
 
@@ -543,6 +554,45 @@ def effective_ma(game, u: int) -> int:
 def leader_bonus(game, side: int) -> np.ndarray:
     """int8[n_units]: MP bonus from the formation leader at the start of the
     movement phase (rule 14.1: stacked or adjacent, own formation, one leader)."""
+    s, t = game.state, game.static
+    return leader_bonus_kernel(side, _side_units(game, side), s.box, s.hex, s.level, s.formation,
+                               t.utype, t.ma, t.side, t.move_class, t.formation_leader, t.foot_bonus,
+                               t.mot_bonus, t.grid.distance_table, _BONUS_CODES)
+
+
+#: the leader type code and the foot class code :func:`leader_bonus_kernel` tests
+_BONUS_CODES = np.array([st.LEADER, st.FOOT], np.int64)
+
+
+@nb.njit(cache=True)
+def leader_bonus_kernel(side, units, box, hexes, level, formation, utype, ma, unit_side, move_class,
+                        formation_leader, foot_bonus, mot_bonus, dist, codes):
+    """int8[n_units]: :func:`leader_bonus` in one pass over ``side``'s pieces
+    ``units`` (int64[k]; rule 14.1): a unit that moves at all (printed MA at
+    its level > 0, not a leader) gets the foot or motorised bonus (int8
+    ``foot_bonus`` / ``mot_bonus`` [n_units, levels], MP) of its formation's
+    leader when that leader is on the map, of its side, and stacked with it
+    or adjacent (``dist`` hex distances); ``codes`` = leader type, foot class."""
+    out = np.zeros(utype.shape[0], np.int8)
+    nf = formation_leader.shape[0]
+    for i in range(units.shape[0]):
+        u = units[i]
+        if box[u] != 0 or utype[u] == codes[0] or ma[u, level[u]] <= 0:
+            continue
+        f = formation[u]
+        if f < 0 or f >= nf:
+            continue
+        ld = formation_leader[f]
+        if ld < 0 or box[ld] != 0 or unit_side[ld] != side or dist[hexes[ld], hexes[u]] > 1:
+            continue
+        b = foot_bonus[ld, level[ld]] if move_class[u] == codes[1] else mot_bonus[ld, level[ld]]
+        if b > out[u]:
+            out[u] = b
+    return out
+
+
+def leader_bonus_plain(game, side: int) -> np.ndarray:
+    """:func:`leader_bonus` in numpy steps (the reference of the kernel)."""
     s, t = game.state, game.static
     out = np.zeros(t.n_units, np.int8)
     units = game.on_map(side)
