@@ -34,9 +34,17 @@ def checked_entries(monkeypatch):
 def checked_move_setup(monkeypatch):
     """Every next_move set-up served from the bot's last position equals the
     one worked out afresh (objective weights, their hexes, enemy hexes,
-    envelopment bonus) and every goal kept equals a fresh goal."""
+    envelopment bonus) and every goal kept equals a fresh goal.  The bots
+    take their plain move loop (the set-up's reader; the compiled walk reads
+    the state itself and is checked in ``test_perf3_move.py``)."""
     served = {"kept": 0}
     orig = AX.AxisBot._move_setup
+
+    def plain_next_move(self, game, mode, candidates):
+        self._phase_reset(game, mode)
+        return self._next_move_plain(game, mode, candidates)
+
+    monkeypatch.setattr(AX.AxisBot, "next_move", plain_next_move)
 
     def setup(self, game):
         kept = self._move_memo

@@ -524,11 +524,28 @@ def _movable_before_17_7(game, side: int) -> np.ndarray:
     """int64[k]: the units of :func:`movable_units` before the Allied test of
     rule 17.7 (ascending)."""
     s, t = game.state, game.static
-    m = (s.box == BOX_MAP) & _may_move(t)[side] & ~s.moved & (s.entered_turn != game.turn)
-    units = m.nonzero()[0]
-    if len(units):
-        units = units[(t.utype[units] == st.LEADER) | (t.ma[units, s.level[units]] > 0)]
-    return units
+    return movable_kernel(_side_units(game, side), s.box, s.moved, s.entered_turn, s.level, game.turn,
+                          _never_moves(t), t.utype, t.ma, st.LEADER)
+
+
+@nb.njit(cache=True)
+def movable_kernel(units, box, moved, entered_turn, level, turn, never, utype, ma, leader):
+    """int64[j]: the pieces among ``units`` (int64[k], ascending) that may
+    move in this movement phase before rule 17.7 (rules 6.0, 6.53, 6.54,
+    16.13, 17.81, 19.8): on the map, not moved, not ``never`` moving pieces
+    (bool[n_units]), not arrived this ``turn``, and a leader (type code
+    ``leader``) or a positive printed MA at their level (``ma``
+    int8[n_units, levels], MP)."""
+    out = np.empty(units.shape[0], np.int64)
+    k = 0
+    for i in range(units.shape[0]):
+        u = units[i]
+        if box[u] != 0 or moved[u] or never[u] or entered_turn[u] == turn:
+            continue
+        if utype[u] == leader or ma[u, level[u]] > 0:
+            out[k] = u
+            k += 1
+    return out[:k]
 
 
 def effective_ma(game, u: int) -> int:
