@@ -169,3 +169,60 @@ def test_supply_kernel_equals_plain(monkeypatch, scen, ax, al, n):
     monkeypatch.setattr(supply, "compute_supply", compute_supply)
     play_games(scen, 9, np.arange(n), axis_policy=ax, allied_policy=al)
     assert seen["calls"] > 5 and seen["out"] > 0 and seen["in"] > 0, seen
+
+
+def _ref_one_hex_move(game, unit, options):
+    """The plain one-hex choice (18.7, 19.6): a score per hex, one Allied
+    total at a time."""
+    from malta_sim.policies import invasion as inv
+
+    if not options:
+        return None
+    here = int(game.state.hex[unit])
+
+    def score(h):
+        return (inv._objective_weight(game, h) - 0.3 * inv._allied_strength_near(game, h, 1)
+                + (0.5 if not game.static.beach[h] else 0))
+    best = max(options, key=lambda h: (score(h), -h))
+    return best if score(best) > score(here) else None
+
+
+def _ref_move_drop_marker(game, formation, options):
+    """The plain drop zone marker move (19.13)."""
+    from malta_sim.policies import invasion as inv
+
+    here = int(game.state.dz_hex[0, formation])
+    if here < 0 or not options or inv._allied_strength_near(game, here, 1) == 0:
+        return None
+    return max(options, key=lambda h: (-inv._allied_strength_near(game, h, 2), -h))
+
+
+@pytest.mark.parametrize("ax,al,n", [("balanced", "static", 5), ("aggressive", "counterattack", 4)])
+def test_one_hex_and_marker_moves_equal_plain(monkeypatch, ax, al, n):
+    """The batched beach / rally moves (18.7, 19.6) and drop zone marker
+    moves (19.13) give the plain choices on every call of whole Hercules games."""
+    from malta_sim.policies.invasion import InvasionDecisions as D
+
+    fast_one, fast_marker = D.one_hex_move, D.move_drop_marker
+    seen = {"one": 0, "one_moved": 0, "marker": 0}
+
+    def one_hex_move(self, game, unit, options, reason):
+        want = _ref_one_hex_move(game, unit, options)
+        got = fast_one(self, game, unit, options, reason)
+        assert got == want and type(got) is type(want)
+        seen["one"] += 1
+        seen["one_moved"] += got is not None
+        return got
+
+    def move_drop_marker(self, game, formation, options):
+        want = _ref_move_drop_marker(game, formation, options)
+        got = fast_marker(self, game, formation, options)
+        assert got == want and type(got) is type(want)
+        seen["marker"] += 1
+        return got
+
+    # the parameterised bots carry copies of the default decisions (simple.py)
+    monkeypatch.setattr(AX.AxisBot, "one_hex_move", one_hex_move)
+    monkeypatch.setattr(AX.AxisBot, "move_drop_marker", move_drop_marker)
+    play_games("hercules", 21, np.arange(n), axis_policy=ax, allied_policy=al)
+    assert seen["one"] > 10 and seen["one_moved"] > 0 and seen["marker"] > 0, seen

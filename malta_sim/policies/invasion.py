@@ -262,7 +262,9 @@ class InvasionDecisions:
         here = int(game.state.dz_hex[0, formation])
         if here < 0 or not options or _allied_strength_near(game, here, 1) == 0:
             return None
-        return max(options, key=lambda h: (-_allied_strength_near(game, h, 2), -h))
+        near = _allied_strength_near_many(game, options, 2).tolist()     # one pass, integer totals
+        best = max(range(len(options)), key=lambda i: (-near[i], -options[i]))
+        return options[best]
 
     # ------------------------------------------------------------ amphibious (18)
     def follow_up_breakdowns(self, game, battalions: list) -> list:
@@ -372,12 +374,14 @@ class InvasionDecisions:
         if not options:
             return None
         here = int(game.state.hex[unit])
-
-        def score(h):
-            return (_objective_weight(game, h) - 0.3 * _allied_strength_near(game, h, 1)
-                    + (0.5 if not game.static.beach[h] else 0))
-        best = max(options, key=lambda h: (score(h), -h))
-        return best if score(best) > score(here) else None
+        hexes = list(options) + [here]
+        # the Allied totals of every hex in one pass (integer sums: the
+        # one-hex answers), then each score with the same float operations
+        near = _allied_strength_near_many(game, hexes, 1).tolist()
+        w, beach = _objective_weights(game), game.static.beach
+        scores = [w[h] - 0.3 * a + (0.5 if not beach[h] else 0) for h, a in zip(hexes, near)]
+        best = max(range(len(options)), key=lambda i: (scores[i], -options[i]))
+        return options[best] if scores[best] > scores[-1] else None
 
     # ------------------------------------------------------------ airfields (16.1)
     def airfield_landings(self, game, candidates: list, airfields: list, capacity: int, cost: dict) -> list:
