@@ -95,10 +95,11 @@ def test_compiled_scores_equal_reference_through_games(checked, scenario, axis, 
     compiled path equal the plain bot's, through whole games (combats,
     retreats, losses, morale, night turns)."""
     play_games(scenario, seed, games, axis_policy=axis, allied_policy=allied)
-    assert checked["targets"] > 0 and checked["plans"] > 0 and checked["support"] > 0
+    assert checked["plans"] > 0 and checked["support"] > 0
     assert checked["picks"] > 0
     if scenario == "intro":
         assert checked["penetration"] > 0          # 10.3 attempts were made and compared
+        assert checked["targets"] > 0              # scored through _score_many (10.32 groups)
 
 
 def test_loss_table_equals_expected_losses():

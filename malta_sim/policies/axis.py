@@ -34,7 +34,7 @@ from ..games.island_of_death import static as st
 from ..games.island_of_death.state import BOX_MAP
 from . import params as P
 from .base import CombatPlan, Move
-from .forecast import forecast_tables, plan_targets, score_targets
+from .forecast import best_attack, forecast_tables, plan_targets, score_targets
 from .simple import BalancedPolicy
 
 #: 2d6 probabilities of the totals 2..12.
@@ -710,18 +710,7 @@ class _ParamBot:
         if penetration and self._compiled_scores():
             return self._pick_penetration(game, options)
         if not penetration and self._compiled_scores():
-            tgts = sorted(options)
-            fired = s.fired
-            sups = [[u for u in plan.support.get(tgt, []) if not fired[u]] for tgt in tgts]
-            airs = [int(plan.air.get(tgt, 0)) for tgt in tgts]
-            res = self._score_many(game, tgts, [options[t] for t in tgts], sups, plan.hurricane,
-                                   airs, False)
-            for tgt, (ok, gain, _lv, grp, _b) in zip(tgts, res):
-                if ok and (best is None or gain > best[0]):
-                    best = (gain, tgt, grp)
-            if best is None:
-                return None
-            return (best[1], list(best[2]))
+            return self._pick_compiled(game, options, plan)
         memo = _forecast_memo(game)
         for tgt in sorted(options):
             sup = [] if penetration else [u for u in plan.support.get(tgt, []) if not s.fired[u]]
@@ -736,6 +725,72 @@ class _ParamBot:
         if best is None:
             return None
         return (best[1], list(best[2]))
+
+    def _pick_compiled(self, game, options, plan):
+        """:meth:`_pick_attack` (not a penetration attempt) in one compiled
+        call (:func:`malta_sim.policies.forecast.best_attack`; rules 9.3 a-g,
+        9.91, 9.92, 12.21, 12.22, 12.52, 16.42): the targets in hex order, each
+        with the planned supporters that have not fired, their fire hurricanes
+        and air markers; the first target with the highest gain among those
+        that pass.  The integer inputs go to the kernel as views of one array.
+
+        Returns
+        -------
+        tuple of (int, list of int) or None
+            Target hex and attacking units.
+        """
+        tgts = sorted(options)
+        k = len(tgts)
+        unit_lists = [options[t] for t in tgts]
+        support = plan.support
+        flat: list = []
+        if support:
+            fired = game.state.fired
+            sups = [[u for u in support.get(tgt, []) if not fired[u]] for tgt in tgts]
+            s_ptr = list(accumulate(map(len, sups), initial=0))
+            flat = list(chain.from_iterable(sups))
+        else:
+            s_ptr = [0] * (k + 1)
+        air = plan.air
+        airs = [int(air.get(tgt, 0)) for tgt in tgts] if air else [0] * k
+        u_ptr = list(accumulate(map(len, unit_lists), initial=0))
+        n_u = u_ptr[-1]
+        buf = np.array([*tgts, *u_ptr, *s_ptr, *airs, *chain.from_iterable(unit_lists), *flat],
+                       np.int64)
+        o1 = 2 * k + 1
+        o2 = o1 + k + 1
+        o3 = o2 + k
+        o4 = o3 + n_u
+        ft = forecast_tables(game)
+        hur = plan.hurricane
+        n_s = len(flat)
+        if hur:
+            s_hur = np.array([u in hur for u in flat], np.bool_)
+        elif n_s <= ft.no_hur.shape[0]:
+            s_hur = ft.no_hur
+        else:
+            s_hur = np.zeros(n_s, np.bool_)
+        st_ = game.state
+        out_grp = np.empty(n_u, np.int64)
+        best, size = best_attack(int(self.side), bool(game.night), ft.night_line,
+                                 self._thr_array(), buf[:k], buf[k:o1], buf[o3:o4], buf[o1:o2],
+                                 buf[o4:], s_hur, buf[o2:o3], *ft.kargs, st_.hex, st_.box,
+                                 st_.level, st_.morale_state, st_.out_of_supply, st_.formation,
+                                 st_.fort_destroyed, st_.integrity_lost[0], out_grp,
+                                 np.empty((k, 9), np.int64))
+        if best < 0:
+            return None
+        o = u_ptr[best]
+        return (tgts[best], out_grp[o:o + size].tolist())
+
+    def _thr_array(self) -> np.ndarray:
+        """The thresholds (``min_odds``, ``min_gain``, ``risk_weight``,
+        ``retreat_value``) as float64[4], made again only when they change."""
+        thr = self._thresholds(self._thr_idx)
+        kept = getattr(self, "_thr_kept", None)
+        if kept is None or kept[0] != thr:
+            kept = self._thr_kept = (thr, np.array(thr, np.float64))
+        return kept[1]
 
     def next_attack(self, game, options, penetration=False):
         """Rules 9.3 a, 10.31: the attack with the best expected exchange that
@@ -856,17 +911,37 @@ class _ParamBot:
         plan = CombatPlan()
         used: set = set()
         if q_t:
-            sup_lists = [options.support.get(tgt, []) for tgt in q_t]
+            k = len(q_t)
+            sget = options.support.get
+            sup_lists = [sget(tgt, []) for tgt in q_t]
             hok = options.hurricane_ok
             flat = list(chain.from_iterable(sup_lists))
-            args = self._kernel_inputs(game, q_t, q_u, sup_lists, flat, thr)
-            out_sup = np.empty(len(flat), np.int64)
-            out_hur = np.zeros(len(flat), np.bool_)
+            n_s = len(flat)
+            u_ptr = list(accumulate(map(len, q_u), initial=0))
+            s_ptr = list(accumulate(map(len, sup_lists), initial=0))
+            n_u = u_ptr[-1]
+            # the integer inputs as views of one array
+            buf = np.array([*q_t, *u_ptr, *s_ptr, *chain.from_iterable(q_u), *flat], np.int64)
+            o1 = 2 * k + 1
+            o2 = o1 + k + 1
+            o3 = o2 + n_u
+            ft = forecast_tables(game)
+            st_ = game.state
+            if hok:
+                s_hok = np.array([u in hok for u in flat], np.bool_)
+            elif n_s <= ft.no_hur.shape[0]:
+                s_hok = ft.no_hur
+            else:
+                s_hok = np.zeros(n_s, np.bool_)
+            out_sup = np.empty(n_s, np.int64)
+            out_hur = np.zeros(n_s, np.bool_)
             order, n_sup, air = plan_targets(
-                *args[:4], *args[5:10], np.array([u in hok for u in flat], np.bool_),
-                min(1, air_markers), int(air_markers), bool(allow_hurricane), *args[12:],
-                out_sup, out_hur)
-            s_ptr = args[8].tolist()
+                int(self.side), bool(game.night), ft.night_line, np.array(thr, np.float64),
+                buf[:k], buf[k:o1], buf[o2:o3], buf[o1:o2], buf[o3:], s_hok,
+                min(1, air_markers), int(air_markers), bool(allow_hurricane), *ft.kargs,
+                st_.hex, st_.box, st_.level, st_.morale_state, st_.out_of_supply,
+                st_.formation, st_.fort_destroyed, st_.integrity_lost[0],
+                np.empty(n_u, np.int64), np.empty((k, 9), np.int64), out_sup, out_hur)
             n_sup = n_sup.tolist()
             air = air.tolist()
             sups = out_sup.tolist()

@@ -111,6 +111,12 @@ class ForecastTables:
         CRT line used at night (10.2).
     losses : float64[...]
         :func:`loss_table`; ``d_max``, ``a_max`` its step caps.
+    kargs : tuple
+        ``unit, attack, defense, morale, mem_ptr, mem_idx, hexes, line_cols,
+        col_level, losses, d_max, a_max``: these arguments of the kernels in
+        their order.
+    no_hur : bool[4 * n_units]
+        All False (no fire hurricane); the kernels only read it.
     """
 
     def __init__(self, static, tables):
@@ -156,6 +162,12 @@ class ForecastTables:
         for a in (self.unit, self.attack, self.defense, self.morale, self.mem_ptr, self.mem_idx,
                   self.hexes, self.line_cols, self.col_level):
             a.flags.writeable = False
+        #: the static arguments of the kernels, in their order (``unit`` ... ``a_max``)
+        self.kargs = (self.unit, self.attack, self.defense, self.morale, self.mem_ptr,
+                      self.mem_idx, self.hexes, self.line_cols, self.col_level, self.losses,
+                      self.d_max, self.a_max)
+        #: false flags for the supporters of a pick without fire hurricanes (never written)
+        self.no_hur = np.zeros(4 * n, np.bool_)
 
 
 _TABLES: dict = {}
@@ -768,3 +780,46 @@ def plan_targets(side, night, night_line, thr, tgts, u_ptr, u_idx, s_ptr, s_idx,
                 air[i] = True
                 air_left -= 1
     return order[:n], n_sup, air
+
+
+@nb.njit(cache=True)
+def best_attack(side, night, night_line, thr, tgts, u_ptr, u_idx, s_ptr, s_idx, s_hur, airs,
+                unit, attack_tab, defense_tab, morale_tab, mem_ptr, mem_idx, hexes, line_cols,
+                col_level, losses, d_max, a_max, hexa, box, lev, mor, oos, form, fort_destroyed,
+                lost, out_grp, out_base):
+    """The attack a scripted bot makes next (rules 9.3 a-g, 9.91, 9.92,
+    12.21, 12.22, 12.52, 16.42): every target scored as by
+    :func:`score_targets` (not in ``plan_mode``; the support, fire
+    hurricanes and air markers as given), then the first target, in the
+    order of ``tgts``, with the highest expected gain among those that pass
+    ``min_odds`` and ``min_gain``, as
+    :meth:`malta_sim.policies.axis._ParamBot._pick_attack`.
+
+    Parameters
+    ----------
+    side ... lost : as :func:`score_targets`
+    out_grp : int64[>= u_ptr[-1]]
+        Working space; on return the chosen group sits from
+        ``u_ptr[best]`` on, in ascending unit order.
+    out_base : int64[>= k, 9]
+        Working space (:func:`score_targets`).
+
+    Returns
+    -------
+    best : int
+        Index into ``tgts`` of the attack to make, -1 when none passes.
+    size : int
+        Number of units in its group (0 when none).
+    """
+    ok, gain, _lv = score_targets(side, night, night_line, thr, False, False, tgts, u_ptr, u_idx,
+                                  s_ptr, s_idx, s_hur, airs, unit, attack_tab, defense_tab,
+                                  morale_tab, mem_ptr, mem_idx, hexes, line_cols, col_level,
+                                  losses, d_max, a_max, hexa, box, lev, mor, oos, form,
+                                  fort_destroyed, lost, out_grp, out_base)
+    best = -1
+    for i in range(tgts.shape[0]):
+        if ok[i] and (best < 0 or gain[i] > gain[best]):
+            best = i
+    if best < 0:
+        return -1, 0
+    return best, out_base[best, 0]
