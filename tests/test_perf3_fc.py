@@ -312,3 +312,73 @@ def test_defensive_support_equals_reference_through_games(monkeypatch):
     play_games("hercules", 1942, [0, 1], axis_policy="axis:balanced", allied_policy="allied:static")
     play_games("intro", 3, [0], axis_policy="axis:balanced", allied_policy="allied:counterattack")
     assert seen[0] > 5
+
+
+def test_attack_pick_on_random_positions():
+    """Rules 9.3 a, 9.92, 12.22, 12.52, 16.42: on random positions the
+    compiled pick (:func:`forecast.best_attack`, through
+    ``_ParamBot._pick_compiled``) chooses the target and group the plain
+    ``_pick_attack`` chooses, with planned support (some of it fired), fire
+    hurricanes and air markers."""
+    from iod_helpers import make
+
+    from malta_sim.policies.axis import AxisBot
+    from malta_sim.policies.base import CombatPlan
+
+    rng = np.random.default_rng(11)
+    g = make({"1311": ["allied.uk.inf_coy.1"]})
+    s, t, tb = g.state, g.static, g.tables
+    n_units = len(t.utype)
+    land = np.flatnonzero(t.land)
+    bot = AxisBot(0)
+    picked = compared = 0
+    for trial in range(200):
+        s.box[:] = 1
+        s.hex[:] = -1
+        s.fired[:] = False
+        centres = [int(c) for c in rng.choice(land, size=3, replace=False)]
+        hexes = sorted({h for c in centres for h in [c, *tb.adj[c]] if h >= 0})
+        on = rng.choice(n_units, size=min(n_units, 60), replace=False)
+        for x in on:
+            s.box[x] = 0
+            s.hex[x] = int(rng.choice(hexes))
+            s.level[x] = int(rng.integers(0, max(1, int(t.n_levels[x]))))
+            s.morale_state[x] = int(rng.integers(0, 3))
+            s.out_of_supply[x] = bool(rng.integers(0, 2))
+        s.integrity_lost[0, :] = rng.random(s.integrity_lost.shape[1]) < 0.2
+        side = int(rng.integers(0, 2))
+        bot.side = side
+        options = {}
+        for c in centres:
+            if not C.defenders_in(g, c, 1 - side):
+                continue
+            att = [int(x) for x in on if t.side[x] == side and s.hex[x] != c
+                   and tb.attacker_type[x]]
+            if att:
+                k = int(rng.integers(1, len(att) + 1))
+                options[c] = [int(u) for u in rng.choice(att, size=k, replace=False)]
+        if not options:
+            continue
+        guns = [int(x) for x in np.flatnonzero(tb.firer_type & (t.side == side))]
+        plan = CombatPlan()
+        for c in options:
+            if guns and rng.random() < 0.6:
+                plan.support[c] = [int(u) for u in rng.choice(guns, size=min(len(guns), 3),
+                                                              replace=False)]
+            if rng.random() < 0.4:
+                plan.air[c] = 1
+        for u in guns:
+            s.fired[u] = rng.random() < 0.2
+            if rng.random() < 0.3:
+                plan.hurricane.add(u)
+        bot._plan = plan
+        got = bot._pick_attack(g, options)
+        AxisBot._compiled_scores = lambda _self: False
+        try:
+            ref = bot._pick_attack(g, options)
+        finally:
+            del AxisBot._compiled_scores
+        assert got == ref, (trial, got, ref)
+        compared += 1
+        picked += got is not None
+    assert compared > 50 and picked > 5
