@@ -493,6 +493,25 @@ def _checked(monkeypatch, counts):
         assert np.array_equal(game.state.control, want)
     wrap(organisation, "update_control", control)
 
+    def phase_end(fast, game):
+        over = any(ref_stack_totals(game, side).max() > organisation.STACK_LIMIT_HALVES
+                   for side in (0, 1))
+        want = None if over else ref_caught(game)
+        before = game.state.control.copy()
+        seen = []
+        orig = organisation.overrun_trivial
+        organisation.overrun_trivial = lambda g, units, side: (seen.extend(units), orig(g, units, side))[1]
+        try:
+            fast(game)
+        finally:
+            organisation.overrun_trivial = orig
+        if want is not None:                   # 14.42: the reference's leaders, in order
+            assert seen == want
+        for side in (0, 1):                    # 7.2: nothing left over the limit
+            assert ref_stack_totals(game, side).max() <= organisation.STACK_LIMIT_HALVES
+        assert np.array_equal(game.state.control, ref_update_control(game, before))   # 2.1
+    wrap(organisation, "phase_end", phase_end)
+
 
 @pytest.mark.parametrize("scenario,axis,allied,seed,n", [
     ("hercules", "balanced", "static", 3, 2),
@@ -508,8 +527,8 @@ def test_fast_queries_equal_reference_in_games(monkeypatch, scenario, axis, alli
          data_dir=None)
     for name in ("units_at", "attack_options", "plan_options", "odds_modifiers",
                  "update_control", "defenders_in", "morale_value", "steps", "movement_allowance",
-                 "fits_stacking", "crt_column", "attack_strength", "caught_leaders", "breakdowns",
-                 "stacking_check", "companies_for", "reform_options", "attackers_now",
+                 "fits_stacking", "crt_column", "attack_strength", "phase_end", "breakdowns",
+                 "companies_for", "reform_options", "attackers_now",
                  "recovery", "ammo_eligible", "defensive_options"):
         assert counts.get(name, 0) > 0, name
 

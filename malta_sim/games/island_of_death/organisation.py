@@ -10,7 +10,8 @@ import numpy as np
 from . import static as st
 from .combat_moves import fits
 from .game import illegal
-from .phase_checks import caught_leader_list, control_update, over_stacked
+from .phase_checks import (PHASE_END_DONE, PHASE_END_OVER, caught_leader_list, control_update,
+                           over_stacked, phase_end_kernel)
 from .reorganisation import attachment_options, breakdown_eligible, reform_candidates
 from .state import (ALLIED, AXIS, BOX_DISBANDMENT, BOX_ELIMINATED, BOX_FOLLOW_UP, BOX_MAP,
                     BOX_POOL, BOX_REMOVED, BOX_TURN_TRACK, CLEAR, CLOUDY,
@@ -265,6 +266,33 @@ def update_control(game) -> None:
     # pieces that take control (not leaders, warships) in ascending order,
     # the last one in a hex deciding, in one compiled pass
     control_update(s.box, s.hex, t.side, game.tables.controls, s.control)
+
+
+def phase_end(game) -> None:
+    """The checks at the end of every phase, in order: over-stacked hexes
+    (rule 7.2, :func:`stacking_check`), leaders caught alone with enemy
+    pieces (14.42, :func:`caught_leaders`) and hex control (2.1,
+    :func:`update_control`).
+
+    One compiled pass (:func:`.phase_checks.phase_end_kernel`) answers the
+    usual case where no hex is over the limit and no leader is caught, and
+    then updates control itself; a caught leader is overrun here in
+    ascending order before control is updated; an over-stacked hex runs the
+    three checks one by one (the enemy player chooses, 7.2).
+    """
+    s, t, tb = game.state, game.static, game.tables
+    code, caught = phase_end_kernel(s.box, s.hex, s.level, t.side, tb.base_weight,
+                                    tb.remnant_level_full, t.n_hexes, tb.leader, tb.controls,
+                                    s.control)
+    if code == PHASE_END_DONE:
+        return
+    if code == PHASE_END_OVER:
+        stacking_check(game)
+        caught_leaders(game)
+    else:
+        for ld in caught.tolist():                 # as caught_leaders does
+            overrun_trivial(game, [ld], 1 - tb.side[ld])
+    update_control(game)
 
 
 # ------------------------------------------------------------------ formations (15)

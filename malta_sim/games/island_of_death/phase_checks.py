@@ -119,3 +119,83 @@ def control_update(box, hexa, side, controls, control):
     for u in range(box.shape[0]):
         if controls[u] and box[u] == _BOX_MAP:
             control[hexa[u]] = side[u]
+
+
+#: :func:`phase_end_kernel` answers: some hex is over the stacking limit (the
+#: three checks are run one by one), leaders are caught (overrun them, then
+#: update control), nothing to do (control already updated)
+PHASE_END_OVER, PHASE_END_CAUGHT, PHASE_END_DONE = 0, 1, 2
+
+
+@nb.njit(cache=True)
+def phase_end_kernel(box, hexa, level, side, base_weight, remnant_level_full, n_hexes,
+                     leader, controls, control):
+    """The three phase-end checks (rules 7.2, 14.42, 2.1) in one pass when
+    nothing needs a player or a die: no hex over the stacking limit and no
+    leader caught alone with enemy pieces; then ``control`` is updated in
+    place as :func:`control_update` does.
+
+    Parameters
+    ----------
+    box, hexa, level : arrays [n_units]
+        State fields ``box``, ``hex``, ``level``.
+    side : int8[n_units]
+        Side of each piece (0 Axis, 1 Allied).
+    base_weight : int16[n_units]
+        Stacking weight at full strength in half battalions (7.1).
+    remnant_level_full : int8[n_units]
+        Level at which a two-half piece counts one (a remnant, 17.31); -1 never.
+    n_hexes : int
+        Number of dense hexes.
+    leader, controls : bool[n_units]
+        Leaders; pieces that take control of their hex (2.1).
+    control : int8[n_hexes]
+        The control map; written only when the answer is ``PHASE_END_DONE``.
+
+    Returns
+    -------
+    code : int
+        ``PHASE_END_OVER`` (some hex over the limit for a side, as
+        :func:`over_stacked`; nothing else computed), ``PHASE_END_CAUGHT``
+        (no hex over the limit; ``caught`` lists the caught leaders, control
+        not updated) or ``PHASE_END_DONE`` (nothing to do; control updated).
+    caught : int64[k]
+        The caught leaders, ascending (:func:`caught_leader_list`); empty
+        unless the code is ``PHASE_END_CAUGHT``.
+    """
+    n = box.shape[0]
+    tot = np.zeros((2, n_hexes), np.int64)
+    for u in range(n):
+        if box[u] != _BOX_MAP:
+            continue
+        s = side[u]
+        if s != 0 and s != 1:
+            continue
+        w = np.int64(base_weight[u]) - (1 if level[u] == remnant_level_full[u] else 0)
+        tot[s, hexa[u]] += w
+        if tot[s, hexa[u]] > _STACK_LIMIT_HALVES:
+            return PHASE_END_OVER, np.empty(0, np.int64)
+    out = np.empty(n, np.int64)
+    k = 0
+    for ld in range(n):
+        if not leader[ld] or box[ld] != _BOX_MAP:
+            continue
+        h = hexa[ld]
+        enemy = False
+        friend = False
+        for x in range(n):
+            if hexa[x] != h or not controls[x]:
+                continue
+            if side[x] != side[ld]:
+                enemy = True
+            else:
+                friend = True
+        if enemy and not friend:
+            out[k] = ld
+            k += 1
+    if k:
+        return PHASE_END_CAUGHT, out[:k].copy()
+    for u in range(n):
+        if controls[u] and box[u] == _BOX_MAP:
+            control[hexa[u]] = side[u]
+    return PHASE_END_DONE, out[:0].copy()

@@ -107,9 +107,7 @@ def _enter(game, phase: str) -> None:
 
 def _leave(game, phase: str) -> None:
     """End of a phase: stacking check (rule 7.2), control, invariants in test mode."""
-    organisation.stacking_check(game)          # 7.2
-    organisation.caught_leaders(game)          # 14.42
-    organisation.update_control(game)          # 2.1
+    organisation.phase_end(game)               # 7.2, 14.42, 2.1
     if game.check:
         from .invariants import check_invariants
         check_invariants(game, phase)
