@@ -961,10 +961,11 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
     if t.fort[target] and not s.fort_destroyed[target]:
         dh = max(0, dh - 1)                                            # 9.94
     res.result = (ah, ae, dh, de)
-    game.log("attack", side=side, hexes=[target], units=attackers + defenders, dice=[roll],
-             cell=f"{t.charts.line_names[line]} {t.charts.crt_columns[col]}",
-             result=f"{ah}{'DZ'[ae - 1] if ae else ''}/{dh}{'DZ'[de - 1] if de else ''} "
-                    f"att {att_total} def {def_total} mods {mods}", rule="9.3")
+    if game.events is not None:            # the entry's text is made only when it is kept
+        game.log("attack", side=side, hexes=[target], units=attackers + defenders, dice=[roll],
+                 cell=f"{t.charts.line_names[line]} {t.charts.crt_columns[col]}",
+                 result=f"{ah}{'DZ'[ae - 1] if ae else ''}/{dh}{'DZ'[de - 1] if de else ''} "
+                        f"att {att_total} def {def_total} mods {mods}", rule="9.3")
     _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mods, res)
     # 10.21: night attackers (and their support) become disorganized / demoralized
     if game.night:

@@ -5,6 +5,8 @@ day and turn bookkeeping (4.1, 4.42)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from . import static as st
@@ -57,11 +59,21 @@ def cause_rule(why: str) -> str:
     """The rule an elimination cause cites: the first ``N.NN`` in ``why`` (e.g.
     ``"landing losses 18.5"`` -> ``"18.5"``), else the rule of a known cause
     without a number (``"combat"`` -> 9.5, ``"bombardment"`` -> 10.1); ``""``
-    when none applies."""
-    import re
+    when none applies.  Each cause's answer is worked out once and kept (the
+    causes are a few fixed strings)."""
+    r = _CAUSE_RULE_OF.get(why)
+    if r is None:
+        m = _RULE_NUMBER.search(why or "")
+        r = m.group(1) if m else _CAUSE_RULES.get(why, "")
+        if len(_CAUSE_RULE_OF) < 4096:
+            _CAUSE_RULE_OF[why] = r
+    return r
 
-    m = re.search(r"\b(\d{1,2}\.\d{1,3})\b", why or "")
-    return m.group(1) if m else _CAUSE_RULES.get(why, "")
+
+#: the first rule number ``N.NN`` in an elimination cause (:func:`cause_rule`)
+_RULE_NUMBER = re.compile(r"\b(\d{1,2}\.\d{1,3})\b")
+#: :func:`cause_rule` answers per cause
+_CAUSE_RULE_OF: dict = {}
 
 
 def eliminate(game, u: int, counted: bool = False, why: str = "") -> None:
