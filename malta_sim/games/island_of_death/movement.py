@@ -642,15 +642,20 @@ def _side_masks(game, side: int):
     enemy's blocking and trivial hexes (6.52) that a mover of ``side`` meets,
     kept for the phase while nothing has moved (the memos' own arrays: read
     them, do not modify them)."""
-    cache = game.extra.setdefault("move_cache", {})
+    cache = game.extra.get("move_cache")
+    if cache is None:
+        cache = game.extra["move_cache"] = {}
     key = (game.turn, game.phase_name, side, cache.get("version", 0))
     if cache.get("key") != key:
-        # the memos' own arrays: the masks are only read
+        # something moved: the masks stand while the enemy's position key
+        # does (the memos' answers for that key; their own arrays, only read)
         pk = _position_key(game, 1 - side)
-        zoc = _zoc_memo(game, 1 - side, pk)
-        block, trivial = _occupancy_memo(game, 1 - side, pk)
-        cache.update(key=key, zoc=zoc, block=block, trivial=trivial)
-    return cache["zoc"], cache["block"], cache["trivial"]
+        if cache.get("pk") != pk:
+            zoc = _zoc_memo(game, 1 - side, pk)
+            block, trivial = _occupancy_memo(game, 1 - side, pk)
+            cache.update(pk=pk, masks=(zoc, block, trivial))
+        cache["key"] = key
+    return cache["masks"]
 
 
 def invalidate(game) -> None:
@@ -940,6 +945,46 @@ def _enter(game, side: int, real: list, h: int, how: str, enemy_hexes) -> None:
     invalidate(game)
 
 
+def _enter_path(game, side: int, u: int, path: list, enemy_hexes) -> None:
+    """Unit ``u`` of ``side`` enters the hexes of ``path`` one by one (rule
+    6.1): per hex, :func:`_enter` for that one unit (overrun of trivial enemy
+    pieces 6.52, control 2.1, forts destroyed 17.1, the invasion hook with
+    "move" and, for the last hex, "move_end": militia uprisings of 16.32
+    resolve when the move ends), with the position changed first.
+
+    Parameters
+    ----------
+    game : Game
+    side : int
+        The mover's side (0 Axis, 1 Allied).
+    u : int
+        The moving unit (a unit, not a leader or warship: see
+        :func:`_enters_as_unit`).
+    path : list of int
+        Dense hex indices entered, in order (at least one).
+    enemy_hexes : frozenset of int
+        Hexes that may hold enemy pieces (see :func:`enter_hex`).
+    """
+    s, t = game.state, game.static
+    fn = None if game.skip_invasion else _hooks().get("on_enter_hex")
+    fort, fort_destroyed, control, hexes = t.fort, s.fort_destroyed, s.control, s.hex
+    cache = game.extra.setdefault("move_cache", {})
+    last = len(path) - 1
+    for i, h in enumerate(path):
+        hexes[u] = h
+        if h in enemy_hexes:
+            enemy = game.units_at(h, 1 - side)
+            if len(enemy):
+                organisation.overrun_trivial(game, enemy, side)
+        control[h] = side
+        if side == AXIS and fort[h] and not fort_destroyed[h]:
+            fort_destroyed[h] = True             # rule 17.1
+            game.log("fort destroyed", side=side, hexes=[h], rule="17.1")
+        if fn is not None:
+            fn(game, u, int(h), "move" if i < last else "move_end")
+        cache["version"] = cache.get("version", 0) + 1      # invalidate(game): positions changed
+
+
 def execute_move(game, mv, mode: str) -> None:
     """Carry out a validated :class:`~malta_sim.policies.base.Move`.
 
@@ -960,14 +1005,19 @@ def execute_move(game, mv, mode: str) -> None:
     if mv.dest != start:
         last = game.extra.get("last_legal")
         if last is not None and last[0] == (u, mode, bool(mv.hitch), _version(game)):
-            legal, pred = dict(zip(*last[1])), last[2]
+            # the query just made for this unit: find the destination in its
+            # list (no mapping built for a single lookup)
+            (hexes, mps), pred = last[1], last[2]
+            try:
+                spent = mps[hexes.index(mv.dest)]
+            except ValueError:
+                spent = None
         else:
-            legal = legal_moves(game, u, mode, hitch=mv.hitch)
+            spent = legal_moves(game, u, mode, hitch=mv.hitch).get(mv.dest)
             pred = game.extra["last_pred"][3]
-        if mv.dest not in legal:
+        if spent is None:
             raise illegal("6.1", f"{t.names[u]} cannot move from {game.hex_name(start)} to "
                                  f"{game.hex_name(mv.dest)} by {mode} movement")
-        spent = legal[mv.dest]
         path = _path(pred, start, mv.dest)
     else:
         path = []
@@ -990,11 +1040,12 @@ def execute_move(game, mv, mode: str) -> None:
         enemy_hexes = _side_hexes(game, 1 - side)
         real = [u] if _enters_as_unit(t)[u] else []
     # leaders stacked with the mover do not travel with it (each piece moves alone, 6.1)
-    last = len(path) - 1
-    for i, h in enumerate(path):
-        s.hex[u] = h
-        # the last hex is "move_end": militia uprisings (16.32) resolve when the move ends
-        _enter(game, side, real, h, "move" if i < last else "move_end", enemy_hexes)
+    if path:
+        if real:
+            _enter_path(game, side, u, path, enemy_hexes)
+        else:                                # a leader: no unit effects, only the new position
+            s.hex[u] = path[-1]
+            invalidate(game)
     s.moved[u] = True
     if mode == "strategic":
         s.strategic[u] = True
