@@ -1,0 +1,64 @@
+"""Movement execution through its short paths gives the plain code's games.
+
+:func:`movement.execute_move` enters a unit's path in one loop
+(:func:`movement._enter_path`) instead of one :func:`movement._enter` call
+per hex, and :func:`movement._side_masks` reuses the enemy masks while the
+enemy's position key stands.  The whole-game tests replay games with the
+per-hex ``_enter`` calls and with masks rebuilt from the memos on every call,
+and demand the same result rows, per-turn frames and event logs; a per-call
+test checks that the kept masks equal freshly built ones on every call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from malta_sim.games.island_of_death import movement
+from malta_sim.games.island_of_death.engine import play_games
+
+
+def _enter_path_plain(game, side, u, path, enemy_hexes):
+    """The per-hex loop :func:`movement._enter_path` replaces."""
+    last = len(path) - 1
+    for i, h in enumerate(path):
+        game.state.hex[u] = h
+        movement._enter(game, side, [u], h, "move" if i < last else "move_end", enemy_hexes)
+
+
+def _play(scen, ax, al, n, opts=()):
+    r = play_games(scen, 3, np.arange(n), axis_policy=ax, allied_policy=al, options=opts,
+                   per_turn=True, event_log=True)
+    return r
+
+
+@pytest.mark.parametrize("scen,ax,al,n,opts", [("hercules", "balanced", "static", 3, ()),
+                                               ("hercules", "random", "random", 2, ("delayed_landings",)),
+                                               ("intro", "aggressive", "counterattack", 2, ())])
+def test_enter_path_same_games(monkeypatch, scen, ax, al, n, opts):
+    fast = _play(scen, ax, al, n, opts)
+    monkeypatch.setattr(movement, "_enter_path", _enter_path_plain)
+    plain = _play(scen, ax, al, n, opts)
+    pd.testing.assert_frame_equal(fast.games, plain.games)
+    pd.testing.assert_frame_equal(fast.per_turn, plain.per_turn)
+    pd.testing.assert_frame_equal(fast.events, plain.events)
+
+
+def test_side_masks_equal_fresh(monkeypatch):
+    orig = movement._side_masks
+    seen = {"calls": 0}
+
+    def side_masks(game, side):
+        got = orig(game, side)
+        pk = movement._position_key(game, 1 - side)
+        zoc = movement._zoc_memo(game, 1 - side, pk)
+        block, trivial = movement._occupancy_memo(game, 1 - side, pk)
+        for a, b in zip(got, (zoc, block, trivial)):
+            np.testing.assert_array_equal(a, b)
+        seen["calls"] += 1
+        return got
+
+    monkeypatch.setattr(movement, "_side_masks", side_masks)
+    play_games("hercules", 4, np.arange(2), axis_policy="balanced", allied_policy="counterattack")
+    assert seen["calls"] > 100
