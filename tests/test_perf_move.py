@@ -361,7 +361,16 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
             calls["skipped"] = calls.get("skipped", 0) + 1
         return fast_enter(game, side, real, h, how, enemy_hexes)
 
+    def enter_path(game, side, u, path, enemy_hexes):
+        # the per-hex entries (the same games: test_perf3_move2), so that each
+        # skipped lookup of the moves' paths is checked by ``enter``
+        last = len(path) - 1
+        for i, h in enumerate(path):
+            game.state.hex[u] = h
+            movement._enter(game, side, [u], h, "move" if i < last else "move_end", enemy_hexes)
+
     monkeypatch.setattr(movement, "_enter", enter)
+    monkeypatch.setattr(movement, "_enter_path", enter_path)
     monkeypatch.setattr(movement, "exerting_hexes", exerting_hexes)
     monkeypatch.setattr(movement, "leader_bonus", leader_bonus)
     monkeypatch.setattr(movement, "within2_of_enemy", within2_of_enemy)
