@@ -62,3 +62,51 @@ def test_side_masks_equal_fresh(monkeypatch):
     monkeypatch.setattr(movement, "_side_masks", side_masks)
     play_games("hercules", 4, np.arange(2), axis_policy="balanced", allied_policy="counterattack")
     assert seen["calls"] > 100
+
+
+@pytest.mark.parametrize("scen,ax,al,n", [("hercules", "balanced", "static", 2),
+                                          ("hercules", "random", "random", 2),
+                                          ("intro", "aggressive", "counterattack", 2)])
+def test_occupancy_kernel_equals_plain(monkeypatch, scen, ax, al, n):
+    """The compiled blocking/trivial hexes (6.52) equal the numpy steps on
+    every query of whole games."""
+    orig = movement._occupancy_memo
+    seen = {"calls": 0}
+
+    def occ_memo(game, side, key):
+        got = orig(game, side, key)
+        ref = movement._occupancy_plain(game, side)
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])
+        assert got[0].dtype == ref[0].dtype and got[1].dtype == ref[1].dtype
+        seen["calls"] += 1
+        return got
+
+    monkeypatch.setattr(movement, "_occupancy_memo", occ_memo)
+    play_games(scen, 6, np.arange(n), axis_policy=ax, allied_policy=al)
+    assert seen["calls"] > 20
+
+
+def test_occupancy_kernel_random():
+    """The kernel against the numpy steps of ``_occupancy_plain`` on random
+    pieces (warships, leaders, coastal guns, zero defense, shared hexes)."""
+    from malta_sim.games.island_of_death import static as st
+    rng = np.random.default_rng(5)
+    types = np.array([st.WARSHIP, st.LEADER, st.COASTAL_GUN, st.INFANTRY,
+                      st.ARTILLERY, st.HQ], np.int8)
+    for _ in range(300):
+        n_units, n_hexes = int(rng.integers(1, 60)), int(rng.integers(1, 40))
+        utype = types[rng.integers(0, len(types), n_units)]
+        defense = rng.integers(0, 3, (n_units, 3))
+        level = rng.integers(0, 3, n_units).astype(np.int8)
+        hexes = rng.integers(0, n_hexes, n_units).astype(np.int32)
+        units = np.sort(rng.choice(n_units, int(rng.integers(0, n_units + 1)), replace=False)).astype(np.int64)
+        block, trivial = movement.occupancy_kernel(units, hexes, level, utype, defense, n_hexes,
+                                                   movement._OCC_CODES)
+        u = units[utype[units] != st.WARSHIP]
+        rb, anyp = np.zeros(n_hexes, bool), np.zeros(n_hexes, bool)
+        anyp[hexes[u]] = True
+        b = (utype[u] != st.LEADER) & (utype[u] != st.COASTAL_GUN) & (defense[u, level[u]] > 0)
+        rb[hexes[u][b]] = True
+        np.testing.assert_array_equal(block, rb)
+        np.testing.assert_array_equal(trivial, anyp & ~rb)

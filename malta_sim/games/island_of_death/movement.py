@@ -163,6 +163,64 @@ def _occupancy_memo(game, side: int, key: tuple) -> tuple[np.ndarray, np.ndarray
     if hit is not None:
         return hit
     s, t = game.state, game.static
+    return game.keep("_occupancy_memo", side, key,
+                     occupancy_kernel(game.on_map(side), s.hex, s.level, t.utype, t.defense, t.n_hexes,
+                                      _OCC_CODES))
+
+
+#: unit type codes :func:`occupancy_kernel` tests (warship, leader, coastal gun)
+_OCC_CODES = np.array([st.WARSHIP, st.LEADER, st.COASTAL_GUN], np.int64)
+
+
+@nb.njit(cache=True)
+def occupancy_kernel(units, hexes, level, utype, defense, n_hexes, codes):
+    """The blocking and trivial hexes of one side's pieces (rule 6.52) in one
+    pass: :func:`_occupancy_plain` as a loop.
+
+    Parameters
+    ----------
+    units : int64[k]
+        The side's pieces on the map.
+    hexes, level : arrays [n_units]
+        Dense hex and level of every piece.
+    utype : int8[n_units]
+        Unit type codes.
+    defense : int[n_units, n_levels]
+        Defense strength per level.
+    n_hexes : int
+    codes : int64[3]
+        :data:`_OCC_CODES` (warship, leader, coastal gun).
+
+    Returns
+    -------
+    block, trivial : bool[n_hexes]
+        Hexes with a piece that stops enemy entry (not a leader or coastal
+        gun, defense above zero); hexes with pieces of which none blocks.
+        Warships (16.7) are not on land and count in neither.
+    """
+    warship, leader, gun = codes[0], codes[1], codes[2]
+    block = np.zeros(n_hexes, np.bool_)
+    anyp = np.zeros(n_hexes, np.bool_)
+    for i in range(units.shape[0]):
+        u = units[i]
+        ut = utype[u]
+        if ut == warship:
+            continue
+        h = hexes[u]
+        anyp[h] = True
+        if ut != leader and ut != gun and defense[u, level[u]] > 0:
+            block[h] = True
+    trivial = np.zeros(n_hexes, np.bool_)
+    for h in range(n_hexes):
+        trivial[h] = anyp[h] and not block[h]
+    return block, trivial
+
+
+def _occupancy_plain(game, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """(blocking, trivial) bool[n_hexes] of ``side`` from whole-array numpy
+    steps (rule 6.52): the reference :func:`occupancy_kernel` is tested
+    against."""
+    s, t = game.state, game.static
     nh = t.n_hexes
     block = np.zeros(nh, bool)
     anyp = np.zeros(nh, bool)
@@ -174,7 +232,7 @@ def _occupancy_memo(game, side: int, key: tuple) -> tuple[np.ndarray, np.ndarray
     b = (ut != st.LEADER) & (ut != st.COASTAL_GUN) & (t.defense[units, s.level[units]] > 0)
     block[h[b]] = True
     trivial = anyp & ~block
-    return game.keep("_occupancy_memo", side, key, (block, trivial))
+    return block, trivial
 
 
 def occupancy(game, side: int) -> tuple[np.ndarray, np.ndarray]:
