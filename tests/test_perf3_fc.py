@@ -130,9 +130,9 @@ def test_loss_table_equals_expected_losses():
 def test_odds_shifts_and_scores_on_random_positions():
     """Rule 9.92 (with 11.2, 16.24, 17.32): on random positions (levels,
     morale states, hexes, integrity lost) and random attacker groups, the
-    compiled shift total equals the sum of :func:`combat.odds_modifiers`
-    without leader rolls, and the compiled score of a target equals
-    :meth:`_ParamBot._score_target`."""
+    compiled shift total equals the sum of :func:`combat.odds_modifiers_plain`
+    without leader rolls, :func:`combat.odds_modifiers` gives its modifiers,
+    and the compiled score of a target equals :meth:`_ParamBot._score_target`."""
     from iod_helpers import make
 
     from malta_sim.policies.axis import AxisBot
@@ -180,7 +180,10 @@ def test_odds_shifts_and_scores_on_random_positions():
                     s.morale_state[x] = int(rng.integers(0, 2))
             grp = sorted(set(grp) | set(mem))
             s.integrity_lost[0, tb.regiment[mem[0]]] = rng.random() < 0.1
-        ref = sum(C.odds_modifiers(g, side, grp, dfd, centre, roll_leaders=False).values())
+        ref_m = C.odds_modifiers_plain(g, side, grp, dfd, centre, roll_leaders=False)
+        assert list(C.odds_modifiers(g, side, grp, dfd, centre, roll_leaders=False).items()) == \
+            list(ref_m.items())
+        ref = sum(ref_m.values())
         fort = bool(t.fort[centre] and not s.fort_destroyed[centre])
         got = FC.odds_shift_total(np.array(grp, np.int64), len(grp), np.array(dfd, np.int64),
                                   len(dfd), centre, fort, ft.unit, ft.morale, ft.mem_ptr,
@@ -382,3 +385,29 @@ def test_attack_pick_on_random_positions():
         compared += 1
         picked += got is not None
     assert compared > 50 and picked > 5
+
+
+@pytest.mark.parametrize("scenario,axis,allied,seed,games", [
+    ("hercules", "axis:balanced", "allied:static", 1942, [0, 1]),
+    ("intro", "axis:aggressive", "allied:counterattack", 3, [0]),
+])
+def test_odds_modifiers_equal_plain_through_games(monkeypatch, scenario, axis, allied, seed, games):
+    """Rule 9.92 (11.2, 16.24, 16.42, 17.32): every call of
+    :func:`combat.odds_modifiers` in whole games (the combat resolution and
+    the bots' forecasts) gives the plain version's modifiers, keys in the same
+    order; the leaders' command rolls (14.2, 15.4) are then added as before."""
+    seen = {"calls": 0, "nonzero": 0}
+    orig = C.odds_modifiers
+
+    def wrapped(game, side, attackers, defenders, target, air=0, roll_leaders=True):
+        ref = C.odds_modifiers_plain(game, side, attackers, defenders, target, air, False)
+        got = orig(game, side, attackers, defenders, target, air, roll_leaders)
+        head = {k: v for k, v in got.items() if not k.endswith("_command")}
+        assert list(head.items()) == list(ref.items()), (head, ref)
+        seen["calls"] += 1
+        seen["nonzero"] += bool(ref)
+        return got
+
+    monkeypatch.setattr(C, "odds_modifiers", wrapped)
+    play_games(scenario, seed, games, axis_policy=axis, allied_policy=allied)
+    assert seen["calls"] > 10 and seen["nonzero"] > 5

@@ -253,6 +253,94 @@ def _side_shifts(grp, n, unit, morale_tab, mem_ptr, mem_idx, lost, hexa, box, mo
 
 
 @nb.njit(cache=True)
+def odds_parts(grp, n, dfd, nd, target, fort, unit, morale_tab, mem_ptr, mem_idx, lost, hexa, box,
+               mor, lev, form, scratch):
+    """The 9.92 odds-level modifiers, one by one, of an attack by ``grp[:n]``
+    on the defenders ``dfd[:nd]`` in hex ``target``, leader rolls and air
+    support left out: the entries of
+    :func:`malta_sim.games.island_of_death.combat.odds_modifiers` (rules 9.92,
+    11.2, 11.4, 16.24, 17.32).
+
+    Parameters
+    ----------
+    grp : int64[>= n]
+        Attacking units.
+    dfd : int64[>= nd]
+        Defending units.
+    target : int
+        Dense index of the attacked hex.
+    fort : bool
+        Undestroyed fort in the target hex (engineers +1).
+    unit, morale_tab, mem_ptr, mem_idx : arrays
+        :class:`ForecastTables` fields.
+    lost : bool[n_regiments]
+        ``integrity_lost[0]`` (9.95).
+    hexa, box, mor, lev, form : int[n_units]
+        Unit hex, box, morale state, level and formation.
+    scratch : int64[>= max(n, nd)]
+        Working space.
+
+    Returns
+    -------
+    tuple of 8 int
+        Odds levels for: attacking armor (+2), defending armor (-1),
+        engineers against a fort (+1), envelopment from four hexes (+1),
+        attacker integrity (+2), defender integrity (-1), mixed formations
+        (-1) and the morale difference (-2..+3); 0 where the modifier does
+        not apply.
+    """
+    a_armor, a_intact, tot_a = _side_shifts(grp, n, unit, morale_tab, mem_ptr, mem_idx, lost,
+                                            hexa, box, mor, lev, scratch)
+    d_armor, d_intact, tot_d = _side_shifts(dfd, nd, unit, morale_tab, mem_ptr, mem_idx, lost,
+                                            hexa, box, mor, lev, scratch)
+    # distinct attacker hexes; engineers in each of them (9.92 vs a fort)
+    nh = 0
+    all_eng = True
+    for i in range(n):
+        h = hexa[grp[i]]
+        seen = False
+        for j in range(i):
+            if hexa[grp[j]] == h:
+                seen = True
+                break
+        if seen:
+            continue
+        nh += 1
+        eng = False
+        for j in range(n):
+            if hexa[grp[j]] == h and unit[grp[j], _ENG]:
+                eng = True
+                break
+        if not eng:
+            all_eng = False
+    # mixed formations (17.32: each remnant counts as its own formation)
+    keys = 0
+    for i in range(n):
+        u = grp[i]
+        rem = unit[u, _REM]
+        if rem >= 0 and lev[u] == rem:
+            keys += 1
+        else:
+            f = form[u]
+            seen = False
+            for j in range(i):
+                w = grp[j]
+                rw = unit[w, _REM]
+                if not (rw >= 0 and lev[w] == rw) and form[w] == f:
+                    seen = True
+                    break
+            if not seen:
+                keys += 1
+    ca = -(-tot_a // n) if n else 0
+    cd = -(-tot_d // nd) if nd else 0
+    diff = ca - cd
+    morale = min(3, max(-2, diff)) if diff else 0
+    return (2 if a_armor else 0, -1 if d_armor else 0, 1 if fort and all_eng else 0,
+            1 if nh >= 4 else 0, 2 if a_intact else 0, -1 if d_intact else 0,
+            -1 if keys > 1 else 0, morale)
+
+
+@nb.njit(cache=True)
 def odds_shift_total(grp, n, dfd, nd, target, fort, unit, morale_tab, mem_ptr, mem_idx, lost,
                      hexa, box, mor, lev, form, scratch):
     """Sum of the 9.92 odds-level modifiers an attack by ``grp[:n]`` on the
@@ -285,69 +373,9 @@ def odds_shift_total(grp, n, dfd, nd, target, fort, unit, morale_tab, mem_ptr, m
     int
         Total column shift in odds levels.
     """
-    total = 0
-    a_armor, a_intact, tot_a = _side_shifts(grp, n, unit, morale_tab, mem_ptr, mem_idx, lost,
-                                            hexa, box, mor, lev, scratch)
-    d_armor, d_intact, tot_d = _side_shifts(dfd, nd, unit, morale_tab, mem_ptr, mem_idx, lost,
-                                            hexa, box, mor, lev, scratch)
-    if a_armor:
-        total += 2
-    if d_armor:
-        total -= 1
-    # distinct attacker hexes; engineers in each of them (9.92 vs a fort)
-    nh = 0
-    all_eng = True
-    for i in range(n):
-        h = hexa[grp[i]]
-        seen = False
-        for j in range(i):
-            if hexa[grp[j]] == h:
-                seen = True
-                break
-        if seen:
-            continue
-        nh += 1
-        eng = False
-        for j in range(n):
-            if hexa[grp[j]] == h and unit[grp[j], _ENG]:
-                eng = True
-                break
-        if not eng:
-            all_eng = False
-    if fort and all_eng:
-        total += 1
-    if nh >= 4:
-        total += 1
-    if a_intact:
-        total += 2
-    if d_intact:
-        total -= 1
-    # mixed formations (17.32: each remnant counts as its own formation)
-    keys = 0
-    for i in range(n):
-        u = grp[i]
-        rem = unit[u, _REM]
-        if rem >= 0 and lev[u] == rem:
-            keys += 1
-        else:
-            f = form[u]
-            seen = False
-            for j in range(i):
-                w = grp[j]
-                rw = unit[w, _REM]
-                if not (rw >= 0 and lev[w] == rw) and form[w] == f:
-                    seen = True
-                    break
-            if not seen:
-                keys += 1
-    if keys > 1:
-        total -= 1
-    ca = -(-tot_a // n) if n else 0
-    cd = -(-tot_d // nd) if nd else 0
-    diff = ca - cd
-    if diff:
-        total += min(3, max(-2, diff))
-    return total
+    p = odds_parts(grp, n, dfd, nd, target, fort, unit, morale_tab, mem_ptr, mem_idx, lost, hexa,
+                   box, mor, lev, form, scratch)
+    return p[0] + p[1] + p[2] + p[3] + p[4] + p[5] + p[6] + p[7]
 
 
 @nb.njit(cache=True)

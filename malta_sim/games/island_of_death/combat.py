@@ -631,8 +631,74 @@ def _regiments_intact(game, regs, units: set) -> bool:
     return False
 
 
+#: The keys of :func:`odds_modifiers` for the parts of
+#: :func:`malta_sim.policies.forecast.odds_parts`, in their order.
+_ODDS_PARTS = ("armor_attacking", "armor_defending", "engineers", "envelopment",
+               "attacker_integrity", "defender_integrity", "mixed_formations", "morale")
+_FORECAST = []
+
+
 def odds_modifiers(game, side, attackers, defenders, target, air=0, roll_leaders=True) -> dict:
-    """Odds-level modifiers of rule 9.92 (+ 11.2, 14.2, 15.4, 16.42, 17.32).
+    """Odds-level modifiers of rule 9.92 (+ 11.2, 11.4, 14.2, 15.4, 16.24,
+    16.42, 17.32) of an attack.
+
+    Parameters
+    ----------
+    game : Game
+    side : int
+        Attacking side.
+    attackers, defenders : sequence of int
+        Units attacking and defending.
+    target : int
+        Dense index of the attacked hex.
+    air : int
+        Air support markers on the attack (16.42).
+    roll_leaders : bool
+        Roll the leaders' command checks (14.2, 15.4; uses the combat dice).
+
+    Returns
+    -------
+    dict
+        Modifier name -> odds levels, only the modifiers that apply, in the
+        order armor attacking/defending, engineers, envelopment, attacker/
+        defender integrity, mixed formations, morale, air support, attacker/
+        defender command.  The terrain-free modifiers come from one compiled
+        call (:func:`malta_sim.policies.forecast.odds_parts`);
+        :func:`odds_modifiers_plain` is the plain reference.
+    """
+    if not _FORECAST:
+        from ...policies import forecast
+        _FORECAST.append(forecast)
+    fc = _FORECAST[0]
+    ft = fc.forecast_tables(game)
+    s = game.state
+    grp = np.array(attackers, np.int64)
+    dfd = np.array(defenders, np.int64)
+    n, nd = len(grp), len(dfd)
+    fort = bool(game.static.fort[target] and not s.fort_destroyed[target])
+    parts = fc.odds_parts(grp, n, dfd, nd, int(target), fort, ft.unit, ft.morale, ft.mem_ptr,
+                          ft.mem_idx, s.integrity_lost[0], s.hex, s.box, s.morale_state, s.level,
+                          s.formation, np.empty(max(n, nd, 1), np.int64))
+    m = {}
+    for name, v in zip(_ODDS_PARTS, parts):
+        if v:
+            m[name] = v
+    if air:
+        m["air_support"] = int(air)
+    if roll_leaders:
+        c = _command_roll(game, side, attackers, target, +1)
+        if c:
+            m["attacker_command"] = c
+        c = _command_roll(game, 1 - side, defenders, target, -1)
+        if c:
+            m["defender_command"] = c
+    return m
+
+
+def odds_modifiers_plain(game, side, attackers, defenders, target, air=0,
+                         roll_leaders=True) -> dict:
+    """:func:`odds_modifiers` in plain Python, the reference of the compiled
+    parts (rule 9.92 + 11.2, 14.2, 15.4, 16.42, 17.32).
 
     One pass over each side's units gathers what the modifiers read: the
     hexes of tanks that are not demoralized and of their partners (armor), the
