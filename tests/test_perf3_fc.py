@@ -411,3 +411,43 @@ def test_odds_modifiers_equal_plain_through_games(monkeypatch, scenario, axis, a
     monkeypatch.setattr(C, "odds_modifiers", wrapped)
     play_games(scenario, seed, games, axis_policy=axis, allied_policy=allied)
     assert seen["calls"] > 10 and seen["nonzero"] > 5
+
+
+def test_bombard_order_equals_unit_queries_through_games(monkeypatch):
+    """Rule 10.1: the bombardments of a combat plan take the targets most
+    defenders first, the count of each target read from one count of the
+    enemy pieces per hex; on every plan of whole games the order and the guns
+    equal those of one :meth:`Game.units_at` query per target, and plans
+    without any gun offered or air marker (no kernel call) equal the plain
+    plan."""
+    from malta_sim.policies.base import CombatPlan
+
+    seen = {"plans": 0, "bombard": 0}
+    orig = AX._ParamBot._plan_bombard
+
+    def plan_bombard(self, game, options, plan, used):
+        ref_plan = CombatPlan(support=dict(plan.support), air=dict(plan.air),
+                              hurricane=set(plan.hurricane))
+        ref_used = set(used)
+        t = game.static
+        if self._bombard_ok():
+            for tgt, units in sorted(options.bombard.items(),
+                                     key=lambda kv: -len(game.units_at(kv[0], 1 - self.side))):
+                if tgt in ref_plan.support:
+                    continue
+                free = [u for u in units if u not in ref_used and t.utype[u] != C.st.WARSHIP]
+                if free:
+                    ref_plan.bombard[tgt] = free
+                    ref_used.update(free)
+        got = orig(self, game, options, plan, used)
+        assert list(got.bombard.items()) == list(ref_plan.bombard.items())
+        assert used == ref_used
+        seen["plans"] += 1
+        seen["bombard"] += len(got.bombard) > 1
+        return got
+
+    monkeypatch.setattr(AX._ParamBot, "_plan_bombard", plan_bombard)
+    play_games("hercules", 1942, [0, 1], axis_policy="axis:aggressive",
+               allied_policy="allied:counterattack")
+    play_games("intro", 3, [0], axis_policy="axis:balanced", allied_policy="allied:static")
+    assert seen["plans"] > 10 and seen["bombard"] > 0

@@ -25,6 +25,7 @@ tie-breaks as the plain Python methods kept here (:meth:`_ParamBot._score_target
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import accumulate, chain
 
 import numba as nb
@@ -917,6 +918,9 @@ class _ParamBot:
             hok = options.hurricane_ok
             flat = list(chain.from_iterable(sup_lists))
             n_s = len(flat)
+            if not n_s and air_markers <= 0:
+                # no gun offered and no air marker: nothing to place (12.2, 16.42)
+                return self._plan_bombard(game, options, plan, used)
             u_ptr = list(accumulate(map(len, q_u), initial=0))
             s_ptr = list(accumulate(map(len, sup_lists), initial=0))
             n_u = u_ptr[-1]
@@ -968,9 +972,10 @@ class _ParamBot:
         targets that get no support, most defenders first; the plan is kept
         for :meth:`next_attack`."""
         t = game.static
-        if self._bombard_ok():
-            for tgt, units in sorted(options.bombard.items(),
-                                     key=lambda kv: -len(game.units_at(kv[0], 1 - self.side))):
+        if self._bombard_ok() and options.bombard:
+            # enemy pieces per hex, counted once (the count of game.units_at)
+            n_at = Counter(game.state.hex[game.tables.side_mask[1 - self.side]].tolist())
+            for tgt, units in sorted(options.bombard.items(), key=lambda kv: -n_at[kv[0]]):
                 if tgt in plan.support:
                     continue
                 free = [u for u in units if u not in used and t.utype[u] != st.WARSHIP]
