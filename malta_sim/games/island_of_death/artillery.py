@@ -4,12 +4,15 @@ invasion engine; it adds to ``state.stockpile``.)"""
 
 from __future__ import annotations
 
+from itertools import compress
+
 import numpy as np
 
 from . import static as st
+from .ammo_routes import ammo_route_ok
 from .game import illegal
 from .state import ALLIED, AXIS, BOX_MAP, DISORGANIZED
-from .supply import MAX_ROUTE, passable_for, route_distance
+from .supply import MAX_ROUTE, passable_for, route_distance  # noqa: F401 (route_distance: tests' reference)
 
 
 def expend(game, u: int, n: int = 1) -> None:
@@ -42,21 +45,19 @@ def ammo_eligible(game, side: int) -> list[int]:
     if not arts:
         return []
     if side == AXIS:
-        tgt = np.flatnonzero((t.beach | t.main_port | t.minor_port) & (s.control == AXIS))
+        tgt = (t.beach | t.main_port | t.minor_port) & (s.control == AXIS)
+        if not tgt.any():
+            return []
     else:
-        tgt = np.array([h for h in t.allied_ammo_points if not len(game.units_at(h, AXIS))], int)
-    if len(tgt) == 0:
-        return []
-    passable = passable_for(game, side)
-    out = []
-    for u in arts:
-        h = int(s.hex[u])
-        p = passable.copy()
-        p[h] = True
-        dist = route_distance(h, p, t.neighbours, t.ocean_side, MAX_ROUTE)
-        if (dist[tgt] >= 0).any():
-            out.append(u)
-    return out
+        pts = [h for h in t.allied_ammo_points if not len(game.units_at(h, AXIS))]
+        if not pts:
+            return []
+        tgt = np.zeros(t.n_hexes, bool)
+        tgt[pts] = True
+    # one route search per piece (8.2, at most 12 hexes), all in one call
+    ok = ammo_route_ok(np.array(arts, np.int64), s.hex, passable_for(game, side), tgt,
+                       t.neighbours, t.ocean_side, MAX_ROUTE)
+    return list(compress(arts, ok.tolist()))
 
 
 def distribute_ammunition(game, side: int) -> None:
@@ -64,11 +65,11 @@ def distribute_ammunition(game, side: int) -> None:
     Axis from the stockpile (12.54), the Allies without limit (12.55); never
     more than two salvos per unit (12.5)."""
     s, t = game.state, game.static
-    el = ammo_eligible(game, side)
-    if not el:
-        return
     stock = int(s.stockpile[0]) if side == AXIS else -1
     if side == AXIS and stock <= 0:
+        return                                  # nothing to hand out (12.54)
+    el = ammo_eligible(game, side)
+    if not el:
         return
     give = game.policy(side).distribute_ammo(game, el, stock)
     total = 0
