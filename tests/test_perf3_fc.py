@@ -415,11 +415,10 @@ def test_odds_modifiers_equal_plain_through_games(monkeypatch, scenario, axis, a
 
 def test_bombard_order_equals_unit_queries_through_games(monkeypatch):
     """Rule 10.1: the bombardments of a combat plan take the targets most
-    defenders first, the count of each target read from one count of the
-    enemy pieces per hex; on every plan of whole games the order and the guns
-    equal those of one :meth:`Game.units_at` query per target, and plans
-    without any gun offered or air marker (no kernel call) equal the plain
-    plan."""
+    defenders first and the free artillery of each; on every plan of whole
+    games (including the plans made without a scoring call, when no gun is
+    offered and no air marker is left) they equal the reference written out
+    here with one :meth:`Game.units_at` query per target."""
     from malta_sim.policies.base import CombatPlan
 
     seen = {"plans": 0, "bombard": 0}

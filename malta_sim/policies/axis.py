@@ -25,7 +25,6 @@ tie-breaks as the plain Python methods kept here (:meth:`_ParamBot._score_target
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import accumulate, chain
 
 import numba as nb
@@ -973,9 +972,9 @@ class _ParamBot:
         for :meth:`next_attack`."""
         t = game.static
         if self._bombard_ok() and options.bombard:
-            # enemy pieces per hex, counted once (the count of game.units_at)
-            n_at = Counter(game.state.hex[game.tables.side_mask[1 - self.side]].tolist())
-            for tgt, units in sorted(options.bombard.items(), key=lambda kv: -n_at[kv[0]]):
+            enemy = 1 - self.side
+            for tgt, units in sorted(options.bombard.items(),
+                                     key=lambda kv: -len(game.units_at(kv[0], enemy))):
                 if tgt in plan.support:
                     continue
                 free = [u for u in units if u not in used and t.utype[u] != st.WARSHIP]
