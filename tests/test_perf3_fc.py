@@ -297,7 +297,7 @@ def _defensive_support_reference(bot, game, options):
 
 def test_defensive_support_equals_reference_through_games(monkeypatch):
     """Rule 9.2 b: the defensive support of the simple bots, threat counted
-    from one map of enemy-held hexes, equals the per-neighbour count on every
+    from one set of enemy-held hexes, equals the per-neighbour count on every
     call through whole games (same hexes in the same order)."""
     from malta_sim.policies.simple import BalancedPolicy
 

@@ -149,18 +149,18 @@ class _LandBot(RandomPolicy):
         neighbouring hexes holding enemy pieces) first, each takes up to two
         free artillery units, or up to two warships when no artillery is free."""
         out, used = {}, set()
-        s, t = game.state, game.static
-        # hexes holding a piece of the enemy (-1 off the map lands on the
-        # spare last entry, which stays False, as do off-grid neighbours)
-        enemy_hex = s.hex[game.tables.side_mask[1 - self.side]]
-        occupied = np.zeros(len(t.neighbours) + 1, bool)
-        occupied[enemy_hex] = True
-        occupied[-1] = False
-        threat_of = occupied[t.neighbours].sum(axis=1).tolist()
-
-        def threat(h):
-            return threat_of[h]
-        for h in sorted(options, key=threat, reverse=True):
+        s, t, tb = game.state, game.static, game.tables
+        # the hexes holding a piece of the enemy (-1, off the map, left out,
+        # so that off-grid neighbours, -1, never count); the threat of each
+        # offered hex from its own neighbours only
+        enemy = 1 - self.side
+        run = tb.side_run[enemy]
+        hx = s.hex[run[0]:run[1]] if run is not None else s.hex[tb.side_mask[enemy]]
+        held = set(hx.tolist())
+        held.discard(-1)
+        nbr = t.neighbours
+        threat_of = {h: sum([n in held for n in nbr[h].tolist()]) for h in options}
+        for h in sorted(options, key=threat_of.__getitem__, reverse=True):
             free = [u for u in options[h] if u not in used]
             arty = [u for u in free if game.is_artillery(u)]
             pick = arty[:2] if arty else free[:2]     # 16.74: no mixing, two warships at most
