@@ -450,3 +450,29 @@ def test_bombard_order_equals_unit_queries_through_games(monkeypatch):
                allied_policy="allied:counterattack")
     play_games("intro", 3, [0], axis_policy="axis:balanced", allied_policy="allied:static")
     assert seen["plans"] > 10 and seen["bombard"] > 0
+
+
+def test_choose_loss_equals_array_reads_through_games(monkeypatch):
+    """Rules 9.4, 20.0-20.2: the step the simple bots lose, read from the
+    per-unit lists, is the one the static arrays give (no HQ while another
+    unit can take it, fewest victory steps, weakest, lowest index) on every
+    call through whole games."""
+    from malta_sim.policies.simple import _LandBot
+
+    orig = _LandBot.choose_loss
+    seen = [0]
+
+    def choose_loss(self, game, units, reason):
+        got = orig(self, game, units, reason)
+        t, s = game.static, game.state
+        ref = min(units, key=lambda u: (int(t.utype[u] == C.st.HQ), int(t.step_weight[u]),
+                                        int(t.attack[u, s.level[u]]) + int(t.defense[u, s.level[u]]),
+                                        u))
+        assert got == ref
+        seen[0] += 1
+        return got
+
+    monkeypatch.setattr(_LandBot, "choose_loss", choose_loss)
+    play_games("hercules", 1942, [0, 1], axis_policy="axis:balanced", allied_policy="allied:static")
+    play_games("intro", 3, [0], axis_policy="axis:aggressive", allied_policy="allied:counterattack")
+    assert seen[0] > 10

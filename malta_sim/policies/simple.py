@@ -185,9 +185,13 @@ class _LandBot(RandomPolicy):
         20.2), then the weakest unit."""
         from ..games.island_of_death import static as st
 
-        t, s = game.static, game.state
-        return min(units, key=lambda u: (int(t.utype[u] == st.HQ), int(t.step_weight[u]),
-                                         int(t.attack[u, s.level[u]]) + int(t.defense[u, s.level[u]]), u))
+        tb, lev, sw = game.tables, game.state.level, game.static.step_weight
+        ut, att, dfn = tb.utype, tb.attack, tb.defense       # per-unit lists of the printed values
+
+        def key(u):
+            lv = int(lev[u])
+            return (int(ut[u] == st.HQ), int(sw[u]), att[u][lv] + dfn[u][lv], u)
+        return min(units, key=key)
 
     def stand_ground(self, game, units, hits, attacker):
         if attacker:
