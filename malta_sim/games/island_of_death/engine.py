@@ -7,18 +7,24 @@ is played by the Python orchestration loop of :mod:`.sequence`.
 
 Performance shape
 -----------------
-State is a NamedTuple of numpy arrays (:mod:`.state`); the spatial hot paths
-are compiled (legal moves ``movement.legal_kernel``, ZOC projection, supply
-routes ``supply.route_distance``), facts that hold for a whole phase or game
-are computed once (tables per static data, memos keyed on what they read);
-phases and decisions run per game in Python (tens of milliseconds of CPU per
-game; figures in ``docs/performance.md``).  Moving the whole loop
-into numba needs: (1) policies as compiled decision kernels over a parameter
-vector (``Policy.params``) instead of Python methods; (2) the event log as a
-preallocated int array (kind, turn, hexes, units, dice, cell) decoded
-afterwards; (3) the phase functions rewritten over ``GameState`` fields only
-(no ``Game`` object, no dicts/lists), which they already mostly are; (4) the
-invasion hooks likewise compiled.  Games would then run batched with
+State is a NamedTuple of numpy arrays (:mod:`.state`).  The spatial hot paths
+and the decisions are compiled, one call per decision over all candidates:
+legal moves (``movement.legal_kernel``), supply (``supply.supply_kernel``),
+attack options, retreats and phase-end checks (``combat_options``,
+``combat_moves``, ``phase_checks``), the Axis forecasts and attack picks
+(:mod:`malta_sim.policies.forecast`) and move choice
+(:mod:`malta_sim.policies.move_choice`).  Facts that hold for a whole phase or
+game are computed once (tables per static data, memos keyed on what they
+read).  The phases themselves still run per game in Python (about 20-30 ms of
+CPU per game; figures in ``docs/performance.md``).  Moving them into numba
+needs: (1) the remaining bot callbacks (step losses, retreats, advances,
+beach moves, stick plans) as compiled functions over a parameter vector
+(``Policy.params``); (2) the event log as a preallocated int array (kind,
+turn, hexes, units, dice, cell) decoded afterwards; (3) unit entry, the entry
+hook and elimination over ``GameState`` fields only (no ``Game`` object, no
+dicts/lists); (4) the invasion phases likewise compiled.  The Python-side
+dice streams are ``numpy.random.Generator`` objects, which numba accepts as
+arguments and draws from identically.  Games would then run batched with
 ``numba.prange`` over the leading game axis of a batched state.
 """
 
