@@ -20,8 +20,8 @@ def _reference_score(bot, game, tgt, units, sup, hur, air, plan_mode):
         arty = [u for u in sup if t.utype[u] != C.st.WARSHIP]
         ships = [u for u in sup if t.utype[u] == C.st.WARSHIP][:3]
         full = arty if memo.support(game, arty, tgt, units) >= memo.support(game, ships, tgt, units) else ships
-        return AX._SCORE_TARGET(bot, game, tgt, units, full, air, (), False, memo)
-    return AX._SCORE_TARGET(bot, game, tgt, units, sup, air, set(hur) & set(sup), False, memo)
+        return AX._ParamBot._score_target(bot, game, tgt, units, full, air, (), False, memo)
+    return AX._ParamBot._score_target(bot, game, tgt, units, sup, air, set(hur) & set(sup), False, memo)
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ import numpy as np
 from ..games.island_of_death import static as st
 from . import params as P
 from .axis import _ParamBot
-from .base import Move
+from .base import Move, own_methods, plain_methods
 from .simple import StaticPolicy
 
 
@@ -123,11 +123,12 @@ class AlliedBot(_ParamBot, StaticPolicy):
         (nearest first on ties); see :meth:`garrison_values`.  The walk over
         the candidates is one compiled call
         (:func:`malta_sim.policies.move_choice.garrison_kernel`); a bot with
-        its own :meth:`garrison_values` takes :meth:`_garrison_move_plain`."""
+        its own :meth:`garrison_values` or :meth:`_weak_axis_hexes` (in a subclass
+        or on the object) takes :meth:`_garrison_move_plain`."""
         todo = [u for u in sorted(cands) if ("g", u) not in self._skip]
         if not todo:                       # every candidate already tried this phase
             return None
-        if type(self).garrison_values is not AlliedBot.garrison_values:
+        if not own_methods(self, _GARRISON_BY_KERNEL):
             return self._garrison_move_plain(game, mode, cands)
         from . import move_choice
         stop_at, best = move_choice.garrison_step(game, mode, todo, self.side,
@@ -314,3 +315,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         if not self.vec[P.AL_WATERS_EDGE]:
             return {}
         return super().waters_edge_attacks(game, options)
+
+
+#: The plain methods the compiled garrison move (:mod:`.move_choice`) stands in for.
+_GARRISON_BY_KERNEL = plain_methods(AlliedBot, ("garrison_values", "_weak_axis_hexes"))

@@ -33,7 +33,7 @@ import numpy as np
 from ..games.island_of_death import static as st
 from ..games.island_of_death.state import BOX_MAP
 from . import params as P
-from .base import CombatPlan, Move
+from .base import CombatPlan, Move, own_methods, plain_methods
 from .forecast import best_attack, forecast_tables, plan_targets, score_targets
 from .simple import BalancedPolicy
 
@@ -592,10 +592,11 @@ class _ParamBot:
         return best
 
     def _compiled_scores(self) -> bool:
-        """Whether :meth:`_score_target` is the plain one, so that
-        :func:`~malta_sim.policies.forecast.score_targets` may answer for it (a
-        subclass or a test that replaces it is asked instead)."""
-        return type(self)._score_target is _SCORE_TARGET
+        """Whether :meth:`_score_target` and :meth:`_place_support` are the
+        plain ones, so that :mod:`malta_sim.policies.forecast` may answer for
+        them (a replacement, in a subclass or on the bot object, is asked
+        instead; see :func:`~malta_sim.policies.base.own_methods`)."""
+        return own_methods(self, _SCORED_BY_KERNEL)
 
     def _score_many(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode,
                     whole=False) -> list:
@@ -991,8 +992,8 @@ class _ParamBot:
         return False
 
 
-#: The plain :meth:`_ParamBot._score_target`, which the compiled scoring stands in for.
-_SCORE_TARGET = _ParamBot._score_target
+#: The plain methods the compiled scoring and plan stand in for.
+_SCORED_BY_KERNEL = plain_methods(_ParamBot, ("_score_target", "_place_support"))
 
 
 @nb.njit(cache=True)
@@ -1134,10 +1135,7 @@ class AxisBot(_ParamBot, BalancedPolicy):
         and never beyond ``supply_radius`` of its HQ (8.2).  Hitched artillery
         prepares in place (6.6); HQs follow their units at a safe distance."""
         self._phase_reset(game, mode)
-        cls = type(self)
-        if (self.side != 0 or cls._anchor_hex is not AxisBot._anchor_hex
-                or cls._move_hq is not AxisBot._move_hq
-                or cls.objective_values is not AxisBot.objective_values):
+        if self.side != 0 or not own_methods(self, _MOVED_BY_KERNEL):
             return self._next_move_plain(game, mode, candidates)
         mc = _MODULES.get("move_choice")
         if mc is None:
@@ -1235,7 +1233,7 @@ class AxisBot(_ParamBot, BalancedPolicy):
         subclass with its own :meth:`objective_values` is asked every time)."""
         s = game.state
         key = None
-        if type(self).objective_values is AxisBot.objective_values:
+        if own_methods(self, _OBJECTIVES_PLAIN):
             sel = self._enemy_sel
             if sel is None or sel[0] is not game.static:
                 from ..games.island_of_death.special import side_selector
@@ -1379,3 +1377,10 @@ class AxisBot(_ParamBot, BalancedPolicy):
     def solitaire_n_sticks(self, game, turn, max_n):
         """Rule 21.12: ``stick_fraction`` of the allowed sticks (rounded up)."""
         return int(min(max_n, np.ceil(self.vec[P.AX_STICK_FRACTION] * max_n)))
+
+
+#: The plain methods the compiled move choice (:mod:`.move_choice`) stands in for.
+_MOVED_BY_KERNEL = plain_methods(AxisBot, ("_anchor_hex", "_move_hq", "objective_values",
+                                           "_move_setup", "_special_move"))
+#: :meth:`AxisBot.objective_values`, whose answer :meth:`AxisBot._move_setup` may keep.
+_OBJECTIVES_PLAIN = plain_methods(AxisBot, ("objective_values",))

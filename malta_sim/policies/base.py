@@ -29,6 +29,42 @@ import numpy as np
 from .invasion import InvasionDecisions
 
 
+def plain_methods(cls, names) -> dict:
+    """``{name: function}`` of ``cls``'s methods ``names`` as they are now
+    (taken at import, before any user code can replace them); the reference
+    of :func:`own_methods`."""
+    return {name: getattr(cls, name) for name in names}
+
+
+def own_methods(bot, plain: dict) -> bool:
+    """Whether each method of ``plain``, as ``bot`` sees it, is the plain one.
+
+    A compiled decision path (``policies.forecast``, ``policies.move_choice``)
+    stands in for a group of plain methods; it may answer only when none of
+    them was replaced, whether in a subclass, on the class itself, or on the
+    object (a function set as an attribute of ``bot``).  Otherwise the bot
+    takes its plain path, which calls the replacement.
+
+    Parameters
+    ----------
+    bot : Policy
+    plain : dict of str to function
+        From :func:`plain_methods`: the functions the compiled path
+        reproduces, by method name.
+
+    Returns
+    -------
+    bool
+        False as soon as one of the names resolves to anything but its plain
+        function.
+    """
+    for name, func in plain.items():
+        seen = getattr(bot, name, None)
+        if getattr(seen, "__func__", seen) is not func:     # a bound method, or a static one
+            return False
+    return True
+
+
 @dataclass
 class Move:
     """One unit's movement order (rules 6.1-6.6).
