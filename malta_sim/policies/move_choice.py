@@ -71,6 +71,24 @@ def _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level, m
 
 
 @nb.njit(cache=True)
+def _formation_distance(h, u, f, side_units, box, formation, ground, utype, codes, dist, hexes):
+    """Rules 8.2, 16.8: distance in hexes from hex ``h`` to the nearest
+    on-map ground unit of formation ``f`` other than ``u`` and not an HQ or
+    leader (``codes[2]``, ``codes[1]``); ``1 << 30`` when there is none.
+    ``side_units`` (int64[k]) are the side's pieces, ``dist``
+    (int[n_hexes, n_hexes]) the hex distance table."""
+    near = 1 << 30
+    for j in range(side_units.shape[0]):
+        x = side_units[j]
+        if (box[x] == 0 and formation[x] == f and x != u and ground[x]
+                and utype[x] != codes[2] and utype[x] != codes[1]):
+            d = np.int64(dist[h, hexes[x]])
+            if d < near:
+                near = d
+    return near
+
+
+@nb.njit(cache=True)
 def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out_of_supply, morale,
                      formation, turn, night, bonus, ground, never, utype, move_class, ma_tab, weight, remnant_full,
                      formation_hq, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
@@ -198,14 +216,8 @@ def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
             # four hexes from the nearest, ending at least two hexes from
             # enemy units; nearest, fewest MP, lowest hex
             f = formation[u]
-            near_here = 1 << 30
-            for j in range(side_units.shape[0]):
-                x = side_units[j]
-                if (box[x] == 0 and formation[x] == f and x != u and ground[x]
-                        and utype[x] != codes[2] and utype[x] != codes[1]):
-                    d = np.int64(dist[here, hexes[x]])
-                    if d < near_here:
-                        near_here = d
+            near_here = _formation_distance(here, u, f, side_units, box, formation, ground,
+                                            utype, codes, dist, hexes)
             if near_here == 1 << 30 or near_here <= 4:
                 continue
             ma = _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level,
@@ -226,14 +238,8 @@ def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
                             break
                     if not far:
                         continue
-                nh = 1 << 30
-                for j in range(side_units.shape[0]):
-                    x = side_units[j]
-                    if (box[x] == 0 and formation[x] == f and x != u and ground[x]
-                            and utype[x] != codes[2] and utype[x] != codes[1]):
-                        d = np.int64(dist[h, hexes[x]])
-                        if d < nh:
-                            nh = d
+                nh = _formation_distance(h, u, f, side_units, box, formation, ground, utype,
+                                         codes, dist, hexes)
                 c = mp[a]
                 if best < 0 or nh < best_near or (nh == best_near and c < best_cost):
                     best, best_near, best_cost = h, nh, c          # dest ascending: lowest hex on ties

@@ -683,6 +683,15 @@ def odds_modifiers(game, side, attackers, defenders, target, air=0, roll_leaders
     for name, v in zip(_ODDS_PARTS, parts):
         if v:
             m[name] = v
+    return _air_and_command(game, m, side, attackers, defenders, target, air, roll_leaders)
+
+
+def _air_and_command(game, m: dict, side, attackers, defenders, target, air,
+                     roll_leaders) -> dict:
+    """The last two odds modifiers of :func:`odds_modifiers` added to ``m``:
+    air support (16.42) and, when ``roll_leaders``, the leaders' command
+    rolls of attacker and defender (14.2, 14.21, 15.3; these draw dice).
+    Returns ``m``."""
     if air:
         m["air_support"] = int(air)
     if roll_leaders:
@@ -765,16 +774,7 @@ def odds_modifiers_plain(game, side, attackers, defenders, target, air=0,
     diff = (-(-tot_a // n_a) if n_a else 0) - (-(-tot_d // n_d) if n_d else 0)   # 9.92, 11.2
     if diff:
         m["morale"] = int(min(3, max(-2, diff)))
-    if air:
-        m["air_support"] = int(air)
-    if roll_leaders:
-        c = _command_roll(game, side, attackers, target, +1)
-        if c:
-            m["attacker_command"] = c
-        c = _command_roll(game, 1 - side, defenders, target, -1)
-        if c:
-            m["defender_command"] = c
-    return m
+    return _air_and_command(game, m, side, attackers, defenders, target, air, roll_leaders)
 
 
 # ------------------------------------------------------------------ CRT lookup

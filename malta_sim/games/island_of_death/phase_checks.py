@@ -163,39 +163,11 @@ def phase_end_kernel(box, hexa, level, side, base_weight, remnant_level_full, n_
         The caught leaders, ascending (:func:`caught_leader_list`); empty
         unless the code is ``PHASE_END_CAUGHT``.
     """
-    n = box.shape[0]
-    tot = np.zeros((2, n_hexes), np.int64)
-    for u in range(n):
-        if box[u] != _BOX_MAP:
-            continue
-        s = side[u]
-        if s != 0 and s != 1:
-            continue
-        w = np.int64(base_weight[u]) - (1 if level[u] == remnant_level_full[u] else 0)
-        tot[s, hexa[u]] += w
-        if tot[s, hexa[u]] > _STACK_LIMIT_HALVES:
-            return PHASE_END_OVER, np.empty(0, np.int64)
-    out = np.empty(n, np.int64)
-    k = 0
-    for ld in range(n):
-        if not leader[ld] or box[ld] != _BOX_MAP:
-            continue
-        h = hexa[ld]
-        enemy = False
-        friend = False
-        for x in range(n):
-            if hexa[x] != h or not controls[x]:
-                continue
-            if side[x] != side[ld]:
-                enemy = True
-            else:
-                friend = True
-        if enemy and not friend:
-            out[k] = ld
-            k += 1
-    if k:
-        return PHASE_END_CAUGHT, out[:k].copy()
-    for u in range(n):
-        if controls[u] and box[u] == _BOX_MAP:
-            control[hexa[u]] = side[u]
-    return PHASE_END_DONE, out[:0].copy()
+    over = over_stacked(box, hexa, level, side, base_weight, remnant_level_full, n_hexes)
+    if over[0] or over[1]:
+        return PHASE_END_OVER, np.empty(0, np.int64)
+    caught = caught_leader_list(box, hexa, side, leader, controls)
+    if caught.shape[0]:
+        return PHASE_END_CAUGHT, caught
+    control_update(box, hexa, side, controls, control)
+    return PHASE_END_DONE, caught
