@@ -67,7 +67,6 @@ def fresh_wrap(mod, name, keys):
 fresh_wrap(mv, "_zoc_memo", ["_zoc_memo"])
 fresh_wrap(mv, "_occupancy_memo", ["_occupancy_memo"])
 fresh_wrap(org, "stack_totals", ["_stack_totals"])
-fresh_wrap(cb, "_attackable", ["_attackable"])
 fresh_wrap(sp, "_may_act_map", ["_delayed_reaction_map"])
 for n in ("allied_unit_hexes", "dist_to_allied", "aa_within"):
     fresh_wrap(hc, n, ["_allied_answers"])

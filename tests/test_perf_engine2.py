@@ -9,7 +9,7 @@ versions, checked on every call made during whole games.
   regiments attack or defend (integrity);
 * :func:`combat.discovered_kernel` equals :func:`combat.discovered` for
   every hex, by day and by night (rule 10.11);
-* :func:`combat._in_range` equals the per-firer distance test (12.2);
+* :func:`combat_options.in_range_kernel` equals the per-firer distance test (12.2);
 * :func:`combat.attack_strength` equals :func:`malta_sim.kernels.crt.unit_attack`
   (9.91, 8.31, 8.4, 11.3, 11.4);
 * :func:`supply._formation_sources` equals :func:`supply.supply_sources` (8.51, 8.52);
@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from malta_sim.games.island_of_death import combat, movement, supply
+from malta_sim.games.island_of_death.combat_options import in_range_kernel
 from malta_sim.games.island_of_death.state import DEMORALIZED, DISORGANIZED
 from malta_sim.kernels import crt as kcrt
 from malta_sim.games.registry import get_scenario
@@ -83,7 +84,9 @@ def _check_position(game, rng, counts):
         if firers:
             dist = t.grid.distance_table
             want = [[u for u in firers if dist[s.hex[u], h] <= t.art_range[u]] for h in hexes]
-            assert combat._in_range(game, firers, hexes) == want
+            ok = in_range_kernel(np.array(hexes, np.int64), np.array(firers, np.int64), s.hex,
+                                 t.art_range, dist)
+            assert [[u for u, y in zip(firers, row) if y] for row in ok.tolist()] == want
             counts["range"] = counts.get("range", 0) + 1
         own = [int(u) for u in game.on_map(side) if game.is_ground(int(u))]
         enemy = [int(u) for u in game.on_map(1 - side) if game.is_ground(int(u))]

@@ -34,11 +34,8 @@ from ..games.island_of_death import static as st
 from ..games.island_of_death.state import BOX_MAP
 from . import params as P
 from .base import CombatPlan, Move, own_methods, plain_methods
-from .forecast import best_attack, forecast_tables, plan_targets, score_targets
+from .forecast import _P2D6, best_attack, forecast_tables, plan_targets, score_targets
 from .simple import BalancedPolicy
-
-#: 2d6 probabilities of the totals 2..12.
-_P2D6 = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
 
 
 _MODULES: dict = {}
@@ -763,14 +760,7 @@ class _ParamBot:
         o3 = o2 + k
         o4 = o3 + n_u
         ft = forecast_tables(game)
-        hur = plan.hurricane
-        n_s = len(flat)
-        if hur:
-            s_hur = np.array([u in hur for u in flat], np.bool_)
-        elif n_s <= ft.no_hur.shape[0]:
-            s_hur = ft.no_hur
-        else:
-            s_hur = np.zeros(n_s, np.bool_)
+        s_hur = _hurricane_mask(ft, flat, plan.hurricane)
         st_ = game.state
         out_grp = np.empty(n_u, np.int64)
         best, size = best_attack(int(self.side), bool(game.night), ft.night_line,
@@ -931,12 +921,7 @@ class _ParamBot:
             o3 = o2 + n_u
             ft = forecast_tables(game)
             st_ = game.state
-            if hok:
-                s_hok = np.array([u in hok for u in flat], np.bool_)
-            elif n_s <= ft.no_hur.shape[0]:
-                s_hok = ft.no_hur
-            else:
-                s_hok = np.zeros(n_s, np.bool_)
+            s_hok = _hurricane_mask(ft, flat, hok)
             out_sup = np.empty(n_s, np.int64)
             out_hur = np.zeros(n_s, np.bool_)
             order, n_sup, air = plan_targets(
@@ -990,6 +975,18 @@ class _ParamBot:
 
     def _bombard_ok(self):
         return False
+
+
+def _hurricane_mask(ft, flat: list, hurricane) -> np.ndarray:
+    """bool[len(flat)]: which of the support units ``flat`` are in the set
+    ``hurricane`` (fire hurricanes, 12.52); the shared all-False array of
+    ``ft`` (:class:`~malta_sim.policies.forecast.ForecastTables`, read only)
+    when the set is empty."""
+    if hurricane:
+        return np.array([u in hurricane for u in flat], np.bool_)
+    if len(flat) <= ft.no_hur.shape[0]:
+        return ft.no_hur
+    return np.zeros(len(flat), np.bool_)
 
 
 #: The plain methods the compiled scoring and plan stand in for.

@@ -30,14 +30,31 @@ from .invasion import InvasionDecisions
 
 
 def plain_methods(cls, names) -> dict:
-    """``{name: function}`` of ``cls``'s methods ``names`` as they are now
-    (taken at import, before any user code can replace them); the reference
-    of :func:`own_methods`."""
+    """The functions of ``cls``'s methods ``names`` as they are now (taken at
+    import, before any user code can replace them): the reference of
+    :func:`own_methods`.  No rule; bot plumbing.
+
+    Parameters
+    ----------
+    cls : type
+    names : iterable of str
+        Method names (static methods included).
+
+    Returns
+    -------
+    dict of str to function
+
+    Raises
+    ------
+    AttributeError
+        When ``cls`` has no attribute of one of the names.
+    """
     return {name: getattr(cls, name) for name in names}
 
 
 def own_methods(bot, plain: dict) -> bool:
-    """Whether each method of ``plain``, as ``bot`` sees it, is the plain one.
+    """Whether each method of ``plain``, as ``bot`` sees it, is the plain one
+    (no rule; bot plumbing).
 
     A compiled decision path (``policies.forecast``, ``policies.move_choice``)
     stands in for a group of plain methods; it may answer only when none of

@@ -24,10 +24,10 @@ import numba as nb
 import numpy as np
 
 from ..games.island_of_death import static as st
-from ..games.island_of_death.state import ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED
+from ..games.island_of_death.state import AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED
 from ..kernels.crt import support_strength, unit_attack, unit_defense
 
-#: 2d6 probabilities of the totals 2..12 (as :data:`malta_sim.policies.axis._P2D6`).
+#: 2d6 probabilities of the totals 2..12 (also used by :func:`malta_sim.policies.axis.expected_losses`).
 _P2D6 = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
 
 # columns of the packed per-unit table (:class:`ForecastTables` ``unit``)
@@ -397,17 +397,8 @@ def _support_one(u, target, grp, n, hurricane, unit, hexes, oos, mor, form, nigh
                             hurricane and artillery, not artillery)
 
 
-@nb.njit(cache=True)
-def _odds_level(att, dfn):
-    """:func:`malta_sim.games.island_of_death.static.odds_level` (rule 9.3 d)."""
-    if dfn <= 0:
-        return 99
-    if att >= dfn:
-        return att // dfn
-    if att <= 0:
-        return -99
-    n = -(-dfn // att)
-    return 2 - n
+#: :func:`malta_sim.games.island_of_death.static.odds_level` compiled (rule 9.3 d).
+_odds_level = nb.njit(cache=True)(st.odds_level)
 
 
 @nb.njit(cache=True)

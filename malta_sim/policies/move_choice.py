@@ -74,7 +74,8 @@ def _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level, m
 def _formation_distance(h, u, f, side_units, box, formation, ground, utype, codes, dist, hexes):
     """Rules 8.2, 16.8: distance in hexes from hex ``h`` to the nearest
     on-map ground unit of formation ``f`` other than ``u`` and not an HQ or
-    leader (``codes[2]``, ``codes[1]``); ``1 << 30`` when there is none.
+    artillery piece (``codes[2]``, ``codes[1]``); ``1 << 30`` when there is
+    none.
     ``side_units`` (int64[k]) are the side's pieces, ``dist``
     (int[n_hexes, n_hexes]) the hex distance table."""
     near = 1 << 30

@@ -162,22 +162,10 @@ def attackable_hexes(game, enemy: int) -> set:
         ``attackable(game, h, e)`` for every hex (both read the units' hexes
         only, so the answers agree on any state).
     """
-    return set(_attackable(game, enemy))
-
-
-def _attackable(game, enemy: int) -> frozenset:
-    """:func:`attackable_hexes` as a frozenset, kept per side with the units'
-    hexes and levels it was found from (all that it reads) and given again
-    while they are unchanged (rule 9.15)."""
     s, t = game.state, game.static
-    key = (s.hex.tobytes(), s.level.tobytes())
-    out = game.kept("_attackable", enemy, key)
-    if out is not None:
-        return out
-    m = (s.hex >= 0) & game.tables.defends_side[enemy]
-    idx = m.nonzero()[0]
+    idx = ((s.hex >= 0) & game.tables.defends_side[enemy]).nonzero()[0]
     ok = t.defense[idx, s.level[idx]] > 0
-    return game.keep("_attackable", enemy, key, frozenset(s.hex[idx[ok]].tolist()))
+    return set(s.hex[idx[ok]].tolist())
 
 
 def attack_options(game, side: int, units=None) -> dict:
@@ -218,25 +206,6 @@ def attack_options(game, side: int, units=None) -> dict:
 
 #: no candidate units (the kernel's argument when it finds the candidates itself)
 _NO_UNITS = np.zeros(0, np.int64)
-
-
-def _options_for(game, cand: list, targets: set) -> dict:
-    """:func:`attack_options` for the candidate attackers ``cand`` and the
-    attackable hexes ``targets`` (9.11, 9.15): the plain version of
-    :func:`.combat_options.group_options`."""
-    out: dict[int, list[int]] = {}
-    if not targets:
-        return out
-    adj = game.tables.adj
-    for u, h in zip(cand, game.state.hex[cand].tolist()):
-        for o in adj[h]:
-            if o in targets:
-                lst = out.get(o)
-                if lst is None:
-                    out[o] = [u]
-                else:
-                    lst.append(u)
-    return out
 
 
 def _art_can_fire(game, u: int, enemy_zoc) -> bool:
@@ -365,16 +334,7 @@ def discovered_hexes(game, hexes, side: int) -> np.ndarray:
         return np.zeros(len(hexes), bool)
     t = game.static
     return discovered_kernel(hexes, hx.astype(np.int64), t.grid.distance_table, t.neighbours,
-                             _sight_blocking(t), bool(game.night))
-
-
-def _sight_blocking(t) -> np.ndarray:
-    """bool[n_hexes]: town, city and woods hexes (rule 10.11: they block
-    discovery at two hexes), built once per :class:`StaticData`."""
-    out = getattr(t, "_sight_blocking", None)
-    if out is None:
-        out = t._sight_blocking = t.town | t.city | t.woods
-    return out
+                             game.tables.sight_blocking, bool(game.night))
 
 
 def plan_options(game, side: int) -> PlanOptions:
@@ -427,23 +387,6 @@ def defensive_options(game, side: int, threatened) -> dict:
         if us:
             out[h] = us
     return out
-
-
-def _in_range(game, firers: list, hexes: list) -> list:
-    """Per hex of ``hexes``, the pieces of ``firers`` (ascending unit
-    indices) whose range reaches it (rules 12.2, 16.73: distance in hexes at
-    most the printed range), from one distance lookup.
-
-    Returns
-    -------
-    list of list of int
-        ``[[u for u in firers if distance(hex of u, h) <= range of u] for h in hexes]``.
-    """
-    s, t = game.state, game.static
-    fa = np.array(firers, np.intp)
-    ok = (t.grid.distance_table[np.array(hexes, np.intp)[:, None], s.hex[fa]]
-          <= t.art_range[fa])                                      # T x F
-    return [list(compress(firers, row)) for row in ok.tolist()]
 
 
 def _validate_plan(game, side, plan, opts) -> None:

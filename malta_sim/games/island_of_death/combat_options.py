@@ -43,7 +43,7 @@ def discovered_kernel(hexes, hx, dist, nbr, blocks, night):
     nbr : int32[n_hexes, 6]
         Neighbour table (-1 off the grid).
     blocks : bool[n_hexes]
-        :func:`_sight_blocking`.
+        Town, city and woods hexes (``StaticTables.sight_blocking``).
     night : bool
         A Night turn: only adjacency discovers.
 

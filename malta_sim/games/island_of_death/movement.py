@@ -527,15 +527,6 @@ def _never_moves(t) -> np.ndarray:
     return out
 
 
-def _may_move(t) -> tuple:
-    """Per side, bool[n_units]: the side's pieces that are not
-    :func:`_never_moves` pieces.  Built once per :class:`StaticData`."""
-    out = getattr(t, "_may_move", None)
-    if out is None:
-        out = t._may_move = tuple((t.side == side) & ~_never_moves(t) for side in (0, 1))
-    return out
-
-
 def movable_units(game, side: int) -> list:
     """The units of ``side`` that may move in this movement phase, ascending
     (Python ints): ``[u for u in game.on_map(side) if movable(game, u)]``
@@ -663,30 +654,6 @@ def leader_bonus_kernel(side, units, box, hexes, level, formation, utype, ma, un
         b = foot_bonus[ld, level[ld]] if move_class[u] == codes[1] else mot_bonus[ld, level[ld]]
         if b > out[u]:
             out[u] = b
-    return out
-
-
-def leader_bonus_plain(game, side: int) -> np.ndarray:
-    """:func:`leader_bonus` in numpy steps (the reference of the kernel)."""
-    s, t = game.state, game.static
-    out = np.zeros(t.n_units, np.int8)
-    units = game.on_map(side)
-    # each unit against its own formation's leader (a unit has one formation):
-    # units that move at all (printed MA at their level > 0), leaders apart
-    cand = units[(t.utype[units] != st.LEADER) & (t.ma[units, s.level[units]] > 0)]
-    f = s.formation[cand]
-    m = (f >= 0) & (f < t.n_formations)
-    cand = cand[m]
-    ld = t.formation_leader[f[m]]
-    cand, ld = cand[ld >= 0], ld[ld >= 0]
-    m = (s.box[ld] == BOX_MAP) & (t.side[ld] == side)
-    cand, ld = cand[m], ld[m]
-    m = t.grid.distance_table[s.hex[ld], s.hex[cand]] <= 1     # stacked or adjacent
-    cand, ld = cand[m], ld[m]
-    if len(cand):
-        lv = s.level[ld]
-        b = np.where(t.move_class[cand] == st.FOOT, t.foot_bonus[ld, lv], t.mot_bonus[ld, lv])
-        out[cand] = np.maximum(out[cand], b)
     return out
 
 
