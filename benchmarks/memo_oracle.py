@@ -6,7 +6,8 @@ against a fresh computation at the moment it is used.
 Wrapped (by monkeypatching, nothing in the package changes): the ZOC and
 occupancy memos and the per-phase enemy masks of movement (5.0, 6.52), the
 last-legal-move shortcut of execute_move (6.1), stack totals and the skipped
-phase-end checks (7.2, 14.42, 2.1), attackable hexes (9.15), the 17.7 map,
+phase-end checks (7.2, 14.42, 2.1; the fused pass of organisation.phase_end
+when the position is as its last pass left it), attackable hexes (9.15), the 17.7 map,
 the Allied answers of the invasion engine (16.12, 18.5, 19.41), and the Axis
 bot's forecast bases, support values and target scores.  Prints how many
 answers were checked and every mismatch (the first example of each); exit
@@ -150,6 +151,22 @@ def cl(game):
                 bad("leaders_skip", (game.game_index, game.turn, game.phase_name, ld))
     return orig_cl(game)
 org.caught_leaders = cl
+
+# the skipped phase-end pass (7.2, 14.42, 2.1): when skipped, a fresh pass on
+# the same position must find nothing to do and leave the control map as it is
+orig_pe = org.phase_end
+def pe(game):
+    s, t, tb = game.state, game.static, game.tables
+    key = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes(), s.control.tobytes())
+    if game.kept("_phase_end", 0, key) is not None:
+        COUNT["phase_end_skip"] += 1
+        ctl = s.control.copy()
+        code, _ = org.phase_end_kernel(s.box, s.hex, s.level, t.side, tb.base_weight,
+                                       tb.remnant_level_full, t.n_hexes, tb.leader, tb.controls, ctl)
+        if code != org.PHASE_END_DONE or not np.array_equal(ctl, s.control):
+            bad("phase_end_skip", (game.game_index, game.turn, game.phase_name))
+    return orig_pe(game)
+org.phase_end = pe
 
 # bot forecast memo
 orig_entry = ax._ForecastMemo.entry

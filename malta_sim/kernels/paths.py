@@ -32,9 +32,6 @@ INF = np.inf
 ZOC_COSTS = np.array([[2.0, 2.0], [3.0, 3.0], [2.0, 1.0]])
 #: Maximum supply route length in hexes (rule 8.2).
 SUPPLY_RANGE = 12
-#: Stacking limit in half-battalions (rule 7.1: four battalions; companies and
-#: remnants count as half).
-STACK_LIMIT_HALVES = 8
 
 
 # --------------------------------------------------------------------------
@@ -411,7 +408,8 @@ def retreat_destination(nbr, side_ok, dist_table, start, length, enemy_zoc, bloc
     stack_load : int[n]
         Friendly stacking already in each hex, in half-battalions.
     stack_size, stack_limit : int
-        The retreating stack's stacking and the limit (``STACK_LIMIT_HALVES``).
+        The retreating stack's stacking and the limit (rule 7.1:
+        ``games.island_of_death.static.STACK_LIMIT_HALVES``).
     enemy_hexes : int32[k]
         Hexes of the enemy units involved in the combat.
     pref : float64[n]

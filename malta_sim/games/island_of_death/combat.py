@@ -1151,8 +1151,10 @@ def _advance(game, side, target, stayers, length, res) -> None:
         raise illegal("9.83", "advance would exceed the stacking limit")
     origins = {int(s.hex[u]) for u in chosen}
     left = length - 1
-    if left > 0 and any(zoc_map(game, 1 - side)[o] for o in origins):
-        left = max(0, left - 1)                                        # 9.85
+    if left > 0:
+        zoc = zoc_map(game, 1 - side)
+        if any(zoc[o] for o in origins):
+            left = max(0, left - 1)                                    # 9.85
     # leaders stacked with advancing units may go along (9.81)
     leaders = [x for o in origins for x in game.units_at(o, side).tolist() if ut[x] == st.LEADER]
     group = chosen + leaders
@@ -1391,9 +1393,12 @@ def penetration_phase(game, side: int) -> None:
     s, t = game.state, game.static
     s.attacked[:] = False                    # 9.13: a new phase for attacks
     s.leader_uses[:] = 0                     # 14.21: counted per phase
+    may = game.tables.side_mask[side]
     guard = 0
     while guard < 50:
         guard += 1
+        if not (s.advanced & ~s.penetrated & may).any():
+            return                                      # no piece of the side may try (10.31)
         cand = attackers_now(game, side)                # can_attack, in one pass
         elig = cand[s.advanced[cand] & ~s.penetrated[cand]].tolist()
         if not elig:

@@ -16,8 +16,8 @@ import numpy as np
 from . import static as st
 
 _LEADER = st.LEADER
-#: rule 7.1: four battalions, in half-battalion units (organisation.STACK_LIMIT_HALVES)
-_STACK_LIMIT_HALVES = 8
+#: rule 7.1 (:data:`.static.STACK_LIMIT_HALVES`)
+_STACK_LIMIT_HALVES = st.STACK_LIMIT_HALVES
 
 
 @nb.njit(cache=True)
@@ -107,6 +107,36 @@ def fits(units, h, hexa, level, own_side, base_weight, remnant_level_full):
         u = units[i]
         tot += np.int64(base_weight[u]) - (1 if level[u] == remnant_level_full[u] else 0)
     return tot <= _STACK_LIMIT_HALVES
+
+
+@nb.njit(cache=True)
+def fit_in_order(units, h, hexa, level, own_side, base_weight, remnant_level_full):
+    """The pieces of ``units`` taken in the given order, each kept when it
+    fits in hex ``h`` (rule 7.1, :func:`fits`) together with those kept
+    before it and the pieces of its side already there: the default bots'
+    choice of who advances after combat (9.8, 9.83), one call for the group.
+
+    Parameters
+    ----------
+    units : int64[k]
+        The candidate pieces (one side), in the order they are offered.
+    h : int
+        Dense hex index of the hex entered.
+    hexa .. remnant_level_full
+        As :func:`fits`.
+
+    Returns
+    -------
+    int64[m]
+        The kept pieces, in the given order.
+    """
+    out = np.empty(units.shape[0], np.int64)
+    n = 0
+    for i in range(units.shape[0]):
+        out[n] = units[i]
+        if fits(out[:n + 1], h, hexa, level, own_side, base_weight, remnant_level_full):
+            n += 1
+    return out[:n].copy()
 
 
 @nb.njit(cache=True)

@@ -23,7 +23,7 @@ from .state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED, NORMAL)
 ZOC_ENTER = np.array([2, 3, 2], np.int32)   # rule 5.2 foot, mot, mech (MP)
 ZOC_EXIT = np.array([2, 3, 1], np.int32)
 INF = np.int32(1 << 28)
-STACK_ROOM = 8   # rule 7.1 in half battalions (organisation.STACK_LIMIT_HALVES)
+STACK_ROOM = st.STACK_LIMIT_HALVES   # rule 7.1 in half battalions
 
 
 # ------------------------------------------------------------------ ZOC (rule 5)

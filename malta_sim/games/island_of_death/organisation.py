@@ -19,7 +19,7 @@ from .state import (ALLIED, AXIS, BOX_DISBANDMENT, BOX_ELIMINATED, BOX_FOLLOW_UP
                     BOX_POOL, BOX_REMOVED, BOX_TURN_TRACK, CLEAR, CLOUDY,
                     DISORGANIZED, NORMAL, RAINY)
 
-STACK_LIMIT_HALVES = 8   # rule 7.1: four battalions, in half-battalion units
+from .static import STACK_LIMIT_HALVES   # rule 7.1
 
 
 # ------------------------------------------------------------------ steps (9.5, 17.3)
@@ -291,12 +291,23 @@ def phase_end(game) -> None:
     then updates control itself; a caught leader is overrun here in
     ascending order before control is updated; an over-stacked hex runs the
     three checks one by one (the enemy player chooses, 7.2).
+
+    The pass reads only the pieces' boxes, hexes and levels and the control
+    map (besides static data), and when it finds nothing to do its control
+    update is idempotent: a second pass over the same four arrays finds
+    nothing and writes the same control.  So when the arrays are byte for
+    byte as the last such pass left them, the checks are skipped (about two
+    phase ends in three: the status phases move no piece).
     """
     s, t, tb = game.state, game.static, game.tables
+    pos = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes())
+    if game.kept("_phase_end", 0, pos + (s.control.tobytes(),)) is not None:
+        return
     code, caught = phase_end_kernel(s.box, s.hex, s.level, t.side, tb.base_weight,
                                     tb.remnant_level_full, t.n_hexes, tb.leader, tb.controls,
                                     s.control)
     if code == PHASE_END_DONE:
+        game.keep("_phase_end", 0, pos + (s.control.tobytes(),), True)
         return
     if code == PHASE_END_OVER:
         stacking_check(game)

@@ -13,11 +13,12 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from . import static as st
 from .state import BOX_MAP
 
 _BOX_MAP = BOX_MAP
-#: rule 7.1: four battalions, in half-battalion units (organisation.STACK_LIMIT_HALVES)
-_STACK_LIMIT_HALVES = 8
+#: rule 7.1 (:data:`.static.STACK_LIMIT_HALVES`)
+_STACK_LIMIT_HALVES = st.STACK_LIMIT_HALVES
 
 
 @nb.njit(cache=True)

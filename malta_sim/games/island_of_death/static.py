@@ -51,6 +51,10 @@ BATTALION = 1
 HQ_SIZE = 2
 NO_SIZE = 3         #: leaders, coastal guns, warships, militia, strongpoints
 SIZE_NAMES = ("company", "battalion", "hq", "none")
+#: Stacking limit per side and hex in half battalions (rule 7.1: four
+#: battalions; a company, or a remnant, 17.31, counts one half).  The one
+#: definition the engine modules and kernels import.
+STACK_LIMIT_HALVES = 8
 
 # movement classes (2.1) -----------------------------------------------------
 FOOT = 0
