@@ -34,7 +34,8 @@ from ..games.island_of_death import static as st
 from ..games.island_of_death.state import BOX_MAP
 from . import params as P
 from .base import CombatPlan, Move, own_methods, plain_methods
-from .forecast import _P2D6, best_attack, forecast_tables, plan_targets, score_targets
+from .forecast import (_P2D6, best_attack, forecast_tables, options_and_pick, plan_targets,
+                       score_targets)
 from .simple import BalancedPolicy
 
 
@@ -791,6 +792,58 @@ class _ParamBot:
             return None
         return self._pick_attack(game, options, penetration)
 
+    def attack_now(self, game):
+        """The engine's attack options (rules 9.11, 9.13, 9.15, 9.16, 10.21)
+        and :meth:`next_attack`'s answer to them in one compiled call
+        (:func:`malta_sim.policies.forecast.options_and_pick`; rules 9.3 a-g,
+        9.91, 9.92, 12.21, 12.22, 12.52, 16.42), for the combat phase's
+        attack loop (not penetration attempts).
+
+        Returns
+        -------
+        NotImplemented, None or tuple of (int, list of int)
+            NotImplemented when a method this call stands in for was replaced
+            (:data:`_PICKED_BY_KERNEL`; the engine then asks
+            :func:`~malta_sim.games.island_of_death.combat.attack_options`
+            and :meth:`next_attack`); None when there is no attack option or
+            none passes; else the target hex and the attacking units.
+        """
+        if not own_methods(self, _PICKED_BY_KERNEL):
+            return NotImplemented
+        plan = self._plan or CombatPlan()
+        s, t, tb = game.state, game.static, game.tables
+        ft = forecast_tables(game)
+        side = int(self.side)
+        support = plan.support
+        if support:
+            keys = list(support)
+            lists = [support[h] for h in keys]
+            p_tgt = np.array(keys, np.int64)
+            p_ptr = np.array([0, *accumulate(map(len, lists))], np.int64)
+            flat = list(chain.from_iterable(lists))
+            p_idx = np.array(flat, np.int64)
+            p_hur = _hurricane_mask(ft, flat, plan.hurricane)
+        else:
+            p_tgt = p_idx = _EMPTY
+            p_ptr = _ZERO1
+            p_hur = ft.no_hur
+        air = plan.air
+        if air:
+            a_tgt = np.array(list(air), np.int64)
+            a_n = np.array([int(v) for v in air.values()], np.int64)
+        else:
+            a_tgt = a_n = _EMPTY
+        night = bool(game.night)
+        status, tgt, grp = options_and_pick(
+            side, night, ft.night_line, self._thr_array(), s.box, s.attacked, s.entered_turn,
+            s.morale_state, s.level, s.hex, tb.attacker_side[side], t.attack,
+            tb.defends_side[1 - side], t.defense, tb.adj_table, game.turn, s.fired, p_tgt, p_ptr,
+            p_idx, p_hur, a_tgt, a_n, *ft.kargs, s.out_of_supply, s.formation, s.fort_destroyed,
+            s.integrity_lost[0])
+        if status <= 0:
+            return None
+        return (int(tgt), grp.tolist())
+
     def _plan_support(self, game, options, air_markers: int, allow_hurricane: bool):
         """Rule 9.2 a: support (12.2, 16.74), air support (16.42), fire
         hurricanes (12.52) and bombardments (10.1) for the attacks this bot
@@ -991,6 +1044,15 @@ def _hurricane_mask(ft, flat: list, hurricane) -> np.ndarray:
 
 #: The plain methods the compiled scoring and plan stand in for.
 _SCORED_BY_KERNEL = plain_methods(_ParamBot, ("_score_target", "_place_support"))
+#: The plain methods :meth:`_ParamBot.attack_now` stands in for (with the
+#: engine's attack options, which it works out itself).
+_PICKED_BY_KERNEL = plain_methods(_ParamBot, ("next_attack", "_pick_attack", "_pick_compiled",
+                                              "_compiled_scores", "_score_target",
+                                              "_place_support"))
+#: empty index arrays and a zero offset (a plan without support or air
+#: markers; the kernel only reads them)
+_EMPTY = np.zeros(0, np.int64)
+_ZERO1 = np.zeros(1, np.int64)
 
 
 @nb.njit(cache=True)

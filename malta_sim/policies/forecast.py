@@ -25,6 +25,7 @@ import numpy as np
 
 from ..games.island_of_death import static as st
 from ..games.island_of_death.state import AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED
+from ..games.island_of_death.combat_options import attack_options_kernel
 from ..kernels.crt import support_strength, unit_attack, unit_defense
 
 #: 2d6 probabilities of the totals 2..12 (also used by :func:`malta_sim.policies.axis.expected_losses`).
@@ -842,3 +843,113 @@ def best_attack(side, night, night_line, thr, tgts, u_ptr, u_idx, s_ptr, s_idx, 
     if best < 0:
         return -1, 0
     return best, out_base[best, 0]
+
+
+@nb.njit(cache=True)
+def options_and_pick(side, night, night_line, thr, box, attacked, entered_turn, mor, lev, hexa,
+                     can_type, attack_printed, defends_enemy, defense_printed, adj, turn, fired,
+                     p_tgt, p_ptr, p_idx, p_hur, a_tgt, a_n, unit, attack_tab, defense_tab,
+                     morale_tab, mem_ptr, mem_idx, hexes, line_cols, col_level, losses, d_max,
+                     a_max, oos, form, fort_destroyed, lost):
+    """One step 9.3 a decision in one call: the attack options of ``side``
+    (:func:`malta_sim.games.island_of_death.combat.attack_options`; rules
+    9.11, 9.13, 9.15, 9.16, 10.21) and the attack a scripted bot makes among
+    them (:func:`best_attack` with the inputs
+    :meth:`malta_sim.policies.axis._ParamBot._pick_compiled` builds: the
+    targets in hex order, their attackers in unit order, the planned
+    supporters that have not fired with their fire hurricanes, 12.52, and the
+    planned air markers, 16.42).
+
+    Parameters
+    ----------
+    side, night, night_line, thr : as :func:`score_targets`
+    box, attacked, entered_turn, mor, lev, hexa : arrays [n_units]
+        Unit state (box, attacked this phase, turn of arrival, morale state,
+        level, hex).
+    can_type : bool[n_units]
+        ``StaticTables.attacker_side[side]``.
+    attack_printed, defense_printed : int8[n_units, n_levels]
+        Printed attack and defense strengths per level.
+    defends_enemy : bool[n_units]
+        ``StaticTables.defends_side[1 - side]``.
+    adj : int64[n_hexes, 6]
+        ``StaticTables.adj_table``.
+    turn : int
+    fired : bool[n_units]
+        Pieces that have fired this phase.
+    p_tgt, p_ptr, p_idx, p_hur : int64[P], int64[P + 1], int64[Q], bool[Q]
+        The plan's support: target hexes, their guns (offsets into
+        ``p_idx``, in the plan's order) and whether each fires a hurricane.
+    a_tgt, a_n : int64[R], int64[R]
+        The plan's air markers: target hexes and markers per target.
+    unit ... a_max : arrays
+        :class:`ForecastTables` fields (``attack_tab``, ``defense_tab``
+        int64 copies of the printed tables).
+    oos, form : arrays [n_units]
+        Out of supply, formation.
+    fort_destroyed : bool[n_hexes]
+    lost : bool[n_regiments]
+        ``integrity_lost[0]``.
+
+    Returns
+    -------
+    status : int
+        0: no attack option (no target is next to a unit that may attack);
+        -1: options, but no attack passes ``min_odds`` and ``min_gain``;
+        1: ``target`` and ``group`` are the attack to make.
+    target : int
+        Target hex (-1 unless ``status`` is 1).
+    group : int64[g]
+        Attacking units, ascending (empty unless ``status`` is 1).
+    """
+    order, start, units = attack_options_kernel(False, np.zeros(0, np.int64), box, attacked,
+                                                entered_turn, mor, lev, hexa, can_type,
+                                                attack_printed, defends_enemy, defense_printed,
+                                                adj, turn, night)
+    k = order.shape[0]
+    if k == 0:
+        return 0, -1, np.zeros(0, np.int64)
+    perm = np.argsort(order)                              # targets in hex order (distinct)
+    tgts = np.empty(k, np.int64)
+    u_ptr = np.zeros(k + 1, np.int64)
+    u_idx = np.empty(units.shape[0], np.int64)
+    m = 0
+    for i in range(k):
+        j = perm[i]
+        tgts[i] = order[j]
+        for q in range(start[j], start[j + 1]):
+            u_idx[m] = units[q]
+            m += 1
+        u_ptr[i + 1] = m
+    # the planned support that has not fired, and the air markers, per target
+    s_ptr = np.zeros(k + 1, np.int64)
+    s_idx = np.empty(p_idx.shape[0], np.int64)
+    s_hur = np.zeros(p_idx.shape[0], np.bool_)
+    airs = np.zeros(k, np.int64)
+    m = 0
+    for i in range(k):
+        t = tgts[i]
+        for j in range(p_tgt.shape[0]):
+            if p_tgt[j] == t:
+                for q in range(p_ptr[j], p_ptr[j + 1]):
+                    u = p_idx[q]
+                    if not fired[u]:
+                        s_idx[m] = u
+                        s_hur[m] = p_hur[q]
+                        m += 1
+                break
+        s_ptr[i + 1] = m
+        for j in range(a_tgt.shape[0]):
+            if a_tgt[j] == t:
+                airs[i] = a_n[j]
+                break
+    out_grp = np.empty(u_idx.shape[0], np.int64)
+    best, size = best_attack(side, night, night_line, thr, tgts, u_ptr, u_idx, s_ptr, s_idx[:m],
+                             s_hur[:m], airs, unit, attack_tab, defense_tab, morale_tab, mem_ptr,
+                             mem_idx, hexes, line_cols, col_level, losses, d_max, a_max, hexa, box,
+                             lev, mor, oos, form, fort_destroyed, lost, out_grp,
+                             np.empty((k, 9), np.int64))
+    if best < 0:
+        return -1, -1, np.zeros(0, np.int64)
+    o = u_ptr[best]
+    return 1, tgts[best], out_grp[o:o + size].copy()

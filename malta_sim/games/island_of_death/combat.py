@@ -208,6 +208,23 @@ def attack_options(game, side: int, units=None) -> dict:
 _NO_UNITS = np.zeros(0, np.int64)
 
 
+def _compiled_pick(game, side: int):
+    """The next attack of the combat phase's loop (rule 9.3 a) when the bot
+    of ``side`` works out :func:`attack_options` and its pick in one compiled
+    call (``attack_now``, :class:`malta_sim.policies.axis._ParamBot`); the
+    answer is one of those options by construction.
+
+    Returns
+    -------
+    NotImplemented, None or tuple of (int, list of int)
+        NotImplemented when the bot has no such call or it does not stand in
+        (ask :func:`attack_options` and the bot's ``next_attack``); None: no
+        attack; else the target hex and the attacking units.
+    """
+    fast = getattr(game.policy(side), "attack_now", None)
+    return NotImplemented if fast is None else fast(game)
+
+
 def _art_can_fire(game, u: int, enemy_zoc) -> bool:
     """Rules 12.4, 12.5, 11.4, 12.23, 16.76: prepared, ammunition, not
     demoralized, not in an enemy ZOC; warships only by day and not in rain."""
@@ -1345,14 +1362,18 @@ def combat_phase(game, side: int) -> None:
     guard = 0
     while guard < 100:
         guard += 1
-        options = attack_options(game, side)
-        if not options:
-            break
-        pick = game.policy(side).next_attack(game, options)
+        options = None
+        pick = _compiled_pick(game, side)
+        if pick is NotImplemented:
+            options = attack_options(game, side)
+            if not options:
+                break
+            pick = game.policy(side).next_attack(game, options)
         if pick is None:
             break
         tgt, units = int(pick[0]), [int(u) for u in pick[1]]
-        if tgt not in options or not units or any(u not in options[tgt] for u in units):
+        if options is not None and (tgt not in options or not units
+                                    or any(u not in options[tgt] for u in units)):
             raise illegal("9.3", f"illegal attack on {game.hex_name(tgt)}")
         sup = [u for u in plan.support.get(tgt, []) if s.box[u] == BOX_MAP and not s.fired[u]]
         ds = [u for u in dsup.get(tgt, []) if s.box[u] == BOX_MAP]
