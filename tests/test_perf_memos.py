@@ -22,7 +22,7 @@ ORACLE = Path(__file__).resolve().parent.parent / "benchmarks" / "memo_oracle.py
 #: Memos every Hercules game under the default bots consults.
 HERCULES_MEMOS = {"_zoc_memo", "_occupancy_memo", "_masks",
                   "last_legal",
-                  "allied_unit_hexes", "dist_to_allied", "aa_within",
+                  "dist_to_allied", "aa_within",
                   "forecast_entry", "forecast_support", "score_target", "phase_end_skip"}
 
 

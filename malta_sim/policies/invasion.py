@@ -36,46 +36,18 @@ def _allied_hexes(game):
     return np.unique(s.hex[m])
 
 
-def _allied_memo(game):
-    """``(hexes, strengths, done)`` of the Allied pieces on the map: their hexes
-    (int32[k]), defense strengths at their level (int64[k]) and a dict of
-    answers already given.  Rebuilt only when an Allied piece's box, hex or
-    level changed (the key holds exactly what the totals read), so equal keys
-    give equal answers."""
-    from ..games.island_of_death.state import ALLIED, BOX_MAP
-
-    s, t = game.state, game.static
-    al = game.extra.get("_allied_sel")
-    if al is None:
-        # the Allied pieces: a slice when they are one run of unit indices
-        # (same elements, cheaper to read than an index array)
-        idx = np.flatnonzero(t.side == ALLIED)
-        al = slice(int(idx[0]), int(idx[-1]) + 1) if len(idx) and idx[-1] - idx[0] + 1 == len(idx) else idx
-        game.extra["_allied_sel"] = al
-    key = (s.box[al].tobytes(), s.hex[al].tobytes(), s.level[al].tobytes())
-    memo = game.extra.get("_allied_strength_memo")
-    if memo is None or memo[0] != key:
-        idx = ((s.box == BOX_MAP) & (t.side == ALLIED) & (s.hex >= 0)).nonzero()[0]
-        hx = s.hex[idx]
-        strength = t.defense[idx, s.level[idx]]
-        memo = game.extra["_allied_strength_memo"] = (key, hx, strength.astype(np.int64), {})
-    return memo[1], memo[2], memo[3]
-
-
 def _allied_strength_near(game, h, radius=1):
-    """Allied defense strength total within ``radius`` of hex ``h`` (a threat measure)."""
-    hx, strength, done = _allied_memo(game)
-    if not len(hx):
-        return 0
-    k = (int(h), radius)
-    v = done.get(k)
-    if v is None:
-        v = done[k] = int(strength[_dist(game)[h, hx] <= radius].sum())
-    return v
+    """Allied defense strength total within ``radius`` of hex ``h`` (a threat
+    measure): :func:`~malta_sim.games.island_of_death.allied_proximity.allied_strength_near`
+    of the one hex."""
+    from ..games.island_of_death.allied_proximity import allied_strength_near
+
+    return int(allied_strength_near(game, (int(h),), radius)[0])
 
 
 def _allied_strength_near_many(game, hexes, radius=1) -> np.ndarray:
-    """:func:`_allied_strength_near` of each hex of ``hexes`` at once.
+    """:func:`_allied_strength_near` of each hex of ``hexes`` at once (one
+    compiled pass over the Allied pieces).
 
     Parameters
     ----------
@@ -90,12 +62,9 @@ def _allied_strength_near_many(game, hexes, radius=1) -> np.ndarray:
         Allied defense strength total within ``radius`` of each hex (integer
         sums, so equal to the one-hex answers).
     """
-    hx, strength, _ = _allied_memo(game)
-    hexes = np.asarray(hexes, np.int64).reshape(-1)
-    if not len(hx) or not len(hexes):
-        return np.zeros(len(hexes), np.int64)
-    near = _dist(game)[hexes[:, None], hx[None, :]] <= radius
-    return near.astype(np.int64) @ strength
+    from ..games.island_of_death.allied_proximity import allied_strength_near
+
+    return allied_strength_near(game, hexes, radius)
 
 
 def _objective_weights(game) -> list:

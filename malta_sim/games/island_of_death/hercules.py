@@ -41,6 +41,7 @@ from . import coastal as cg
 from . import landings as ld
 from . import militia as mil
 from . import special as sp
+from .allied_proximity import allied_aa_within, nearest_allied_unit, nearest_allied_units
 from . import static as st
 from .state import (ALLIED, AXIS, BOX_CUP, BOX_DAMAGED, BOX_DISBANDMENT, BOX_ELIMINATED,
                     BOX_FIRST_WAVE, BOX_FOLLOW_UP, BOX_MAP, BOX_NOT_YET, BOX_POOL,
@@ -116,6 +117,9 @@ class InvasionStatic:
     #: Ocean hexes (``ocean``) ascending, and as a set (warships, 16.71).
     ocean_hexes: tuple = ()
     ocean_set: frozenset = frozenset()
+    #: int64[H+1, 7]: ``near_lists[h]`` padded with ``H`` (a spare slot past
+    #: the last hex); row ``H`` (for pieces off the map) is all ``H``.
+    near_padded: np.ndarray = field(default=None, repr=False)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -217,7 +221,18 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         entry_effects=((static.side == AXIS) & (static.utype != st.LEADER)
                        & (static.utype != st.WARSHIP)).tolist(),
         ocean_set=frozenset(int(h) for h in np.flatnonzero(ocean)),
+        near_padded=_near_padded(near_lists),
     )
+
+
+def _near_padded(near_lists: list) -> np.ndarray:
+    """int64[H+1, 7]: each hex and its on-map neighbours (``near_lists``),
+    padded with ``H``; row ``H`` is all ``H`` (see :func:`_entry_flags`)."""
+    H = len(near_lists)
+    near = np.full((H + 1, 7), H, np.int64)
+    for h, row in enumerate(near_lists):
+        near[h, :len(row)] = row
+    return near
 
 
 def _waters_edge_from_csv(path: Path):
@@ -239,17 +254,10 @@ def _waters_edge_from_csv(path: Path):
     return np.array(mins, np.int32)[order], np.array(rows, np.int8)[order]
 
 
-_INV_CACHE: dict = {}
-
-
 def inv_static(game) -> InvasionStatic:
-    """The :class:`InvasionStatic` of ``game`` (built once per static data)."""
-    key = id(game.static)
-    inv = _INV_CACHE.get(key)
-    if inv is None:
-        inv = build_invasion_static(game.static, game.static.provenance.get("data_dir"))
-        _INV_CACHE[key] = inv
-    return inv
+    """The :class:`InvasionStatic` of ``game`` (built once per static data:
+    :attr:`.static.StaticData.invasion`)."""
+    return game.static.invasion
 
 
 def line_of_fire(inv: InvasionStatic, grid, a: int, b: int) -> bool:
@@ -406,24 +414,11 @@ def can_enter(game, u: int, h: int) -> bool:
     return _step_ok(game, u, here, d, h)
 
 
-def _one_hex_tables(t) -> tuple:
-    """Per static data, as nested Python lists: land per hex, and per hex and
-    direction the all-ocean hexside, road and rise flags; per hex and movement
-    class the terrain cost (MP; 99 impassable).  Read by :func:`_step_ok`."""
-    tabs = getattr(t, "_one_hex_tables", None)
-    if tabs is None:
-        tabs = t._one_hex_tables = (t.land.tolist(), t.ocean_side.tolist(), t.road.tolist(),
-                                    t.rise.tolist(), t.move_cost.tolist(),
-                                    (t.utype == st.LEADER).tolist(), t.move_class.tolist(),
-                                    ((t.utype == st.LEADER) | (t.utype == st.COASTAL_GUN)).tolist())
-    return tabs
-
-
 def _step_ok(game, u: int, here: int, d: int, h: int) -> bool:
     """:func:`can_enter` for the neighbour ``h`` of ``here`` (= the hex of
     ``u``) in direction ``d`` (0-5, :data:`malta_sim.hexgrid` order): rules
     6.52, 6.53."""
-    land, ocean_side, road, rise, move_cost, leader, move_class, harmless = _one_hex_tables(game.static)
+    land, ocean_side, road, rise, move_cost, leader, move_class, harmless = game.static.one_hex_tables
     if h < 0 or not land[h] or ocean_side[here][d]:
         return False
     cls = move_class[u] if not leader[u] else 0
@@ -491,8 +486,8 @@ def units_in_box(game, box: int, slot: int | None = None, side: int = AXIS) -> l
 def _allied_answers(game) -> dict:
     """Answers about the Allied pieces on the map, kept in ``game.extra``
     while no Allied piece's box or hex changes (the key holds exactly what
-    :func:`allied_unit_hexes`, :func:`dist_to_allied` and :func:`aa_within`
-    read of the state); a new position starts an empty dict."""
+    :func:`allied_unit_hexes` reads of the state); a new position starts an
+    empty dict."""
     s = game.state
     al = game.extra.get("_allied_unit_idx")
     if al is None:
@@ -519,14 +514,9 @@ def allied_unit_hexes(game, include_guns: bool = True) -> np.ndarray:
 
 
 def dist_to_allied(game, h: int) -> int:
-    """Hexes from ``h`` to the nearest Allied unit (99 when none)."""
-    ans = _allied_answers(game)
-    k = ("dist", int(h))
-    v = ans.get(k)
-    if v is None:
-        hx = allied_unit_hexes(game)
-        v = ans[k] = 99 if hx.size == 0 else int(game.static.grid.distance_table[h, hx].min())
-    return v
+    """Hexes from ``h`` to the nearest Allied unit (99 when none): one
+    compiled pass, :func:`.allied_proximity.nearest_allied_unit`."""
+    return nearest_allied_unit(game, int(h))
 
 
 def axis_ground_hexes(game) -> np.ndarray:
@@ -536,18 +526,9 @@ def axis_ground_hexes(game) -> np.ndarray:
 
 
 def aa_within(game, h: int, radius: int = 3) -> int:
-    """Allied AA units on the map within ``radius`` hexes of ``h`` (16.12, 17.52, 19.41)."""
-    ans = _allied_answers(game)
-    k = ("aa", int(h), radius)
-    v = ans.get(k)
-    if v is None:
-        s, t = game.state, game.static
-        aa = game.extra.get("_allied_aa_units")
-        if aa is None:                                           # Allied AA pieces, ascending
-            aa = game.extra["_allied_aa_units"] = np.flatnonzero((t.side == ALLIED) & t.aa)
-        hx = s.hex[aa][s.box[aa] == BOX_MAP]
-        v = ans[k] = int((t.grid.distance_table[h, hx] <= radius).sum()) if hx.size else 0
-    return v
+    """Allied AA units on the map within ``radius`` hexes of ``h`` (16.12, 17.52,
+    19.41): one compiled pass, :func:`.allied_proximity.allied_aa_within`."""
+    return allied_aa_within(game, int(h), radius)
 
 
 def target_beaches(game) -> list:
@@ -984,12 +965,8 @@ def stragglers(game) -> None:
     reduced = ((s.box == BOX_MAP) & (t.side == AXIS) & t.two_sided & (t.size == st.COMPANY)
                & s.reduced).nonzero()[0]                                      # 17.83 pieces
     if reduced.size:
-        allied = allied_unit_hexes(game, include_guns=True)
-        d = t.grid.distance_table
-        if allied.size == 0:
-            cands = reduced.tolist()
-        else:
-            cands = reduced[d[s.hex[reduced]][:, allied].min(axis=1) > 1].tolist()
+        # not in or next to a hex with an Allied unit (99: none on the map)
+        cands = reduced[nearest_allied_units(game, s.hex[reduced]) > 1].tolist()
     if not cands:
         return
     pick = [u for u in game.policy(AXIS).stragglers(game, cands) if u in cands]
@@ -1075,8 +1052,6 @@ def _unit_kind(t, u: int) -> int:
 def wave_options(game) -> WaveOptions:
     """Legal boxes this phase (18.31, 18.32, 18.91)."""
     inv = inv_static(game)
-    allied = allied_unit_hexes(game)
-    d = game.static.grid.distance_table
     zones, first, free, needs = {}, {}, {}, {}
     s, t = game.state, game.static
     axis = t.side == AXIS
@@ -1097,7 +1072,7 @@ def wave_options(game) -> WaveOptions:
         first[z], free[z], needs[z] = [], [], []
         beaches = inv.zone_beaches[z]
         # distance from each beach hex to the nearest Allied unit (99: none)
-        near = d[beaches][:, allied].min(axis=1).tolist() if allied.size else [99] * len(beaches)
+        near = nearest_allied_units(game, beaches).tolist()
         for b, dn in zip(beaches.tolist(), near):
             if dn == 0:
                 continue                                       # 18.91
@@ -1534,11 +1509,10 @@ def airfield_entry(game) -> None:
     s, t = game.state, game.static
     if game.tod == NIGHT or s.weather[0] == RAINY:
         return                                                  # 16.15
-    allied = allied_unit_hexes(game)
     d = t.grid.distance_table
     held = np.flatnonzero(t.airfield & (s.control == AXIS))
-    if allied.size and held.size:
-        held = held[d[held][:, allied].min(axis=1) > 1]   # no Allied unit in or next to it
+    if held.size:
+        held = held[nearest_allied_units(game, held) > 1]   # no Allied unit in or next to it
     fields = held.tolist()
     if not fields:
         return
@@ -1710,15 +1684,7 @@ def _entry_flags(game, inv, gun_hexes: np.ndarray, sp_hexes: np.ndarray) -> np.n
         Hexes (dense indices; -1 off the map) of the Allied coastal guns and
         strongpoints.
     """
-    near = getattr(inv, "_near_padded", None)
-    if near is None:
-        # int64[H+1, 7]: h and its on-map neighbours, padded with H (a spare
-        # slot past the last hex); row H (for pieces off the map) is all H
-        H = len(inv.near_lists)
-        near = np.full((H + 1, 7), H, np.int64)
-        for h, row in enumerate(inv.near_lists):
-            near[h, :len(row)] = row
-        inv._near_padded = near
+    near = inv.near_padded
     H = near.shape[0] - 1
     flags = np.zeros(H + 1, bool)
     flags[gun_hexes[gun_hexes >= 0]] = True

@@ -181,6 +181,49 @@ class StaticData:
         """Hexes of the grid (fixed for the life of the static data)."""
         return self.grid.n_hexes
 
+    @cached_property
+    def invasion(self):
+        """The invasion engine's read-only tables for this static data
+        (:class:`.hercules.InvasionStatic`: beach zones 18.1, coastal line of
+        fire 16.54, drop and water's edge charts 19.4, 18.6...), built on first
+        use from the data folder of ``provenance["data_dir"]``."""
+        from .hercules import build_invasion_static
+        return build_invasion_static(self, self.provenance.get("data_dir"))
+
+    @cached_property
+    def one_hex_tables(self) -> tuple:
+        """The facts of a one-hex move (rules 6.52, 6.53; beach movement 18.7,
+        rally 19.6) as nested Python lists, read per step by
+        :func:`.hercules.one_hex_options`: land per hex; per hex and direction
+        (0-5, :mod:`malta_sim.hexgrid` order) the all-ocean hexside, road and
+        rise flags; per hex and movement class the terrain cost (MP; 99
+        impassable); per unit the leader flag, the movement class and whether
+        it never blocks an entry (leaders and coastal guns)."""
+        return (self.land.tolist(), self.ocean_side.tolist(), self.road.tolist(),
+                self.rise.tolist(), self.move_cost.tolist(), (self.utype == LEADER).tolist(),
+                self.move_class.tolist(), ((self.utype == LEADER) | (self.utype == COASTAL_GUN)).tolist())
+
+    @cached_property
+    def warship_units(self) -> np.ndarray:
+        """int64[k]: the warship pieces (rule 16.7), ascending unit indices."""
+        return np.flatnonzero(self.utype == WARSHIP)
+
+    @cached_property
+    def side_units(self) -> tuple:
+        """``(axis, allied)``: int64 arrays of each side's pieces, ascending
+        unit indices (``side`` 0 Axis, 1 Allied)."""
+        return np.flatnonzero(self.side == 0), np.flatnonzero(self.side == 1)
+
+    @cached_property
+    def utype_is_leader(self) -> np.ndarray:
+        """bool[n_units]: leaders (not units, rule 14.0)."""
+        return self.utype == LEADER
+
+    @cached_property
+    def allied_aa_units(self) -> np.ndarray:
+        """int64[k]: the Allied AA pieces (16.12, 19.41), ascending unit indices."""
+        return np.flatnonzero((self.side == 1) & self.aa)
+
     def unit(self, name: str) -> int:
         """Index of the unit called ``name`` (KeyError if unknown)."""
         return self._index[name]

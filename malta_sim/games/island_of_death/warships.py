@@ -48,9 +48,7 @@ def warship_hexes(game) -> list:
 def ships_in_play(game) -> list:
     """Warships on the map (16.7), ascending unit indices (Python ints)."""
     t = game.static
-    ships = getattr(t, "_warship_units", None)
-    if ships is None:                                            # all warship pieces, per static data
-        ships = t._warship_units = np.flatnonzero(t.utype == st.WARSHIP)
+    ships = t.warship_units                                      # all warship pieces
     return ships[game.state.box[ships] == BOX_MAP].tolist()
 
 

@@ -1,0 +1,193 @@
+"""Fourth round of invasion-engine speed work: the compiled Allied proximity
+passes (:mod:`malta_sim.games.island_of_death.allied_proximity`) equal their
+plain array references on every call through whole games and on random
+positions, and the per-static-data tables are declared, built once and equal
+to the arrays they come from.
+
+* Allied defense strength near hexes (the bots' threat measure: beach
+  movement 18.7, rally 19.6, drop zone markers 19.13 / 19.31, sticks 19.32).
+* Distance to the nearest Allied unit (landing losses 18.5, wave boxes 18.32,
+  stragglers 17.8, airfield entry 16.11), leaders excluded (14.0).
+* Allied AA within range (16.12, 17.52, 19.41).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from malta_sim.games.island_of_death import allied_proximity as ap
+from malta_sim.games.island_of_death import hercules as H
+from malta_sim.games.island_of_death import static as st
+from malta_sim.games.island_of_death.engine import new_game, play_games
+from malta_sim.games.island_of_death.state import ALLIED, BOX_MAP
+from malta_sim.policies import invasion as pinv
+
+
+# --------------------------------------------------------------------- plain references
+def ref_strength_near(game, hexes, radius):
+    """The array expression the compiled pass replaced (int64 per hex)."""
+    s, t = game.state, game.static
+    idx = ((s.box == BOX_MAP) & (t.side == ALLIED) & (s.hex >= 0)).nonzero()[0]
+    hexes = np.asarray(hexes, np.int64).reshape(-1)
+    if not len(idx) or not len(hexes):
+        return np.zeros(len(hexes), np.int64)
+    strength = t.defense[idx, s.level[idx]].astype(np.int64)
+    near = t.grid.distance_table[hexes[:, None], s.hex[idx][None, :]] <= radius
+    return near.astype(np.int64) @ strength
+
+
+def ref_nearest(game, hexes):
+    """Hexes to the nearest Allied unit (leaders excluded), 99 when none."""
+    s, t = game.state, game.static
+    hx = np.unique(s.hex[(s.box == BOX_MAP) & (t.side == ALLIED) & (t.utype != st.LEADER)])
+    hexes = np.asarray(hexes, np.int64).reshape(-1)
+    if hx.size == 0:
+        return np.full(len(hexes), 99, np.int64)
+    return t.grid.distance_table[hexes][:, hx].min(axis=1).astype(np.int64)
+
+
+def ref_aa_within(game, h, radius):
+    s, t = game.state, game.static
+    aa = s.hex[(s.box == BOX_MAP) & (t.side == ALLIED) & t.aa]
+    return int((t.grid.distance_table[h, aa] <= radius).sum())
+
+
+# --------------------------------------------------------------------- random positions
+def _scramble(game, gen, p_off=0.3):
+    """Random Allied positions: each Allied piece on a random land hex or off
+    the map, at a random level of its table."""
+    s, t = game.state, game.static
+    land = np.flatnonzero(t.land)
+    for u in np.flatnonzero(t.side == ALLIED):
+        if gen.random() < p_off:
+            s.box[u], s.hex[u] = 5, -1
+        else:
+            s.box[u], s.hex[u] = BOX_MAP, int(gen.choice(land))
+        s.level[u] = int(gen.integers(0, max(1, int(t.n_levels[u]))))
+
+
+@pytest.mark.parametrize("p_off", [0.0, 0.5, 1.0])
+def test_kernels_equal_references_on_random_positions(p_off):
+    """Every pass against its plain reference on random Allied positions
+    (including none on the map), random hexes and radii."""
+    g = new_game("hercules", 3, 0, axis_policy="balanced", allied_policy="static")
+    gen = np.random.default_rng(4)
+    n_h = g.static.n_hexes
+    for _ in range(15):
+        _scramble(g, gen, p_off)
+        hexes = gen.integers(0, n_h, size=int(gen.integers(0, 40))).tolist()
+        for r in (0, 1, 2, 3, 5):
+            got = ap.allied_strength_near(g, hexes, r)
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, ref_strength_near(g, hexes, r))
+            np.testing.assert_array_equal(pinv._allied_strength_near_many(g, hexes, r),
+                                          ref_strength_near(g, hexes, r))
+        np.testing.assert_array_equal(ap.nearest_allied_units(g, hexes), ref_nearest(g, hexes))
+        for h in hexes[:10]:
+            assert pinv._allied_strength_near(g, h, 2) == int(ref_strength_near(g, [h], 2)[0])
+            assert H.dist_to_allied(g, h) == int(ref_nearest(g, [h])[0])
+            assert ap.nearest_allied_unit(g, h) == int(ref_nearest(g, [h])[0])
+            for r in (1, 3):
+                assert H.aa_within(g, h, r) == ref_aa_within(g, h, r)
+
+
+def test_kernels_raw_on_random_arrays():
+    """The kernels themselves on random arrays (units in any order, boxes,
+    levels, skip flags) against numpy one-liners."""
+    gen = np.random.default_rng(9)
+    H_, U = 40, 30
+    pts = gen.integers(0, 10, size=(H_, 2))
+    dist = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2).astype(np.int16)
+    for _ in range(50):
+        box = gen.integers(0, 3, size=U).astype(np.int8)
+        hexpos = np.where(box == BOX_MAP, gen.integers(0, H_, size=U), -1).astype(np.int16)
+        level = gen.integers(0, 4, size=U).astype(np.int8)
+        defense = gen.integers(0, 9, size=(U, 4)).astype(np.int8)
+        skip = gen.random(U) < 0.2
+        units = np.sort(gen.choice(U, size=int(gen.integers(0, U)), replace=False)).astype(np.int64)
+        hexes = gen.integers(0, H_, size=7).astype(np.int64)
+        r = int(gen.integers(0, 6))
+        on = units[box[units] == BOX_MAP]
+        want = np.array([int(defense[on, level[on]][dist[h, hexpos[on]] <= r].astype(np.int64).sum())
+                         for h in hexes], np.int64)
+        np.testing.assert_array_equal(ap.strength_near_kernel(dist, hexes, r, units, box, hexpos, level,
+                                                              defense), want)
+        cnt = on[~skip[on]]
+        want_n = [int(dist[h, hexpos[cnt]].min()) if cnt.size else 99 for h in hexes]
+        assert ap.nearest_many_kernel(dist, hexes, units, box, hexpos, skip).tolist() == want_n
+        assert [ap.nearest_kernel(dist, int(h), units, box, hexpos, skip) for h in hexes] == want_n
+        assert [ap.count_within_kernel(dist, int(h), r, units, box, hexpos) for h in hexes] == \
+            [int((dist[h, hexpos[on]] <= r).sum()) for h in hexes]
+
+
+@pytest.mark.parametrize("scenario,pols,games", [("hercules", ("balanced", "static"), 3),
+                                                 ("hercules", ("random", "random"), 1),
+                                                 ("intro", ("balanced", "static"), 2)])
+def test_proximity_equals_reference_on_every_call_through_games(monkeypatch, scenario, pols, games):
+    """Every answer the engine and the bots get through whole games equals the
+    plain reference computed from the state at that moment."""
+    n = {"strength": 0, "nearest": 0, "aa": 0}
+    fast_strength, fast_nearest, fast_aa = ap.allied_strength_near, H.nearest_allied_units, H.allied_aa_within
+    fast_one = H.nearest_allied_unit
+
+    def strength(game, hexes, radius=1):
+        got = fast_strength(game, hexes, radius)
+        np.testing.assert_array_equal(got, ref_strength_near(game, hexes, radius))
+        n["strength"] += 1
+        return got
+
+    def nearest(game, hexes):
+        got = fast_nearest(game, hexes)
+        np.testing.assert_array_equal(got, ref_nearest(game, hexes))
+        n["nearest"] += 1
+        return got
+
+    def nearest_one(game, h):
+        got = fast_one(game, h)
+        assert got == int(ref_nearest(game, [h])[0])
+        n["nearest"] += 1
+        return got
+
+    def aa(game, h, radius=3):
+        got = fast_aa(game, h, radius)
+        assert got == ref_aa_within(game, h, radius)
+        n["aa"] += 1
+        return got
+
+    monkeypatch.setattr(ap, "allied_strength_near", strength)
+    monkeypatch.setattr(H, "nearest_allied_units", nearest)
+    monkeypatch.setattr(H, "nearest_allied_unit", nearest_one)
+    monkeypatch.setattr(H, "allied_aa_within", aa)
+    play_games(scenario, 5, np.arange(games), axis_policy=pols[0], allied_policy=pols[1])
+    assert n["nearest"] > 0 and n["aa"] > 0
+    if pols[0] == "balanced":
+        assert n["strength"] > 0
+
+
+def test_static_tables_are_declared_and_built_once():
+    """The invasion tables, the one-hex move tables and the warship list are
+    per-static-data properties (built once, equal to their arrays)."""
+    g = new_game("hercules", 1, 0, axis_policy="balanced", allied_policy="static")
+    t = g.static
+    inv = H.inv_static(g)
+    assert inv is t.invasion is H.inv_static(g)
+    assert t.one_hex_tables is t.one_hex_tables
+    land, ocean_side, road, rise, move_cost, leader, move_class, harmless = t.one_hex_tables
+    assert land == t.land.tolist() and ocean_side == t.ocean_side.tolist()
+    assert road == t.road.tolist() and rise == t.rise.tolist() and move_cost == t.move_cost.tolist()
+    assert leader == (t.utype == st.LEADER).tolist() and move_class == t.move_class.tolist()
+    assert harmless == ((t.utype == st.LEADER) | (t.utype == st.COASTAL_GUN)).tolist()
+    np.testing.assert_array_equal(t.warship_units, np.flatnonzero(t.utype == st.WARSHIP))
+    np.testing.assert_array_equal(t.side_units[0], np.flatnonzero(t.side == 0))
+    np.testing.assert_array_equal(t.side_units[1], np.flatnonzero(t.side == 1))
+    np.testing.assert_array_equal(t.allied_aa_units, np.flatnonzero((t.side == 1) & t.aa))
+    near = inv.near_padded
+    n_h = t.n_hexes
+    assert near.shape == (n_h + 1, 7) and (near[n_h] == n_h).all()
+    for h in range(0, n_h, 5):
+        row = near[h].tolist()
+        assert row[:len(inv.near_lists[h])] == inv.near_lists[h]
+        assert all(x == n_h for x in row[len(inv.near_lists[h]):])
+    for name in ("_one_hex_tables", "_warship_units"):
+        assert name not in vars(t)
