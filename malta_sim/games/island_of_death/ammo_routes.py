@@ -1,18 +1,24 @@
 """Compiled supply-route test of ammunition distribution (rule 12.56): which
 artillery pieces have a route of at most 12 hexes (8.2) to a hex where
-salvos are handed out, one breadth-first search per piece in one call.
+salvos are handed out, from one distance field in one call.
 
 :func:`.artillery.ammo_eligible` calls :func:`ammo_route_ok` with the side's
 passable hexes (:func:`.supply.passable_for`) and a mask of the hand-out
-hexes; the searches are those of :func:`.supply.route_distance` (the piece's
-own hex counts as passable for its own route), each stopped as soon as a
-hand-out hex is reached.
+hexes.  The answers are those of one :func:`.supply.route_distance` search
+per piece (the piece's own hex counts as passable for its own route): one
+breadth-first distance field (:func:`malta_sim.kernels.paths.distance_field`)
+is grown from the passable hand-out hexes over passable hexes, and a piece
+has a route when it stands on a hand-out hex or a passable neighbour it may
+step into lies at most 11 hexes from one.  (All-ocean hexsides are shared by
+the two hexes they separate, so routes may be searched from either end.)
 """
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
+
+from ...kernels.paths import distance_field
 
 
 @nb.njit(cache=True)
@@ -35,7 +41,8 @@ def ammo_route_ok(arts, hexa, passable, target, nbr, ocean_side, max_len):
     nbr : int32[n_hexes, 6]
         Neighbour table (-1 off the grid).
     ocean_side : bool[n_hexes, 6]
-        All-ocean hexsides (never crossed by a route).
+        All-ocean hexsides (never crossed by a route); the same hexside seen
+        from either hex.
     max_len : int
         Longest route in hexes (12).
 
@@ -48,33 +55,26 @@ def ammo_route_ok(arts, hexa, passable, target, nbr, ocean_side, max_len):
     n = nbr.shape[0]
     k = arts.shape[0]
     out = np.zeros(k, np.bool_)
-    dist = np.empty(n, np.int32)
-    queue = np.empty(n, np.int32)
+    if max_len <= 0:                      # only a piece on a hand-out hex
+        for a in range(k):
+            out[a] = target[hexa[arts[a]]]
+        return out
+    # hexes from which a route of at most max_len - 1 more hexes reaches a
+    # hand-out hex: the distance field from the hand-out hexes a route may enter
+    src = np.zeros(n, np.bool_)
+    for h in range(n):
+        src[h] = target[h] and passable[h]
+    field = distance_field(nbr, src, passable, ~ocean_side, max_len - 1)
     for a in range(k):
         h = hexa[arts[a]]
         if target[h]:
             out[a] = True
             continue
-        dist[:] = -1
-        dist[h] = 0
-        queue[0] = h
-        head = 0
-        tail = 1
-        found = False
-        while head < tail and not found:
-            i = queue[head]
-            head += 1
-            if dist[i] >= max_len:
+        for d in range(6):               # the first hex entered from the piece's hex
+            j = nbr[h, d]
+            if j < 0 or ocean_side[h, d] or not passable[j]:
                 continue
-            for d in range(6):
-                j = nbr[i, d]
-                if j < 0 or dist[j] >= 0 or not passable[j] or ocean_side[i, d]:
-                    continue
-                dist[j] = dist[i] + 1
-                if target[j]:
-                    found = True
-                    break
-                queue[tail] = j
-                tail += 1
-        out[a] = found
+            if 0 <= field[j] <= max_len - 1:
+                out[a] = True
+                break
     return out

@@ -30,8 +30,9 @@ def defensive_expend(game, u: int) -> None:
     die = game.die("combat")
     if die <= 2:
         expend(game, u, 1)
-    game.log("defensive fire ammunition", side=int(game.static.side[u]), units=[u], dice=[die],
-             result="salvo spent" if die <= 2 else "no salvo spent", rule="12.51")
+    if game.events is not None:
+        game.log("defensive fire ammunition", side=int(game.static.side[u]), units=[u], dice=[die],
+                 result="salvo spent" if die <= 2 else "no salvo spent", rule="12.51")
 
 
 def ammo_eligible(game, side: int) -> list[int]:
@@ -84,5 +85,5 @@ def distribute_ammunition(game, side: int) -> None:
         s.salvos[int(u)] += int(k)
     if side == AXIS:
         s.stockpile[0] -= total
-    if total:
+    if total and game.events is not None:
         game.log("ammunition", side=side, units=list(give), result=f"{total} salvos", rule="12.56")

@@ -24,7 +24,9 @@ from .artillery import defensive_expend, expend
 from .combat_moves import advance_options, retreat_options
 from .combat_options import (attack_options_kernel, attackers_kernel, discovered_kernel,
                              firer_candidates, firers_kernel, in_range_kernel, plan_kernel)
+from ...policies.base import own_methods, plain_methods
 from .game import illegal
+from .loss_choice import loss_order
 from .morale import demoralize, disorganize
 from .movement import enter_hex, invalidate, occupancy, zoc_map
 from .organisation import (fits_stacking, leader_casualty_roll, lose_step, reset_phase_flags,
@@ -570,8 +572,9 @@ def _command_roll(game, side: int, units, target: int, sign: int) -> int:
     ld, tv = best
     s.leader_uses[ld] += 1
     die = game.die("leaders")
-    game.log("command roll", side=side, units=[ld], dice=[die],
-             result="success" if die <= tv else "no effect", rule="14.2")
+    if game.events is not None:
+        game.log("command roll", side=side, units=[ld], dice=[die],
+                 result="success" if die <= tv else "no effect", rule="14.2")
     return sign if die <= tv else 0
 
 
@@ -786,24 +789,43 @@ def take_steps(game, units, n: int, reason: str, engineers_first: int = 0) -> in
     """The owner takes ``n`` step losses among ``units`` (9.5, 9.52); the first
     ``engineers_first`` fall on engineers while any remain (9.92).  Leader
     casualty rolls per hex that lost steps (14.41).  Returns the steps that
-    could not be taken (every unit gone)."""
+    could not be taken (every unit gone).
+
+    The owner's bot chooses each step (``choose_loss``); when that is the
+    default bots' own method, the choices of all ``n`` steps come from one
+    compiled call (:func:`.loss_choice.loss_order`), the steps then being
+    taken in that order."""
     s, t = game.state, game.static
     if n <= 0:
         return 0
     side = int(t.side[units[0]]) if len(units) else 0
     lost_by_hex: dict[int, int] = {}
     left = n
+    pol = game.policy(side)
+    if len(units) and own_methods(pol, _default_loss_methods()):
+        # the default bots' picks for all n steps in one compiled call, each
+        # step then taken in that order, as the loop below would
+        picks = loss_order(np.array(units, np.int64), n, engineers_first, s.box, s.level,
+                           t.utype, t.size, t.n_levels, t.engineer, t.step_weight, t.attack,
+                           t.defense).tolist()
+    else:
+        picks = None
     for i in range(n):
-        alive = [u for u in units if s.box[u] == BOX_MAP]
-        if not alive:
-            break
-        if i < engineers_first:
-            eng = [u for u in alive if t.engineer[u]]
-            if eng:
-                alive = eng
-        u = int(game.policy(side).choose_loss(game, alive, reason))
-        if u not in alive:
-            raise illegal("9.5", f"{t.names[u]} cannot take this step loss")
+        if picks is not None:
+            if i >= len(picks):
+                break
+            u = picks[i]
+        else:
+            alive = [u for u in units if s.box[u] == BOX_MAP]
+            if not alive:
+                break
+            if i < engineers_first:
+                eng = [u for u in alive if t.engineer[u]]
+                if eng:
+                    alive = eng
+            u = int(pol.choose_loss(game, alive, reason))
+            if u not in alive:
+                raise illegal("9.5", f"{t.names[u]} cannot take this step loss")
         h = int(s.hex[u])
         lose_step(game, u, reason)
         lost_by_hex[h] = lost_by_hex.get(h, 0) + 1
@@ -815,6 +837,20 @@ def take_steps(game, units, n: int, reason: str, engineers_first: int = 0) -> in
                 leader_casualty_roll(game, ld, k)
     invalidate(game)
     return left
+
+
+_DEFAULT_LOSS: list = []
+
+
+def _default_loss_methods() -> dict:
+    """The default bots' ``choose_loss`` (:func:`.loss_choice.loss_order`
+    stands in for it), from :func:`malta_sim.policies.base.plain_methods`;
+    looked up on first use (the policies import the engine)."""
+    if not _DEFAULT_LOSS:
+        from ...policies.simple import _LandBot
+
+        _DEFAULT_LOSS.append(plain_methods(_LandBot, ("choose_loss",)))
+    return _DEFAULT_LOSS[0]
 
 
 # ------------------------------------------------------------------ retreat (9.6)
@@ -874,7 +910,8 @@ def retreat_stack(game, units, n: int, enemy_hexes) -> None:
             for u in units:
                 if s.box[u] == BOX_MAP:
                     eliminate(game, u, why="no retreat (9.61)")
-            game.log("retreat impossible", side=side, hexes=path, units=units, rule="9.61")
+            if game.events is not None:
+                game.log("retreat impossible", side=side, hexes=path, units=units, rule="9.61")
             invalidate(game)
             return
         opts = opts.tolist()
@@ -899,7 +936,8 @@ def retreat_stack(game, units, n: int, enemy_hexes) -> None:
             if fits_stacking(game, units, cur) or extra >= 3:
                 break
             extra += 1
-    game.log("retreat", side=side, hexes=path, units=units, result=f"{steps} hexes", rule="9.6")
+    if game.events is not None:
+        game.log("retreat", side=side, hexes=path, units=units, result=f"{steps} hexes", rule="9.6")
     invalidate(game)
 
 
@@ -960,8 +998,9 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
             if die <= 3:
                 failed.add(u)
                 game.extra.setdefault("comm_failed", {}).setdefault(game.turn, set()).add(u)
-            game.log("warship communications", side=int(t.side[u]), units=[u], dice=[die],
-                     result="failed" if die <= 3 else "ok", rule="16.73")
+            if game.events is not None:
+                game.log("warship communications", side=int(t.side[u]), units=[u], dice=[die],
+                         result="failed" if die <= 3 else "ok", rule="16.73")
     support_ok = [u for u in support if u not in failed]
     dsupport_ok = [u for u in dsupport if u not in failed]
     att_total = att + sup_total(support_ok, True, attackers)
@@ -978,8 +1017,9 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
         s.fired[u] = True
     if col < 0:
         res.cancelled = True
-        game.log("attack cancelled", side=side, hexes=[target], units=attackers,
-                 cell=f"{t.charts.line_names[line]} {odds_name(res.final_level)}", rule="9.3")
+        if game.events is not None:
+            game.log("attack cancelled", side=side, hexes=[target], units=attackers,
+                     cell=f"{t.charts.line_names[line]} {odds_name(res.final_level)}", rule="9.3")
         return res
     roll = fixed_roll if fixed_roll is not None else game.dice2("combat")
     res.roll = roll
@@ -1101,8 +1141,9 @@ def _stand_ground(game, side: int, units, hits: int, attacker: bool) -> list[int
             ld = t.formation_leader[s.formation[u]] if s.formation[u] >= 0 else -1
             d = die - 1 if ld >= 0 and s.box[ld] == BOX_MAP and s.hex[ld] == s.hex[u] else die
             (standing if game.morale_value(u) > d else retreating).append(u)
-        game.log("stand ground", side=side, units=free, dice=[die],
-                 result=f"{len(free) - len(retreating)} stand", rule="9.71")
+        if game.events is not None:
+            game.log("stand ground", side=side, units=free, dice=[die],
+                     result=f"{len(free) - len(retreating)} stand", rule="9.71")
     if standing:
         take_steps(game, standing, hits, "stood ground (9.71)")
     return retreating
@@ -1212,7 +1253,8 @@ def _advance(game, side, target, stayers, length, res) -> None:
     for u in chosen:
         s.advanced[u] = True                                           # 9.88
     res.advanced = chosen
-    game.log("advance", side=side, hexes=path, units=group, rule="9.8")
+    if game.events is not None:
+        game.log("advance", side=side, hexes=path, units=group, rule="9.8")
     invalidate(game)
 
 
@@ -1275,8 +1317,9 @@ def resolve_bombardment(game, side: int, target: int, units, hurricane=(),
         if u in hurricane:
             disorganize(game, [u])
     if strength < ch.bomb_min_strength[row]:
-        game.log("bombardment ineffective", side=side, hexes=[target], units=units,
-                 result=f"strength {strength}", rule="10.12")
+        if game.events is not None:
+            game.log("bombardment ineffective", side=side, hexes=[target], units=units,
+                     result=f"strength {strength}", rule="10.12")
         _night_fire(game, units)
         return out
     col = 0
@@ -1309,9 +1352,11 @@ def resolve_bombardment(game, side: int, target: int, units, hurricane=(),
             take_steps(game, [u], 1, "bombardment Z (9.41)")
     elif code in (3, 4):
         take_steps(game, dfs, min(code - 2, cap), "bombardment")
-    game.log("bombardment", side=side, hexes=[target], units=units, dice=[roll],
-             cell=f"stack {stack} column {int(ch.bomb_columns[col])} (strength {strength}, shift {shift:+d})",
-             result=("-", "D", "Z", "1", "2")[code], rule="10.12")
+    if game.events is not None:
+        game.log("bombardment", side=side, hexes=[target], units=units, dice=[roll],
+                 cell=f"stack {stack} column {int(ch.bomb_columns[col])} "
+                      f"(strength {strength}, shift {shift:+d})",
+                 result=("-", "D", "Z", "1", "2")[code], rule="10.12")
     _night_fire(game, units)
     invalidate(game)
     return out
@@ -1399,7 +1444,8 @@ def _approach_of_enemies(game, side: int, dsupport) -> list[int]:
         if t.utype[u] == st.ARTILLERY and any(
                 int(o) in adv_hexes for o in t.neighbours[s.hex[u]] if o >= 0):
             defensive_expend(game, u)
-            game.log("support withdrawn", side=int(t.side[u]), units=[u], rule="12.3")
+            if game.events is not None:
+                game.log("support withdrawn", side=int(t.side[u]), units=[u], rule="12.3")
             continue
         keep.append(u)
     return keep
@@ -1444,8 +1490,9 @@ def penetration_phase(game, side: int) -> None:
             s.penetrated[u] = True
         die = game.die("combat")
         tv = int(t.tactical[ld, s.level[ld]])
-        game.log("penetration attempt", side=side, hexes=[tgt], units=units + [ld], dice=[die],
-                 result="attack" if die <= tv else "failed", rule="10.31")
+        if game.events is not None:
+            game.log("penetration attempt", side=side, hexes=[tgt], units=units + [ld], dice=[die],
+                     result="attack" if die <= tv else "failed", rule="10.31")
         if die <= tv:
             air = 0
             avail = int(s.air_support_left[0]) if side == AXIS and not game.night else 0

@@ -52,8 +52,9 @@ def recovery(game, side: int) -> None:
         if adjacent:
             die = game.die("morale")
             ok = die < game.morale_value(u)
-            game.log("recovery roll", side=side, units=[u], dice=[die],
-                     result="recovers" if ok else "no recovery", rule="11.51")
+            if game.events is not None:
+                game.log("recovery roll", side=side, units=[u], dice=[die],
+                         result="recovers" if ok else "no recovery", rule="11.51")
             if not ok:
                 continue
         s.morale_state[u] = DISORGANIZED if s.morale_state[u] == DEMORALIZED else NORMAL

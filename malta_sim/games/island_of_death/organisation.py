@@ -101,7 +101,9 @@ def eliminate(game, u: int, counted: bool = False, why: str = "") -> None:
         s.integrity_lost[0, r] = True           # 9.95
     if t.utype[u] == st.HQ:
         hq_eliminated(game, u)
-    game.log("eliminated", side=int(t.side[u]), hexes=[h], units=[u], result=why, rule=cause_rule(why))
+    if game.events is not None:
+        game.log("eliminated", side=int(t.side[u]), hexes=[h], units=[u], result=why,
+                 rule=cause_rule(why))
 
 
 def hq_eliminated(game, u: int) -> None:
@@ -128,7 +130,8 @@ def leader_eliminated(game, u: int) -> None:
     s.hex[u] = -1
     s.return_turn[u] = (game.day + 1) * 4
     s.leader_uses[u] = 0
-    game.log("leader eliminated", side=int(game.static.side[u]), hexes=[h], units=[u], rule="14.43")
+    if game.events is not None:
+        game.log("leader eliminated", side=int(game.static.side[u]), hexes=[h], units=[u], rule="14.43")
 
 
 def leader_casualty_roll(game, leader: int, steps: int) -> None:
@@ -137,8 +140,9 @@ def leader_casualty_roll(game, leader: int, steps: int) -> None:
     r = game.dice2("leaders")
     mod = r - max(0, steps - 1)
     dead = mod <= 3
-    game.log("leader casualty roll", side=int(game.static.side[leader]), units=[leader], dice=[r],
-             result="eliminated" if dead else "survives", rule="14.41")
+    if game.events is not None:
+        game.log("leader casualty roll", side=int(game.static.side[leader]), units=[leader], dice=[r],
+                 result="eliminated" if dead else "survives", rule="14.41")
     if dead:
         leader_eliminated(game, leader)
 
@@ -160,8 +164,9 @@ def overrun_trivial(game, enemy_units, mover_side: int) -> None:
                 s.box[u] = BOX_TURN_TRACK
                 s.hex[u] = -1
                 s.return_turn[u] = game.turn + 1
-            game.log("lone leader", side=int(t.side[u]), units=[u], dice=[r],
-                     result="eliminated" if r <= 7 else "escapes", rule="14.42")
+            if game.events is not None:
+                game.log("lone leader", side=int(t.side[u]), units=[u], dice=[r],
+                         result="eliminated" if r <= 7 else "escapes", rule="14.42")
         elif t.utype[u] == st.COASTAL_GUN or t.defense[u, s.level[u]] == 0:
             eliminate(game, u, why="overrun (6.52)")
 
@@ -335,7 +340,8 @@ def formation_changes(game) -> None:
         if u not in opts or f not in opts[u]:
             raise illegal("15.21", f"{t.names[u]} cannot join formation {f} now")
         s.formation[u] = f
-        game.log("attachment", side=AXIS, units=[u], result=t.formation_names[f], rule="15.21")
+        if game.events is not None:
+            game.log("attachment", side=AXIS, units=[u], result=t.formation_names[f], rule="15.21")
 
 
 # ------------------------------------------------------------------ breakdown (13)
@@ -392,7 +398,8 @@ def break_down(game, b: int, to_box: int | None = None) -> list[int]:
     h = int(s.hex[b])
     s.box[b] = BOX_DISBANDMENT
     s.hex[b] = -1
-    game.log("breakdown", side=int(t.side[b]), hexes=[h], units=[b] + comps, rule="13.1")
+    if game.events is not None:
+        game.log("breakdown", side=int(t.side[b]), hexes=[h], units=[b] + comps, rule="13.1")
     return comps
 
 
@@ -447,8 +454,9 @@ def reform(game, option: tuple) -> None:
         s.parent[c] = -1
         s.morale_state[c] = NORMAL
         s.reduced[c] = False
-    game.log("reform", side=int(t.side[b]), hexes=[h], units=[b] + list(comps),
-             result=f"level {lost}", rule="13.2")
+    if game.events is not None:
+        game.log("reform", side=int(t.side[b]), hexes=[h], units=[b] + list(comps),
+                 result=f"level {lost}", rule="13.2")
 
 
 def reforms(game, side: int) -> None:
@@ -498,7 +506,8 @@ def replacements(game) -> None:
                     s.replaced_today[u] = True
                     s.steps_lost[u] -= 1                      # 17.41 / 20.2
                     s.axis_steps_lost[0] -= int(t.step_weight[u])
-                    game.log("replacement", side=AXIS, units=[u], result=kind, rule="17.41")
+                    if game.events is not None:
+                        game.log("replacement", side=AXIS, units=[u], result=kind, rule="17.41")
         if side == ALLIED:
             pairs = []
             for u in game.on_map(ALLIED):
@@ -521,7 +530,8 @@ def replacements(game) -> None:
                     s.replaced_today[a] = True
                     s.box[c] = BOX_REMOVED
                     s.hex[c] = -1
-                    game.log("absorb security company", side=ALLIED, units=[a, c], rule="17.42")
+                    if game.events is not None:
+                        game.log("absorb security company", side=ALLIED, units=[a, c], rule="17.42")
 
 
 # ------------------------------------------------------------------ leaders/HQs return
@@ -547,7 +557,8 @@ def return_leaders_and_hqs(game, initial_segment: bool, side: int | None = None)
             else:
                 s.box[u] = BOX_DISBANDMENT
             s.formation[u] = f
-            game.log("HQ returns", side=int(t.side[u]), units=[u], rule="16.82")
+            if game.events is not None:
+                game.log("HQ returns", side=int(t.side[u]), units=[u], rule="16.82")
             continue
         if t.utype[u] != st.LEADER:
             continue
@@ -574,7 +585,8 @@ def return_leaders_and_hqs(game, initial_segment: bool, side: int | None = None)
             s.box_slot[u] = game.scenario.follow_up_zone[f]
         else:
             s.box[u] = BOX_DISBANDMENT
-        game.log("leader returns", side=int(t.side[u]), units=[u], rule="14.43")
+        if game.events is not None:
+            game.log("leader returns", side=int(t.side[u]), units=[u], rule="14.43")
 
 
 # ------------------------------------------------------------------ day / turn
