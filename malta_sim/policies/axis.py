@@ -1150,6 +1150,7 @@ class AxisBot(_ParamBot, BalancedPolicy):
         self._obj_weights = None
         self._move_memo = None        # (game, position key, next_move set-up): the last one
         self._enemy_sel = None        # (static, enemy units' index: slice or int array)
+        self._walk = None             # move_choice.AxisWalk: decisions made ahead by the move kernel
 
     # ------------------------------------------------------------ objectives
     def objective_values(self, game) -> np.ndarray:
@@ -1208,9 +1209,13 @@ class AxisBot(_ParamBot, BalancedPolicy):
         decay = float(v[P.AX_DECAY])
         radius = float(v[P.AX_SUPPLY_RADIUS])
         envelop = float(v[P.AX_ENVELOP])
+        walk = getattr(self, "_walk", None)
+        if walk is None:
+            walk = self._walk = mc.AxisWalk()
         order = [u for u in sorted(candidates) if u not in self._skip]
         while order:
-            stop_at, what, best = mc.axis_step(game, mode, order, weights[1], envelop, decay, radius)
+            stop_at, what, best = mc.axis_step(game, mode, order, weights[1], envelop, decay, radius,
+                                               walk)
             self._skip.update(order[:stop_at + 1])
             if what == mc.MOVE:
                 return Move(order[stop_at], int(best))

@@ -7,14 +7,19 @@ destination closer to its goal.  Done in Python, each candidate costs a call
 of :func:`malta_sim.games.island_of_death.movement.legal_moves` (its
 allowance, the masks, a dict of destinations) and of the step choice
 ``_best_step``, and the set-up of the position (objectives, enemy hexes) is
-rebuilt after every move.  :func:`axis_step_kernel` does the whole walk in one
+rebuilt after every move.  :func:`axis_walk_kernel` does the whole walk in one
 call: it reads the objectives and enemy hexes off the state arrays, and for
 each candidate it works out the movement allowance, the goal hex, the
 destinations (the reach search of :func:`movement.reach_core` and the stacking
 room of rule 7.1, the same arithmetic as :func:`movement.legal_kernel`) and
 the chosen step (an HQ's step toward its formation included), and stops at
 the first unit that moves, or at hitched artillery, which the Python code
-handles itself (it may prepare in place, rule 6.6).
+handles itself (it may prepare in place, rule 6.6).  It then goes on walking
+on the position that move leaves (the mover in its destination, its path's
+hexes Axis-controlled), so one call makes the bot's next several decisions;
+:class:`AxisWalk` hands them out one per ``next_move`` call while executing
+the earlier moves left the game exactly as assumed (no overrun, entry
+effect, ...), and the bot asks afresh otherwise.
 
 :func:`garrison_kernel` does the same for the Allied bot's garrison moves.
 
@@ -35,7 +40,7 @@ from ..games.island_of_death import static as st
 from ..games.island_of_death.state import AXIS, DEMORALIZED, NIGHT
 from .axis import _best_step, _goal_hex
 
-#: what :func:`axis_step_kernel` stopped on
+#: what :func:`axis_walk_kernel` stopped on
 DONE, MOVE, PYTHON = 0, 1, 2
 
 #: unit type codes the kernel tests: leader, artillery, HQ; foot class
@@ -90,20 +95,48 @@ def _formation_distance(h, u, f, side_units, box, formation, ground, utype, code
 
 
 @nb.njit(cache=True)
-def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out_of_supply, morale,
-                     formation, turn, night, bonus, ground, never, utype, move_class, ma_tab, weight, remnant_full,
-                     formation_hq, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
-                     side_units, base, remnant_level, dist, weights, control, enemy_units, envelop_w,
-                     decay, radius, codes):
-    """Walk the Axis bot's candidates and pick the first move (rules 5.2,
-    6.1-6.6, 7.1, 8.2, 9.92; see :meth:`AxisBot.next_move`).
+def _objectives(control, weights, obj):
+    """Fill ``obj`` (float64[n_hexes]) with the objective weights the Axis
+    does not hold (``weights`` where ``control`` is not 0, else 0; rules
+    16.1, 20, :meth:`AxisBot.objective_values`) and return the hexes where
+    they are positive (int64[k], ascending)."""
+    n = obj.shape[0]
+    ng = 0
+    for h in range(n):
+        obj[h] = 0.0 if control[h] == 0 else weights[h]
+        if obj[h] > 0:
+            ng += 1
+    gh = np.empty(ng, np.int64)
+    ng = 0
+    for h in range(n):
+        if obj[h] > 0:
+            gh[ng] = h
+            ng += 1
+    return gh
+
+
+@nb.njit(cache=True)
+def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out_of_supply, morale,
+                     formation, turn, night, bonus, ground, never, utype, move_class, ma_tab, weight,
+                     remnant_full, formation_hq, strategic, edge, ocean_side, nbr, land, strat_ok, zoc,
+                     blocked, stop, side_units, base, remnant_level, dist, weights, control, enemy_units,
+                     envelop_w, decay, radius, codes, max_moves):
+    """Walk the Axis bot's candidates and pick its next moves (rules 5.2,
+    6.1-6.6, 7.1, 8.2, 9.92; see :meth:`AxisBot.next_move`): the first move,
+    then, on the position that move leaves (the mover in its destination,
+    marked moved, the hexes of its path Axis-controlled, 2.1, 6.1), the next
+    one, and so on, up to ``max_moves`` decisions.  Nothing in the game is
+    changed: the later decisions are those :meth:`AxisBot.next_move` makes
+    only when executing the earlier moves changes nothing else (no overrun,
+    fort, invasion entry effect or night disorganization); the caller checks
+    that before handing each one out (:class:`AxisWalk`).
 
     Parameters
     ----------
     order : int64[k]
         Candidate units still to try this phase, ascending.
     box, hexes, level, moved, hitched, entered_turn, out_of_supply, morale, formation : ndarray[n_units]
-        The game state's per-piece arrays (``GameState`` dtypes).
+        The game state's per-piece arrays (``GameState`` dtypes; only read).
     turn : int
         Game turn (pieces that entered this turn do not move, 16.13, 19.8).
     night : bool
@@ -145,39 +178,46 @@ def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         ``dist_decay`` and ``supply_radius`` (hexes).
     codes : int64[4]
         Leader, artillery and HQ type codes, foot class code.
+    max_moves : int
+        Most decisions to make (at least 1).
 
     Returns
     -------
-    stop_at : int
-        Index into ``order`` of the unit the walk ended on (``k`` when it ran
-        out of candidates); every unit up to it was tried.
-    what : int
-        :data:`DONE` (no unit moves), :data:`MOVE` (``order[stop_at]`` moves
-        to ``dest_hex``) or :data:`PYTHON` (``order[stop_at]`` is hitched
-        artillery that may prepare in place, 6.6: the caller decides for it).
-    dest_hex : int
-        The chosen hex, -1 unless :data:`MOVE`.
-    dest, mp : int64[j], float64[j]
-        For :data:`MOVE`: the mover's legal destinations (ascending) and MP
-        spent, as :func:`movement.legal_moves` lists them.
-    pred : int32[n_hexes]
-        For :data:`MOVE`: predecessors of the reach search (the path, 6.1).
+    steps : int64[j, 4]
+        One row per decision, in order: ``(stop_at, what, dest_hex, k)``.
+        ``stop_at`` indexes ``order`` (the unit the walk ended on; ``k``
+        when it ran out of candidates), every unit up to it tried; ``what``
+        is :data:`MOVE` (``order[stop_at]`` moves to ``dest_hex``),
+        :data:`DONE` (no unit moves) or :data:`PYTHON` (``order[stop_at]``
+        is hitched artillery that may prepare in place, 6.6: the caller
+        decides for it); only the last row may be DONE or PYTHON.
+        ``k``: the number of legal destinations of a MOVE.
+    dests, mps : int64[max_moves, n_hexes], float64[max_moves, n_hexes]
+        Row ``r``, first ``k`` entries: the mover's legal destinations
+        (ascending) and MP spent of move ``r``, as :func:`movement.legal_moves`
+        lists them.
+    preds : int32[max_moves, n_hexes]
+        Row ``r``: predecessors of move ``r``'s reach search (its path, 6.1).
+    after_hex, after_moved, after_control : arrays [max_moves, ...]
+        Row ``r``: ``hexes``, ``moved`` and ``control`` as the walk assumed
+        them after move ``r`` (what executing it must leave for move ``r + 1``
+        to stand).
     """
     n = nbr.shape[0]
+    hexes = hexes.copy()                  # the position the walk assumes (moves applied)
+    moved = moved.copy()
+    control = control.copy()
+    steps = np.zeros((max_moves, 4), np.int64)
+    dests = np.empty((max_moves, n), np.int64)
+    mps = np.empty((max_moves, n), np.float64)
+    preds = np.empty((max_moves, n), np.int32)
+    after_hex = np.empty((max_moves, hexes.shape[0]), hexes.dtype)
+    after_moved = np.empty((max_moves, moved.shape[0]), moved.dtype)
+    after_control = np.empty((max_moves, n), control.dtype)
     # what the bot reads of the whole position (AxisBot._move_setup): the
     # objectives it does not hold, the hexes of enemy ground units
     obj = np.empty(n, np.float64)
-    ng = 0
-    for h in range(n):
-        obj[h] = 0.0 if control[h] == 0 else weights[h]
-        if obj[h] > 0:
-            ng += 1
-    gh = np.empty(ng, np.int64)
-    ng = 0
-    for h in range(n):
-        if obj[h] > 0:
-            gh[ng] = h
-            ng += 1
+    gh = _objectives(control, weights, obj)
     enemy_at = np.zeros(n, np.bool_)
     ne = 0
     for j in range(enemy_units.shape[0]):
@@ -193,13 +233,11 @@ def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
             ne += 1
     envelop = envelop_w if ne > 0 and envelop_w > 0 else 0.0
     # stacking room per hex before the mover's own weight (7.1): the Axis
-    # side's totals, computed once (nothing moves during the walk)
+    # side's totals, kept up to date as the walk's moves are applied
     room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, 8)
     allowed = land & strat_ok if strategic else land
-    empty_i = np.zeros(0, np.int64)
-    empty_f = np.zeros(0, np.float64)
-    empty_p = np.zeros(0, np.int32)
     nf = formation_hq.shape[0]
+    m = 0
     for i in range(order.shape[0]):
         u = order[i]
         ut = utype[u]
@@ -209,9 +247,11 @@ def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
             # artillery: only hitched artillery that did not arrive this turn
             # may prepare (6.6, 16.13, 19.8); the caller decides for it
             if hitched[u] and entered_turn[u] != turn:
-                return i, PYTHON, -1, empty_i, empty_f, empty_p
+                steps[m, 0], steps[m, 1], steps[m, 2] = i, PYTHON, -1
+                return steps[:m + 1], dests, mps, preds, after_hex, after_moved, after_control
             continue
         here = np.int64(hexes[u])
+        best = -1
         if ut == codes[2]:
             # an HQ (8.2, 16.8): toward its formation's units when more than
             # four hexes from the nearest, ending at least two hexes from
@@ -228,7 +268,7 @@ def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
             dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop,
                                               allowed, ocean_side, nbr, room, weight, remnant_full,
                                               level)
-            best, best_near, best_cost = -1, 0, 0.0
+            best_near, best_cost = 0, 0.0
             for a in range(k):
                 h = dest[a]
                 if ehex.shape[0]:
@@ -244,33 +284,62 @@ def axis_step_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
                 c = mp[a]
                 if best < 0 or nh < best_near or (nh == best_near and c < best_cost):
                     best, best_near, best_cost = h, nh, c          # dest ascending: lowest hex on ties
-            if best >= 0 and best_near < near_here:
-                return i, MOVE, best, dest[:k], mp[:k], pred
-            continue
-        if gh.shape[0] == 0:
-            continue
-        goal = _goal_hex(obj, gh, dist[here], decay)
-        d_here = np.int64(dist[here, goal])
-        if d_here == 0:
-            continue
-        ma = _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level, move_class,
-                        out_of_supply, morale, bonus, night, codes)
-        if ma < 0:
-            continue
-        dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
-                                          ocean_side, nbr, room, weight, remnant_full, level)
-        if k == 0:
-            continue
-        f = np.int64(formation[u])
-        anchor = -1
-        if 0 <= f < nf:
-            hq = np.int64(formation_hq[f])
-            if hq >= 0 and box[hq] == 0 and hexes[hq] >= 0:
-                anchor = np.int64(hexes[hq])
-        best = _best_step(dist, dest[:k], mp[:k], goal, d_here, anchor, radius, ehex, envelop)
-        if best >= 0:
-            return i, MOVE, best, dest[:k], mp[:k], pred
-    return order.shape[0], DONE, -1, empty_i, empty_f, empty_p
+            if best < 0 or best_near >= near_here:
+                continue
+        else:
+            if gh.shape[0] == 0:
+                continue
+            goal = _goal_hex(obj, gh, dist[here], decay)
+            d_here = np.int64(dist[here, goal])
+            if d_here == 0:
+                continue
+            ma = _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level,
+                            move_class, out_of_supply, morale, bonus, night, codes)
+            if ma < 0:
+                continue
+            dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop,
+                                              allowed, ocean_side, nbr, room, weight, remnant_full,
+                                              level)
+            if k == 0:
+                continue
+            f = np.int64(formation[u])
+            anchor = -1
+            if 0 <= f < nf:
+                hq = np.int64(formation_hq[f])
+                if hq >= 0 and box[hq] == 0 and hexes[hq] >= 0:
+                    anchor = np.int64(hexes[hq])
+            best = _best_step(dist, dest[:k], mp[:k], goal, d_here, anchor, radius, ehex, envelop)
+            if best < 0:
+                continue
+        # unit u moves to best: record the decision
+        steps[m, 0], steps[m, 1], steps[m, 2], steps[m, 3] = i, MOVE, best, k
+        dests[m, :k] = dest[:k]
+        mps[m, :k] = mp[:k]
+        preds[m] = pred
+        # the position it leaves (movement.execute_move): the mover in its
+        # destination, moved; the hexes it entered controlled by the Axis
+        # (2.1; the path read back as movement._path reads it); its stacking
+        # weight moved with it (7.1)
+        w = 1 if level[u] == remnant_level[u] else base[u]
+        room[here] += w
+        room[best] -= w
+        cur = best
+        while cur != here:
+            control[cur] = 0
+            cur = pred[cur]
+            if cur < 0:
+                break
+        hexes[u] = best
+        moved[u] = True
+        after_hex[m] = hexes
+        after_moved[m] = moved
+        after_control[m] = control
+        m += 1
+        if m == max_moves:
+            return steps[:m], dests, mps, preds, after_hex, after_moved, after_control
+        gh = _objectives(control, weights, obj)
+    steps[m, 0], steps[m, 1], steps[m, 2] = order.shape[0], DONE, -1
+    return steps[:m + 1], dests, mps, preds, after_hex, after_moved, after_control
 
 
 @nb.njit(cache=True)
@@ -299,7 +368,7 @@ def _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, oc
 
 
 def _statics(game) -> tuple:
-    """The static arguments of :func:`axis_step_kernel`, gathered once per
+    """The static arguments of :func:`axis_walk_kernel`, gathered once per
     :class:`StaticData` (kept on it)."""
     t = game.static
     out = getattr(t, "_axis_step_statics", None)
@@ -313,12 +382,118 @@ def _statics(game) -> tuple:
     return out
 
 
+#: most decisions one :func:`axis_walk_kernel` call makes ahead for :class:`AxisWalk`
+WALK_MOVES = 8
+
+
+class AxisWalk:
+    """The decisions an :func:`axis_walk_kernel` call made beyond the first
+    (rules 6.1-6.6), handed out one per :meth:`AxisBot.next_move` call while
+    the game stands exactly where the walk assumed it would.
+
+    The walk assumed that executing each move changes only the mover's hex,
+    its moved flag and the control of the hexes it entered (2.1, 6.1).  Before
+    a later decision is handed out, :meth:`take` checks that against the
+    game: every piece's hex and moved flag and every hex's control equal the
+    walk's rows, and everything else the kernel read (boxes, levels, morale,
+    supply, hitched artillery, entry turns, formations, salvos, destroyed
+    forts, the leader bonus, the strategic-movement hexes, the candidates
+    left, turn, phase and mode) is unchanged.  Anything else (an overrun, a
+    fort destroyed, an invasion entry effect, a night disorganization, a
+    candidate gone) drops the rest of the walk, and the bot asks the kernel
+    afresh: the decision is the one a fresh call would make either way.
+    """
+
+    __slots__ = ("game", "key", "order", "rows", "r", "fixed", "morale")
+
+    def __init__(self):
+        self.game = None
+        self.rows = None
+
+    @staticmethod
+    def _fixed(s, bonus, strat_ok) -> tuple:
+        """The bytes of what the kernel reads that executing a move leaves as
+        it is (morale apart: see :meth:`take`)."""
+        return (s.box.tobytes(), s.level.tobytes(), s.hitched.tobytes(), s.entered_turn.tobytes(),
+                s.out_of_supply.tobytes(), s.formation.tobytes(), s.salvos.tobytes(),
+                s.fort_destroyed.tobytes(), bonus.tobytes(), strat_ok.tobytes())
+
+    def take(self, game, key: tuple, order: list, bonus, strat_ok):
+        """The walk's next decision for candidates ``order`` as
+        ``(stop_at, what, dest_hex)`` (``stop_at`` indexes ``order``), or
+        None when there is none or the game is not where the walk assumed.
+
+        Morale is read by the kernel only for units it has not moved (their
+        allowance, 6.71, 11.4), so a mover disorganized at night (6.71) by
+        its own move leaves the walk standing; any other change of morale
+        drops it."""
+        rows = self.rows
+        if rows is None:
+            return None
+        self.rows = None                       # taken (or dropped): put back below when it stands
+        if self.game is not game or self.key != key:
+            return None
+        steps, dests, mps, preds, after_hex, after_moved, after_control = rows
+        r = self.r
+        first = int(steps[r - 1, 0]) + 1
+        s = game.state
+        if (order != self.order[first:] or s.hex.tobytes() != after_hex[r - 1].tobytes()
+                or s.moved.tobytes() != after_moved[r - 1].tobytes()
+                or s.control.tobytes() != after_control[r - 1].tobytes()
+                or self._fixed(s, bonus, strat_ok) != self.fixed):
+            return None
+        morale = s.morale_state
+        if morale.tobytes() != self.morale.tobytes():
+            if ((morale != self.morale) & ~after_moved[r - 1]).any():
+                return None
+        stop_at, what, best, k = steps[r].tolist()
+        if r + 1 < len(steps):
+            self.rows, self.r = rows, r + 1
+        if what == MOVE:
+            _record(game, self.order[stop_at], key[2], dests[r, :k], mps[r, :k], preds[r])
+        return stop_at - first, what, best
+
+    def start(self, game, key: tuple, order: list, rows: tuple, bonus, strat_ok) -> None:
+        """Keep the decisions of ``rows`` (:func:`axis_walk_kernel`'s answer
+        for ``order``) after the first, when there are any."""
+        if len(rows[0]) > 1:
+            s = game.state
+            self.game, self.key, self.order, self.rows, self.r = game, key, order, rows, 1
+            self.fixed = self._fixed(s, bonus, strat_ok)
+            self.morale = s.morale_state.copy()
+        else:
+            self.rows = None
+
+
+_NO_BONUS: dict = {}
+
+
+def _no_bonus(n_units: int) -> np.ndarray:
+    """int8[n_units] zeros: no leader bonus (14.1) recorded for the phase
+    (one shared array per size; only read)."""
+    out = _NO_BONUS.get(n_units)
+    if out is None:
+        out = _NO_BONUS[n_units] = np.zeros(n_units, np.int8)
+    return out
+
+
+def _record(game, u: int, mode: str, dest: np.ndarray, mp: np.ndarray, pred: np.ndarray) -> None:
+    """Write the engine's record of the last legal-move query for unit ``u``
+    (``game.extra["last_legal"]``, ``"last_pred"``) as
+    :func:`movement.legal_moves` writes it, so :func:`movement.execute_move`
+    reads the destinations from it."""
+    game.extra["last_pred"] = (u, mode, False, pred)
+    game.extra["last_legal"] = ((u, mode, False, mv._version(game)), (dest.tolist(), mp.tolist()), pred)
+
+
 def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float, decay: float,
-              radius: float):
-    """Run :func:`axis_step_kernel` over ``order`` (Axis candidate units,
+              radius: float, walk: AxisWalk | None = None):
+    """The Axis bot's next decision over ``order`` (Axis candidate units,
     ascending) for movement ``mode`` ("tactical" or "strategic", rules 6.2,
     6.3) with the bot's objective ``weights`` (float64[n_hexes]) and its
-    ``envelop``, ``decay`` and ``radius`` knobs.
+    ``envelop``, ``decay`` and ``radius`` knobs: the next decision kept in
+    ``walk`` when it still stands (:class:`AxisWalk`), else one
+    :func:`axis_walk_kernel` call (whose later decisions ``walk`` keeps).
 
     When a unit moves, the engine's record of the last legal-move query
     (``game.extra["last_legal"]``, ``"last_pred"``) is written as
@@ -328,29 +503,36 @@ def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float,
     Returns
     -------
     (int, int, int)
-        ``(stop_at, what, dest_hex)`` as :func:`axis_step_kernel`.
+        ``(stop_at, what, dest_hex)`` as a row of :func:`axis_walk_kernel`.
     """
-    s = game.state
+    s, extra = game.state, game.extra
+    strategic = mode == "strategic"
+    strat_ok = extra["strat_allowed"][AXIS] if strategic else game.static.land
+    bonus = extra.get("leader_bonus")
+    if bonus is None:
+        bonus = _no_bonus(game.static.n_units)
+    turn = s.turn.item(0)
+    key = (turn, game.phase_name, mode, id(weights), envelop, decay, radius)
+    if walk is not None:
+        hit = walk.take(game, key, order, bonus, strat_ok)
+        if hit is not None:
+            return hit
     never, utype, move_class, ma_tab, weight, rem_full, fhq, edges, ocean_side, nbr, land, base, rem, \
         dist = _statics(game)
-    strategic = mode == "strategic"
     zoc, block, trivial = mv._side_masks(game, AXIS)
-    strat_ok = game.extra["strat_allowed"][AXIS] if strategic else land
-    bonus = game.extra.get("leader_bonus")
-    if bonus is None:
-        bonus = np.zeros(len(utype), np.int8)
-    turn = game.turn
-    stop_at, what, best, dest, mp, pred = axis_step_kernel(
+    rows = axis_walk_kernel(
         np.array(order, np.int64), s.box, s.hex, s.level, s.moved, s.hitched, s.entered_turn,
-        s.out_of_supply, s.morale_state, s.formation, turn, turn % 4 == NIGHT, bonus, game.ground_mask, never, utype, move_class, ma_tab,
-        weight, rem_full, fhq, strategic, edges[strategic], ocean_side, nbr, land, strat_ok, zoc,
-        block, trivial, mv._side_units(game, AXIS), base, rem, dist, weights, s.control,
-        mv._side_units(game, 1 - AXIS), envelop, decay, radius, _CODES)
+        s.out_of_supply, s.morale_state, s.formation, turn, turn % 4 == NIGHT, bonus, game.ground_mask,
+        never, utype, move_class, ma_tab, weight, rem_full, fhq, strategic, edges[strategic], ocean_side,
+        nbr, land, strat_ok, zoc, block, trivial, mv._side_units(game, AXIS), base, rem, dist, weights,
+        s.control, mv._side_units(game, 1 - AXIS), envelop, decay, radius, _CODES,
+        1 if walk is None else WALK_MOVES)
+    steps, dests, mps, preds = rows[0], rows[1], rows[2], rows[3]
+    stop_at, what, best, k = steps[0].tolist()
     if what == MOVE:
-        u = int(order[stop_at])
-        hexes, spent = dest.tolist(), mp.tolist()
-        game.extra["last_pred"] = (u, mode, False, pred)
-        game.extra["last_legal"] = ((u, mode, False, mv._version(game)), (hexes, spent), pred)
+        _record(game, int(order[stop_at]), mode, dests[0, :k], mps[0, :k], preds[0])
+    if walk is not None:
+        walk.start(game, key, order, rows, bonus, strat_ok)
     return stop_at, what, best
 
 
@@ -379,13 +561,13 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
     box, hexes, level, moved, entered_turn, out_of_supply, morale : ndarray[n_units]
         The game state's per-piece arrays.
     turn, night, bonus
-        As :func:`axis_step_kernel`.
+        As :func:`axis_walk_kernel`.
     may_act : bool[n_hexes]
         Hexes from which rule 17.7 lets a unit move now (:func:`_may_act`).
     ground, never, utype, move_class, ma_tab, weight, remnant_full
-        As :func:`axis_step_kernel`.
+        As :func:`axis_walk_kernel`.
     strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop
-        As :func:`axis_step_kernel`, for the bot's side.
+        As :func:`axis_walk_kernel`, for the bot's side.
     side_units, enemy_units : int64[m]
         The bot's pieces and the enemy's pieces.
     base, remnant_level : ndarray
@@ -401,7 +583,7 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         Hex control (2.1); only hexes the side holds count.
     codes : int64[4]
         Leader, artillery and HQ type codes, foot class code (as
-        :func:`axis_step_kernel`).
+        :func:`axis_walk_kernel`).
     aa : int
         The AA type code (artillery, HQs, leaders and AA never garrison).
 
