@@ -1197,6 +1197,27 @@ class AxisBot(_ParamBot, BalancedPolicy):
         self._phase_reset(game, mode)
         if self.side != 0 or not own_methods(self, _MOVED_BY_KERNEL):
             return self._next_move_plain(game, mode, candidates)
+        return self._next_move_compiled(game, mode, candidates, False)
+
+    def planned_move(self, game, mode, candidates):
+        """:meth:`next_move` for the engine's movement loop, a move of the
+        compiled choice handed over with what the choice already knows of it
+        (rules 6.1-6.6): ``(unit, dest, spent, path)`` with the MP spent and
+        the hexes entered in order (:func:`movement.execute_planned` carries
+        it out without a second search); a :class:`Move` (artillery
+        preparing, 6.6) or None as :meth:`next_move` answers.  Returns
+        ``NotImplemented`` when the compiled choice may not answer (another
+        side, or a method it stands in for replaced, :func:`own_methods`):
+        the engine then asks :meth:`next_move`."""
+        self._phase_reset(game, mode)
+        if self.side != 0 or not own_methods(self, _PLANNED_BY_KERNEL):
+            return NotImplemented
+        return self._next_move_compiled(game, mode, candidates, True)
+
+    def _next_move_compiled(self, game, mode, candidates, planned):
+        """:meth:`next_move` by the compiled walk of
+        :func:`malta_sim.policies.move_choice.axis_step` (``planned``: as
+        :meth:`planned_move` answers)."""
         mc = _MODULES.get("move_choice")
         if mc is None:
             from . import move_choice as mc
@@ -1212,13 +1233,16 @@ class AxisBot(_ParamBot, BalancedPolicy):
         walk = getattr(self, "_walk", None)
         if walk is None:
             walk = self._walk = mc.AxisWalk()
-        order = [u for u in sorted(candidates) if u not in self._skip]
+        skip = self._skip
+        order = [u for u in sorted(candidates) if u not in skip]
         while order:
-            stop_at, what, best = mc.axis_step(game, mode, order, weights[1], envelop, decay, radius,
-                                               walk)
-            self._skip.update(order[:stop_at + 1])
+            out = mc.axis_step(game, mode, order, weights[1], envelop, decay, radius, walk, planned)
+            stop_at, what = out[0], out[1]
+            skip.update(order[:stop_at + 1])
             if what == mc.MOVE:
-                return Move(order[stop_at], int(best))
+                if planned:
+                    return (order[stop_at], out[2], out[3], out[4])
+                return Move(order[stop_at], int(out[2]))
             if what == mc.DONE:
                 return None
             u = order[stop_at]                  # hitched artillery: decided here
@@ -1446,5 +1470,9 @@ class AxisBot(_ParamBot, BalancedPolicy):
 #: The plain methods the compiled move choice (:mod:`.move_choice`) stands in for.
 _MOVED_BY_KERNEL = plain_methods(AxisBot, ("_anchor_hex", "_move_hq", "objective_values",
                                            "_move_setup", "_special_move"))
+#: The methods :meth:`AxisBot.planned_move` stands in for (with its own and
+#: those of the compiled move choice).
+_PLANNED_BY_KERNEL = dict(_MOVED_BY_KERNEL, **plain_methods(AxisBot, ("next_move", "planned_move",
+                                                                      "_next_move_compiled")))
 #: :meth:`AxisBot.objective_values`, whose answer :meth:`AxisBot._move_setup` may keep.
 _OBJECTIVES_PLAIN = plain_methods(AxisBot, ("objective_values",))

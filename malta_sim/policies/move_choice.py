@@ -183,15 +183,17 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
 
     Returns
     -------
-    steps : int64[j, 4]
-        One row per decision, in order: ``(stop_at, what, dest_hex, k)``.
+    steps : int64[j, 6]
+        One row per decision, in order: ``(stop_at, what, dest_hex, k,
+        n_path, at)``.
         ``stop_at`` indexes ``order`` (the unit the walk ended on; ``k``
         when it ran out of candidates), every unit up to it tried; ``what``
         is :data:`MOVE` (``order[stop_at]`` moves to ``dest_hex``),
         :data:`DONE` (no unit moves) or :data:`PYTHON` (``order[stop_at]``
         is hitched artillery that may prepare in place, 6.6: the caller
         decides for it); only the last row may be DONE or PYTHON.
-        ``k``: the number of legal destinations of a MOVE.
+        For a MOVE: ``k`` legal destinations, ``n_path`` hexes entered and
+        ``dest_hex`` at index ``at`` of the destinations.
     dests, mps : int64[max_moves, n_hexes], float64[max_moves, n_hexes]
         Row ``r``, first ``k`` entries: the mover's legal destinations
         (ascending) and MP spent of move ``r``, as :func:`movement.legal_moves`
@@ -202,12 +204,18 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         Row ``r``: ``hexes``, ``moved`` and ``control`` as the walk assumed
         them after move ``r`` (what executing it must leave for move ``r + 1``
         to stand).
+    paths : int64[max_moves, n_hexes]
+        Row ``r``, first ``n_path`` entries: the hexes move ``r`` enters, in
+        order, the destination last (:func:`movement._path`; the start
+        excluded).
     """
     n = nbr.shape[0]
     hexes = hexes.copy()                  # the position the walk assumes (moves applied)
     moved = moved.copy()
     control = control.copy()
-    steps = np.zeros((max_moves, 4), np.int64)
+    steps = np.zeros((max_moves, 6), np.int64)
+    paths = np.empty((max_moves, n), np.int64)
+    chain = np.empty(n + 1, np.int64)
     dests = np.empty((max_moves, n), np.int64)
     mps = np.empty((max_moves, n), np.float64)
     preds = np.empty((max_moves, n), np.int32)
@@ -248,7 +256,7 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
             # may prepare (6.6, 16.13, 19.8); the caller decides for it
             if hitched[u] and entered_turn[u] != turn:
                 steps[m, 0], steps[m, 1], steps[m, 2] = i, PYTHON, -1
-                return steps[:m + 1], dests, mps, preds, after_hex, after_moved, after_control
+                return steps[:m + 1], dests, mps, preds, after_hex, after_moved, after_control, paths
             continue
         here = np.int64(hexes[u])
         best = -1
@@ -311,24 +319,39 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
             best = _best_step(dist, dest[:k], mp[:k], goal, d_here, anchor, radius, ehex, envelop)
             if best < 0:
                 continue
-        # unit u moves to best: record the decision
-        steps[m, 0], steps[m, 1], steps[m, 2], steps[m, 3] = i, MOVE, best, k
+        # unit u moves to best: record the decision, the MP it spends and
+        # the hexes it enters (read back along the predecessors as
+        # movement._path reads them, 6.1)
+        a = 0
+        while dest[a] != best:
+            a += 1
+        c = 0
+        chain[0] = best
+        cur = best
+        while cur != here:
+            cur = pred[cur]
+            if cur < 0:
+                break
+            c += 1
+            chain[c] = cur
+        # chain[0..c] runs from best back to the start (or, were the chain
+        # broken, to the last hex found): the path is chain[c-1], ..., chain[0]
+        plen = c
+        for j in range(plen):
+            paths[m, j] = chain[plen - 1 - j]
+        steps[m, 0], steps[m, 1], steps[m, 2], steps[m, 3], steps[m, 4], steps[m, 5] = (
+            i, MOVE, best, k, plen, a)
         dests[m, :k] = dest[:k]
         mps[m, :k] = mp[:k]
         preds[m] = pred
         # the position it leaves (movement.execute_move): the mover in its
         # destination, moved; the hexes it entered controlled by the Axis
-        # (2.1; the path read back as movement._path reads it); its stacking
-        # weight moved with it (7.1)
+        # (2.1); its stacking weight moved with it (7.1)
         w = 1 if level[u] == remnant_level[u] else base[u]
         room[here] += w
         room[best] -= w
-        cur = best
-        while cur != here:
-            control[cur] = 0
-            cur = pred[cur]
-            if cur < 0:
-                break
+        for j in range(plen):
+            control[paths[m, j]] = 0
         hexes[u] = best
         moved[u] = True
         after_hex[m] = hexes
@@ -336,10 +359,10 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         after_control[m] = control
         m += 1
         if m == max_moves:
-            return steps[:m], dests, mps, preds, after_hex, after_moved, after_control
+            return steps[:m], dests, mps, preds, after_hex, after_moved, after_control, paths
         gh = _objectives(control, weights, obj)
     steps[m, 0], steps[m, 1], steps[m, 2] = order.shape[0], DONE, -1
-    return steps[:m + 1], dests, mps, preds, after_hex, after_moved, after_control
+    return steps[:m + 1], dests, mps, preds, after_hex, after_moved, after_control, paths
 
 
 @nb.njit(cache=True)
@@ -418,10 +441,10 @@ class AxisWalk:
                 s.out_of_supply.tobytes(), s.formation.tobytes(), s.salvos.tobytes(),
                 s.fort_destroyed.tobytes(), bonus.tobytes(), strat_ok.tobytes())
 
-    def take(self, game, key: tuple, order: list, bonus, strat_ok):
+    def take(self, game, key: tuple, order: list, bonus, strat_ok, planned: bool = False):
         """The walk's next decision for candidates ``order`` as
-        ``(stop_at, what, dest_hex)`` (``stop_at`` indexes ``order``), or
-        None when there is none or the game is not where the walk assumed.
+        :func:`_hand_out` gives it, or None when there is none or the game is
+        not where the walk assumed.
 
         Morale is read by the kernel only for units it has not moved (their
         allowance, 6.71, 11.4), so a mover disorganized at night (6.71) by
@@ -433,7 +456,7 @@ class AxisWalk:
         self.rows = None                       # taken (or dropped): put back below when it stands
         if self.game is not game or self.key != key:
             return None
-        steps, dests, mps, preds, after_hex, after_moved, after_control = rows
+        steps, after_hex, after_moved, after_control = rows[0], rows[4], rows[5], rows[6]
         r = self.r
         first = int(steps[r - 1, 0]) + 1
         s = game.state
@@ -446,12 +469,9 @@ class AxisWalk:
         if morale.tobytes() != self.morale.tobytes():
             if ((morale != self.morale) & ~after_moved[r - 1]).any():
                 return None
-        stop_at, what, best, k = steps[r].tolist()
         if r + 1 < len(steps):
             self.rows, self.r = rows, r + 1
-        if what == MOVE:
-            _record(game, self.order[stop_at], key[2], dests[r, :k], mps[r, :k], preds[r])
-        return stop_at - first, what, best
+        return _hand_out(game, key[2], self.order, rows, r, first, planned)
 
     def start(self, game, key: tuple, order: list, rows: tuple, bonus, strat_ok) -> None:
         """Keep the decisions of ``rows`` (:func:`axis_walk_kernel`'s answer
@@ -486,8 +506,24 @@ def _record(game, u: int, mode: str, dest: np.ndarray, mp: np.ndarray, pred: np.
     game.extra["last_legal"] = ((u, mode, False, mv._version(game)), (dest.tolist(), mp.tolist()), pred)
 
 
+def _hand_out(game, mode: str, order: list, rows: tuple, r: int, first: int, planned: bool):
+    """Decision ``r`` of a walk over ``order`` as ``(stop_at, what,
+    dest_hex)``, ``stop_at`` counted from ``order[first]``.  A move is
+    handed out with the engine's record of the mover's legal moves written
+    (:func:`_record`), or, ``planned``, as ``(stop_at, what, dest_hex, spent,
+    path)`` with the MP it spends and the hexes it enters (list of int) for
+    :func:`movement.execute_planned`, nothing recorded."""
+    steps = rows[0]
+    stop_at, what, best, k, plen, at = steps[r].tolist()
+    if what == MOVE:
+        if planned:
+            return (stop_at - first, what, best, rows[2][r, at].item(), rows[7][r, :plen].tolist())
+        _record(game, order[stop_at], mode, rows[1][r, :k], rows[2][r, :k], rows[3][r])
+    return stop_at - first, what, best
+
+
 def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float, decay: float,
-              radius: float, walk: AxisWalk | None = None):
+              radius: float, walk: AxisWalk | None = None, planned: bool = False):
     """The Axis bot's next decision over ``order`` (Axis candidate units,
     ascending) for movement ``mode`` ("tactical" or "strategic", rules 6.2,
     6.3) with the bot's objective ``weights`` (float64[n_hexes]) and its
@@ -498,12 +534,16 @@ def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float,
     When a unit moves, the engine's record of the last legal-move query
     (``game.extra["last_legal"]``, ``"last_pred"``) is written as
     :func:`movement.legal_moves` writes it for that unit, so
-    :func:`movement.execute_move` reads the destinations from it.
+    :func:`movement.execute_move` reads the destinations from it; with
+    ``planned`` the move comes instead with its MP and path (for
+    :func:`movement.execute_planned`).
 
     Returns
     -------
-    (int, int, int)
-        ``(stop_at, what, dest_hex)`` as a row of :func:`axis_walk_kernel`.
+    tuple
+        ``(stop_at, what, dest_hex)`` as a row of :func:`axis_walk_kernel`
+        (``stop_at`` indexes ``order``); a planned move adds ``spent``
+        (float, MP) and ``path`` (list of int, the hexes entered).
     """
     s, extra = game.state, game.extra
     strategic = mode == "strategic"
@@ -514,7 +554,7 @@ def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float,
     turn = s.turn.item(0)
     key = (turn, game.phase_name, mode, id(weights), envelop, decay, radius)
     if walk is not None:
-        hit = walk.take(game, key, order, bonus, strat_ok)
+        hit = walk.take(game, key, order, bonus, strat_ok, planned)
         if hit is not None:
             return hit
     never, utype, move_class, ma_tab, weight, rem_full, fhq, edges, ocean_side, nbr, land, base, rem, \
@@ -527,13 +567,9 @@ def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float,
         nbr, land, strat_ok, zoc, block, trivial, mv._side_units(game, AXIS), base, rem, dist, weights,
         s.control, mv._side_units(game, 1 - AXIS), envelop, decay, radius, _CODES,
         1 if walk is None else WALK_MOVES)
-    steps, dests, mps, preds = rows[0], rows[1], rows[2], rows[3]
-    stop_at, what, best, k = steps[0].tolist()
-    if what == MOVE:
-        _record(game, int(order[stop_at]), mode, dests[0, :k], mps[0, :k], preds[0])
     if walk is not None:
         walk.start(game, key, order, rows, bonus, strat_ok)
-    return stop_at, what, best
+    return _hand_out(game, mode, order, rows, 0, 0, planned)
 
 
 # ------------------------------------------------------------------ Allied garrison moves

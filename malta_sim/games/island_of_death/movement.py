@@ -1132,25 +1132,86 @@ def tactical_movement(game, side: int) -> None:
 def _movement_loop(game, side, mode, cands) -> None:
     """Rule 6.1: the side's player moves its units one at a time, in the
     order its policy picks among ``cands`` (units leaving the map meanwhile,
-    e.g. overrun, are dropped from the candidates)."""
+    e.g. overrun, are dropped from the candidates).
+
+    The engine's own Axis bot hands its moves over through
+    :meth:`~malta_sim.policies.axis.AxisBot.planned_move` with the MP and
+    path its compiled choice found (:func:`execute_planned`); every other
+    policy, and that bot whenever it declines, through ``next_move``."""
     pol = game.policy(side)
+    planned = _planner(pol)
     left = list(cands)
     guard = 0
     filtered = None                          # the boxes when ``left`` was last filtered
     while left and guard < 10 * len(cands) + 10:
         guard += 1
-        mv = pol.next_move(game, mode, left)
+        mv = planned(game, mode, left) if planned is not None else NotImplemented
+        if mv is NotImplemented:
+            planned = None
+            mv = pol.next_move(game, mode, left)
         if mv is None:
             break
-        if int(mv.unit) not in left:
-            raise illegal("6.0", f"{game.static.names[int(mv.unit)]} may not move now ({mode})")
-        execute_move(game, mv, mode)
-        left.remove(int(mv.unit))
+        if type(mv) is tuple:
+            u = mv[0]
+            if u not in left:
+                raise illegal("6.0", f"{game.static.names[u]} may not move now ({mode})")
+            execute_planned(game, u, mv[1], mv[2], mv[3], mode)
+        else:
+            u = int(mv.unit)
+            if u not in left:
+                raise illegal("6.0", f"{game.static.names[u]} may not move now ({mode})")
+            execute_move(game, mv, mode)
+        left.remove(u)
         key = game.state.box.tobytes()
         if key != filtered:                  # same boxes: the filter would keep every one
             box = game.state.box.tolist()
             left = [u for u in left if box[u] == BOX_MAP]
             filtered = key
+
+
+_PLANNER: list = []
+
+
+def _planner(pol):
+    """``pol.planned_move`` when it is the engine's own
+    (:meth:`malta_sim.policies.axis.AxisBot.planned_move`, whose moves come
+    from the compiled choice tested against :func:`legal_moves`), else None:
+    a policy's own ``planned_move`` is never trusted with unchecked moves."""
+    fn = getattr(pol, "planned_move", None)
+    if fn is None:
+        return None
+    if not _PLANNER:
+        from ...policies.axis import AxisBot
+        _PLANNER.append(AxisBot.planned_move)
+    return fn if getattr(fn, "__func__", None) is _PLANNER[0] else None
+
+
+def execute_planned(game, u: int, dest: int, spent: float, path: list, mode: str) -> None:
+    """Carry out a move of the Axis bot's compiled choice (rules 6.1-6.3,
+    6.71): unit ``u`` (a unit, not a leader, warship or artillery piece)
+    enters the hexes of ``path`` (list of int, in order, ``dest`` last,
+    the start excluded; as :func:`_path` reads them) spending ``spent`` MP
+    by ``mode`` movement.  What :func:`execute_move` does for such a move
+    once it has found the destination among :func:`legal_moves`, which the
+    choice has already done: the entries (:func:`_enter_path`), moved and
+    strategic flags, the night effect and the log entry."""
+    s, t = game.state, game.static
+    side = int(t.side[u])
+    start = int(s.hex[u])
+    if _enters_as_unit(t)[u]:
+        _enter_path(game, side, u, path, _side_hexes(game, 1 - side))
+    else:                                    # a leader: no unit effects, only the new position
+        s.hex[u] = path[-1]
+        invalidate(game)
+    s.moved[u] = True
+    if mode == "strategic":
+        s.strategic[u] = True
+    if game.night:
+        _night_effect(game, u, spent)
+    if game.events is not None:              # the entry is built only when a log is kept
+        game.log(f"{mode} move", side=side, hexes=[start] + path, units=[u],
+                 result=f"{spent:g} MP", rule="6.1")
+    invalidate(game)
 
 
 def infiltration_options(game, side: int) -> dict:
