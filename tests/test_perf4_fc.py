@@ -163,3 +163,42 @@ def test_attack_now_stands_aside_for_replaced_methods():
         assert make_policy(name, side).attack_now(g) is not NotImplemented, name
     g.policies = (make_policy("random", 0), make_policy("random", 1))
     assert C._compiled_pick(g, 0) is NotImplemented
+
+
+@pytest.mark.parametrize("scenario,axis,allied,seed,games", [
+    ("hercules", "axis:balanced", "allied:static", 1942, [0, 1]),
+    ("intro", "axis:aggressive", "allied:counterattack", 3, [0]),
+])
+def test_plan_options_attackers_equal_attack_options_through_games(monkeypatch, scenario, axis,
+                                                                   allied, seed, games):
+    """Rules 9.11-9.16, 9.2 a: the attackers the step 9.2 a options carry
+    for each attack target are :func:`combat.attack_options` of the moment,
+    target for target and unit for unit, and a bot's plan made from them
+    equals the plan made when it asks :func:`combat.attack_options` itself."""
+    seen = {"calls": 0, "targets": 0, "plans": 0}
+    orig = C.plan_options
+
+    def plan_options(game, side):
+        got = orig(game, side)
+        ref = C.attack_options(game, side)
+        assert list(got.attackers) == got.attack_targets == sorted(ref)
+        assert got.attackers == ref
+        seen["calls"] += 1
+        seen["targets"] += len(ref)
+        bot = game.policy(side)
+        if isinstance(bot, AX._ParamBot) and got.attack_targets:
+            saved = bot._plan
+            mine = bot.combat_plan(game, got)
+            got.attackers = None
+            asked = bot.combat_plan(game, got)
+            got.attackers = ref
+            bot._plan = saved
+            for f in ("support", "air", "bombard"):
+                assert list(getattr(mine, f).items()) == list(getattr(asked, f).items())
+            assert mine.hurricane == asked.hurricane
+            seen["plans"] += 1
+        return got
+
+    monkeypatch.setattr(C, "plan_options", plan_options)
+    play_games(scenario, seed, games, axis_policy=axis, allied_policy=allied)
+    assert seen["targets"] > 0 and seen["plans"] > 0, seen

@@ -855,9 +855,9 @@ class _ParamBot:
         then, best first, each attack that passes takes the guns that still
         raise its expected gain, a fire hurricane when it stays below
         ``min_odds``, and an air marker when it adds more than 0.05 steps."""
-        from ..games.island_of_death.combat import attack_options
-
-        atk = attack_options(game, self.side)
+        atk = options.attackers
+        if atk is None:
+            atk = _combat().attack_options(game, self.side)
         thr = self._thresholds(self._thr_idx)
         q_t, q_u = [], []
         for tgt in options.attack_targets:

@@ -55,7 +55,10 @@ class PlanOptions:
     hex -> artillery/warships able to support an attack there; ``bombard``:
     target hex -> artillery/warships able to bombard it (10.1, 10.11);
     ``air_markers``: air support markers left (16.41); ``hurricane_ok``:
-    artillery with two salvos (12.52).
+    artillery with two salvos (12.52); ``attackers``: target hex -> the units
+    that may attack it (9.11-9.16) when the options were made, for each of
+    ``attack_targets`` (:func:`attack_options` of that moment), or None when
+    not given.
     """
 
     attack_targets: list = field(default_factory=list)
@@ -63,6 +66,7 @@ class PlanOptions:
     bombard: dict = field(default_factory=dict)
     air_markers: int = 0
     hurricane_ok: set = field(default_factory=set)
+    attackers: dict | None = None
 
 
 @dataclass
@@ -362,12 +366,15 @@ def plan_options(game, side: int) -> PlanOptions:
     s, t, tb = game.state, game.static, game.tables
     opts = PlanOptions()
     firers = _firer_array(game, side)
-    atk, targets, inr, disc = plan_kernel(
+    atk, a_ptr, a_idx, targets, inr, disc = plan_kernel(
         s.box, s.attacked, s.entered_turn, s.morale_state, s.level, s.hex, tb.attacker_side[side],
         t.attack, tb.defends_side[1 - side], t.defense, tb.adj_table, game.turn, game.night,
         firers, t.art_range, t.grid.distance_table, t.neighbours, tb.sight_blocking,
         tb.ground_side[side])
     opts.attack_targets = atk.tolist()
+    a_ptr = a_ptr.tolist()
+    a_idx = a_idx.tolist()
+    opts.attackers = {h: a_idx[a_ptr[i]:a_ptr[i + 1]] for i, h in enumerate(opts.attack_targets)}
     fl = firers.tolist()
     if fl and len(targets):
         cands = targets.tolist()

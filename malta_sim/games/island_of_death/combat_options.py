@@ -365,6 +365,10 @@ def plan_kernel(box, attacked, entered_turn, morale_state, level, hexa, can_type
     -------
     attack_targets : int64[A]
         Attackable hexes next to an attacker (9.11, 9.15), ascending.
+    a_ptr, a_idx : int64[A + 1], int64[M]
+        The units that may attack each of ``attack_targets`` (offsets into
+        ``a_idx``; each target's units in ascending order), as
+        :func:`attack_options_kernel` finds them.
     targets : int64[T]
         Every attackable hex (9.15), ascending.
     in_range : bool[T, F]
@@ -376,19 +380,24 @@ def plan_kernel(box, attacked, entered_turn, morale_state, level, hexa, can_type
     tmask = attackable_mask(hexa, level, defends_enemy, defense, nh)
     cand = attackers_kernel(box, attacked, entered_turn, morale_state, level, can_type, attack,
                             turn, night)
-    reached = np.zeros(nh, np.bool_)
-    for i in range(cand.shape[0]):
-        h = hexa[cand[i]]
-        for d in range(6):
-            o = adj[h, d]
-            if o < 0:
-                break
-            if tmask[o]:
-                reached[o] = True
-    atk = np.flatnonzero(reached)
+    order, start, units = group_options(cand, hexa, tmask, adj)
+    # the attackers per target in ascending target order (targets are distinct)
+    perm = np.argsort(order)
+    k = order.shape[0]
+    atk = np.empty(k, np.int64)
+    a_ptr = np.zeros(k + 1, np.int64)
+    a_idx = np.empty(units.shape[0], np.int64)
+    m = 0
+    for i in range(k):
+        j = perm[i]
+        atk[i] = order[j]
+        for q in range(start[j], start[j + 1]):
+            a_idx[m] = units[q]
+            m += 1
+        a_ptr[i + 1] = m
     targets = np.flatnonzero(tmask)
     if firers.shape[0] == 0 or targets.shape[0] == 0:
-        return atk, targets, np.zeros((targets.shape[0], 0), np.bool_), \
+        return atk, a_ptr, a_idx, targets, np.zeros((targets.shape[0], 0), np.bool_), \
             np.zeros(targets.shape[0], np.bool_)
     inr = in_range_kernel(targets, firers, hexa, art_range, dist)
     own = np.zeros(nh, np.bool_)
@@ -397,6 +406,6 @@ def plan_kernel(box, attacked, entered_turn, morale_state, level, hexa, can_type
             own[hexa[u]] = True
     hx = np.flatnonzero(own)
     if hx.shape[0] == 0:
-        return atk, targets, inr, np.zeros(targets.shape[0], np.bool_)
+        return atk, a_ptr, a_idx, targets, inr, np.zeros(targets.shape[0], np.bool_)
     disc = discovered_kernel(targets, hx, dist, nbr, blocks, night)
-    return atk, targets, inr, disc
+    return atk, a_ptr, a_idx, targets, inr, disc
