@@ -257,12 +257,18 @@ def test_rule_9_86_advance_length():
 
 @pytest.mark.parametrize("seed", range(10))
 def test_rule_10_11_discovery_matches_reference(seed):
+    """Rule 10.11 (the one compiled version,
+    ``combat_options.discovered_kernel``): adjacent always; two hexes away by
+    day unless the target blocks or every hex between blocks."""
+    from malta_sim.games.island_of_death.combat_options import discovered_kernel
+
     rng = np.random.default_rng(400 + seed)
     friendly = rng.random(N) < 0.1
     blocks = rng.random(N) < 0.3
-    ring2 = P.ring2_table(NBR)
+    hx = np.flatnonzero(friendly).astype(np.int64)
+    every = np.arange(N, dtype=np.int64)
     for day in (True, False):
-        got = P.discovery(NBR, ring2, friendly, blocks, day)
+        got = discovered_kernel(every, hx, DIST, NBR, blocks, not day)
         want = np.zeros(N, np.bool_)
         for i in np.flatnonzero(friendly):
             for t in range(N):

@@ -1,5 +1,5 @@
 """Hex path kernels: zones of control, movement reach, supply routes, retreat,
-advance after combat, discovery and distance fields (rules 5.x, 6.x, 7.3, 8.2,
+advance after combat and distance fields (rules 5.x, 6.x, 7.3, 8.2,
 9.6x, 9.8x, 10.11).
 
 Conventions
@@ -564,81 +564,4 @@ def advance_reach(nbr, side_ok, blocked, enemy_zoc, start, attacked, length):
     for h in range(n):
         if h != attacked and best[h] <= length:
             out[h] = best[h]
-    return out
-
-
-# --------------------------------------------------------------------------
-# discovery (10.11)
-# --------------------------------------------------------------------------
-def ring2_table(nbr: np.ndarray) -> np.ndarray:
-    """For each hex, the hexes two away with the hex(es) between, int32[n, 12, 3]
-    (target, middle 1, middle 2 or -1); ``-1`` rows where off the map.  Straight
-    lines have one middle hex; the other six targets have two (the line runs
-    along the side between them)."""
-    n = nbr.shape[0]
-    out = np.full((n, 12, 3), -1, dtype=np.int32)
-    for i in range(n):
-        k = 0
-        for d in range(6):
-            a = nbr[i, d]
-            # straight: two steps in direction d
-            t = nbr[a, d] if a >= 0 else -1
-            out[i, k] = (t, a, -1)
-            k += 1
-            # bent: d then d+1 (also reached by d+1 then d)
-            b = nbr[i, (d + 1) % 6]
-            t2 = nbr[a, (d + 1) % 6] if a >= 0 else (nbr[b, d] if b >= 0 else -1)
-            out[i, k] = (t2, a, b)
-            k += 1
-    return out
-
-
-@nb.njit(cache=True)
-def discovery(nbr, ring2, friendly_units, blocks_discovery, day):
-    """Hexes whose enemy units are discovered for bombardment (rule 10.11).
-
-    Discovered: adjacent to any friendly unit (day and night); on day turns
-    also two hexes from a friendly unit when neither the target hex nor the
-    hex between has town, city or woods.  Where two hexes lie between (the
-    straight line runs along their common side) the view is blocked only if
-    both block (our reading, in line with the hexside rule of 16.54).
-
-    Parameters
-    ----------
-    nbr : int32[n, 6]
-    ring2 : int32[n, 12, 3]
-        :func:`ring2_table`.
-    friendly_units : bool[n]
-        Hexes with units of the bombarding side.
-    blocks_discovery : bool[n]
-        ``MapData.blocks_discovery``.
-    day : bool
-
-    Returns
-    -------
-    bool[n]
-    """
-    n = nbr.shape[0]
-    out = np.zeros(n, dtype=np.bool_)
-    for i in range(n):
-        if not friendly_units[i]:
-            continue
-        for d in range(6):
-            j = nbr[i, d]
-            if j >= 0:
-                out[j] = True
-        if not day:
-            continue
-        for k in range(12):
-            t = ring2[i, k, 0]
-            if t < 0 or blocks_discovery[t]:
-                continue
-            a = ring2[i, k, 1]
-            b = ring2[i, k, 2]
-            if b < 0:
-                blocked = a >= 0 and blocks_discovery[a]
-            else:
-                blocked = (a >= 0 and blocks_discovery[a]) and blocks_discovery[b]
-            if not blocked:
-                out[t] = True
     return out
