@@ -104,7 +104,9 @@ def test_compiled_scores_equal_reference_through_games(checked, scenario, axis, 
 
 def test_loss_table_equals_expected_losses():
     """Rules 9.42, 9.43, 9.94: the table read by the compiled forecast holds
-    exactly (bit for bit) the floats of :func:`axis.expected_losses`."""
+    exactly (bit for bit) the floats of :func:`axis.expected_losses` (which
+    reads it: one table of answers; ``tests/test_perf_bot*.py`` check its
+    floats against a fresh computation per cell)."""
     from iod_helpers import make
 
     g = make({"1311": ["allied.uk.inf_coy.1"]})

@@ -114,7 +114,6 @@ def test_expected_losses_capped_steps_exact():
     charts = g.static.charts
     crt = charts.crt
     p = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
-    AX._EXPECTED.clear()
     for line in range(crt.shape[0]):
         for level in range(-4, 9):
             col = crt_column(charts, line, level)

@@ -34,7 +34,7 @@ from ..games.island_of_death import static as st
 from ..games.island_of_death.state import BOX_MAP
 from . import params as P
 from .base import CombatPlan, Move, own_methods, plain_methods
-from .forecast import (_P2D6, best_attack, forecast_tables, options_and_pick, plan_targets,
+from .forecast import (best_attack, forecast_tables, options_and_pick, plan_targets,
                        score_targets)
 from .simple import BalancedPolicy
 
@@ -53,24 +53,6 @@ def _combat():
 
 
 # ------------------------------------------------------------------ exact forecasts
-def _cell_arrays(game, line: int, col: int, fort: bool):
-    """Attacker hits and defender hits of the 11 cells (2d6 = 2..12) of CRT
-    ``line``/``col``; the fort takes one defender hit off (9.94)."""
-    key = ("bot_cells", id(game.static))
-    cache = game.extra.get(key)
-    if cache is None:
-        cache = game.extra[key] = {}
-    k = (line, col, bool(fort))
-    out = cache.get(k)
-    if out is None:
-        cells = game.static.charts.crt[line, col, 2:13].astype(np.int64)
-        ah, dh = cells[:, 0].copy(), cells[:, 2].copy()
-        if fort:
-            dh = np.maximum(0, dh - 1)
-        out = cache[k] = (ah, dh)
-    return out
-
-
 def expected_losses(game, line: int, level: int, fort: bool, def_steps: int, att_steps: int):
     """Exact expected losses of an attack resolved at final odds ``level``.
 
@@ -93,49 +75,18 @@ def expected_losses(game, line: int, level: int, fort: bool, def_steps: int, att
         the attacker rounding up, the defender down); None when the attack
         would be cancelled (9.3 g).
     """
-    # a pure function of the arguments and the CRT: memoised per charts object
-    charts = game.static.charts
-    memo = _EXPECTED.get(id(charts))
-    if memo is None or memo[0] is not charts:
-        if len(_EXPECTED) > 16:
-            _EXPECTED.clear()
-        memo = _EXPECTED[id(charts)] = (charts, {}, {})
-    by_level = memo[1]
-    key = (line, level, fort, def_steps, att_steps)
-    if key in by_level:
-        return by_level[key]
+    # one table of every cell's answers per static data, shared with the
+    # compiled forecasts (forecast.loss_table: the same expressions, the same
+    # floats); step counts above its caps give the answer of the cap
     from ..games.island_of_death.combat import crt_column
 
-    col = crt_column(charts, line, level)
-    out = None
-    if col >= 0:
-        # step counts beyond what the cell's hits can take leave the loss
-        # arrays as they are, so the answer is kept per cell and capped steps
-        by_cell = memo[2]
-        cell = by_cell.get((line, col, fort))
-        if cell is None:
-            ah, dh = _cell_arrays(game, line, col, fort)
-            cell = by_cell[(line, col, fort)] = (ah, dh, int(((ah + 1) // 2).max()),
-                                                 int((dh // 2).max()) + 1)
-        ah, dh, a_cap, d_cap = cell
-        ckey = (line, col, fort, min(def_steps, d_cap), min(att_steps, a_cap))
-        out = by_cell.get(ckey)
-        if out is None:
-            a_steps = np.minimum((ah + 1) // 2, att_steps)
-            d_steps = np.minimum(dh // 2, def_steps)
-            d_ret = np.where(dh // 2 >= def_steps, 0, dh - dh // 2)
-            out = by_cell[ckey] = (float(_P2D6 @ a_steps), float(_P2D6 @ d_steps),
-                                   float(_P2D6 @ d_ret))
-    if len(by_level) >= 65536:
-        by_level.clear()
-    by_level[key] = out
-    return out
-
-
-#: expected_losses answers: id(charts) -> (charts, {arguments: answer},
-#: {cell and capped steps: answer}); the charts object is kept with its
-#: answers so that its id stays its own
-_EXPECTED: dict = {}
+    col = crt_column(game.static.charts, line, level)
+    if col < 0:
+        return None
+    ft = forecast_tables(game)
+    e = ft.losses[line, col, 1 if fort else 0, min(max(def_steps, 0), ft.d_max),
+                  min(max(att_steps, 0), ft.a_max)]
+    return (float(e[0]), float(e[1]), float(e[2]))
 
 
 @nb.njit(cache=True)

@@ -13,9 +13,10 @@ does the same for all targets of a decision at once over the state arrays,
 with the same tie-breaks and the same floating-point operations in the same
 order, so its answers are bit-for-bit those of the reference.
 
-The expected losses are read from a table (:func:`loss_table`) filled by the
-same numpy expressions as :func:`malta_sim.policies.axis.expected_losses`, so
-the sums that decide ties are the very same floats.
+The expected losses are read from a table (:func:`loss_table`), one per
+static data; :func:`malta_sim.policies.axis.expected_losses`, which the plain
+Python bots ask, reads the same table, so the sums that decide ties are the
+very same floats on both paths.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ..games.island_of_death.state import AXIS, BOX_MAP, DEMORALIZED, DISORGANIZ
 from ..games.island_of_death.combat_options import attack_options_kernel
 from ..kernels.crt import support_strength, unit_attack, unit_defense
 
-#: 2d6 probabilities of the totals 2..12 (also used by :func:`malta_sim.policies.axis.expected_losses`).
+#: 2d6 probabilities of the totals 2..12.
 _P2D6 = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
 
 # columns of the packed per-unit table (:class:`ForecastTables` ``unit``)
@@ -76,7 +77,7 @@ def loss_table(charts) -> tuple:
     for line, col, fort, ah, dh in cells:
         for ds in range(d_max + 1):
             for as_ in range(a_max + 1):
-                # the expressions of axis.expected_losses, term for term
+                # hits split into steps (9.43), capped at the steps present (9.42)
                 a_steps = np.minimum((ah + 1) // 2, as_)
                 d_steps = np.minimum(dh // 2, ds)
                 d_ret = np.where(dh // 2 >= ds, 0, dh - dh // 2)
