@@ -191,3 +191,161 @@ def test_static_tables_are_declared_and_built_once():
         assert all(x == n_h for x in row[len(inv.near_lists[h]):])
     for name in ("_one_hex_tables", "_warship_units"):
         assert name not in vars(t)
+
+
+def _engine_only_plain(game, hook) -> bool:
+    """The set-up memo's engine-code test without the per-class verdicts."""
+    from malta_sim.games.island_of_death import setup as su
+
+    if hook is not None and not su._engine_code(hook):
+        return False
+    for p in game.policies:
+        for c in type(p).__mro__:
+            if c is object:
+                continue
+            if not su._engine_code(c):
+                return False
+            for v in c.__dict__.values():
+                if (callable(v) or isinstance(v, (staticmethod, classmethod, property))) \
+                        and not su._engine_code(v):
+                    return False
+        for v in getattr(p, "__dict__", {}).values():
+            if callable(v) and not su._engine_code(v):
+                return False
+    return True
+
+
+def _user_zones(self, game, divisions, zones):
+    return {d: sorted(zones)[0] for d in divisions}
+
+
+@pytest.mark.parametrize("pols", [("balanced", "static"), ("random", "random"), ("aggressive", "counterattack")])
+def test_class_verdicts_follow_replaced_methods(monkeypatch, pols):
+    """The kept per-class verdicts of the set-up memo equal a fresh judgement,
+    also after a method of a bot class is replaced by user code, added, and
+    put back (the set-up of such a bot is then run afresh)."""
+    from malta_sim.games.island_of_death import sequence
+    from malta_sim.games.island_of_death import setup as su
+
+    hook = sequence.HOOKS.get("setup")
+    g = new_game("hercules", 3, 0, axis_policy=pols[0], allied_policy=pols[1])
+    cls = type(g.policies[0])
+    assert su._engine_only(g, hook) == _engine_only_plain(g, hook) is True
+    owner = next(c for c in cls.__mro__ if "hercules_beach_zones" in c.__dict__)
+    monkeypatch.setattr(owner, "hercules_beach_zones", _user_zones)
+    assert su._engine_only(g, hook) == _engine_only_plain(g, hook) is False
+    monkeypatch.undo()
+    assert su._engine_only(g, hook) == _engine_only_plain(g, hook) is True
+    monkeypatch.setattr(cls, "my_helper", _user_zones, raising=False)
+    assert su._engine_only(g, hook) == _engine_only_plain(g, hook) is False
+    monkeypatch.undo()
+    assert su._engine_only(g, hook) == _engine_only_plain(g, hook) is True
+    assert not su._engine_only(g, lambda game: None)
+
+
+# --------------------------------------------------------------------- victory terms (20.0)
+def ref_objective_counts(game) -> dict:
+    s, t = game.state, game.static
+    ax = s.control == 0
+    return {"airfields": int((t.airfield & ax).sum()), "cities": int(ax[t.victory_cities].sum()),
+            "towns": int((t.town & ax).sum()),
+            "forts_destroyed": int((t.fort & s.fort_destroyed).sum()) + int(s.forts_destroyed_base[0])}
+
+
+def ref_axis_hqs_out(game) -> int:
+    from malta_sim.games.island_of_death.state import BOX_ELIMINATED, BOX_TURN_TRACK
+
+    s, t = game.state, game.static
+    hq = (t.utype == st.HQ) & (t.side == 0)
+    return int((hq & ((s.box == BOX_ELIMINATED) | (s.box == BOX_TURN_TRACK))).sum())
+
+
+def ref_invasion_modifier(game) -> int:
+    from malta_sim.games.island_of_death import special as sp
+    from malta_sim.games.island_of_death.state import BOX_FOLLOW_UP
+
+    s, t, inv = game.state, game.static, H.inv_static(game)
+    held = set(s.box_slot[(s.box == BOX_FOLLOW_UP) & (t.side == 0) & (t.utype != st.LEADER)].tolist())
+    mod = sum(int((s.control[inv.zone_beaches[z]] == ALLIED).sum()) for z in range(len(inv.zone_names))
+              if z in held)
+    return mod + sp.rn_surrender_modifier(int(s.rn_result[0]))
+
+
+@pytest.mark.parametrize("scenario,pols", [("hercules", ("balanced", "static")), ("hercules", ("random", "random")),
+                                           ("intro", ("aggressive", "counterattack"))])
+def test_victory_terms_equal_reference_on_every_call(monkeypatch, scenario, pols):
+    """Objective counts, Axis HQs out and the invasion's beach term of 20.0
+    equal the plain array expressions at every surrender phase of whole games."""
+    from malta_sim.games.island_of_death import sequence, victory
+
+    n = [0]
+    fast_counts, fast_hqs, fast_inv = victory.objective_counts, victory.axis_hqs_out, H.surrender_modifier
+
+    def counts(game):
+        got = fast_counts(game)
+        assert got == ref_objective_counts(game)
+        n[0] += 1
+        return got
+
+    def hqs(game):
+        got = fast_hqs(game)
+        assert got == ref_axis_hqs_out(game)
+        return got
+
+    def inv_mod(game):
+        got = fast_inv(game)
+        assert got == ref_invasion_modifier(game)
+        return got
+
+    monkeypatch.setattr(victory, "objective_counts", counts)
+    monkeypatch.setattr(victory, "axis_hqs_out", hqs)
+    monkeypatch.setitem(sequence.HOOKS, "surrender_modifier", inv_mod)
+    play_games(scenario, 8, np.arange(2), axis_policy=pols[0], allied_policy=pols[1])
+    assert n[0] > 10
+
+
+def test_victory_terms_on_random_positions():
+    """The same on random control, destroyed forts, boxes and slots."""
+    from malta_sim.games.island_of_death import victory
+    from malta_sim.games.island_of_death.state import BOX_ELIMINATED, BOX_FOLLOW_UP, BOX_TURN_TRACK
+
+    g = new_game("hercules", 2, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    gen = np.random.default_rng(12)
+    boxes = np.array([BOX_MAP, BOX_FOLLOW_UP, BOX_ELIMINATED, BOX_TURN_TRACK, 5], np.int8)
+    for _ in range(40):
+        s.control[:] = gen.integers(-1, 2, size=s.control.shape)
+        s.fort_destroyed[:] = gen.random(s.fort_destroyed.shape) < 0.5
+        s.box[:] = gen.choice(boxes, size=s.box.shape)
+        s.box_slot[:] = gen.integers(-1, 5, size=s.box_slot.shape)
+        s.rn_result[0] = int(gen.integers(0, 7))
+        assert victory.objective_counts(g) == ref_objective_counts(g)
+        assert victory.axis_hqs_out(g) == ref_axis_hqs_out(g)
+        assert H.surrender_modifier(g) == ref_invasion_modifier(g)
+
+
+def _ref_one_hex_options(game, u):
+    """Plain one-hex options (6.52, 6.53, 7.1): the neighbour checks of
+    :func:`hercules.can_enter` and ``organisation.fits_stacking``."""
+    from malta_sim.games.island_of_death import organisation as org
+
+    h = int(game.state.hex[u])
+    return [int(o) for o in game.static.neighbours[h]
+            if o >= 0 and H.can_enter(game, u, int(o)) and org.fits_stacking(game, [int(u)], int(o))]
+
+
+def test_one_hex_kernel_equals_plain_on_random_positions():
+    """The compiled one-hex options equal the plain checks for every unit on
+    random positions (crowded hexes, levels, both sides)."""
+    g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    gen = np.random.default_rng(3)
+    land = np.flatnonzero(t.land)
+    spot = gen.choice(land, size=25)
+    for _ in range(6):
+        on = gen.random(t.n_units) < 0.6
+        s.box[:] = np.where(on, BOX_MAP, 5)
+        s.hex[:] = np.where(on, gen.choice(spot, size=t.n_units), -1)
+        s.level[:] = np.minimum(gen.integers(0, 3, size=t.n_units), np.maximum(t.n_levels - 1, 0))
+        for u in np.flatnonzero(on)[::3].tolist():
+            assert H.one_hex_options(g, u) == _ref_one_hex_options(g, u), u

@@ -32,6 +32,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numba as nb
 import numpy as np
 import pandas as pd
 
@@ -41,6 +42,7 @@ from . import coastal as cg
 from . import landings as ld
 from . import militia as mil
 from . import special as sp
+from .one_hex_moves import one_hex_kernel
 from .allied_proximity import allied_aa_within, nearest_allied_unit, nearest_allied_units
 from . import static as st
 from .state import (ALLIED, AXIS, BOX_CUP, BOX_DAMAGED, BOX_DISBANDMENT, BOX_ELIMINATED,
@@ -120,6 +122,12 @@ class InvasionStatic:
     #: int64[H+1, 7]: ``near_lists[h]`` padded with ``H`` (a spare slot past
     #: the last hex); row ``H`` (for pieces off the map) is all ``H``.
     near_padded: np.ndarray = field(default=None, repr=False)
+    #: int64[k]: the Axis pieces other than leaders (20.0 Follow-up boxes).
+    axis_units_not_leaders: np.ndarray = field(default=None, repr=False)
+    #: int64[B]: the beach hexes of ``zone_beaches``, zone after zone, and
+    #: the zone of each (20.0).
+    beach_flat: np.ndarray = field(default=None, repr=False)
+    beach_flat_zone: np.ndarray = field(default=None, repr=False)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -222,6 +230,10 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
                        & (static.utype != st.WARSHIP)).tolist(),
         ocean_set=frozenset(int(h) for h in np.flatnonzero(ocean)),
         near_padded=_near_padded(near_lists),
+        axis_units_not_leaders=np.flatnonzero((static.side == AXIS) & (static.utype != st.LEADER)),
+        beach_flat=np.concatenate([np.asarray(b, np.int64) for b in zone_beaches] or [np.zeros(0, np.int64)]),
+        beach_flat_zone=np.concatenate([np.full(len(b), z, np.int64) for z, b in enumerate(zone_beaches)]
+                                       or [np.zeros(0, np.int64)]),
     )
 
 
@@ -439,7 +451,8 @@ def one_hex_options(game, u: int) -> list:
     """Hexes ``u`` may move one hex into (beach movement 18.7, rally 19.6),
     within the stacking limit (7.1): the neighbours of its hex in direction
     order (N, NE, SE, S, SW, NW) that pass :func:`can_enter` and
-    ``organisation.fits_stacking``.
+    ``organisation.fits_stacking`` (one compiled call,
+    :func:`.one_hex_moves.one_hex_kernel`).
 
     Returns
     -------
@@ -447,10 +460,17 @@ def one_hex_options(game, u: int) -> list:
         Dense hex indices.
     """
     u = int(u)
-    here = int(game.state.hex[u])
-    fits = _org().fits_stacking
-    return [o for d, o in enumerate(game.static.neighbours[here].tolist())
-            if o >= 0 and _step_ok(game, u, here, d, o) and fits(game, [u], o)]
+    s, t, tb = game.state, game.static, game.tables
+    side = int(tb.side[u])
+    here = int(s.hex[u])
+    if side not in (0, 1):                    # pieces of neither side: the plain checks
+        fits = _org().fits_stacking
+        return [o for d, o in enumerate(t.neighbours[here].tolist())
+                if o >= 0 and _step_ok(game, u, here, d, o) and fits(game, [u], o)]
+    cls = 0 if t.utype[u] == st.LEADER else int(t.move_class[u])
+    return one_hex_kernel(u, here, cls, t.neighbours, t.land, t.ocean_side, t.road, t.rise, t.move_cost,
+                          s.hex, s.level, tb.side_mask[1 - side], t.harmless_in_hex, t.defense,
+                          tb.side_mask[side], tb.base_weight, tb.remnant_level_full).tolist()
 
 
 def move_unit(game, u: int, h: int, how: str) -> None:
@@ -1739,14 +1759,45 @@ def surrender_modifier(game) -> int:
     (Damaged warships count as Axis steps through ``axis_steps_lost``, 20.2.)"""
     s = game.state
     inv = inv_static(game)
-    mod = 0
-    t = game.static
-    # zones whose Follow-up box holds Axis units (leaders are not units, 14.0)
-    held = set(s.box_slot[(s.box == BOX_FOLLOW_UP) & (t.side == AXIS) & (t.utype != st.LEADER)].tolist())
-    for z in range(len(inv.zone_names)):
-        if z in held:
-            mod += int((s.control[inv.zone_beaches[z]] == ALLIED).sum())
+    mod = int(beach_term_kernel(s.box, s.box_slot, inv.axis_units_not_leaders, s.control, inv.beach_flat,
+                                inv.beach_flat_zone, len(inv.zone_names)))
     return mod + sp.rn_surrender_modifier(int(s.rn_result[0]))
+
+
+@nb.njit(cache=True)
+def beach_term_kernel(box, box_slot, units, control, beach_hexes, beach_zone, n_zones):
+    """The beach term of rule 20.0: Allied-controlled beach hexes of the zones
+    whose Follow-up box holds Axis units (leaders are not units, 14.0).
+
+    Parameters
+    ----------
+    box, box_slot : int arrays [U]
+        State: box and slot (the zone of a Follow-up box) per unit.
+    units : int64[k]
+        The Axis pieces other than leaders.
+    control : int8[H]
+        Controlling side per hex.
+    beach_hexes, beach_zone : int64[B]
+        Every zone's beach hexes (``InvasionStatic.zone_beaches`` in zone
+        order) and the zone of each.
+    n_zones : int
+        Beach zones.
+
+    Returns
+    -------
+    int
+        Die roll modifier (+1 per such hex).
+    """
+    held = np.zeros(n_zones, np.bool_)
+    for j in range(units.shape[0]):
+        u = units[j]
+        if box[u] == BOX_FOLLOW_UP and 0 <= box_slot[u] < n_zones:
+            held[box_slot[u]] = True
+    mod = 0
+    for i in range(beach_hexes.shape[0]):
+        if held[beach_zone[i]] and control[beach_hexes[i]] == ALLIED:
+            mod += 1
+    return mod
 
 
 def airborne_landing_phase(game) -> None:

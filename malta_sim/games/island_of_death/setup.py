@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import io
+import operator
 import pickle
 from itertools import chain
 from pathlib import Path
@@ -595,6 +596,31 @@ def _engine_code(obj) -> bool:
     return isinstance(mod, str) and (mod == "malta_sim" or mod.startswith("malta_sim."))
 
 
+#: Verdicts of :func:`_class_is_engine_code`: class -> (the values of its
+#: ``__dict__`` when judged, verdict).  The values are held, so an entry is
+#: reused only while the class holds exactly those objects.
+_CLASS_VERDICTS: dict = {}
+
+
+def _class_is_engine_code(c) -> bool:
+    """Whether class ``c`` and every callable, static or class method and
+    property of its own ``__dict__`` are ``malta_sim`` code
+    (:func:`_engine_code`); the verdict is kept per class while its
+    ``__dict__`` holds the same objects (a method replaced at run time, or a
+    new one, is judged afresh)."""
+    values = tuple(c.__dict__.values())
+    hit = _CLASS_VERDICTS.get(c)
+    if hit is not None and len(hit[0]) == len(values) and all(map(operator.is_, hit[0], values)):
+        return hit[1]
+    ok = _engine_code(c) and all(
+        _engine_code(v) for v in values
+        if callable(v) or isinstance(v, (staticmethod, classmethod, property)))
+    if len(_CLASS_VERDICTS) >= 256:                   # bounded (classes made at run time)
+        _CLASS_VERDICTS.clear()
+    _CLASS_VERDICTS[c] = (values, ok)
+    return ok
+
+
 def _engine_only(game: Game, hook) -> bool:
     """Whether the set-up steps run only ``malta_sim`` code: the ``setup``
     hook and every class, method and callable attribute of each policy.
@@ -610,12 +636,8 @@ def _engine_only(game: Game, hook) -> bool:
         for c in type(p).__mro__:
             if c is object:
                 continue
-            if not _engine_code(c):
+            if not _class_is_engine_code(c):
                 return False
-            for v in c.__dict__.values():
-                if (callable(v) or isinstance(v, (staticmethod, classmethod, property))) \
-                        and not _engine_code(v):
-                    return False
         for v in getattr(p, "__dict__", {}).values():
             if callable(v) and not _engine_code(v):
                 return False
@@ -721,6 +743,7 @@ def clear_setup_memo() -> None:
     code that replaces a set-up function at run time, e.g. in a test)."""
     _SETUP_MEMO.clear()
     _TEMPLATES.clear()
+    _CLASS_VERDICTS.clear()
 
 
 def _beach_zone(static, h: int) -> str | None:

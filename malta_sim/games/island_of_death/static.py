@@ -204,6 +204,18 @@ class StaticData:
                 self.move_class.tolist(), ((self.utype == LEADER) | (self.utype == COASTAL_GUN)).tolist())
 
     @cached_property
+    def harmless_in_hex(self) -> np.ndarray:
+        """bool[n_units]: pieces that never stop an enemy unit's one-hex move
+        into their hex (leaders and coastal guns; 6.52, 16.58)."""
+        return (self.utype == LEADER) | (self.utype == COASTAL_GUN)
+
+    @cached_property
+    def axis_hq_units(self) -> np.ndarray:
+        """int64[k]: the Axis HQ pieces (20.0: +2 each while out of play),
+        ascending unit indices."""
+        return np.flatnonzero((self.utype == HQ) & (self.side == 0))
+
+    @cached_property
     def warship_units(self) -> np.ndarray:
         """int64[k]: the warship pieces (rule 16.7), ascending unit indices."""
         return np.flatnonzero(self.utype == WARSHIP)

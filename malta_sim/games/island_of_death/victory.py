@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
+import numba as nb
 
-from . import static as st
 from .state import (ALLIED, AXIS, BOX_ELIMINATED, BOX_TURN_TRACK, CLEAR, CLOUDY, END_LAST_TURN,
                     END_REASONS, END_SURRENDER, END_SUSPENDED, RAINY, WEATHER_NAMES, turn_name)
 
@@ -27,24 +26,59 @@ def weather(game) -> None:
     set_air_support(game)
 
 
+@nb.njit(cache=True)
+def objective_counts_kernel(control, airfield, town, fort, fort_destroyed, victory_cities):
+    """Axis-held objectives of rule 20.0 in one pass over the hexes.
+
+    Parameters
+    ----------
+    control : int8[H]
+        Controlling side per hex.
+    airfield, town, fort, fort_destroyed : bool[H]
+        Terrain flags and the forts destroyed (17.1).
+    victory_cities : int32[4]
+        The victory city hexes (dense indices).
+
+    Returns
+    -------
+    (int, int, int, int)
+        Axis-controlled airfield hexes, victory cities and towns; destroyed
+        fort hexes (without the scenario's printed count).
+    """
+    airfields, towns, forts = 0, 0, 0
+    for h in range(control.shape[0]):
+        if control[h] == AXIS:
+            if airfield[h]:
+                airfields += 1
+            if town[h]:
+                towns += 1
+        if fort[h] and fort_destroyed[h]:
+            forts += 1
+    cities = 0
+    for i in range(victory_cities.shape[0]):
+        if control[victory_cities[i]] == AXIS:
+            cities += 1
+    return airfields, cities, towns, forts
+
+
 def objective_counts(game) -> dict:
     """Axis-held objectives (20.0): airfield hexes, victory cities, towns,
-    destroyed forts."""
+    destroyed forts (one compiled pass, :func:`objective_counts_kernel`)."""
     s, t = game.state, game.static
-    ax = s.control == AXIS
+    airfields, cities, towns, forts = objective_counts_kernel(s.control, t.airfield, t.town, t.fort,
+                                                              s.fort_destroyed, t.victory_cities)
     return {
-        "airfields": int((t.airfield & ax).sum()),
-        "cities": int(ax[t.victory_cities].sum()),
-        "towns": int((t.town & ax).sum()),
-        "forts_destroyed": int((t.fort & s.fort_destroyed).sum()) + int(s.forts_destroyed_base[0]),
+        "airfields": int(airfields),
+        "cities": int(cities),
+        "towns": int(towns),
+        "forts_destroyed": int(forts) + int(s.forts_destroyed_base[0]),
     }
 
 
 def axis_hqs_out(game) -> int:
     """Axis HQs eliminated and not yet returned to play (20.0: +2 each)."""
-    s, t = game.state, game.static
-    hq = (t.utype == st.HQ) & (t.side == AXIS)
-    return int((hq & ((s.box == BOX_ELIMINATED) | (s.box == BOX_TURN_TRACK))).sum())
+    boxes = game.state.box[game.static.axis_hq_units].tolist()
+    return sum(1 for b in boxes if b == BOX_ELIMINATED or b == BOX_TURN_TRACK)
 
 
 def surrender_modifier(game) -> tuple[int, dict]:
