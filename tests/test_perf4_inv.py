@@ -326,12 +326,13 @@ def test_victory_terms_on_random_positions():
 
 def _ref_one_hex_options(game, u):
     """Plain one-hex options (6.52, 6.53, 7.1): the neighbour checks of
-    :func:`hercules.can_enter` and ``organisation.fits_stacking``."""
+    :func:`hercules.can_enter` and the plain stacking total
+    (``organisation._fits_stacking_plain``)."""
     from malta_sim.games.island_of_death import organisation as org
 
     h = int(game.state.hex[u])
     return [int(o) for o in game.static.neighbours[h]
-            if o >= 0 and H.can_enter(game, u, int(o)) and org.fits_stacking(game, [int(u)], int(o))]
+            if o >= 0 and H.can_enter(game, u, int(o)) and org._fits_stacking_plain(game, [int(u)], int(o))]
 
 
 def test_one_hex_kernel_equals_plain_on_random_positions():
@@ -349,3 +350,38 @@ def test_one_hex_kernel_equals_plain_on_random_positions():
         s.level[:] = np.minimum(gen.integers(0, 3, size=t.n_units), np.maximum(t.n_levels - 1, 0))
         for u in np.flatnonzero(on)[::3].tolist():
             assert H.one_hex_options(g, u) == _ref_one_hex_options(g, u), u
+
+
+def test_airfield_tables_equal_masks_and_early_return_is_exact(monkeypatch):
+    """The airfield entry's per-unit tables (16.1, 16.14) equal their masks;
+    through whole games, whenever none of their pieces is in the
+    Disbandment Box the plain listing finds no battalion to break down and
+    no candidate (so returning at once changes nothing)."""
+    from malta_sim.games.island_of_death.state import BOX_DISBANDMENT
+
+    g = new_game("hercules", 1, 0, axis_policy="balanced", allied_policy="static")
+    t, inv = g.static, H.inv_static(g)
+    axis, battalion = t.side == 0, t.size == st.BATTALION
+    bns = axis & battalion & ((t.utype == st.GLIDER) | (t.utype == st.COMMANDO))
+    airlanding = ((t.printed_formation == H.F_80) | (t.utype == st.COMMANDO)
+                  | ((t.utype == st.GLIDER) & (t.size == st.COMPANY)))
+    entrants = axis & airlanding & ~(battalion & (t.utype != st.ARTILLERY)) & (t.utype != st.LEADER)
+    np.testing.assert_array_equal(inv.airfield_battalions, np.flatnonzero(bns))
+    np.testing.assert_array_equal(inv.airfield_entrants, entrants)
+    np.testing.assert_array_equal(inv.airfield_pieces, np.flatnonzero(bns | entrants))
+    assert inv.battalion == battalion.tolist()
+    n = [0, 0]
+    fast = H.airfield_entry
+
+    def checked(game):
+        s = game.state
+        if not (s.box[inv.airfield_pieces] == BOX_DISBANDMENT).any():
+            assert not ((s.box == BOX_DISBANDMENT) & (bns | entrants)).any()
+            n[0] += 1
+        n[1] += 1
+        return fast(game)
+
+    monkeypatch.setitem(__import__("malta_sim.games.island_of_death.sequence", fromlist=["HOOKS"]).HOOKS,
+                        "airfield_entry", checked)
+    play_games("hercules", 2, np.arange(3), axis_policy="balanced", allied_policy="static")
+    assert n[1] > 0

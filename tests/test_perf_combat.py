@@ -527,7 +527,7 @@ def test_fast_queries_equal_reference_in_games(monkeypatch, scenario, axis, alli
          data_dir=None)
     for name in ("units_at", "attack_options", "plan_options", "odds_modifiers",
                  "update_control", "defenders_in", "morale_value", "steps", "movement_allowance",
-                 "fits_stacking", "crt_column", "attack_strength", "phase_end", "breakdowns",
+                 "crt_column", "attack_strength", "phase_end", "breakdowns",
                  "companies_for", "reform_options", "attackers_now",
                  "recovery", "ammo_eligible", "defensive_options"):
         assert counts.get(name, 0) > 0, name

@@ -128,6 +128,18 @@ class InvasionStatic:
     #: the zone of each (20.0).
     beach_flat: np.ndarray = field(default=None, repr=False)
     beach_flat_zone: np.ndarray = field(default=None, repr=False)
+    #: int64[k]: Axis battalions of glider infantry and commandos, broken
+    #: down before an airfield landing (16.1, 16.14).
+    airfield_battalions: np.ndarray = field(default=None, repr=False)
+    #: bool[U]: Axis pieces that may land at an airfield from the Disbandment
+    #: Box (16.1): 80th Division, commando and glider companies and artillery
+    #: battalions; no other battalions, no leaders.
+    airfield_entrants: np.ndarray = field(default=None, repr=False)
+    #: int64[k]: the pieces of the two fields above (an airfield entry with
+    #: none of them in the Disbandment Box changes nothing).
+    airfield_pieces: np.ndarray = field(default=None, repr=False)
+    #: Per unit (Python bools): battalion-size piece.
+    battalion: list = field(default_factory=list, repr=False)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -231,10 +243,26 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         ocean_set=frozenset(int(h) for h in np.flatnonzero(ocean)),
         near_padded=_near_padded(near_lists),
         axis_units_not_leaders=np.flatnonzero((static.side == AXIS) & (static.utype != st.LEADER)),
+        **_airfield_tables(static),
         beach_flat=np.concatenate([np.asarray(b, np.int64) for b in zone_beaches] or [np.zeros(0, np.int64)]),
         beach_flat_zone=np.concatenate([np.full(len(b), z, np.int64) for z, b in enumerate(zone_beaches)]
                                        or [np.zeros(0, np.int64)]),
     )
+
+
+def _airfield_tables(static) -> dict:
+    """The per-unit tables of an airfield entry (16.1, 16.14): see
+    :class:`InvasionStatic` ``airfield_battalions``, ``airfield_entrants``,
+    ``airfield_pieces``, ``battalion``."""
+    t = static
+    axis = t.side == AXIS
+    battalion = t.size == st.BATTALION
+    bns = axis & battalion & ((t.utype == st.GLIDER) | (t.utype == st.COMMANDO))
+    airlanding = ((t.printed_formation == F_80) | (t.utype == st.COMMANDO)
+                  | ((t.utype == st.GLIDER) & (t.size == st.COMPANY)))
+    entrants = axis & airlanding & ~(battalion & (t.utype != st.ARTILLERY)) & (t.utype != st.LEADER)
+    return {"airfield_battalions": np.flatnonzero(bns), "airfield_entrants": entrants,
+            "airfield_pieces": np.flatnonzero(bns | entrants), "battalion": battalion.tolist()}
 
 
 def _near_padded(near_lists: list) -> np.ndarray:
@@ -1529,6 +1557,10 @@ def airfield_entry(game) -> None:
     s, t = game.state, game.static
     if game.tod == NIGHT or s.weather[0] == RAINY:
         return                                                  # 16.15
+    inv = inv_static(game)
+    rel = inv.airfield_pieces
+    if not (s.box[rel] == BOX_DISBANDMENT).any():
+        return              # nothing to break down and no candidate below: nothing happens
     d = t.grid.distance_table
     held = np.flatnonzero(t.airfield & (s.control == AXIS))
     if held.size:
@@ -1540,18 +1572,15 @@ def airfield_entry(game) -> None:
     # breaking one battalion down gives companies to it alone)
     broken = set(s.parent[(s.parent >= 0) & (s.box != BOX_ELIMINATED) & (s.box != BOX_POOL)].tolist())
     # battalions of the 80th Division and the commandos break down first (16.1, 16.14)
-    for b in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == AXIS) & (t.size == st.BATTALION)
-                            & ((t.utype == st.GLIDER) | (t.utype == st.COMMANDO))).tolist():
+    bns = inv.airfield_battalions
+    for b in bns[s.box[bns] == BOX_DISBANDMENT].tolist():
         if b not in broken:
             break_down(game, b)
     # the broken-down battalions now (nothing changes while the candidates are listed)
     broken = set(s.parent[(s.parent >= 0) & (s.box != BOX_ELIMINATED) & (s.box != BOX_POOL)].tolist())
-    airlanding = ((t.printed_formation == F_80) | (t.utype == st.COMMANDO)
-                  | ((t.utype == st.GLIDER) & (t.size == st.COMPANY)))
-    battalion = t.size == st.BATTALION
+    battalion = inv.battalion
     # companies (16.1) and artillery battalions not broken down; no leaders
-    ok = ((s.box == BOX_DISBANDMENT) & (t.side == AXIS) & airlanding
-          & ~(battalion & (t.utype != st.ARTILLERY)) & (t.utype != st.LEADER))
+    ok = (s.box == BOX_DISBANDMENT) & inv.airfield_entrants
     cands = [u for u in ok.nonzero()[0].tolist() if not (battalion[u] and u in broken)]
     if not cands:
         return
