@@ -385,3 +385,72 @@ def test_airfield_tables_equal_masks_and_early_return_is_exact(monkeypatch):
                         "airfield_entry", checked)
     play_games("hercules", 2, np.arange(3), axis_policy="balanced", allied_policy="static")
     assert n[1] > 0
+
+
+# --------------------------------------------------------------------- jump planning (19.21, 19.22)
+def ref_available_sticks(game, formation, planned_units):
+    """The stick listing of 19.21 from whole-table masks (the code before)."""
+    from malta_sim.games.island_of_death.state import AXIS, BOX_DISBANDMENT
+
+    s, t = game.state, game.static
+    broken = set(s.parent[(s.parent >= 0) & (s.box != 5)].tolist())
+    inbox = [u for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == AXIS)
+                                       & (t.printed_formation == formation)).tolist()
+             if u not in planned_units and u not in broken]
+    out, comps_by_bn, hq_group = [], {}, []
+    for u in inbox:
+        ut, sz = t.utype[u], t.size[u]
+        if ut == st.PARATROOP and sz == st.BATTALION:
+            out.append(("battalion", (u,)))
+        elif ut == st.PARATROOP and sz == st.COMPANY and t.battalion_of[u] >= 0:
+            comps_by_bn.setdefault(int(t.battalion_of[u]), []).append(u)
+        elif ut == st.ARTILLERY:
+            out.append(("artillery", (u,)))
+        elif ut in (st.HQ, st.LEADER, st.ENGINEER):
+            hq_group.append(u)
+    for bn, comps in sorted(comps_by_bn.items()):
+        out.append(("battalion", tuple(sorted(comps))))
+    if hq_group:
+        has_eng = any(t.utype[u] == st.ENGINEER for u in hq_group)
+        out.append(("hq_engineers" if has_eng else "returning", tuple(sorted(hq_group))))
+    return out
+
+
+def ref_stick_targets(dist_table, marker, legal, long_used):
+    from malta_sim.games.island_of_death import airborne as ab
+
+    dist = dist_table[marker, legal]
+    fit = dist <= ab.STICK_RANGE
+    if not long_used:
+        fit |= dist <= ab.LONG_STICK_RANGE
+    return [(x, dx > ab.STICK_RANGE) for x, dx, k in zip(legal.tolist(), dist.tolist(), fit.tolist()) if k]
+
+
+@pytest.mark.parametrize("scenario,pols", [("hercules", ("balanced", "static")), ("hercules", ("random", "random")),
+                                           ("intro", ("balanced", "static"))])
+def test_stick_listing_and_targets_equal_reference_through_games(monkeypatch, scenario, pols):
+    """Every stick listing (19.21) and stick target list (19.22, 19.33) of
+    whole games equals the plain version, with the same Python types."""
+    from malta_sim.games.island_of_death import airborne_phase as apm
+
+    n = [0, 0]
+    fast_sticks, fast_targets = apm.available_sticks, apm.stick_targets
+
+    def sticks(game, formation, planned_units):
+        got = fast_sticks(game, formation, planned_units)
+        want = ref_available_sticks(game, formation, planned_units)
+        assert got == want and [type(u) for _, us in got for u in us] == [type(u) for _, us in want for u in us]
+        n[0] += 1
+        return got
+
+    def targets(dist_table, marker, legal, long_used):
+        got = fast_targets(dist_table, marker, legal, long_used)
+        want = ref_stick_targets(dist_table, marker, legal, long_used)
+        assert got == want and [(type(x), type(y)) for x, y in got] == [(type(x), type(y)) for x, y in want]
+        n[1] += 1
+        return got
+
+    monkeypatch.setattr(apm, "available_sticks", sticks)
+    monkeypatch.setattr(apm, "stick_targets", targets)
+    play_games(scenario, 6, np.arange(2), axis_policy=pols[0], allied_policy=pols[1])
+    assert n[0] > 0 and n[1] > 0

@@ -49,20 +49,24 @@ def available_sticks(game, formation: int, planned_units: set) -> list:
     -------
     list of (kind, tuple of units)
     """
-    s, t = game.state, game.static
+    s = game.state
+    inv = _h().inv_static(game)
+    utype, size, battalion_of = inv.unit_lists
     broken = set(s.parent[(s.parent >= 0) & (s.box != 5)].tolist())
-    inbox = [u for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == AXIS)
-                                       & (t.printed_formation == formation)).tolist()
+    mine = inv.axis_by_formation.get(int(formation))          # the formation's Axis pieces
+    if mine is None:
+        return []
+    inbox = [u for u in mine[s.box[mine] == BOX_DISBANDMENT].tolist()
              if u not in planned_units and u not in broken]
     out = []
     comps_by_bn: dict = {}
     hq_group = []
     for u in inbox:
-        ut, sz = t.utype[u], t.size[u]
+        ut, sz = utype[u], size[u]
         if ut == st.PARATROOP and sz == st.BATTALION:
             out.append(("battalion", (u,)))
-        elif ut == st.PARATROOP and sz == st.COMPANY and t.battalion_of[u] >= 0:
-            comps_by_bn.setdefault(int(t.battalion_of[u]), []).append(u)
+        elif ut == st.PARATROOP and sz == st.COMPANY and battalion_of[u] >= 0:
+            comps_by_bn.setdefault(battalion_of[u], []).append(u)
         elif ut == st.ARTILLERY:
             out.append(("artillery", (u,)))
         elif ut in (st.HQ, st.LEADER, st.ENGINEER):
@@ -70,7 +74,7 @@ def available_sticks(game, formation: int, planned_units: set) -> list:
     for bn, comps in sorted(comps_by_bn.items()):
         out.append(("battalion", tuple(sorted(comps))))
     if hq_group:
-        has_eng = any(t.utype[u] == st.ENGINEER for u in hq_group)
+        has_eng = any(utype[u] == st.ENGINEER for u in hq_group)
         out.append(("hq_engineers" if has_eng else "returning", tuple(sorted(hq_group))))
     return out
 
@@ -142,10 +146,9 @@ def stick_targets(dist_table: np.ndarray, marker: int, legal: np.ndarray, long_u
         ``(hex, uses the long stick)`` in the order of ``legal``.
     """
     dist = dist_table[marker, legal]
-    fit = dist <= ab.STICK_RANGE
-    if not long_used:
-        fit |= dist <= ab.LONG_STICK_RANGE
-    return [(x, dx > ab.STICK_RANGE) for x, dx, k in zip(legal.tolist(), dist.tolist(), fit.tolist()) if k]
+    fit = dist <= (ab.STICK_RANGE if long_used else max(ab.STICK_RANGE, ab.LONG_STICK_RANGE))
+    idx = fit.nonzero()[0]
+    return [(x, dx > ab.STICK_RANGE) for x, dx in zip(legal[idx].tolist(), dist[idx].tolist())]
 
 
 def plan_jumps(game, days) -> None:
@@ -220,13 +223,16 @@ def plan_jumps(game, days) -> None:
             limits = {"total": lim["total"], 1: lim[1], 2: lim[2], "kinds": lim["kinds"]}
             picks = pol.plan_sticks(game, turn, [(i, f, k) for i, f, k, _ in sticks], targets, limits)
             per = {}
+            allowed_of = {}                          # formation -> {hex: uses the long stick}
             for sid, hx in picks:
                 if not (0 <= sid < len(sticks)):
                     raise h._illegal("19.31", "unknown stick")
                 _, f, kind, units = sticks[sid]
                 if any(u in planned_units for u in units):
                     raise h._illegal("19.34", "a unit may be in one planned jump only")
-                allowed = {x: lg for x, lg in targets.get(f, [])}
+                allowed = allowed_of.get(f)
+                if allowed is None:
+                    allowed = allowed_of[f] = {x: lg for x, lg in targets.get(f, [])}
                 if hx not in allowed:
                     raise h._illegal("19.22", "stick target not within reach of its drop zone marker")
                 if allowed[hx]:

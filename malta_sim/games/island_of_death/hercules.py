@@ -140,6 +140,11 @@ class InvasionStatic:
     airfield_pieces: np.ndarray = field(default=None, repr=False)
     #: Per unit (Python bools): battalion-size piece.
     battalion: list = field(default_factory=list, repr=False)
+    #: Per unit, as lists of Python ints: unit type, size and the battalion
+    #: of a specific company (-1 none); read per piece by the stick listing (19.21).
+    unit_lists: tuple = ((), (), ())
+    #: printed formation -> int64 array of its Axis pieces, ascending (19.21).
+    axis_by_formation: dict = field(default_factory=dict, repr=False)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -244,6 +249,9 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         near_padded=_near_padded(near_lists),
         axis_units_not_leaders=np.flatnonzero((static.side == AXIS) & (static.utype != st.LEADER)),
         **_airfield_tables(static),
+        unit_lists=(static.utype.tolist(), static.size.tolist(), static.battalion_of.tolist()),
+        axis_by_formation={int(f): np.flatnonzero((static.side == AXIS) & (static.printed_formation == f))
+                           for f in np.unique(static.printed_formation[static.side == AXIS])},
         beach_flat=np.concatenate([np.asarray(b, np.int64) for b in zone_beaches] or [np.zeros(0, np.int64)]),
         beach_flat_zone=np.concatenate([np.full(len(b), z, np.int64) for z, b in enumerate(zone_beaches)]
                                        or [np.zeros(0, np.int64)]),
