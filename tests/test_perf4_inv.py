@@ -454,3 +454,25 @@ def test_stick_listing_and_targets_equal_reference_through_games(monkeypatch, sc
     monkeypatch.setattr(apm, "stick_targets", targets)
     play_games(scenario, 6, np.arange(2), axis_policy=pols[0], allied_policy=pols[1])
     assert n[0] > 0 and n[1] > 0
+
+
+def test_invasion_unit_tables_equal_masks():
+    """The per-unit index tables of the invasion phases equal the masks they
+    replace (Allied guns with dice 16.5, stragglers 17.83, Follow-up
+    battalions 18.31, stick listing 19.21)."""
+    g = new_game("hercules", 1, 0, axis_policy="balanced", allied_policy="static")
+    t, inv = g.static, H.inv_static(g)
+    np.testing.assert_array_equal(inv.allied_firing_guns, np.flatnonzero(
+        (t.side == ALLIED) & (t.utype == st.COASTAL_GUN) & (inv.gun_value > 0)))
+    np.testing.assert_array_equal(inv.straggler_pieces, np.flatnonzero(
+        (t.side == 0) & t.two_sided & (t.size == st.COMPANY)))
+    np.testing.assert_array_equal(inv.follow_up_battalions, np.flatnonzero(
+        (t.side == 0) & (t.size == st.BATTALION) & (t.utype != st.ARTILLERY)))
+    for f in range(-1, t.n_formations + 1):
+        want = np.flatnonzero((t.side == 0) & (t.printed_formation == f))
+        got = inv.axis_by_formation.get(f)
+        if want.size:
+            np.testing.assert_array_equal(got, want)
+        else:
+            assert got is None
+    assert inv.unit_lists == (t.utype.tolist(), t.size.tolist(), t.battalion_of.tolist())

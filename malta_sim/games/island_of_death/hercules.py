@@ -145,6 +145,12 @@ class InvasionStatic:
     unit_lists: tuple = ((), (), ())
     #: printed formation -> int64 array of its Axis pieces, ascending (19.21).
     axis_by_formation: dict = field(default_factory=dict, repr=False)
+    #: int64[k]: Allied coastal guns with dice (16.5), ascending.
+    allied_firing_guns: np.ndarray = field(default=None, repr=False)
+    #: int64[k]: Axis one-step companies with a reduced side (stragglers 17.8, 17.83).
+    straggler_pieces: np.ndarray = field(default=None, repr=False)
+    #: int64[k]: Axis battalions other than artillery (18.31 breakdowns).
+    follow_up_battalions: np.ndarray = field(default=None, repr=False)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -249,6 +255,12 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         near_padded=_near_padded(near_lists),
         axis_units_not_leaders=np.flatnonzero((static.side == AXIS) & (static.utype != st.LEADER)),
         **_airfield_tables(static),
+        allied_firing_guns=np.flatnonzero((static.side == ALLIED) & (static.utype == st.COASTAL_GUN)
+                                          & (gv > 0)),
+        straggler_pieces=np.flatnonzero((static.side == AXIS) & static.two_sided
+                                        & (static.size == st.COMPANY)),
+        follow_up_battalions=np.flatnonzero((static.side == AXIS) & (static.size == st.BATTALION)
+                                            & (static.utype != st.ARTILLERY)),
         unit_lists=(static.utype.tolist(), static.size.tolist(), static.battalion_of.tolist()),
         axis_by_formation={int(f): np.flatnonzero((static.side == AXIS) & (static.printed_formation == f))
                            for f in np.unique(static.printed_formation[static.side == AXIS])},
@@ -1018,8 +1030,8 @@ def stragglers(game) -> None:
     roll to recover (6); a company that tries may not move this turn (17.81)."""
     s, t, m = game.state, game.static, memo(game)
     cands = []
-    reduced = ((s.box == BOX_MAP) & (t.side == AXIS) & t.two_sided & (t.size == st.COMPANY)
-               & s.reduced).nonzero()[0]                                      # 17.83 pieces
+    pieces = inv_static(game).straggler_pieces                              # 17.83 pieces
+    reduced = pieces[(s.box[pieces] == BOX_MAP) & s.reduced[pieces]]
     if reduced.size:
         # not in or next to a hex with an Allied unit (99: none on the map)
         cands = reduced[nearest_allied_units(game, s.hex[reduced]) > 1].tolist()
@@ -1110,12 +1122,13 @@ def wave_options(game) -> WaveOptions:
     inv = inv_static(game)
     zones, first, free, needs = {}, {}, {}, {}
     s, t = game.state, game.static
-    axis = t.side == AXIS
-    in_waves = set(s.box_slot[((s.box == BOX_FIRST_WAVE) | (s.box == BOX_SECOND_WAVE))
-                              & axis].tolist())     # beach hexes with a filled wave box
+    ax = t.side_units[AXIS]                          # the Axis pieces, ascending
+    ax_box = s.box[ax]
+    in_waves = set(s.box_slot[ax[(ax_box == BOX_FIRST_WAVE) | (ax_box == BOX_SECOND_WAVE)]].tolist())
+    # (beach hexes with a filled wave box)
     # the units that may land, per zone's Follow-up box, ascending (one pass over the boxes)
     kinds = inv.unit_kinds
-    fu = ((s.box == BOX_FOLLOW_UP) & axis).nonzero()[0]
+    fu = ax[ax_box == BOX_FOLLOW_UP]
     by_zone: dict = {}
     for u, z in zip(fu.tolist(), s.box_slot[fu].tolist()):
         if kinds[u] != ld.KIND_OTHER:
@@ -1314,8 +1327,8 @@ def _follow_up_breakdowns(game) -> None:
     """Rule 18.31: battalions in Follow-up boxes broken down as the Axis wishes
     (artillery never)."""
     s, t = game.state, game.static
-    bns = [int(u) for u in np.flatnonzero((s.box == BOX_FOLLOW_UP) & (t.side == AXIS)
-                                          & (t.size == st.BATTALION) & (t.utype != st.ARTILLERY))]
+    cand = inv_static(game).follow_up_battalions
+    bns = cand[s.box[cand] == BOX_FOLLOW_UP].tolist()
     if not bns:
         return
     pick = [u for u in game.policy(AXIS).follow_up_breakdowns(game, bns) if u in bns]
@@ -1351,9 +1364,11 @@ def coastal_fire_at_boxes(game) -> None:
     6+ is one step (Axis choice); excess hits are ignored."""
     s, t = game.state, game.static
     inv = inv_static(game)
-    guns = ((s.box == BOX_MAP) & (t.side == ALLIED) & (t.utype == st.COASTAL_GUN)
-            & (s.gun_fired_turn != game.turn) & (inv.gun_value > 0)).nonzero()[0].tolist()
-    filled = (((s.box == BOX_FIRST_WAVE) | (s.box == BOX_SECOND_WAVE)) & (t.side == AXIS)).nonzero()[0]
+    cgu = inv.allied_firing_guns
+    guns = cgu[(s.box[cgu] == BOX_MAP) & (s.gun_fired_turn[cgu] != game.turn)].tolist()
+    ax = t.side_units[AXIS]
+    ax_box = s.box[ax]
+    filled = ax[(ax_box == BOX_FIRST_WAVE) | (ax_box == BOX_SECOND_WAVE)]
     boxes = sorted(set(zip(s.box[filled].tolist(), s.box_slot[filled].tolist())))
     if not guns or not boxes:
         return
@@ -1408,7 +1423,8 @@ def land_wave(game, wave: int) -> None:
     """Land one wave (4.22 e-h or i-l): move to the beach, landing losses
     (18.5), water's edge combat (18.6), beach movement (18.7)."""
     s, t = game.state, game.static
-    units = [int(u) for u in np.flatnonzero((s.box == wave) & (t.side == AXIS))]
+    ax = t.side_units[AXIS]
+    units = ax[s.box[ax] == wave].tolist()
     if not units:
         return
     landed = []

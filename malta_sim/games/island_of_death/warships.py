@@ -134,8 +134,8 @@ def exchange_fire(game) -> None:
     s, t = game.state, game.static
     inv = h.inv_static(game)
     ships = ships_in_play(game)
-    guns = ((s.box == BOX_MAP) & (t.side == ALLIED) & (t.utype == st.COASTAL_GUN)
-            & (inv.gun_value > 0)).nonzero()[0].tolist()
+    cgu = inv.allied_firing_guns
+    guns = cgu[s.box[cgu] == BOX_MAP].tolist()
     if not ships or not guns:
         return
     d = t.grid.distance_table
