@@ -291,9 +291,20 @@ def odds_parts(grp, n, dfd, nd, target, fort, unit, morale_tab, mem_ptr, mem_idx
         (-1) and the morale difference (-2..+3); 0 where the modifier does
         not apply.
     """
-    a_armor, a_intact, tot_a = _side_shifts(grp, n, unit, morale_tab, mem_ptr, mem_idx, lost,
-                                            hexa, box, mor, lev, scratch)
     d_armor, d_intact, tot_d = _side_shifts(dfd, nd, unit, morale_tab, mem_ptr, mem_idx, lost,
+                                            hexa, box, mor, lev, scratch)
+    return _attack_parts(grp, n, nd, d_armor, d_intact, tot_d, fort, unit, morale_tab, mem_ptr,
+                         mem_idx, lost, hexa, box, mor, lev, form, scratch)
+
+
+@nb.njit(cache=True)
+def _attack_parts(grp, n, nd, d_armor, d_intact, tot_d, fort, unit, morale_tab, mem_ptr, mem_idx,
+                  lost, hexa, box, mor, lev, form, scratch):
+    """:func:`odds_parts` with the defending side's 9.92 facts given
+    (``nd`` defenders; ``d_armor``, ``d_intact``, ``tot_d`` from
+    :func:`_side_shifts` of the defenders), so that the groups of attackers
+    of one target share them (rules 9.92, 11.2, 11.4, 16.24, 17.32)."""
+    a_armor, a_intact, tot_a = _side_shifts(grp, n, unit, morale_tab, mem_ptr, mem_idx, lost,
                                             hexa, box, mor, lev, scratch)
     # distinct attacker hexes; engineers in each of them (9.92 vs a fort)
     nh = 0
@@ -502,14 +513,23 @@ def score_targets(side, night, night_line, thr, plan_mode, whole, tgts, u_ptr, u
     sup = np.empty(n_units, np.int64)
     hur = np.zeros(n_units, np.bool_)
     enemy_col = _DEF1 if side == AXIS else _DEF0
+    # the pieces on the map that take part in the enemy's defense, ascending
+    # (one pass for all targets)
+    enemy = np.empty(n_units, np.int64)
+    ne = 0
+    for u in range(n_units):
+        if hexa[u] >= 0 and unit[u, enemy_col]:
+            enemy[ne] = u
+            ne += 1
     for i in range(k):
         target = tgts[i]
         # ---- the defending side (9.91, 9.94, 17.3, 9.3 f)
         nd = 0
         dfn = 0
         def_steps = 0
-        for u in range(n_units):
-            if hexa[u] == target and unit[u, enemy_col]:
+        for q in range(ne):
+            u = enemy[q]
+            if hexa[u] == target:
                 dfd[nd] = u
                 nd += 1
                 dfn += unit_defense(defense_tab[u, lev[u]], mor[u] == DEMORALIZED)
@@ -517,6 +537,11 @@ def score_targets(side, night, night_line, thr, plan_mode, whole, tgts, u_ptr, u
         fort = hexes[target, _FORT] != 0 and not fort_destroyed[target]
         if hexes[target, _CITY] or fort:
             dfn *= 2
+        d_armor = d_intact = False
+        tot_d = 0
+        if nd:                                   # the defenders' 9.92 facts, for every group
+            d_armor, d_intact, tot_d = _side_shifts(dfd, nd, unit, morale_tab, mem_ptr, mem_idx,
+                                                    lost, hexa, box, mor, lev, scratch)
         if night:
             line = night_line
         elif fort_destroyed[target]:
@@ -525,10 +550,14 @@ def score_targets(side, night, night_line, thr, plan_mode, whole, tgts, u_ptr, u
             line = hexes[target, _LINE]
         # ---- candidate attackers, ascending
         nu = 0
-        for j in range(u_ptr[i], u_ptr[i + 1]):
-            units[nu] = u_idx[j]
+        for j in range(u_ptr[i], u_ptr[i + 1]):          # insertion sort (few units)
+            v = u_idx[j]
+            m = nu
+            while m > 0 and units[m - 1] > v:
+                units[m] = units[m - 1]
+                m -= 1
+            units[m] = v
             nu += 1
-        units[:nu].sort()
         # ---- the support used
         ns = 0
         if plan_mode:
@@ -600,8 +629,9 @@ def score_targets(side, night, night_line, thr, plan_mode, whole, tgts, u_ptr, u
             cap *= 2
             mods = 0
             if nd:
-                mods = odds_shift_total(grp, ng, dfd, nd, target, fort, unit, morale_tab, mem_ptr,
-                                        mem_idx, lost, hexa, box, mor, lev, form, scratch)
+                p = _attack_parts(grp, ng, nd, d_armor, d_intact, tot_d, fort, unit, morale_tab,
+                                  mem_ptr, mem_idx, lost, hexa, box, mor, lev, form, scratch)
+                mods = p[0] + p[1] + p[2] + p[3] + p[4] + p[5] + p[6] + p[7]
             sp = 0
             for j in range(ns):
                 sp += _support_one(sup[j], target, grp, ng, hur[j], unit, hexes, oos, mor, form,
