@@ -11,7 +11,6 @@ morale effects, retreats and advance after combat.
 from __future__ import annotations
 
 import functools
-from itertools import compress
 from dataclasses import dataclass, field
 
 import numba as nb
@@ -23,7 +22,7 @@ from . import static as st
 from .artillery import defensive_expend, expend
 from .combat_moves import advance_options, retreat_options
 from .combat_options import (attack_options_kernel, attackers_kernel, discovered_kernel,
-                             firer_candidates, firers_kernel, in_range_kernel, plan_kernel)
+                             defense_kernel, firer_candidates, firers_kernel, plan_kernel)
 from ...policies.base import own_methods, plain_methods
 from .game import illegal
 from .loss_choice import loss_order
@@ -266,36 +265,75 @@ def _firers(game, side: int) -> list[int]:
 
 def _firer_array(game, side: int) -> np.ndarray:
     """:func:`_firers` as int64[F], from one pass for the candidates and one
-    compiled test of them all (:func:`.combat_options.firers_kernel`); the
-    enemy ZOC map is made only when there is a candidate, and the rare
-    reasons held in Python (a failed warship communications roll this turn,
-    16.73; rule 17.7 on the first two turns) are handed over as a mask."""
-    s, t = game.state, game.static
-    cand = firer_candidates(s.box, s.fired, game.tables.firer_side[side])
+    compiled test of them all (:func:`.combat_options.firers_kernel`; the
+    inputs from :func:`_fire_inputs`)."""
+    cand, ezoc, barred, ships_ok = _fire_inputs(game, side)
     if not len(cand):
         return cand
+    s, t = game.state, game.static
+    return firers_kernel(cand, t.utype, s.hitched, s.salvos, s.morale_state, s.hex,
+                         s.entered_turn, s.gun_fired_turn, ezoc, barred, ships_ok, game.turn)
+
+
+def _fire_inputs(game, side: int) -> tuple:
+    """What the compiled firing tests (:func:`.combat_options.firers_kernel`;
+    rules 12.4, 12.5, 11.4, 12.23, 16.73, 16.76, 17.7, 18.4) read besides the
+    state arrays.
+
+    Returns
+    -------
+    cand : int64[C]
+        Artillery and warships of ``side`` on the map that have not fired
+        (:func:`.combat_options.firer_candidates`), ascending.
+    ezoc : bool[n_hexes]
+        The enemy's ZOC map, made only when there is a candidate (else an
+        all-False map that is never read).
+    barred : bool[n_units]
+        The rare reasons held in Python, as a mask: a warship whose
+        communications roll failed this turn (16.73), Allied artillery held
+        back by rule 17.7 on the first two turns (read only).
+    ships_ok : bool
+        Warships may fire: day, weather not rainy (16.76).
+    """
+    s, t = game.state, game.static
+    cand = firer_candidates(s.box, s.fired, game.tables.firer_side[side])
+    n = len(s.box)
+    ships_ok = not game.night and int(s.weather[0]) != RAINY
+    if not len(cand):
+        ezoc = _NO_ZOC.get(t.n_hexes)
+        if ezoc is None:
+            ezoc = _NO_ZOC[t.n_hexes] = np.zeros(t.n_hexes, bool)
+        return cand, ezoc, _no_bar(n), ships_ok
     ezoc = zoc_map(game, 1 - side)
     turn = game.turn
     failed = game.extra.get("comm_failed")
     failed = failed.get(turn) if failed else None
     if failed or (side == 1 and turn <= 1):
-        barred = np.zeros(len(s.box), bool)
+        barred = np.zeros(n, bool)
         from .special import delayed_reaction_ok
         for u in cand.tolist():
             if t.utype[u] == st.WARSHIP:
                 barred[u] = bool(failed) and u in failed              # 16.73
             elif t.side[u] == 1:
                 barred[u] = not delayed_reaction_ok(game, u)           # 17.7
+        barred.flags.writeable = False
     else:
-        barred = _NO_BAR.get(len(s.box))
-        if barred is None:
-            barred = _NO_BAR[len(s.box)] = np.zeros(len(s.box), bool)
-            barred.flags.writeable = False
-    ships_ok = not game.night and int(s.weather[0]) != RAINY
-    return firers_kernel(cand, t.utype, s.hitched, s.salvos, s.morale_state, s.hex,
-                         s.entered_turn, s.gun_fired_turn, ezoc, barred, ships_ok, turn)
+        barred = _no_bar(n)
+    return cand, ezoc, barred, ships_ok
 
 
+def _no_bar(n: int) -> np.ndarray:
+    """The all-False "barred" mask of ``n`` pieces (read only, shared)."""
+    barred = _NO_BAR.get(n)
+    if barred is None:
+        barred = _NO_BAR[n] = np.zeros(n, bool)
+        barred.flags.writeable = False
+    return barred
+
+
+#: an all-False ZOC map per number of hexes, handed to the kernels when no
+#: piece can fire (they do not read it then; never written)
+_NO_ZOC: dict = {}
 #: an all-False "barred" mask per number of pieces (:func:`_firer_array`)
 _NO_BAR: dict = {}
 
@@ -362,56 +400,59 @@ def discovered_hexes(game, hexes, side: int) -> np.ndarray:
 
 def plan_options(game, side: int) -> PlanOptions:
     """Legal choices of step 9.2 a for ``side`` (9.11, 9.15, 10.1, 10.11,
-    12.2, 12.52, 16.41)."""
+    12.2, 12.52, 16.41), from one compiled pass
+    (:func:`.combat_options.plan_kernel`)."""
     s, t, tb = game.state, game.static, game.tables
     opts = PlanOptions()
-    firers = _firer_array(game, side)
-    atk, a_ptr, a_idx, targets, inr, disc = plan_kernel(
+    cand, ezoc, barred, ships_ok = _fire_inputs(game, side)
+    atk, a_ptr, a_idx, firers, s_ptr, s_idx, b_tgt, b_ptr, b_idx = plan_kernel(
         s.box, s.attacked, s.entered_turn, s.morale_state, s.level, s.hex, tb.attacker_side[side],
         t.attack, tb.defends_side[1 - side], t.defense, tb.adj_table, game.turn, game.night,
-        firers, t.art_range, t.grid.distance_table, t.neighbours, tb.sight_blocking,
+        cand, t.utype, s.hitched, s.salvos, s.gun_fired_turn, ezoc, barred, ships_ok,
+        t.art_range, t.grid.distance_table, t.neighbours, tb.sight_blocking,
         tb.ground_side[side])
-    opts.attack_targets = atk.tolist()
+    targets = opts.attack_targets = atk.tolist()
     a_ptr = a_ptr.tolist()
     a_idx = a_idx.tolist()
-    opts.attackers = {h: a_idx[a_ptr[i]:a_ptr[i + 1]] for i, h in enumerate(opts.attack_targets)}
-    fl = firers.tolist()
-    if fl and len(targets):
-        cands = targets.tolist()
-        in_range = {h: list(compress(fl, row)) for h, row in zip(cands, inr.tolist())}
-        for tgt in opts.attack_targets:
-            opts.support[tgt] = in_range[tgt]
+    opts.attackers = {h: a_idx[a_ptr[i]:a_ptr[i + 1]] for i, h in enumerate(targets)}
+    s_ptr = s_ptr.tolist()
+    s_idx = s_idx.tolist()
+    opts.support = {h: s_idx[s_ptr[i]:s_ptr[i + 1]] for i, h in enumerate(targets)}
+    if len(b_tgt):
         # 10.1: bombard any attackable enemy hex that is discovered (10.11),
         # in ascending hex order
-        for tgt, ok in zip(cands, disc.tolist()):
-            if ok and in_range[tgt]:
-                opts.bombard[tgt] = list(in_range[tgt])
-    else:
-        for tgt in opts.attack_targets:
-            opts.support[tgt] = []
+        b_ptr = b_ptr.tolist()
+        b_idx = b_idx.tolist()
+        opts.bombard = {h: b_idx[b_ptr[i]:b_ptr[i + 1]] for i, h in enumerate(b_tgt.tolist())}
     if side == AXIS and not game.night:
         opts.air_markers = int(s.air_support_left[0])
-    opts.hurricane_ok = {u for u in fl if t.utype[u] == st.ARTILLERY and s.salvos[u] >= 2}
+    utype, salvos = t.utype, s.salvos
+    opts.hurricane_ok = {u for u in firers.tolist() if utype[u] == st.ARTILLERY and salvos[u] >= 2}
     return opts
 
 
 def defensive_options(game, side: int, threatened) -> dict:
-    """Step 9.2 b: own hex -> artillery/warships of ``side`` able to support it."""
-    firers = _firer_array(game, side)
+    """Step 9.2 b: own hex -> artillery/warships of ``side`` able to support
+    it (rules 12.2, 12.4, 12.5, 16.73, 16.76, 17.7), hexes in the order of
+    ``threatened``, from one compiled call
+    (:func:`.combat_options.defense_kernel`)."""
+    cand, ezoc, barred, ships_ok = _fire_inputs(game, side)
     out = {}
-    if not len(firers):
+    if not len(cand):
         return out
     threatened = [int(h) for h in threatened]
     if not threatened:
         return out
     s, t = game.state, game.static
-    ok = in_range_kernel(np.array(threatened, np.int64), firers, s.hex, t.art_range,
-                         t.grid.distance_table)
-    fl = firers.tolist()
-    for h, row in zip(threatened, ok.tolist()):
-        us = list(compress(fl, row))
-        if us:
-            out[h] = us
+    _f, ptr, idx = defense_kernel(np.array(threatened, np.int64), cand, t.utype, s.hitched,
+                                  s.salvos, s.morale_state, s.hex, s.entered_turn,
+                                  s.gun_fired_turn, ezoc, barred, ships_ok, game.turn,
+                                  t.art_range, t.grid.distance_table)
+    ptr = ptr.tolist()
+    idx = idx.tolist()
+    for i, h in enumerate(threatened):
+        if ptr[i + 1] > ptr[i]:
+            out[h] = idx[ptr[i]:ptr[i + 1]]
     return out
 
 

@@ -341,8 +341,58 @@ def in_range_kernel(hexes, firers, hexa, art_range, dist):
 
 
 @nb.njit(cache=True)
+def _in_range_lists(hexes, firers, hexa, art_range, dist):
+    """Per hex of ``hexes`` the pieces of ``firers`` within range of it
+    (:func:`in_range_kernel` as lists, rules 12.2, 16.73): ``idx[ptr[i]:ptr[i + 1]]``,
+    in ``firers`` order."""
+    ptr = np.zeros(hexes.shape[0] + 1, np.int64)
+    idx = np.empty(hexes.shape[0] * firers.shape[0], np.int64)
+    m = 0
+    for i in range(hexes.shape[0]):
+        h = hexes[i]
+        for j in range(firers.shape[0]):
+            u = firers[j]
+            if dist[h, hexa[u]] <= art_range[u]:
+                idx[m] = u
+                m += 1
+        ptr[i + 1] = m
+    return ptr, idx[:m].copy()
+
+
+@nb.njit(cache=True)
+def defense_kernel(hexes, cand, utype, hitched, salvos, morale_state, hexa, entered_turn,
+                   gun_fired_turn, enemy_zoc, barred, ships_ok, turn, art_range, dist):
+    """The arrays behind :func:`.combat.defensive_options` (step 9.2 b) in
+    one call: the pieces of ``cand`` that may fire (:func:`firers_kernel`;
+    rules 12.4, 12.5, 11.4, 12.23, 16.73, 16.76, 17.7, 18.4, 9.16), and per
+    own hex of ``hexes`` those within range of it (12.2).
+
+    Parameters
+    ----------
+    hexes : int64[T]
+        Own hexes that may be attacked, in the order asked.
+    cand ... turn
+        As :func:`firers_kernel`.
+    art_range, dist
+        As :func:`in_range_kernel`.
+
+    Returns
+    -------
+    firers : int64[F]
+        The pieces that may fire, ascending.
+    ptr, idx : int64[T + 1], int64[M]
+        Per hex, the firers within range (offsets into ``idx``, firers order).
+    """
+    firers = firers_kernel(cand, utype, hitched, salvos, morale_state, hexa, entered_turn,
+                           gun_fired_turn, enemy_zoc, barred, ships_ok, turn)
+    ptr, idx = _in_range_lists(hexes, firers, hexa, art_range, dist)
+    return firers, ptr, idx
+
+
+@nb.njit(cache=True)
 def plan_kernel(box, attacked, entered_turn, morale_state, level, hexa, can_type, attack,
-                defends_enemy, defense, adj, turn, night, firers, art_range, dist, nbr, blocks,
+                defends_enemy, defense, adj, turn, night, cand, utype, hitched, salvos,
+                gun_fired_turn, enemy_zoc, barred, ships_ok, art_range, dist, nbr, blocks,
                 ground_side):
     """The arrays behind :func:`.combat.plan_options` (step 9.2 a) in one call.
 
@@ -350,8 +400,9 @@ def plan_kernel(box, attacked, entered_turn, morale_state, level, hexa, can_type
     ----------
     box .. night
         As :func:`attack_options_kernel`.
-    firers : int64[F]
-        The side's pieces that may fire (:func:`firers_kernel`).
+    cand, utype, hitched, salvos, gun_fired_turn, enemy_zoc, barred, ships_ok
+        As :func:`firers_kernel` (``cand`` from :func:`firer_candidates`;
+        ``enemy_zoc`` is read only when there is a candidate).
     art_range, dist
         As :func:`in_range_kernel`.
     nbr : int32[n_hexes, 6]
@@ -369,18 +420,22 @@ def plan_kernel(box, attacked, entered_turn, morale_state, level, hexa, can_type
         The units that may attack each of ``attack_targets`` (offsets into
         ``a_idx``; each target's units in ascending order), as
         :func:`attack_options_kernel` finds them.
-    targets : int64[T]
-        Every attackable hex (9.15), ascending.
-    in_range : bool[T, F]
-        :func:`in_range_kernel` of ``targets`` (all False rows when ``F`` = 0).
-    discovered : bool[T]
-        Rule 10.11 for each of ``targets`` (all False when ``F`` = 0).
+    firers : int64[F]
+        The side's pieces that may fire (:func:`firers_kernel`; 12.4, 12.5,
+        11.4, 12.23, 16.73, 16.76, 17.7, 18.4, 9.16), ascending.
+    s_ptr, s_idx : int64[A + 1], int64[S]
+        Per attack target, the firers within range of it (12.2; firers
+        order).
+    b_tgt, b_ptr, b_idx : int64[B], int64[B + 1], int64[R]
+        The hexes that may be bombarded (10.1: attackable, discovered by the
+        side, 10.11, and within range of a firer), ascending, and per hex the
+        firers within range.
     """
     nh = adj.shape[0]
     tmask = attackable_mask(hexa, level, defends_enemy, defense, nh)
-    cand = attackers_kernel(box, attacked, entered_turn, morale_state, level, can_type, attack,
-                            turn, night)
-    order, start, units = group_options(cand, hexa, tmask, adj)
+    cand_a = attackers_kernel(box, attacked, entered_turn, morale_state, level, can_type, attack,
+                              turn, night)
+    order, start, units = group_options(cand_a, hexa, tmask, adj)
     # the attackers per target in ascending target order (targets are distinct)
     perm = np.argsort(order)
     k = order.shape[0]
@@ -395,17 +450,38 @@ def plan_kernel(box, attacked, entered_turn, morale_state, level, hexa, can_type
             a_idx[m] = units[q]
             m += 1
         a_ptr[i + 1] = m
+    if cand.shape[0]:
+        firers = firers_kernel(cand, utype, hitched, salvos, morale_state, hexa, entered_turn,
+                               gun_fired_turn, enemy_zoc, barred, ships_ok, turn)
+    else:
+        firers = cand
+    s_ptr, s_idx = _in_range_lists(atk, firers, hexa, art_range, dist)
     targets = np.flatnonzero(tmask)
+    no = np.zeros(0, np.int64)
     if firers.shape[0] == 0 or targets.shape[0] == 0:
-        return atk, a_ptr, a_idx, targets, np.zeros((targets.shape[0], 0), np.bool_), \
-            np.zeros(targets.shape[0], np.bool_)
-    inr = in_range_kernel(targets, firers, hexa, art_range, dist)
+        return atk, a_ptr, a_idx, firers, s_ptr, s_idx, no, np.zeros(1, np.int64), no
     own = np.zeros(nh, np.bool_)
     for u in range(box.shape[0]):
         if ground_side[u] and box[u] == _BOX_MAP:
             own[hexa[u]] = True
     hx = np.flatnonzero(own)
     if hx.shape[0] == 0:
-        return atk, a_ptr, a_idx, targets, inr, np.zeros(targets.shape[0], np.bool_)
+        return atk, a_ptr, a_idx, firers, s_ptr, s_idx, no, np.zeros(1, np.int64), no
     disc = discovered_kernel(targets, hx, dist, nbr, blocks, night)
-    return atk, a_ptr, a_idx, targets, inr, disc
+    t_ptr, t_idx = _in_range_lists(targets, firers, hexa, art_range, dist)
+    nb_ = 0
+    b_tgt = np.empty(targets.shape[0], np.int64)
+    b_ptr = np.zeros(targets.shape[0] + 1, np.int64)
+    b_idx = np.empty(t_idx.shape[0], np.int64)
+    m = 0
+    for i in range(targets.shape[0]):
+        if not disc[i] or t_ptr[i + 1] == t_ptr[i]:
+            continue
+        b_tgt[nb_] = targets[i]
+        for q in range(t_ptr[i], t_ptr[i + 1]):
+            b_idx[m] = t_idx[q]
+            m += 1
+        nb_ += 1
+        b_ptr[nb_] = m
+    return atk, a_ptr, a_idx, firers, s_ptr, s_idx, b_tgt[:nb_].copy(), b_ptr[:nb_ + 1].copy(), \
+        b_idx[:m].copy()
