@@ -101,7 +101,7 @@ def test_destinations_equal_legal_kernel():
         allowed = t.land & strat_ok if strategic else t.land
         dest, mp, pred, k = move_choice._destinations(
             u, here, ma, t.move_class, np.ascontiguousarray(edge[int(strategic)]), zoc, blocked, stop,
-            allowed, t.ocean_side, t.neighbours, room, weight, remnant_full, level)
+            allowed, t.ocean_side, t.neighbours, room, base, rem, level)
         np.testing.assert_array_equal(dest[:k], want[0])
         assert mp[:k].tolist() == want[1].tolist()
         np.testing.assert_array_equal(pred, want[2])

@@ -120,7 +120,7 @@ def test_walk_rows_follow_the_moves():
             first = int(steps[r - 1, 0]) + 1
             again = list(args)
             again[0] = order[first:]
-            again[2], again[4], again[35] = after_hex[r - 1], after_moved[r - 1], after_control[r - 1]
+            again[2], again[4], again[33] = after_hex[r - 1], after_moved[r - 1], after_control[r - 1]
             again[-1] = 1
             one = kernel(*again)
             want = steps[r].copy()

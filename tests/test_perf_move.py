@@ -315,6 +315,7 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
 
     def infiltration_options(game, side):
         got = fast_infiltration(game, side)
+        stack_room(game, side)               # the room the fused infiltration kernel counts (7.1)
         assert list(got.items()) == list(ref_infiltration_options(game, side).items())
         calls["infiltration"] = calls.get("infiltration", 0) + 1
         calls["infiltration_options"] = calls.get("infiltration_options", 0) + len(got)

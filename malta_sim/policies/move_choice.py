@@ -40,6 +40,9 @@ from ..games.island_of_death import static as st
 from ..games.island_of_death.state import AXIS, DEMORALIZED, NIGHT
 from .axis import _best_step, _goal_hex
 
+#: half battalions a hex holds (rule 7.1)
+_ROOM = mv.STACK_ROOM
+
 #: what :func:`axis_walk_kernel` stopped on
 DONE, MOVE, PYTHON = 0, 1, 2
 
@@ -117,8 +120,8 @@ def _objectives(control, weights, obj):
 
 @nb.njit(cache=True)
 def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out_of_supply, morale,
-                     formation, turn, night, bonus, ground, never, utype, move_class, ma_tab, weight,
-                     remnant_full, formation_hq, strategic, edge, ocean_side, nbr, land, strat_ok, zoc,
+                     formation, turn, night, bonus, ground, never, utype, move_class, ma_tab,
+                     formation_hq, strategic, edge, ocean_side, nbr, land, strat_ok, zoc,
                      blocked, stop, side_units, base, remnant_level, dist, weights, control, enemy_units,
                      envelop_w, decay, radius, codes, max_moves):
     """Walk the Axis bot's candidates and pick its next moves (rules 5.2,
@@ -148,9 +151,6 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
     never, utype, move_class, ma_tab : ndarray
         Static tables: pieces that never move (bool[n_units]), type and class
         codes, printed MA per level (int[n_units, levels]).
-    weight, remnant_full : ndarray[n_units]
-        ``game.tables.base_weight`` and ``remnant_level_full``: the mover's own
-        stacking weight, half battalions (7.1, 17.31).
     formation_hq : int[n_formations]
         HQ piece of each formation (supply anchor, 8.2).
     strategic : bool
@@ -163,7 +163,8 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         As :func:`movement.legal_kernel` (enemy ZOC, blocking and trivial
         hexes of rule 6.52 from ``movement._masks``).
     side_units, base, remnant_level : ndarray
-        The Axis pieces (int64[m]) and :func:`movement.stack_tables`.
+        The Axis pieces (int64[m]) and :func:`movement.stack_tables` (each
+        piece's stacking weight, half battalions, 7.1, 17.31).
     dist : int[n_hexes, n_hexes]
         Hex distances.
     weights : float64[n_hexes]
@@ -242,7 +243,7 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
     envelop = envelop_w if ne > 0 and envelop_w > 0 else 0.0
     # stacking room per hex before the mover's own weight (7.1): the Axis
     # side's totals, kept up to date as the walk's moves are applied
-    room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, 8)
+    room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, _ROOM)
     allowed = land & strat_ok if strategic else land
     nf = formation_hq.shape[0]
     m = 0
@@ -274,7 +275,7 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
             if ma < 0:
                 continue
             dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop,
-                                              allowed, ocean_side, nbr, room, weight, remnant_full,
+                                              allowed, ocean_side, nbr, room, base, remnant_level,
                                               level)
             best_near, best_cost = 0, 0.0
             for a in range(k):
@@ -306,7 +307,7 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
             if ma < 0:
                 continue
             dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop,
-                                              allowed, ocean_side, nbr, room, weight, remnant_full,
+                                              allowed, ocean_side, nbr, room, base, remnant_level,
                                               level)
             if k == 0:
                 continue
@@ -367,7 +368,7 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
 
 @nb.njit(cache=True)
 def _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, ocean_side, nbr, room,
-                  weight, remnant_full, level):
+                  base, remnant_level, level):
     """Legal destinations of unit ``u`` (not a leader, not artillery) from
     hex ``here`` with ``ma`` MP: :func:`movement.legal_kernel`'s search
     (rules 5.2, 6.1-6.3, 6.53) and stacking test (7.1) with the side's
@@ -378,7 +379,7 @@ def _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, oc
     cls = np.int64(move_class[u])
     cost, pred = mv.reach_core(here, 2 * ma, cls, edge[cls + 1], zoc, blocked, stop, allowed,
                                ocean_side, nbr, mv.ZOC_ENTER, mv.ZOC_EXIT)
-    w = np.int64(weight[u]) - (1 if np.int64(level[u]) == np.int64(remnant_full[u]) else 0)
+    w = 1 if level[u] == remnant_level[u] else np.int64(base[u])     # 7.1, 17.31
     dest = np.empty(n, np.int64)
     mp = np.empty(n, np.float64)
     k = 0
@@ -397,9 +398,8 @@ def _statics(game) -> tuple:
     out = getattr(t, "_axis_step_statics", None)
     if out is None:
         edge, base, rem = mv._static_args(t)
-        tb = game.tables
         out = t._axis_step_statics = (
-            mv._never_moves(t), t.utype, t.move_class, t.ma, tb.base_weight, tb.remnant_level_full,
+            mv._never_moves(t), t.utype, t.move_class, t.ma,
             t.formation_hq, (np.ascontiguousarray(edge[0]), np.ascontiguousarray(edge[1])),
             t.ocean_side, t.neighbours, t.land, base, rem, t.grid.distance_table)
     return out
@@ -557,13 +557,13 @@ def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float,
         hit = walk.take(game, key, order, bonus, strat_ok, planned)
         if hit is not None:
             return hit
-    never, utype, move_class, ma_tab, weight, rem_full, fhq, edges, ocean_side, nbr, land, base, rem, \
+    never, utype, move_class, ma_tab, fhq, edges, ocean_side, nbr, land, base, rem, \
         dist = _statics(game)
     zoc, block, trivial = mv._side_masks(game, AXIS)
     rows = axis_walk_kernel(
         np.array(order, np.int64), s.box, s.hex, s.level, s.moved, s.hitched, s.entered_turn,
         s.out_of_supply, s.morale_state, s.formation, turn, turn % 4 == NIGHT, bonus, game.ground_mask,
-        never, utype, move_class, ma_tab, weight, rem_full, fhq, strategic, edges[strategic], ocean_side,
+        never, utype, move_class, ma_tab, fhq, strategic, edges[strategic], ocean_side,
         nbr, land, strat_ok, zoc, block, trivial, mv._side_units(game, AXIS), base, rem, dist, weights,
         s.control, mv._side_units(game, 1 - AXIS), envelop, decay, radius, _CODES,
         1 if walk is None else WALK_MOVES)
@@ -579,8 +579,8 @@ _AA = st.AA
 
 @nb.njit(cache=True)
 def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_supply, morale, turn,
-                    night, bonus, may_act, ground, never, utype, move_class, ma_tab, weight,
-                    remnant_full, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
+                    night, bonus, may_act, ground, never, utype, move_class, ma_tab,
+                    strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
                     side_units, enemy_units, base, remnant_level, dist, static_val, fort,
                     fort_destroyed, control, codes, aa):
     """The Allied bot's garrison move (rules 6.1-6.6, 7.1, 17.7, 20.0; see
@@ -600,7 +600,7 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         As :func:`axis_walk_kernel`.
     may_act : bool[n_hexes]
         Hexes from which rule 17.7 lets a unit move now (:func:`_may_act`).
-    ground, never, utype, move_class, ma_tab, weight, remnant_full
+    ground, never, utype, move_class, ma_tab
         As :func:`axis_walk_kernel`.
     strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop
         As :func:`axis_walk_kernel`, for the bot's side.
@@ -665,7 +665,7 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         if box[x] == 0 and ground[x]:
             eh[ne] = hexes[x]
             ne += 1
-    room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, 8)
+    room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, _ROOM)
     allowed = land & strat_ok if strategic else land
     for i in range(order.shape[0]):
         u = order[i]
@@ -687,7 +687,7 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         if ma < 0:
             continue
         dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
-                                          ocean_side, nbr, room, weight, remnant_full, level)
+                                          ocean_side, nbr, room, base, remnant_level, level)
         best, best_val, best_mp = -1, 0.0, 0.0
         for a in range(k):
             h = dest[a]
@@ -727,7 +727,7 @@ def garrison_step(game, mode: str, order: list, side: int, static_val: np.ndarra
         ``(stop_at, dest_hex)`` as :func:`garrison_kernel`.
     """
     s = game.state
-    never, utype, move_class, ma_tab, weight, rem_full, _fhq, edges, ocean_side, nbr, land, base, rem, \
+    never, utype, move_class, ma_tab, _fhq, edges, ocean_side, nbr, land, base, rem, \
         dist = _statics(game)
     t = game.static
     strategic = mode == "strategic"
@@ -741,7 +741,7 @@ def garrison_step(game, mode: str, order: list, side: int, static_val: np.ndarra
     stop_at, best, dest, mp, pred = garrison_kernel(
         np.array(order, np.int64), side, s.box, s.hex, s.level, s.moved, s.entered_turn,
         s.out_of_supply, s.morale_state, turn, turn % 4 == NIGHT, bonus, may_act, game.ground_mask, never,
-        utype, move_class, ma_tab, weight, rem_full, strategic, edges[strategic], ocean_side, nbr,
+        utype, move_class, ma_tab, strategic, edges[strategic], ocean_side, nbr,
         land, strat_ok, zoc, block, trivial, mv._side_units(game, side), mv._side_units(game, 1 - side),
         base, rem, dist, static_val, t.fort, s.fort_destroyed, s.control, _CODES, _AA)
     if best >= 0:

@@ -1225,10 +1225,10 @@ def infiltration_options(game, side: int) -> dict:
     zoc = _zoc_memo(game, 1 - side, pk)                  # read only
     block, _ = _occupancy_memo(game, 1 - side, pk)
     base, rem = stack_tables(t)
-    units, dests = infiltration_kernel(
-        _movable_before_17_7(game, side), s.hex, s.level, t.utype, t.move_class, zoc_start, zoc,
-        block, t.land, t.ocean_side, t.rise, t.road, t.neighbours, _stack_room(game, side), base, rem,
-        _INFILTRATION_CODES)
+    units, dests = infiltration_options_kernel(
+        _side_units(game, side), s.box, s.moved, s.entered_turn, s.level, s.turn.item(0), _never_moves(t),
+        t.utype, t.ma, s.hex, t.move_class, zoc_start, zoc, block, t.land, t.ocean_side, t.rise, t.road,
+        t.neighbours, base, rem, STACK_ROOM, _INFILTRATION_CODES)
     allied = side == ALLIED
     for u, row in zip(units.tolist(), dests.tolist()):
         if allied and not delayed_reaction_ok(game, u):
@@ -1240,6 +1240,46 @@ def infiltration_options(game, side: int) -> dict:
 #: unit type and movement class codes :func:`infiltration_kernel` tests
 #: (leader, artillery, foot class)
 _INFILTRATION_CODES = np.array([st.LEADER, st.ARTILLERY, st.FOOT], np.int64)
+
+
+@nb.njit(cache=True)
+def infiltration_options_kernel(side_units, box, moved, entered_turn, level, turn, never, utype, ma,
+                                hexes, move_class, zoc_start, zoc, block, land, ocean_side, rise, road,
+                                nbr, base, remnant_level, room_max, codes):
+    """The whole of :func:`infiltration_options` before rule 17.7 in one
+    call (rules 6.41, 5.0, 7.1): the side's pieces that may move
+    (:func:`movable_kernel`), the stacking room left per hex
+    (:func:`stack_room_kernel`, ``room_max`` half battalions a hex holds),
+    then :func:`infiltration_kernel`.
+
+    Parameters
+    ----------
+    side_units : int64[k]
+        The side's pieces, ascending.
+    box, moved, entered_turn, level, hexes : arrays [n_units]
+        The game state's per-piece arrays.
+    turn : int
+        Game turn.
+    never, utype, ma, move_class
+        As :func:`movable_kernel` and :func:`infiltration_kernel`.
+    zoc_start, zoc, block, land, ocean_side, rise, road, nbr, base, remnant_level
+        As :func:`infiltration_kernel`.
+    room_max : int
+        Rule 7.1 stacking limit, half battalions.
+    codes : int64[3]
+        :data:`_INFILTRATION_CODES` (leader, artillery, foot class).
+
+    Returns
+    -------
+    sel, dests
+        As :func:`infiltration_kernel`.
+    """
+    units = movable_kernel(side_units, box, moved, entered_turn, level, turn, never, utype, ma,
+                           codes[0])
+    room = stack_room_kernel(side_units, box, hexes, level, base, remnant_level, nbr.shape[0],
+                             room_max)
+    return infiltration_kernel(units, hexes, level, utype, move_class, zoc_start, zoc, block, land,
+                               ocean_side, rise, road, nbr, room, base, remnant_level, codes)
 
 
 @nb.njit(cache=True)
