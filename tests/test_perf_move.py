@@ -322,6 +322,37 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
         return got
 
     fast_bonus, fast_within2 = movement.leader_bonus, movement.within2_of_enemy
+    fast_strategic, fast_loop = movement.strategic_movement, movement._movement_loop
+
+    def strategic_movement(game, side):
+        # the fused set-up kernel against the plain leader bonuses (14.1),
+        # hexes near the enemy and candidates (6.2, 17.7)
+        from malta_sim.games.island_of_death import static as st
+
+        s = game.state
+        want_bonus = ref_leader_bonus(game, side)
+        np.testing.assert_array_equal(fast_bonus(game, side), want_bonus)
+        near = ref_within2_of_enemy(game, side)
+        want_allowed = (s.control == side) & ~near & game.static.land
+        want_cands = [u for u in game.on_map(side) if movement.movable(game, int(u))
+                      and not near[s.hex[u]] and game.static.utype[u] != st.LEADER]
+        seen = {}
+
+        def loop(game_, side_, mode, cands):
+            seen["cands"] = list(cands)
+            return fast_loop(game_, side_, mode, cands)
+
+        movement._movement_loop = loop
+        try:
+            fast_strategic(game, side)
+        finally:
+            movement._movement_loop = fast_loop
+        np.testing.assert_array_equal(game.extra["leader_bonus"], want_bonus)
+        assert game.extra["leader_bonus"].dtype == np.int8
+        np.testing.assert_array_equal(game.extra["strat_allowed"][side], want_allowed)
+        assert seen["cands"] == [int(u) for u in want_cands]
+        calls["bonus"] = calls.get("bonus", 0) + int(want_bonus.any())
+        calls["strategic"] = calls.get("strategic", 0) + len(want_cands)
     from malta_sim.games.island_of_death import supply
 
     fast_supply = supply.compute_supply
@@ -374,6 +405,7 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
     monkeypatch.setattr(movement, "_enter_path", enter_path)
     monkeypatch.setattr(movement, "exerting_hexes", exerting_hexes)
     monkeypatch.setattr(movement, "leader_bonus", leader_bonus)
+    monkeypatch.setattr(movement, "strategic_movement", strategic_movement)
     monkeypatch.setattr(movement, "within2_of_enemy", within2_of_enemy)
     monkeypatch.setattr(supply, "compute_supply", compute_supply)
     monkeypatch.setattr(movement, "movable_units", movable_units)
@@ -385,6 +417,7 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
     if ax == "random":      # the parameterised bots choose moves in one compiled call (test_perf3_move)
         assert calls["legal"] > 10, calls
     assert calls["infiltration"] > 2 and calls["bonus"] > 2 and calls["supply"] > 2, calls
+    assert calls["strategic"] > 5, calls
     assert calls["exert"] > 2 and calls["skipped"] > 10 and calls["infiltration_options"] > 2, calls
 
 

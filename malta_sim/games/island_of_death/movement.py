@@ -1108,20 +1108,90 @@ def _night_effect(game, u: int, spent: float) -> None:
 def strategic_movement(game, side: int) -> None:
     """Rule 6.2 (4.24 b / 4.32 b): units not within two hexes of enemy ground
     units may move through hexes friendly-controlled at the start of the phase
-    and never within two hexes of the enemy."""
+    and never within two hexes of the enemy.
+
+    The phase's leader bonuses (14.1), the hexes strategic movement may use
+    and the candidates (rule 17.7 apart) come from one compiled call,
+    :func:`strategic_setup_kernel`."""
     s, t = game.state, game.static
-    game.extra["leader_bonus"] = leader_bonus(game, side)
-    near = within2_of_enemy(game, side)
-    allowed = (s.control == side) & ~near & t.land
-    sa = game.extra.setdefault("strat_allowed", {})
+    bonus, allowed, cands = strategic_setup_kernel(
+        side, _side_units(game, side), _side_units(game, 1 - side), s.box, s.hex, s.level, s.formation,
+        s.moved, s.entered_turn, s.control, s.turn.item(0), game.ground_mask, _within2(t), t.land,
+        _never_moves(t), t.utype, t.ma, t.side, t.move_class, t.formation_leader, t.foot_bonus,
+        t.mot_bonus, t.grid.distance_table, _BONUS_CODES)
+    extra = game.extra
+    extra["leader_bonus"] = bonus
+    sa = extra.setdefault("strat_allowed", {})
     sa[side] = allowed
-    game.extra["zoc_start"] = zoc_map(game, 1 - side)
+    extra["zoc_start"] = zoc_map(game, 1 - side)
     invalidate(game)
-    cands = movable_units(game, side)
-    if cands:
-        c = np.array(cands)
-        cands = c[~near[s.hex[c]] & (t.utype[c] != st.LEADER)].tolist()
+    cands = cands.tolist()
+    if side == ALLIED and cands:
+        may = may_act_hexes(game, side)                              # rule 17.7
+        if may is not None:
+            hx = s.hex
+            cands = [u for u in cands if may[hx[u]]]
     _movement_loop(game, side, "strategic", cands)
+
+
+@nb.njit(cache=True)
+def strategic_setup_kernel(side, units, enemy_units, box, hexes, level, formation, moved, entered_turn,
+                           control, turn, ground, within2, land, never, utype, ma, unit_side, move_class,
+                           formation_leader, foot_bonus, mot_bonus, dist, codes):
+    """What a strategic movement phase starts from (rules 6.2, 14.1), in one
+    pass: :func:`leader_bonus`, :func:`within2_of_enemy`, the hexes the
+    side may move through and the candidates.
+
+    Parameters
+    ----------
+    side : int
+        The moving side (0 Axis, 1 Allied).
+    units, enemy_units : int64[k]
+        The side's and the enemy's pieces (ascending).
+    box, hexes, level, formation, moved, entered_turn : arrays [n_units]
+        The game state's per-piece arrays.
+    control : int8[n_hexes]
+        Hex control (2.1).
+    turn : int
+        Game turn.
+    ground : bool[n_units]
+        Ground combat units.
+    within2 : int64[n_hexes, 19]
+        The hexes within two of each hex (:func:`_within2`).
+    land : bool[n_hexes]
+    never, utype, ma
+        As :func:`movable_kernel`.
+    unit_side, move_class, formation_leader, foot_bonus, mot_bonus, dist, codes
+        As :func:`leader_bonus_kernel` (``codes`` = leader type, foot class).
+
+    Returns
+    -------
+    bonus : int8[n_units]
+        Leader MP bonus of the phase (:func:`leader_bonus_kernel`, 14.1).
+    allowed : bool[n_hexes]
+        Land hexes the side controls that are not within two hexes of an
+        enemy ground unit (6.2).
+    cands : int64[j]
+        The side's pieces that may move (:func:`movable_kernel`; rule 17.7
+        not applied) that are not leaders and do not stand within two hexes
+        of an enemy ground unit, ascending.
+    """
+    bonus = leader_bonus_kernel(side, units, box, hexes, level, formation, utype, ma, unit_side,
+                                move_class, formation_leader, foot_bonus, mot_bonus, dist, codes)
+    near = within2_kernel(enemy_units, box, hexes, ground, within2)
+    n = land.shape[0]
+    allowed = np.empty(n, np.bool_)
+    for h in range(n):
+        allowed[h] = control[h] == side and not near[h] and land[h]
+    movable = movable_kernel(units, box, moved, entered_turn, level, turn, never, utype, ma, codes[0])
+    cands = np.empty(movable.shape[0], np.int64)
+    k = 0
+    for i in range(movable.shape[0]):
+        u = movable[i]
+        if not near[hexes[u]] and utype[u] != codes[0]:
+            cands[k] = u
+            k += 1
+    return bonus, allowed, cands[:k]
 
 
 def tactical_movement(game, side: int) -> None:
