@@ -315,3 +315,45 @@ def test_replaced_choose_loss_is_asked(monkeypatch):
         monkeypatch.undo()
         want = max(u(x) for x in names)
         assert g.state.level[want] == 1 or g.state.box[want] != BOX_MAP
+
+
+# ------------------------------------------------------------------ advance (9.81)
+@pytest.mark.parametrize("seed", [61, 62])
+def test_advance_eligible_equals_plain_on_random_positions(seed):
+    """Rule 9.81 (9.63, 12.11): the compiled list of pieces that may advance
+    equals the plain one, order included, on random positions with random
+    stayers (artillery hitched or not, strongpoints, HQs, leaders, AA)."""
+    rng = np.random.default_rng(seed)
+    seen = 0
+    for trial in range(12):
+        g = _random_game(rng, trial)
+        s, t = g.state, g.static
+        for side in (0, 1):
+            own = np.flatnonzero((s.box == BOX_MAP) & (t.side == side) & g.tables.ground).tolist()
+            for k in range(10):
+                m = int(rng.integers(0, min(len(own), 6) + 1))
+                stayers = [int(x) for x in rng.choice(own, m, replace=False)]
+                got = combat._advance_eligible(g, side, stayers)
+                want = combat._advance_eligible_plain(g, side, stayers)
+                assert got == want, (stayers, got, want)
+                seen += len(want) > len(stayers)
+    assert seen
+
+
+def test_advance_eligible_equals_plain_through_games(monkeypatch):
+    """Every advance after combat in whole games lists the eligible pieces
+    (9.81) as the plain version does."""
+    counts: dict = {}
+    fast = combat._advance_eligible
+
+    def ae(game, side, stayers):
+        got = fast(game, side, stayers)
+        assert got == combat._advance_eligible_plain(game, side, stayers)
+        counts["n"] = counts.get("n", 0) + 1
+        return got
+    monkeypatch.setattr(combat, "_advance_eligible", ae)
+    for scenario, axis, allied, seed in (("hercules", "balanced", "static", 1942),
+                                         ("intro", "random", "random", 3)):
+        get_scenario(scenario).play_fn()(scenario, seed, np.arange(2), axis_policy=axis,
+                                          allied_policy=allied, options=(), data_dir=None)
+    assert counts.get("n", 0) > 0

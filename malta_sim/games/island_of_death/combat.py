@@ -20,7 +20,7 @@ from ...kernels import bombard as kbomb
 from ...kernels import crt as kcrt
 from . import static as st
 from .artillery import defensive_expend, expend
-from .combat_moves import advance_options, retreat_options
+from .combat_moves import advance_eligible, advance_options, retreat_options
 from .combat_options import (attack_options_kernel, attackers_kernel, discovered_kernel,
                              defense_kernel, firer_candidates, firers_kernel, plan_kernel)
 from ...policies.base import own_methods, plain_methods
@@ -1228,18 +1228,49 @@ def _blocking_in(game, h: int, side: int) -> bool:
     return False
 
 
+def _advance_eligible(game, side: int, stayers) -> list[int]:
+    """Rule 9.81: the pieces that may advance after combat: the surviving
+    attackers that did not retreat (``stayers``), then the units stacked with
+    them that did not attack (per origin hex, ascending; never leaders, HQs
+    or AA); never artillery or pieces that cannot move (:func:`_ma_zero`).
+    One compiled pass (:func:`.combat_moves.advance_eligible`); the same
+    list as :func:`_advance_eligible_plain`.
+
+    Returns
+    -------
+    list of int
+    """
+    s, t, tb = game.state, game.static, game.tables
+    run = tb.side_run[side]
+    if run is None:
+        return _advance_eligible_plain(game, side, stayers)
+    origins0 = {int(s.hex[u]) for u in stayers}
+    return advance_eligible(np.array(stayers, np.int64), np.array(list(origins0), np.int64),
+                            run[0], run[1], s.hex, s.level, s.hitched, t.utype, tb.ground,
+                            t.ma).tolist()
+
+
+def _advance_eligible_plain(game, side: int, stayers) -> list[int]:
+    """:func:`_advance_eligible` from the unit queries (rule 9.81): the plain
+    reference."""
+    s = game.state
+    origins0 = {int(s.hex[u]) for u in stayers}
+    ut, ground, stay = game.tables.utype, game._ground, set(stayers)
+    extra = [x for o in origins0 for x in game.units_at(o, side).tolist()
+             if x not in stay and ground[x] and ut[x] not in (st.LEADER, st.HQ, st.AA)]
+    return [u for u in list(stayers) + extra
+            if ut[u] != st.ARTILLERY and not _ma_zero(game, u)]
+
+
 def _advance(game, side, target, stayers, length, res) -> None:
     """Rule 9.8 (9.81-9.88, 10.23, 17.1): eligible survivors may advance into
     the attacked hex and, when the length allows, beyond it."""
     s, t = game.state, game.static
     # 9.81: surviving attackers that did not retreat, and units stacked with
     # them that did not attack; never artillery or units that cannot move
-    origins0 = {int(s.hex[u]) for u in stayers}
-    ut, ground, stay = game.tables.utype, game._ground, set(stayers)
-    extra = [x for o in origins0 for x in game.units_at(o, side).tolist()
-             if x not in stay and ground[x] and ut[x] not in (st.LEADER, st.HQ, st.AA)]
-    elig = [u for u in list(stayers) + extra
-            if ut[u] != st.ARTILLERY and not _ma_zero(game, u)]
+    tb = game.tables
+    ut = tb.utype
+    elig = _advance_eligible(game, side, stayers)
     if not elig:
         return
     if t.city[target] or (t.fort[target]) or game.night:
@@ -1271,7 +1302,7 @@ def _advance(game, side, target, stayers, length, res) -> None:
     if left > 0:
         on_path = np.zeros(t.n_hexes, bool)
         on_path[target] = True
-        tb, ca = game.tables, np.array(chosen, np.int64)
+        ca = np.array(chosen, np.int64)
     cur = target
     while left > 0:
         zoc = zoc_map(game, 1 - side)

@@ -109,6 +109,88 @@ def fits(units, h, hexa, level, own_side, base_weight, remnant_level_full):
     return tot <= _STACK_LIMIT_HALVES
 
 
+_ARTILLERY = st.ARTILLERY
+_HQ = st.HQ
+_AA = st.AA
+_STRONGPOINT = st.STRONGPOINT
+_MILITIA = st.MILITIA
+_COASTAL_GUN = st.COASTAL_GUN
+
+
+@nb.njit(cache=True)
+def cannot_move(u, utype, hitched, ma, level):
+    """:func:`.combat._ma_zero`: piece ``u`` cannot move (movement allowance
+    zero: strongpoints, militia, coastal guns, prepared artillery, 12.11, or
+    a printed allowance of zero at its level; rules 9.81, 9.63)."""
+    ut = utype[u]
+    if ut == _STRONGPOINT or ut == _MILITIA or ut == _COASTAL_GUN:
+        return True
+    if ut == _ARTILLERY:
+        return not hitched[u]
+    return ma[u, level[u]] <= 0
+
+
+@nb.njit(cache=True)
+def advance_eligible(stayers, origins, lo, hi, hexa, level, hitched, utype, ground, ma):
+    """Rule 9.81: the pieces that may advance after combat, in the order
+    :func:`.combat._advance` lists them: the surviving attackers that did not
+    retreat (``stayers``, in order), then per origin hex (in the order given)
+    the other ground pieces of the side stacked there, ascending (not
+    leaders, HQs or AA); of these, every piece but artillery and pieces that
+    cannot move (:func:`cannot_move`).
+
+    Parameters
+    ----------
+    stayers : int64[k]
+        The attackers that stay.
+    origins : int64[m]
+        Their hexes, each once.
+    lo, hi : int
+        The side's run of piece indices (``StaticTables.side_run``).
+    hexa, level : arrays [n_units]
+        State fields ``hex`` and ``level``.
+    hitched : bool[n_units]
+        State field ``hitched`` (artillery on its move side, 12.11).
+    utype : int8[n_units]
+        Unit type codes.
+    ground : bool[n_units]
+        Ground combat pieces (not leaders, warships, coastal guns).
+    ma : int[n_units, n_levels]
+        Printed movement allowance per level.
+
+    Returns
+    -------
+    int64[j]
+        The eligible pieces.
+    """
+    k = stayers.shape[0]
+    out = np.empty(k + (hi - lo), np.int64)
+    n = 0
+    for i in range(k):
+        u = stayers[i]
+        if utype[u] != _ARTILLERY and not cannot_move(u, utype, hitched, ma, level):
+            out[n] = u
+            n += 1
+    for j in range(origins.shape[0]):
+        o = origins[j]
+        for x in range(lo, hi):
+            if hexa[x] != o or not ground[x]:
+                continue
+            ut = utype[x]
+            if ut == _LEADER or ut == _HQ or ut == _AA or ut == _ARTILLERY:
+                continue
+            stays = False
+            for i in range(k):
+                if stayers[i] == x:
+                    stays = True
+                    break
+            if stays or cannot_move(x, utype, hitched, ma, level):
+                continue
+            out[n] = x
+            n += 1
+    return out[:n].copy()
+
+
 @nb.njit(cache=True)
 def fit_in_order(units, h, hexa, level, own_side, base_weight, remnant_level_full):
     """The pieces of ``units`` taken in the given order, each kept when it
