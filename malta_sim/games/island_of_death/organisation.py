@@ -491,7 +491,8 @@ def replacements(game) -> None:
     s, t = game.state, game.static
     s.replaced_today[:] = False
     for side in (AXIS, ALLIED):
-        enemy = np.unique(s.hex[[u for u in game.on_map(1 - side) if game.is_ground(int(u))]])
+        foes = game.on_map(1 - side)
+        enemy = np.unique(s.hex[foes[game.tables.ground[foes]]])     # their ground units' hexes
         if side == AXIS and game.day == 4:
             for kind, utype, n in (("italian infantry", st.INFANTRY, 2), ("italian glider", st.GLIDER, 1)):
                 el = [int(u) for u in game.on_map(AXIS) if t.utype[u] == utype
@@ -510,10 +511,8 @@ def replacements(game) -> None:
                         game.log("replacement", side=AXIS, units=[u], result=kind, rule="17.41")
         if side == ALLIED:
             pairs = []
-            for u in game.on_map(ALLIED):
-                u = int(u)
-                if t.utype[u] != st.INFANTRY or t.nation[u] != st.BRITISH:
-                    continue
+            on = game.on_map(ALLIED)
+            for u in on[(t.utype[on] == st.INFANTRY) & (t.nation[on] == st.BRITISH)].tolist():
                 if not _replacement_ok(game, u, enemy):
                     continue
                 for c in game.units_at(int(s.hex[u]), ALLIED):
@@ -540,6 +539,8 @@ def return_leaders_and_hqs(game, initial_segment: bool, side: int | None = None)
     record track whose time has come return: HQs and ADCs in the Initial
     Segment, lone-leader escapes in their side's Status Phase."""
     s, t = game.state, game.static
+    if s.return_turn.max(initial=-1) < 0:
+        return                                  # no piece is on its way back
     due = np.flatnonzero((s.box == BOX_TURN_TRACK) & (s.return_turn >= 0) & (s.return_turn <= game.turn))
     for u in due:
         u = int(u)
