@@ -357,3 +357,30 @@ def test_advance_eligible_equals_plain_through_games(monkeypatch):
         get_scenario(scenario).play_fn()(scenario, seed, np.arange(2), axis_policy=axis,
                                           allied_policy=allied, options=(), data_dir=None)
     assert counts.get("n", 0) > 0
+
+
+def test_ammo_routes_then_route_search_in_a_fresh_process():
+    """The 12.56 route test and a supply route search (8.2) both answer in a
+    process that loads the compiled functions from the cache, the route test
+    first (run twice: the first run may compile and fill the cache)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import numpy as np\n"
+        "from tests.iod_helpers import static\n"
+        "from malta_sim.games.island_of_death.ammo_routes import ammo_route_ok\n"
+        "from malta_sim.games.island_of_death.supply import route_distance\n"
+        "t = static()\n"
+        "p = t.land.copy(); tg = np.zeros(t.n_hexes, bool); tg[100] = True\n"
+        "hexa = np.full(len(t.side), -1, np.int32); hexa[5] = 120\n"
+        "ok = ammo_route_ok(np.array([5], np.int64), hexa, p, tg, t.neighbours, t.ocean_side, 12)\n"
+        "d = route_distance(120, p, t.neighbours, t.ocean_side, 12)\n"
+        "assert bool(ok[0]) == bool(0 <= d[100] <= 12)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    for _ in range(2):
+        r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]

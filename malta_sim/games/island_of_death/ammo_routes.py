@@ -1,6 +1,6 @@
 """Compiled supply-route test of ammunition distribution (rule 12.56): which
 artillery pieces have a route of at most 12 hexes (8.2) to a hex where
-salvos are handed out, from one distance field in one call.
+salvos are handed out, from one distance field.
 
 :func:`.artillery.ammo_eligible` calls :func:`ammo_route_ok` with the side's
 passable hexes (:func:`.supply.passable_for`) and a mask of the hand-out
@@ -21,10 +21,13 @@ import numpy as np
 from ...kernels.paths import distance_field
 
 
-@nb.njit(cache=True)
 def ammo_route_ok(arts, hexa, passable, target, nbr, ocean_side, max_len):
     """Rule 12.56 (route of 8.2): per artillery piece, whether a hand-out hex
     is at most ``max_len`` hexes away along a supply route.
+
+    Two compiled calls: the distance field from the hand-out hexes a route
+    may enter (:func:`malta_sim.kernels.paths.distance_field`), then
+    :func:`routes_from_field` for the pieces.
 
     Parameters
     ----------
@@ -52,19 +55,30 @@ def ammo_route_ok(arts, hexa, passable, target, nbr, ocean_side, max_len):
         ``True`` where the piece's route reaches a hand-out hex (its own hex
         counts, at length 0).
     """
-    n = nbr.shape[0]
+    if max_len <= 0:                      # only a piece on a hand-out hex
+        return target[hexa[arts]]
+    # hexes from which a route of at most max_len - 1 more hexes reaches a
+    # hand-out hex (the field is called from here, not from inside another
+    # compiled function: a cached function that returns an array and is
+    # also called from Python must not be loaded as another's callee first)
+    field = distance_field(nbr, target & passable, passable, ~ocean_side, int(max_len) - 1)
+    return routes_from_field(arts, hexa, passable, target, nbr, ocean_side, field, max_len)
+
+
+@nb.njit(cache=True)
+def routes_from_field(arts, hexa, passable, target, nbr, ocean_side, field, max_len):
+    """:func:`ammo_route_ok` for each piece given the distance ``field``
+    (int32[n_hexes], hexes from the nearest passable hand-out hex, -1 beyond
+    ``max_len - 1``): the piece stands on a hand-out hex, or the first hex
+    it may enter (passable, across a hexside that is not all ocean) lies at
+    most ``max_len - 1`` hexes from one (rules 12.56, 8.2).
+
+    Returns
+    -------
+    bool[k]
+    """
     k = arts.shape[0]
     out = np.zeros(k, np.bool_)
-    if max_len <= 0:                      # only a piece on a hand-out hex
-        for a in range(k):
-            out[a] = target[hexa[arts[a]]]
-        return out
-    # hexes from which a route of at most max_len - 1 more hexes reaches a
-    # hand-out hex: the distance field from the hand-out hexes a route may enter
-    src = np.zeros(n, np.bool_)
-    for h in range(n):
-        src[h] = target[h] and passable[h]
-    field = distance_field(nbr, src, passable, ~ocean_side, max_len - 1)
     for a in range(k):
         h = hexa[arts[a]]
         if target[h]:
