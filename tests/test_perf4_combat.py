@@ -384,3 +384,48 @@ def test_ammo_routes_then_route_search_in_a_fresh_process():
         r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
                            text=True, timeout=300)
         assert r.returncode == 0, r.stderr[-2000:]
+
+
+# ------------------------------------------------------------------ blocking next to a hex (6.52)
+@pytest.mark.parametrize("seed", [71, 72])
+def test_blocking_next_to_equals_occupancy_on_random_positions(seed):
+    """Rule 6.52: next to any hex, the compiled blocking map equals
+    :func:`.movement.occupancy`'s (leaders, coastal guns, warships and
+    zero-defense pieces do not block), and it is False elsewhere."""
+    rng = np.random.default_rng(seed)
+    seen = 0
+    for trial in range(10):
+        g = _random_game(rng, trial)
+        s, t = g.state, g.static
+        for side in (0, 1):
+            want, _ = movement.occupancy(g, side)
+            for cur in rng.choice(np.flatnonzero(t.land), 40, replace=False).tolist():
+                got = combat._blocking_next_to(g, cur, side)
+                near = np.zeros(t.n_hexes, bool)
+                nb_ = t.neighbours[cur]
+                near[nb_[nb_ >= 0]] = True
+                assert np.array_equal(got, want & near)
+                seen += int(got.any())
+    assert seen
+
+
+def test_blocking_next_to_equals_occupancy_through_games(monkeypatch):
+    """Every retreat and advance step of whole games reads the blocking map
+    (6.52) that :func:`.movement.occupancy` gives next to its hex."""
+    counts: dict = {}
+    fast = combat._blocking_next_to
+
+    def bn(game, cur, side):
+        got = fast(game, cur, side)
+        want, _ = movement.occupancy(game, side)
+        nb_ = game.static.neighbours[cur]
+        nb_ = nb_[nb_ >= 0]
+        assert np.array_equal(got[nb_], want[nb_])
+        counts["n"] = counts.get("n", 0) + 1
+        return got
+    monkeypatch.setattr(combat, "_blocking_next_to", bn)
+    for scenario, axis, allied, seed in (("hercules", "balanced", "static", 1942),
+                                         ("intro", "random", "random", 3)):
+        get_scenario(scenario).play_fn()(scenario, seed, np.arange(2), axis_policy=axis,
+                                          allied_policy=allied, options=(), data_dir=None)
+    assert counts.get("n", 0) > 0

@@ -20,7 +20,7 @@ from ...kernels import bombard as kbomb
 from ...kernels import crt as kcrt
 from . import static as st
 from .artillery import defensive_expend, expend
-from .combat_moves import advance_eligible, advance_options, retreat_options
+from .combat_moves import advance_eligible, advance_options, blocking_around, retreat_options
 from .combat_options import (attack_options_kernel, attackers_kernel, discovered_kernel,
                              defense_kernel, firer_candidates, firers_kernel, plan_kernel)
 from ...policies.base import own_methods, plain_methods
@@ -946,7 +946,7 @@ def retreat_stack(game, units, n: int, enemy_hexes) -> None:
     path = [cur]
     while True:
         zoc = zoc_map(game, 1 - side)
-        block, _ = occupancy(game, 1 - side)
+        block = _blocking_next_to(game, cur, 1 - side)
         # the neighbours the stack may enter, ranked (9.61), best ones kept
         # (on the last hex those within the stacking limit, 7.3), in one call
         last = steps + 1 >= n
@@ -1228,6 +1228,19 @@ def _blocking_in(game, h: int, side: int) -> bool:
     return False
 
 
+def _blocking_next_to(game, cur: int, side: int) -> np.ndarray:
+    """bool[n_hexes]: rule 6.52 blocking pieces of ``side`` in the hexes next
+    to ``cur`` (the only entries a retreat or advance step reads): one
+    compiled pass (:func:`.combat_moves.blocking_around`), equal there to
+    :func:`.movement.occupancy`'s blocking map; False elsewhere."""
+    run = game.tables.side_run[side]
+    if run is None:
+        return occupancy(game, side)[0]
+    s, t = game.state, game.static
+    return blocking_around(cur, t.neighbours, run[0], run[1], s.box, s.hex, s.level, t.utype,
+                           t.defense)
+
+
 def _advance_eligible(game, side: int, stayers) -> list[int]:
     """Rule 9.81: the pieces that may advance after combat: the surviving
     attackers that did not retreat (``stayers``), then the units stacked with
@@ -1306,7 +1319,7 @@ def _advance(game, side, target, stayers, length, res) -> None:
     cur = target
     while left > 0:
         zoc = zoc_map(game, 1 - side)
-        block, _ = occupancy(game, 1 - side)
+        block = _blocking_next_to(game, cur, 1 - side)
         # 9.84: the hexes the group may go on into, in one call
         opts = advance_options(cur, ca, on_path, block, s.hex, s.level, tb.side_mask[side],
                                tb.base_weight, tb.remnant_level_full, t.neighbours, t.land,

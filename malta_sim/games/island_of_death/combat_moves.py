@@ -1,7 +1,10 @@
-"""Compiled hex choice of retreats and advances after combat (rules 9.6,
-9.61, 7.3, 9.8, 9.84): the hexes a retreating stack may enter next, ranked,
-and the hexes an advancing group may continue into, each step in one call
-over the state arrays instead of a Python test per hexside.
+"""Compiled steps of retreats and advances after combat (rules 9.6, 9.61,
+7.3, 9.8, 9.81, 9.83, 9.84): the hexes a retreating stack may enter next,
+ranked, and the hexes an advancing group may continue into, each step in one
+call over the state arrays instead of a Python test per hexside; the pieces
+that may advance (:func:`advance_eligible`) and the default bots' choice of
+who advances within the stacking limit (:func:`fit_in_order`), each in one
+call.
 
 :func:`.combat.retreat_stack` and :func:`.combat._advance` call these
 kernels; they give the answers of :func:`.combat._enterable` and
@@ -14,8 +17,10 @@ import numba as nb
 import numpy as np
 
 from . import static as st
+from .state import BOX_MAP
 
 _LEADER = st.LEADER
+_BOX_MAP = BOX_MAP
 #: rule 7.1 (:data:`.static.STACK_LIMIT_HALVES`)
 _STACK_LIMIT_HALVES = st.STACK_LIMIT_HALVES
 
@@ -189,6 +194,55 @@ def advance_eligible(stayers, origins, lo, hi, hexa, level, hitched, utype, grou
             out[n] = x
             n += 1
     return out[:n].copy()
+
+
+_WARSHIP = st.WARSHIP
+
+
+@nb.njit(cache=True)
+def blocking_around(cur, nbr, lo, hi, box, hexa, level, utype, defense):
+    """Rule 6.52 next to hex ``cur``: per hex, whether it holds a piece of
+    the side whose indices run from ``lo`` to ``hi`` that stops entry (on the
+    map, not a warship, leader or coastal gun, defense strength above zero),
+    answered for the neighbours of ``cur`` only: the entries of
+    :func:`.movement.occupancy`'s blocking map that a retreat or advance
+    step reads (:func:`retreat_options`, :func:`advance_options`).
+
+    Parameters
+    ----------
+    cur : int
+        Dense hex index.
+    nbr : int32[n_hexes, 6]
+        Neighbour table (-1 off the grid).
+    lo, hi : int
+        The enemy side's run of piece indices (``StaticTables.side_run``).
+    box, hexa, level : arrays [n_units]
+        State fields ``box``, ``hex``, ``level``.
+    utype : int8[n_units]
+        Unit type codes.
+    defense : int[n_units, n_levels]
+        Defense strength per level.
+
+    Returns
+    -------
+    bool[n_hexes]
+        True on the neighbours of ``cur`` holding a blocking piece; False
+        everywhere else.
+    """
+    n = nbr.shape[0]
+    block = np.zeros(n, np.bool_)
+    for x in range(lo, hi):
+        if box[x] != _BOX_MAP:
+            continue
+        ut = utype[x]
+        if ut == _WARSHIP or ut == _LEADER or ut == _COASTAL_GUN or defense[x, level[x]] <= 0:
+            continue
+        h = hexa[x]
+        for d in range(6):
+            if nbr[cur, d] == h:
+                block[h] = True
+                break
+    return block
 
 
 @nb.njit(cache=True)
