@@ -1,8 +1,7 @@
 """Movement execution through its short paths gives the plain code's games.
 
 :func:`movement.execute_move` enters a unit's path in one loop
-(:func:`movement._enter_path`) instead of one :func:`movement._enter` call
-per hex, and :func:`movement._side_masks` reuses the enemy masks while the
+(:func:`movement._enter` over the path) instead of one call per hex, and :func:`movement._side_masks` reuses the enemy masks while the
 enemy's position key stands.  The whole-game tests replay games with the
 per-hex ``_enter`` calls and with masks rebuilt from the memos on every call,
 and demand the same result rows, per-turn frames and event logs; a per-call
@@ -19,12 +18,15 @@ from malta_sim.games.island_of_death import movement
 from malta_sim.games.island_of_death.engine import play_games
 
 
-def _enter_path_plain(game, side, u, path, enemy_hexes):
-    """The per-hex loop :func:`movement._enter_path` replaces."""
+_ENTER = movement._enter
+
+
+def _enter_path_plain(game, side, real, path, how, enemy_hexes, mover=None):
+    """:func:`movement._enter` called once per hex of a path (the per-hex
+    entries its loop replaces)."""
     last = len(path) - 1
     for i, h in enumerate(path):
-        game.state.hex[u] = h
-        movement._enter(game, side, [u], h, "move" if i < last else "move_end", enemy_hexes)
+        _ENTER(game, side, real, (h,), how if i == last else "move", enemy_hexes, mover)
 
 
 def _play(scen, ax, al, n, opts=()):
@@ -38,7 +40,7 @@ def _play(scen, ax, al, n, opts=()):
                                                ("intro", "aggressive", "counterattack", 2, ())])
 def test_enter_path_same_games(monkeypatch, scen, ax, al, n, opts):
     fast = _play(scen, ax, al, n, opts)
-    monkeypatch.setattr(movement, "_enter_path", _enter_path_plain)
+    monkeypatch.setattr(movement, "_enter", _enter_path_plain)
     plain = _play(scen, ax, al, n, opts)
     pd.testing.assert_frame_equal(fast.games, plain.games)
     pd.testing.assert_frame_equal(fast.per_turn, plain.per_turn)

@@ -387,22 +387,19 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
 
     fast_enter = movement._enter
 
-    def enter(game, side, real, h, how, enemy_hexes):
-        if real and enemy_hexes is not None and h not in enemy_hexes:
-            assert not len(game.units_at(h, 1 - side))      # the skipped lookup finds nothing
-            calls["skipped"] = calls.get("skipped", 0) + 1
-        return fast_enter(game, side, real, h, how, enemy_hexes)
-
-    def enter_path(game, side, u, path, enemy_hexes):
-        # the per-hex entries (the same games: test_perf3_move2), so that each
-        # skipped lookup of the moves' paths is checked by ``enter``
+    def enter(game, side, real, path, how, enemy_hexes, mover=None):
+        # one hex at a time, so that each skipped lookup of enemy pieces is
+        # checked when the hex is entered
         last = len(path) - 1
         for i, h in enumerate(path):
-            game.state.hex[u] = h
-            movement._enter(game, side, [u], h, "move" if i < last else "move_end", enemy_hexes)
+            if mover is not None:
+                game.state.hex[mover] = h
+            if real and enemy_hexes is not None and h not in enemy_hexes:
+                assert not len(game.units_at(h, 1 - side))      # the skipped lookup finds nothing
+                calls["skipped"] = calls.get("skipped", 0) + 1
+            fast_enter(game, side, real, (h,), how if i == last else "move", enemy_hexes, mover)
 
     monkeypatch.setattr(movement, "_enter", enter)
-    monkeypatch.setattr(movement, "_enter_path", enter_path)
     monkeypatch.setattr(movement, "exerting_hexes", exerting_hexes)
     monkeypatch.setattr(movement, "leader_bonus", leader_bonus)
     monkeypatch.setattr(movement, "strategic_movement", strategic_movement)

@@ -936,7 +936,7 @@ def enter_hex(game, units, h: int, how: str, enemy_hexes=None) -> None:
     hex's lookup)."""
     t = game.static
     is_real = _enters_as_unit(t)
-    _enter(game, int(t.side[units[0]]), [int(u) for u in units if is_real[u]], h, how, enemy_hexes)
+    _enter(game, int(t.side[units[0]]), [int(u) for u in units if is_real[u]], (h,), how, enemy_hexes)
 
 
 def _enters_as_unit(t) -> list:
@@ -950,63 +950,56 @@ def _enters_as_unit(t) -> list:
     return out
 
 
-def _enter(game, side: int, real: list, h: int, how: str, enemy_hexes) -> None:
-    """:func:`enter_hex` for pieces of ``side`` of which ``real`` (unit
-    indices) are units."""
-    s, t = game.state, game.static
-    if real:
-        if enemy_hexes is None or h in enemy_hexes:
-            enemy = game.units_at(h, 1 - side)
-            if len(enemy):
-                organisation.overrun_trivial(game, enemy, side)
-        s.control[h] = side
-        if side == AXIS and t.fort[h] and not s.fort_destroyed[h]:
-            s.fort_destroyed[h] = True           # rule 17.1
-            game.log("fort destroyed", side=side, hexes=[h], rule="17.1")
-        fn = _hooks().get("on_enter_hex")
-        if fn is not None and not game.skip_invasion:
-            for u in real:
-                fn(game, u, int(h), how)
-    invalidate(game)
-
-
-def _enter_path(game, side: int, u: int, path: list, enemy_hexes) -> None:
-    """Unit ``u`` of ``side`` enters the hexes of ``path`` one by one (rule
-    6.1): per hex, :func:`_enter` for that one unit (overrun of trivial enemy
-    pieces 6.52, control 2.1, forts destroyed 17.1, the invasion hook with
-    "move" and, for the last hex, "move_end": militia uprisings of 16.32
-    resolve when the move ends), with the position changed first.
+def _enter(game, side: int, real: list, path, how: str, enemy_hexes, mover: int | None = None) -> None:
+    """Pieces of ``side``, of which ``real`` (unit indices) are units, enter
+    the hexes of ``path`` one by one: per hex the overrun of trivial enemy
+    pieces (6.52), control (2.1), forts destroyed by the Axis (17.1) and the
+    invasion hook for each unit (16.22, 16.32, 16.58), with ``how`` for the
+    last hex and "move" for the hexes passed through (militia uprisings of
+    16.32 resolve when the move ends); positions changed (the memos of
+    :func:`_side_masks` invalidated) after each.
 
     Parameters
     ----------
     game : Game
     side : int
-        The mover's side (0 Axis, 1 Allied).
-    u : int
-        The moving unit (a unit, not a leader or warship: see
-        :func:`_enters_as_unit`).
-    path : list of int
-        Dense hex indices entered, in order (at least one).
-    enemy_hexes : frozenset of int
-        Hexes that may hold enemy pieces (see :func:`enter_hex`).
+        The entering side (0 Axis, 1 Allied).
+    real : list of int
+        The entering units (see :func:`_enters_as_unit`); none: only the
+        positions change.
+    path : sequence of int
+        Dense hex indices entered, in order (one for :func:`enter_hex`).
+    how : str
+        The entry kind of the last hex ("move_end" for a move, "advance",
+        "retreat", "infiltration", ...; see ``hercules.on_enter_hex``).
+    enemy_hexes : set of int or None
+        Hexes that may hold enemy pieces (see :func:`enter_hex`); None: look
+        in every hex.
+    mover : int, optional
+        The one unit moving along ``path`` (rule 6.1): its hex is set to each
+        hex before that hex's effects.
     """
     s, t = game.state, game.static
     fn = None if game.skip_invasion else _hooks().get("on_enter_hex")
-    fort, fort_destroyed, control, hexes = t.fort, s.fort_destroyed, s.control, s.hex
+    fort, fort_destroyed, control = t.fort, s.fort_destroyed, s.control
     cache = game.extra.setdefault("move_cache", {})
     last = len(path) - 1
     for i, h in enumerate(path):
-        hexes[u] = h
-        if h in enemy_hexes:
-            enemy = game.units_at(h, 1 - side)
-            if len(enemy):
-                organisation.overrun_trivial(game, enemy, side)
-        control[h] = side
-        if side == AXIS and fort[h] and not fort_destroyed[h]:
-            fort_destroyed[h] = True             # rule 17.1
-            game.log("fort destroyed", side=side, hexes=[h], rule="17.1")
-        if fn is not None:
-            fn(game, u, int(h), "move" if i < last else "move_end")
+        if mover is not None:
+            s.hex[mover] = h
+        if real:
+            if enemy_hexes is None or h in enemy_hexes:
+                enemy = game.units_at(h, 1 - side)
+                if len(enemy):
+                    organisation.overrun_trivial(game, enemy, side)
+            control[h] = side
+            if side == AXIS and fort[h] and not fort_destroyed[h]:
+                fort_destroyed[h] = True         # rule 17.1
+                game.log("fort destroyed", side=side, hexes=[h], rule="17.1")
+            if fn is not None:
+                hw = how if i == last else "move"
+                for u in real:
+                    fn(game, u, int(h), hw)
         cache["version"] = cache.get("version", 0) + 1      # invalidate(game): positions changed
 
 
@@ -1067,7 +1060,7 @@ def execute_move(game, mv, mode: str) -> None:
     # leaders stacked with the mover do not travel with it (each piece moves alone, 6.1)
     if path:
         if real:
-            _enter_path(game, side, u, path, enemy_hexes)
+            _enter(game, side, real, path, "move_end", enemy_hexes, u)
         else:                                # a leader: no unit effects, only the new position
             s.hex[u] = path[-1]
             invalidate(game)
@@ -1263,13 +1256,13 @@ def execute_planned(game, u: int, dest: int, spent: float, path: list, mode: str
     the start excluded; as :func:`_path` reads them) spending ``spent`` MP
     by ``mode`` movement.  What :func:`execute_move` does for such a move
     once it has found the destination among :func:`legal_moves`, which the
-    choice has already done: the entries (:func:`_enter_path`), moved and
+    choice has already done: the entries (:func:`_enter`), moved and
     strategic flags, the night effect and the log entry."""
     s, t = game.state, game.static
     side = int(t.side[u])
     start = int(s.hex[u])
     if _enters_as_unit(t)[u]:
-        _enter_path(game, side, u, path, _side_hexes(game, 1 - side))
+        _enter(game, side, [u], path, "move_end", _side_hexes(game, 1 - side), u)
     else:                                    # a leader: no unit effects, only the new position
         s.hex[u] = path[-1]
         invalidate(game)
