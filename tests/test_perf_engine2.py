@@ -12,7 +12,6 @@ versions, checked on every call made during whole games.
 * :func:`combat_options.in_range_kernel` equals the per-firer distance test (12.2);
 * :func:`combat.attack_strength` equals :func:`malta_sim.kernels.crt.unit_attack`
   (9.91, 8.31, 8.4, 11.3, 11.4);
-* :func:`supply._formation_sources` equals :func:`supply.supply_sources` (8.51, 8.52);
 * :func:`movement._side_hexes` (kept between moves) equals the side's hexes now.
 """
 
@@ -21,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import combat, movement, supply
+from malta_sim.games.island_of_death import combat, movement
 from malta_sim.games.island_of_death.combat_options import in_range_kernel
 from malta_sim.games.island_of_death.state import DEMORALIZED, DISORGANIZED
 from malta_sim.kernels import crt as kcrt
@@ -72,10 +71,6 @@ def _check_position(game, rng, counts):
             int(t.attack[u, s.level[u]]), bool(s.out_of_supply[u]), m == DISORGANIZED, m == DEMORALIZED)
     for side in (0, 1):
         assert movement._side_hexes(game, side) == set(s.hex[t.side == side].tolist())
-        common = supply._common_sources(game, side)
-        for f in range(t.n_formations):
-            got = supply._formation_sources(game, side, f, common)
-            assert np.array_equal(got, supply.supply_sources(game, side, f))
     hexes = list(range(t.n_hexes))
     for side in (0, 1):
         got = combat.discovered_hexes(game, hexes, side).tolist()

@@ -101,36 +101,6 @@ def supply_sources(game, side: int, formation: int) -> np.ndarray:
     return np.flatnonzero(m)
 
 
-def _common_sources(game, side: int) -> np.ndarray:
-    """bool[n_hexes]: the supply sources of :func:`supply_sources` that every
-    formation of ``side`` shares (8.51 beaches, 8.52 cities and forts); the
-    caller's own array."""
-    t, s = game.static, game.state
-    if side == ALLIED:
-        return (t.city & (s.control == ALLIED)) | (t.fort & ~s.fort_destroyed & (s.control != AXIS))
-    if not s.beach_supply_barred[0]:
-        return t.beach & s.landed_beach & (s.control == AXIS)
-    return np.zeros(t.n_hexes, bool)
-
-
-def _formation_sources(game, side: int, formation: int, common: np.ndarray) -> np.ndarray:
-    """:func:`supply_sources` of ``formation`` with :func:`_common_sources`
-    given (rules 8.51, 19.11-19.12: the 80th Division's airfields, the
-    formation's drop zone marker)."""
-    if side == ALLIED:
-        return np.flatnonzero(common)
-    t, s = game.static, game.state
-    m = common
-    if formation == 3:   # 80th (airborne) Division, rule 8.51
-        m = m | (t.airfield & (s.control == AXIS))
-    if 0 <= formation < s.dz_hex.shape[1]:
-        dz = int(s.dz_hex[0, formation])
-        if dz >= 0 and not len(game.units_at(dz, ALLIED)):
-            m = m.copy() if m is common else m
-            m[dz] = True
-    return np.flatnonzero(m)
-
-
 def automatic_supply_turn(game) -> bool:
     """Rule 8.53: 29 June AM and noon turns: everybody supplied."""
     return game.turn in (0, 1)
@@ -242,10 +212,8 @@ def supply_kernel(side, units, passable, formation_hq, unit_side, utype, box, he
         if hq < 0 or unit_side[hq] != side or box[hq] != 0:
             continue
         h = hexes[hq]
-        p = passable.copy()
-        p[h] = True                          # the HQ's own hex
-        src[h] = True
-        dist = paths.distance_field(nbr, src, p, crossable, max_route)
+        src[h] = True                        # a start hex need not be passable: the HQ's own hex
+        dist = paths.distance_field(nbr, src, passable, crossable, max_route)
         src[h] = False
         hq_ok = False
         for x in range(n):
@@ -310,18 +278,13 @@ def compute_supply_plain(game, side: int) -> np.ndarray:
         return ok
     passable = passable_for(game, side)
     hq_reach = {}
-    common = None
     for f in range(t.n_formations):
         hq = t.formation_hq[f]
         if hq < 0 or t.side[hq] != side or s.box[hq] != BOX_MAP:
             continue
         h = int(s.hex[hq])
-        p = passable.copy()
-        p[h] = True                          # the HQ's own hex
-        dist = route_distance(h, p, t.neighbours, t.ocean_side, MAX_ROUTE)
-        if common is None:
-            common = _common_sources(game, side)
-        srcs = _formation_sources(game, side, f, common)
+        dist = route_distance(h, passable, t.neighbours, t.ocean_side, MAX_ROUTE)    # from the HQ's own hex
+        srcs = supply_sources(game, side, f)
         hq_ok = bool(len(srcs)) and bool((dist[srcs] >= 0).any())
         if s.entered_turn[hq] == game.turn:
             hq_ok = True                     # 8.53
