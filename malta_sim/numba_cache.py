@@ -1,0 +1,118 @@
+"""Where numba keeps malta_sim's compiled kernels, and when they are stale.
+
+Every ``@njit(cache=True)`` function of the package is compiled once and
+kept on disk.  Numba decides whether a kept function is still good by the
+modification time and size of *its own* source file only.  A kernel that
+calls a kernel of another module keeps a copy of the callee inside its own
+compiled code, so after the callee's module changes, numba would keep using
+the old copy.  To rule that out, the cache lives in a folder named after a
+fingerprint of the package: the SHA-256 of the contents of every ``.py`` file
+under ``malta_sim/``.  Any change to the package's source starts a fresh
+folder; an unchanged package (a reinstall, a ``git checkout`` that moves file
+times) keeps its compiled kernels.
+
+The folder is ``$XDG_CACHE_HOME/malta_sim/numba/<fingerprint>`` (or
+``~/.cache/...``).  Each import marks its folder as used (its modification
+time).  When a new folder is made, the :data:`KEEP` most recently used ones are
+kept and any other not used for :data:`IDLE_S` seconds is removed, so
+checkouts and versions in use side by side keep their kernels while an
+edit-and-run loop does not fill the disk.  A ``NUMBA_CACHE_DIR``
+set by the user is respected as it is (and then the user owns the staleness
+question).  Set ``MALTA_SIM_CACHE_DIR`` to move the root elsewhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+#: Fingerprint folders always kept, the most recently used first.
+KEEP = 8
+#: Beyond those, folders unused for this many seconds are removed.
+IDLE_S = 3600.0
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def source_fingerprint(package_dir: Path = PACKAGE_DIR) -> str:
+    """Fingerprint of a package's Python source.
+
+    Parameters
+    ----------
+    package_dir : Path
+        Folder whose ``*.py`` files (recursively, ``__pycache__`` excluded)
+        are hashed, in sorted relative-path order.
+
+    Returns
+    -------
+    str
+        First 16 hex digits of the SHA-256 over each file's relative path and
+        contents.  Equal for equal sources, whatever the file times.
+    """
+    digest = hashlib.sha256()
+    files = sorted(p for p in Path(package_dir).rglob("*.py") if "__pycache__" not in p.parts)
+    for path in files:
+        digest.update(path.relative_to(package_dir).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def cache_root() -> Path:
+    """Root folder of the fingerprint folders (``MALTA_SIM_CACHE_DIR`` or the user cache)."""
+    explicit = os.environ.get("MALTA_SIM_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "malta_sim" / "numba"
+
+
+def _prune(root: Path, current: Path, keep: int = KEEP, idle_s: float = IDLE_S) -> None:
+    """Remove fingerprint folders beyond the ``keep`` most recently used that
+    were not used for ``idle_s`` seconds."""
+    try:
+        folders = [(p.stat().st_mtime, p) for p in root.iterdir() if p.is_dir() and p != current]
+    except OSError:
+        return
+    folders.sort(reverse=True)
+    now = time.time()
+    for used, old in folders[max(keep - 1, 0):]:
+        if now - used > idle_s:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def configure(package_dir: Path = PACKAGE_DIR) -> str | None:
+    """Point numba's on-disk cache at the folder for this package's source.
+
+    Called once when :mod:`malta_sim` is imported.  Does nothing when the user
+    set ``NUMBA_CACHE_DIR``.  If the folder cannot be made (a read-only home),
+    numba's own default place is left in use.
+
+    Returns
+    -------
+    str or None
+        The cache folder in use, or None when the user's or numba's default
+        applies.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    root = cache_root()
+    folder = root / source_fingerprint(package_dir)
+    try:
+        fresh = not folder.exists()
+        folder.mkdir(parents=True, exist_ok=True)
+        os.utime(folder)  # marks it used
+    except OSError:
+        return None
+    if fresh:
+        _prune(root, folder)
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    numba_config = sys.modules.get("numba.core.config")
+    if numba_config is not None:  # numba was imported first: its config is already read
+        numba_config.CACHE_DIR = str(folder)
+    return str(folder)
