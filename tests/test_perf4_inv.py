@@ -476,3 +476,90 @@ def test_invasion_unit_tables_equal_masks():
         else:
             assert got is None
     assert inv.unit_lists == (t.utype.tolist(), t.size.tolist(), t.battalion_of.tolist())
+
+
+# --------------------------------------------------------------------- the default stick plan (19.3)
+def ref_plan_sticks(game, turn, sticks, targets, limits):
+    """The default stick plan as it was: facts for every target hex, each
+    candidate scored by a closure, ``max`` with the (score, -hex) key."""
+    ow = pinv._objective_weights(game)
+    out, used_hex, per_form = [], set(), {}
+    total = limits.get("total", 99)
+    hexes = sorted({int(h) for tl in targets.values() for h, _ in tl})
+    a1 = dict(zip(hexes, ref_strength_near(game, hexes, 1).tolist()))
+    a2 = dict(zip(hexes, ref_strength_near(game, hexes, 2).tolist()))
+    d = game.static.grid.distance_table
+    ocean = H.inv_static(game).ocean
+    od = d[:, np.flatnonzero(ocean)].min(axis=1) if ocean.any() else np.full(d.shape[0], 99)
+    odist = dict(zip(hexes, od[hexes].tolist())) if hexes else {}
+    long_used = {}
+    order = sorted(sticks, key=lambda s: (0 if s[2] == "hq_engineers" else 1 if s[2] == "battalion" else 2))
+    for sid, form, kind in order:
+        if len(out) >= total:
+            break
+        if per_form.get(form, 0) >= limits.get(form, 99):
+            continue
+        if kind not in limits.get("kinds", {}).get(form, (kind,)):
+            continue
+        cands = [(h, lg) for h, lg in targets.get(form, []) if h not in used_hex
+                 and not (lg and long_used.get(form))]
+        if not cands:
+            continue
+        safe = 3 if kind in ("hq_engineers", "returning", "artillery") else 2
+
+        def score(c):
+            h = int(c[0])
+            v = ow[h] - 0.4 * a1[h] - (0.5 if c[1] else 0)
+            if kind in ("hq_engineers", "returning", "artillery"):
+                v -= 0.5 * a2[h]
+            return v - (4.0 if odist[h] <= safe else 0.0)
+        h, lg = max(cands, key=lambda c: (score(c), -c[0]))
+        out.append((sid, h))
+        used_hex.add(h)
+        per_form[form] = per_form.get(form, 0) + 1
+        if lg:
+            long_used[form] = True
+    return out
+
+
+@pytest.mark.parametrize("scenario", ["hercules", "intro"])
+def test_plan_sticks_equals_reference_through_games_and_variations(monkeypatch, scenario):
+    """The default stick plan equals the plain version on every call of whole
+    games, and on each call's inputs with other limits and stick kinds."""
+    fast = pinv.InvasionDecisions.plan_sticks
+    n = [0]
+    gen = np.random.default_rng(2)
+
+    def checked(self, game, turn, sticks, targets, limits):
+        got = fast(self, game, turn, sticks, targets, limits)
+        assert got == ref_plan_sticks(game, turn, sticks, targets, limits)
+        for _ in range(3):
+            kinds = ("battalion", "artillery", "hq_engineers", "returning")
+            st2 = [(i, f, kinds[int(gen.integers(4))]) for i, f, _ in sticks]
+            lim2 = {"total": int(gen.integers(0, 8)), 1: int(gen.integers(0, 5)), 2: int(gen.integers(0, 5)),
+                    "kinds": {}}
+            assert fast(self, game, turn, st2, targets, lim2) == ref_plan_sticks(game, turn, st2, targets, lim2)
+        n[0] += 1
+        return got
+
+    from malta_sim.games.island_of_death import setup as su
+
+    # the land bots carry a copy of the default (simple._use_sensible_invasion_defaults)
+    bot = new_game(scenario, 9, 0, axis_policy="balanced", allied_policy="static").policies[0]
+    for c in type(bot).__mro__:
+        if c.__dict__.get("plan_sticks") is fast:
+            monkeypatch.setattr(c, "plan_sticks", checked)
+    su.clear_setup_memo()                      # the set-up's plans are made, not replayed
+    play_games(scenario, 9, np.arange(3), axis_policy="balanced", allied_policy="static")
+    su.clear_setup_memo()
+    assert n[0] > 0
+
+
+def test_ocean_distance_is_static_and_read_only():
+    """The bots' distance to the nearest ocean hex (19.45) is built once per
+    static data, equals the per-hex minimum and cannot be written."""
+    g = new_game("hercules", 1, 0, axis_policy="balanced", allied_policy="static")
+    inv, d = H.inv_static(g), g.static.grid.distance_table
+    od = pinv._ocean_dist(g)
+    assert od is inv.ocean_dist and not od.flags.writeable
+    np.testing.assert_array_equal(od, d[:, np.flatnonzero(inv.ocean)].min(axis=1))

@@ -36,13 +36,23 @@ def _allied_hexes(game):
     return np.unique(s.hex[m])
 
 
+_ENGINE: list = []
+
+
+def _engine() -> tuple:
+    """The engine modules :mod:`.allied_proximity` and :mod:`.hercules`
+    (imported on first use: the engine imports the policies)."""
+    if not _ENGINE:
+        from ..games.island_of_death import allied_proximity, hercules
+        _ENGINE.extend((allied_proximity, hercules))
+    return _ENGINE[0], _ENGINE[1]
+
+
 def _allied_strength_near(game, h, radius=1):
     """Allied defense strength total within ``radius`` of hex ``h`` (a threat
     measure): :func:`~malta_sim.games.island_of_death.allied_proximity.allied_strength_near`
     of the one hex."""
-    from ..games.island_of_death.allied_proximity import allied_strength_near
-
-    return int(allied_strength_near(game, (int(h),), radius)[0])
+    return int(_engine()[0].allied_strength_near(game, (int(h),), radius)[0])
 
 
 def _allied_strength_near_many(game, hexes, radius=1) -> np.ndarray:
@@ -62,9 +72,7 @@ def _allied_strength_near_many(game, hexes, radius=1) -> np.ndarray:
         Allied defense strength total within ``radius`` of each hex (integer
         sums, so equal to the one-hex answers).
     """
-    from ..games.island_of_death.allied_proximity import allied_strength_near
-
-    return allied_strength_near(game, hexes, radius)
+    return _engine()[0].allied_strength_near(game, hexes, radius)
 
 
 def _objective_weights(game) -> list:
@@ -89,17 +97,9 @@ def _ocean_within(game, h, r):
 
 def _ocean_dist(game) -> np.ndarray:
     """int[n_hexes]: distance in hexes from each hex to the nearest ocean hex
-    (99 when the map has none), built once per game."""
-    key = ("ocean_dist", id(game.static))
-    od = game.extra.get(key)
-    if od is None:
-        from ..games.island_of_death.hercules import inv_static
-
-        ocean = inv_static(game).ocean
-        d = game.static.grid.distance_table
-        od = d[:, np.flatnonzero(ocean)].min(axis=1) if ocean.any() else np.full(d.shape[0], 99)
-        game.extra[key] = od
-    return od
+    (99 when the map has none), built once per static data
+    (``InvasionStatic.ocean_dist``; read-only)."""
+    return _engine()[1].inv_static(game).ocean_dist
 
 
 def _objective_weight(game, h):
@@ -183,14 +183,21 @@ class InvasionDecisions:
         out, used_hex = [], set()
         per_form = {}
         total = limits.get("total", 99)
-        # the facts each candidate's score reads, for every target hex at once
-        # (same values as the one-hex helpers: Python ints and floats)
-        hexes = sorted({int(h) for tl in targets.values() for h, _ in tl})
+        # the facts each candidate's score reads, for all target hexes of a
+        # formation at once when its first stick is scored (same values as the
+        # one-hex helpers: Python ints and floats)
         ow = _objective_weights(game)
-        a1 = dict(zip(hexes, _allied_strength_near_many(game, hexes, 1).tolist()))
-        a2 = dict(zip(hexes, _allied_strength_near_many(game, hexes, 2).tolist()))
         od = _ocean_dist(game)
-        odist = dict(zip(hexes, od[hexes].tolist())) if hexes else {}
+        facts = {}
+
+        def facts_of(form):
+            f = facts.get(form)
+            if f is None:
+                hexes = sorted({int(h) for h, _ in targets.get(form, [])})
+                f = facts[form] = (dict(zip(hexes, _allied_strength_near_many(game, hexes, 1).tolist())),
+                                   dict(zip(hexes, _allied_strength_near_many(game, hexes, 2).tolist())),
+                                   dict(zip(hexes, od[hexes].tolist())) if hexes else {})
+            return f
         long_used = {}
         order = sorted(sticks, key=lambda s: (0 if s[2] == "hq_engineers" else 1 if s[2] == "battalion" else 2))
         for sid, form, kind in order:
@@ -204,15 +211,20 @@ class InvasionDecisions:
                      and not (lg and long_used.get(form))]
             if not cands:
                 continue
-            safe = 3 if kind in ("hq_engineers", "returning", "artillery") else 2
-
-            def score(c):
+            hq_like = kind in ("hq_engineers", "returning", "artillery")
+            safe = 3 if hq_like else 2
+            a1, a2, odist = facts_of(form)
+            # the first candidate with the best (score, -hex), as max() picks it
+            best = best_key = None
+            for c in cands:
                 h = int(c[0])
                 v = ow[h] - 0.4 * a1[h] - (0.5 if c[1] else 0)
-                if kind in ("hq_engineers", "returning", "artillery"):
+                if hq_like:
                     v -= 0.5 * a2[h]      # HQs and guns stay clear of fights
-                return v - (4.0 if odist[h] <= safe else 0.0)
-            h, lg = max(cands, key=lambda c: (score(c), -c[0]))
+                key = (v - (4.0 if odist[h] <= safe else 0.0), -c[0])
+                if best is None or key > best_key:
+                    best, best_key = c, key
+            h, lg = best
             out.append((sid, h))
             used_hex.add(h)
             per_form[form] = per_form.get(form, 0) + 1

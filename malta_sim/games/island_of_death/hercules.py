@@ -138,6 +138,9 @@ class InvasionStatic:
     #: int64[k]: the pieces of the two fields above (an airfield entry with
     #: none of them in the Disbandment Box changes nothing).
     airfield_pieces: np.ndarray = field(default=None, repr=False)
+    #: int[H]: hexes from each hex to the nearest ocean hex (99 when the map
+    #: has none; read-only): the bots' drowning risk (19.45).
+    ocean_dist: np.ndarray = field(default=None, repr=False)
     #: Per unit (Python bools): battalion-size piece.
     battalion: list = field(default_factory=list, repr=False)
     #: Per unit, as lists of Python ints: unit type, size and the battalion
@@ -255,6 +258,7 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         near_padded=_near_padded(near_lists),
         axis_units_not_leaders=np.flatnonzero((static.side == AXIS) & (static.utype != st.LEADER)),
         **_airfield_tables(static),
+        ocean_dist=_ocean_dist(grid.distance_table, ocean),
         allied_firing_guns=np.flatnonzero((static.side == ALLIED) & (static.utype == st.COASTAL_GUN)
                                           & (gv > 0)),
         straggler_pieces=np.flatnonzero((static.side == AXIS) & static.two_sided
@@ -268,6 +272,22 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         beach_flat_zone=np.concatenate([np.full(len(b), z, np.int64) for z, b in enumerate(zone_beaches)]
                                        or [np.zeros(0, np.int64)]),
     )
+
+
+def _ocean_dist(dist: np.ndarray, ocean: np.ndarray) -> np.ndarray:
+    """Hexes from each hex to the nearest ocean hex (19.45), 99 when there is
+    none: int16[H] (the distance table's type) or int64[H] of 99; read-only.
+
+    Parameters
+    ----------
+    dist : int16[H, H]
+        Hex distances.
+    ocean : bool[H]
+        Ocean hexes.
+    """
+    od = dist[:, np.flatnonzero(ocean)].min(axis=1) if ocean.any() else np.full(dist.shape[0], 99)
+    od.flags.writeable = False
+    return od
 
 
 def _airfield_tables(static) -> dict:
