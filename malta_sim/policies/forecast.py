@@ -26,7 +26,7 @@ import numpy as np
 
 from ..games.island_of_death import static as st
 from ..games.island_of_death.state import AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED
-from ..games.island_of_death.combat_options import attack_options_kernel
+from ..games.island_of_death.combat_options import attack_options_kernel, by_target_hex
 from ..kernels.crt import support_strength, unit_attack, unit_defense
 
 #: 2d6 probabilities of the totals 2..12.
@@ -940,18 +940,7 @@ def options_and_pick(side, night, night_line, thr, box, attacked, entered_turn, 
     k = order.shape[0]
     if k == 0:
         return 0, -1, np.zeros(0, np.int64)
-    perm = np.argsort(order)                              # targets in hex order (distinct)
-    tgts = np.empty(k, np.int64)
-    u_ptr = np.zeros(k + 1, np.int64)
-    u_idx = np.empty(units.shape[0], np.int64)
-    m = 0
-    for i in range(k):
-        j = perm[i]
-        tgts[i] = order[j]
-        for q in range(start[j], start[j + 1]):
-            u_idx[m] = units[q]
-            m += 1
-        u_ptr[i + 1] = m
+    tgts, u_ptr, u_idx = by_target_hex(order, start, units)   # targets in hex order (distinct)
     # the planned support that has not fired, and the air markers, per target
     s_ptr = np.zeros(k + 1, np.int64)
     s_idx = np.empty(p_idx.shape[0], np.int64)

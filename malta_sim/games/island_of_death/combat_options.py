@@ -216,6 +216,42 @@ def group_options(cand, hexa, targets, adj):
 
 
 @nb.njit(cache=True)
+def by_target_hex(order, start, units):
+    """:func:`group_options`'s answer re-listed in ascending target-hex order.
+
+    Parameters
+    ----------
+    order, start, units : int64 arrays
+        As :func:`group_options` returns them (targets distinct, in the bots'
+        order; ``units[start[i]:start[i + 1]]`` attack ``order[i]``).
+
+    Returns
+    -------
+    targets : int64[k]
+        Target hexes, ascending.
+    ptr : int64[k + 1]
+        Offsets into ``idx``.
+    idx : int64[n]
+        ``idx[ptr[i]:ptr[i + 1]]``: the units that may attack ``targets[i]``,
+        in the order :func:`group_options` gave them.
+    """
+    perm = np.argsort(order)
+    k = order.shape[0]
+    targets = np.empty(k, np.int64)
+    ptr = np.zeros(k + 1, np.int64)
+    idx = np.empty(units.shape[0], np.int64)
+    m = 0
+    for i in range(k):
+        j = perm[i]
+        targets[i] = order[j]
+        for q in range(start[j], start[j + 1]):
+            idx[m] = units[q]
+            m += 1
+        ptr[i + 1] = m
+    return targets, ptr, idx
+
+
+@nb.njit(cache=True)
 def attack_options_kernel(use_cand, cand, box, attacked, entered_turn, morale_state, level, hexa,
                           can_type, attack, defends_enemy, defense, adj, turn, night):
     """:func:`.combat.attack_options` in one call (rules 9.11, 9.13, 9.15,
@@ -436,20 +472,7 @@ def plan_kernel(box, attacked, entered_turn, morale_state, level, hexa, can_type
     cand_a = attackers_kernel(box, attacked, entered_turn, morale_state, level, can_type, attack,
                               turn, night)
     order, start, units = group_options(cand_a, hexa, tmask, adj)
-    # the attackers per target in ascending target order (targets are distinct)
-    perm = np.argsort(order)
-    k = order.shape[0]
-    atk = np.empty(k, np.int64)
-    a_ptr = np.zeros(k + 1, np.int64)
-    a_idx = np.empty(units.shape[0], np.int64)
-    m = 0
-    for i in range(k):
-        j = perm[i]
-        atk[i] = order[j]
-        for q in range(start[j], start[j + 1]):
-            a_idx[m] = units[q]
-            m += 1
-        a_ptr[i + 1] = m
+    atk, a_ptr, a_idx = by_target_hex(order, start, units)
     if cand.shape[0]:
         firers = firers_kernel(cand, utype, hitched, salvos, morale_state, hexa, entered_turn,
                                gun_fired_turn, enemy_zoc, barred, ships_ok, turn)

@@ -1051,16 +1051,22 @@ def execute_move(game, mv, mode: str) -> None:
             raise illegal("5.4", f"{t.names[u]} cannot prepare in an enemy ZOC")
         s.hitched[u] = False
         spent = float(effective_ma(game, u)) if not t.airborne_art[u] else spent + 2
+    _finish_move(game, u, start, path, spent, mode)
+
+
+def _finish_move(game, u: int, start: int, path: list, spent: float, mode: str) -> None:
+    """The end of a move (rules 6.1-6.3, 6.71): unit ``u`` enters the hexes of
+    ``path`` (list of int, the start hex ``start`` excluded; empty for a move
+    that stays put) having spent ``spent`` MP by ``mode`` movement; then the
+    moved and strategic flags, the night effect and the log entry."""
+    s, t = game.state, game.static
     side = int(t.side[u])
-    if path:
-        # hexes holding enemy pieces now (see enter_hex): a superset of those
-        # holding any when the mover enters them
-        enemy_hexes = _side_hexes(game, 1 - side)
-        real = [u] if _enters_as_unit(t)[u] else []
     # leaders stacked with the mover do not travel with it (each piece moves alone, 6.1)
     if path:
-        if real:
-            _enter(game, side, real, path, "move_end", enemy_hexes, u)
+        if _enters_as_unit(t)[u]:
+            # hexes holding enemy pieces now (see enter_hex): a superset of
+            # those holding any when the mover enters them
+            _enter(game, side, [u], path, "move_end", _side_hexes(game, 1 - side), u)
         else:                                # a leader: no unit effects, only the new position
             s.hex[u] = path[-1]
             invalidate(game)
@@ -1254,27 +1260,10 @@ def execute_planned(game, u: int, dest: int, spent: float, path: list, mode: str
     6.71): unit ``u`` (a unit, not a leader, warship or artillery piece)
     enters the hexes of ``path`` (list of int, in order, ``dest`` last,
     the start excluded; as :func:`_path` reads them) spending ``spent`` MP
-    by ``mode`` movement.  What :func:`execute_move` does for such a move
-    once it has found the destination among :func:`legal_moves`, which the
-    choice has already done: the entries (:func:`_enter`), moved and
-    strategic flags, the night effect and the log entry."""
-    s, t = game.state, game.static
-    side = int(t.side[u])
-    start = int(s.hex[u])
-    if _enters_as_unit(t)[u]:
-        _enter(game, side, [u], path, "move_end", _side_hexes(game, 1 - side), u)
-    else:                                    # a leader: no unit effects, only the new position
-        s.hex[u] = path[-1]
-        invalidate(game)
-    s.moved[u] = True
-    if mode == "strategic":
-        s.strategic[u] = True
-    if game.night:
-        _night_effect(game, u, spent)
-    if game.events is not None:              # the entry is built only when a log is kept
-        game.log(f"{mode} move", side=side, hexes=[start] + path, units=[u],
-                 result=f"{spent:g} MP", rule="6.1")
-    invalidate(game)
+    by ``mode`` movement.  The choice has already checked the move against
+    :func:`legal_moves`, so only the part of :func:`execute_move` after that
+    check is left: :func:`_finish_move`."""
+    _finish_move(game, u, int(game.state.hex[u]), path, spent, mode)
 
 
 def infiltration_options(game, side: int) -> dict:
