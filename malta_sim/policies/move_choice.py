@@ -394,15 +394,16 @@ def _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, oc
 def _statics(game) -> tuple:
     """The static arguments of :func:`axis_walk_kernel`, gathered once per
     :class:`StaticData` (kept on it)."""
-    t = game.static
-    out = getattr(t, "_axis_step_statics", None)
-    if out is None:
-        edge, base, rem = mv._static_args(t)
-        out = t._axis_step_statics = (
-            mv._never_moves(t), t.utype, t.move_class, t.ma,
+    return _walk_statics(game.static)
+
+
+@st.per_static
+def _walk_statics(t) -> tuple:
+    """:func:`_statics` of the static data ``t``."""
+    edge, base, rem = mv._static_args(t)
+    return (mv._never_moves(t), t.utype, t.move_class, t.ma,
             t.formation_hq, (np.ascontiguousarray(edge[0]), np.ascontiguousarray(edge[1])),
             t.ocean_side, t.neighbours, t.land, base, rem, t.grid.distance_table)
-    return out
 
 
 #: most decisions one :func:`axis_walk_kernel` call makes ahead for :class:`AxisWalk`

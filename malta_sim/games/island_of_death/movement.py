@@ -109,18 +109,15 @@ def exerting_kernel(units, hexes, level, hitched, salvos, utype, attack, move_cl
     return exert, foot
 
 
+@st.per_static
 def zoc_across(t) -> np.ndarray:
     """bool[n_hexes, 6, 2]: whether a [foot, mot/mech] ZOC reaches across each
     hexside (rule 5.0): never off the map, into an ocean hex or across an
     all-ocean side; a motorized/mechanized ZOC not across a creek with rise
     unless a road crosses it.  Built once per :class:`StaticData`."""
-    out = getattr(t, "_zoc_across", None)
-    if out is None:
-        nbr = t.neighbours
-        ok = (nbr >= 0) & t.land[np.maximum(nbr, 0)] & ~t.ocean_side
-        out = np.stack([ok, ok & ~(t.rise & ~t.road)], axis=2)
-        t._zoc_across = out
-    return out
+    nbr = t.neighbours
+    ok = (nbr >= 0) & t.land[np.maximum(nbr, 0)] & ~t.ocean_side
+    return np.stack([ok, ok & ~(t.rise & ~t.road)], axis=2)
 
 
 def _position_key(game, side: int) -> tuple:
@@ -484,17 +481,15 @@ def within2_kernel(units, box, hexes, ground, within2):
     return out
 
 
+@st.per_static
 def _within2(t) -> np.ndarray:
     """int64[n_hexes, 19]: the hexes within two hexes of each hex (padded
     with the hex itself), built once per :class:`StaticData`."""
-    out = getattr(t, "_within2", None)
-    if out is None:
-        d = t.grid.distance_table
-        out = np.repeat(np.arange(d.shape[0])[:, None], 19, axis=1)
-        for h in range(d.shape[0]):
-            w = np.flatnonzero(d[h] <= 2)
-            out[h, :len(w)] = w
-        t._within2 = out
+    d = t.grid.distance_table
+    out = np.repeat(np.arange(d.shape[0])[:, None], 19, axis=1)
+    for h in range(d.shape[0]):
+        w = np.flatnonzero(d[h] <= 2)
+        out[h, :len(w)] = w
     return out
 
 
@@ -516,15 +511,12 @@ def movable(game, u: int) -> bool:
     return game.movement_allowance(u) > 0
 
 
+@st.per_static
 def _never_moves(t) -> np.ndarray:
     """bool[n_units]: pieces that never move in a movement phase: warships
     (they move in their own step, 16.71), strongpoints (16.23), militia
     (16.34) and coastal guns (16.53).  Built once per :class:`StaticData`."""
-    out = getattr(t, "_never_moves", None)
-    if out is None:
-        out = np.isin(t.utype, (st.WARSHIP, st.COASTAL_GUN, st.STRONGPOINT, st.MILITIA))
-        t._never_moves = out
-    return out
+    return np.isin(t.utype, (st.WARSHIP, st.COASTAL_GUN, st.STRONGPOINT, st.MILITIA))
 
 
 def movable_units(game, side: int) -> list:
@@ -779,20 +771,19 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
     return dict(zip(hexes, spent))
 
 
+@st.per_static
 def _kernel_statics(t) -> tuple:
     """The static arguments of :func:`legal_kernel`, gathered once per
     :class:`StaticData`: ``edges[strategic][cls + 1]`` (the int32[n, 6]
     hexside costs of :func:`_static_args` per kind of movement and class),
     the ocean hexsides, the neighbour table, the land hexes and the stacking
     tables of :func:`stack_tables`."""
-    out = getattr(t, "_legal_kernel_statics", None)
-    if out is None:
-        edge, base, rem = _static_args(t)
-        edges = tuple(tuple(edge[k, c] for c in range(edge.shape[1])) for k in range(edge.shape[0]))
-        out = t._legal_kernel_statics = (edges, t.ocean_side, t.neighbours, t.land, base, rem)
-    return out
+    edge, base, rem = _static_args(t)
+    edges = tuple(tuple(edge[k, c] for c in range(edge.shape[1])) for k in range(edge.shape[0]))
+    return (edges, t.ocean_side, t.neighbours, t.land, base, rem)
 
 
+@st.per_static
 def stack_tables(t) -> tuple[np.ndarray, np.ndarray]:
     """Per-piece stacking weights (rule 7.1; 16.33, 16.51), built once per
     :class:`StaticData`.
@@ -806,15 +797,12 @@ def stack_tables(t) -> tuple[np.ndarray, np.ndarray]:
         The level at which a 2-weight battalion (not artillery, with two or
         more levels) is a remnant and counts 1 (rule 17.31); -1 when never.
     """
-    out = getattr(t, "_stack_tables", None)
-    if out is None:
-        base = np.full(t.n_units, 2, np.int16)
-        base[(t.size == st.COMPANY) | (t.utype == st.STRONGPOINT)] = 1
-        base[np.isin(t.utype, (st.LEADER, st.COASTAL_GUN, st.MILITIA, st.WARSHIP, st.HQ))] = 0
-        rem = (t.size == st.BATTALION) & (t.utype != st.ARTILLERY) & (t.n_levels >= 2) & (base == 2)
-        level = np.where(rem, t.n_levels.astype(np.int64) - 1, -1).astype(np.int16)
-        out = t._stack_tables = (base, level)
-    return out
+    base = np.full(t.n_units, 2, np.int16)
+    base[(t.size == st.COMPANY) | (t.utype == st.STRONGPOINT)] = 1
+    base[np.isin(t.utype, (st.LEADER, st.COASTAL_GUN, st.MILITIA, st.WARSHIP, st.HQ))] = 0
+    rem = (t.size == st.BATTALION) & (t.utype != st.ARTILLERY) & (t.n_levels >= 2) & (base == 2)
+    level = np.where(rem, t.n_levels.astype(np.int64) - 1, -1).astype(np.int16)
+    return (base, level)
 
 
 @nb.njit(cache=True)
@@ -860,16 +848,14 @@ def _stack_room(game, side: int) -> np.ndarray:
     return stack_room_kernel(_side_units(game, side), s.box, s.hex, s.level, base, rem, t.n_hexes, STACK_ROOM)
 
 
+@st.per_static
 def _static_args(t) -> tuple:
     """The static tables :func:`legal_kernel` reads, built once per
     :class:`StaticData`: the hexside costs of :func:`edge_cost_table`
     (int32[2, 4, n, 6]) and the stacking tables of :func:`stack_tables`."""
-    out = getattr(t, "_legal_args", None)
-    if out is None:
-        edge = edge_cost_table(t.move_cost, t.strat_cost, t.road, t.creek, t.rise, t.neighbours,
-                               t.road_cost, t.road_strat_cost, t.creek_cost, t.rise_cost)
-        out = t._legal_args = (edge,) + stack_tables(t)
-    return out
+    edge = edge_cost_table(t.move_cost, t.strat_cost, t.road, t.creek, t.rise, t.neighbours,
+                           t.road_cost, t.road_strat_cost, t.creek_cost, t.rise_cost)
+    return (edge,) + stack_tables(t)
 
 
 def _version(game) -> tuple:
@@ -939,15 +925,13 @@ def enter_hex(game, units, h: int, how: str, enemy_hexes=None) -> None:
     _enter(game, int(t.side[units[0]]), [int(u) for u in units if is_real[u]], (h,), how, enemy_hexes)
 
 
+@st.per_static
 def _enters_as_unit(t) -> list:
     """Per piece (Python bools): whether entering a hex has a unit's effects.
     Leaders are not units (14.0): they neither overrun, control, destroy forts
     nor trigger the invasion's entry effects (militia 16.32, coastal guns
     16.58); nor do warships.  Built once per :class:`StaticData`."""
-    out = getattr(t, "_enters_as_unit", None)
-    if out is None:
-        out = t._enters_as_unit = ((t.utype != st.LEADER) & (t.utype != st.WARSHIP)).tolist()
-    return out
+    return ((t.utype != st.LEADER) & (t.utype != st.WARSHIP)).tolist()
 
 
 def _enter(game, side: int, real: list, path, how: str, enemy_hexes, mover: int | None = None) -> None:

@@ -16,7 +16,7 @@ listed below; the engine never compares strings in its rules code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, wraps
 
 import numpy as np
 
@@ -77,6 +77,34 @@ LINE_OTHER = 0      #: "All Other Terrains (day turns)"
 LINE_NIGHT = 1      #: "Night Attacks (all terrain types)"
 
 MAX_LEVELS = 4
+
+
+def per_static(build):
+    """Decorator: ``build(static)`` runs once per :class:`StaticData` and its
+    answer is kept in ``static.derived`` (read-only tables derived from the
+    static data by the module that uses them).
+
+    Parameters
+    ----------
+    build : callable
+        ``build(static) -> object`` (not None), a pure function of the static
+        data.
+
+    Returns
+    -------
+    callable
+        ``get(static)``: the kept answer, built on the first call.
+    """
+    key = f"{build.__module__}.{build.__qualname__}"
+
+    @wraps(build)
+    def get(static):
+        out = static.derived.get(key)
+        if out is None:
+            out = static.derived[key] = build(static)
+        return out
+
+    return get
 
 
 @dataclass
@@ -170,6 +198,9 @@ class StaticData:
     regiment_names: dict = field(default_factory=dict)
     beach_zone_of: dict = field(default_factory=dict)   # beach hex -> zone name (18.1)
     provenance: dict = field(default_factory=dict)
+    # tables derived from the above by other modules, one per builder (see
+    # per_static); not an init field, so a dataclasses.replace copy starts empty
+    derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @cached_property
     def n_units(self) -> int:
