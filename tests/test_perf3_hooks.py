@@ -110,3 +110,94 @@ def test_allied_presets_take_the_compiled_paths(name):
     bot = make_policy(name, 1)
     assert bot._compiled_scores()
     assert own_methods(bot, allied_mod._GARRISON_BY_KERNEL)
+
+
+# --- wrapper bots and a bot's own unchecked answers (engine_method) ---------
+
+CALLS = {"next_attack": 0, "next_move": 0, "attack_now": 0}
+
+
+class _Wrapper:
+    """A user's bot that wraps a preset and changes one decision; every other
+    attribute is the inner bot's (policies are duck-typed)."""
+
+    inner_name = "balanced"
+
+    def __init__(self, side, params=None):
+        from malta_sim.policies import make_policy
+        self.inner = make_policy(self.inner_name if side == 0 else "counterattack", side, params)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+class NoAttackWrapper(_Wrapper):
+    def next_attack(self, game, options, penetration=False):
+        CALLS["next_attack"] += 1
+        return None
+
+
+class NoMoveWrapper(_Wrapper):
+    def next_move(self, game, mode, candidates):
+        CALLS["next_move"] += 1
+        return None
+
+
+class NoAttackSub(AxisBot):
+    def next_attack(self, game, options, penetration=False):
+        return None
+
+
+class NoMoveSub(AxisBot):
+    def next_move(self, game, mode, candidates):
+        return None
+
+
+class OwnAttackNow(AxisBot):
+    """Answers ``attack_now`` with an attack on the farthest Allied hex: not
+    an option (9.3); the engine must not take it unchecked."""
+
+    def attack_now(self, game):
+        CALLS["attack_now"] += 1
+        s, t = game.state, game.static
+        ax = np.flatnonzero((s.box == 0) & (t.side == 0))
+        al = np.flatnonzero((s.box == 0) & (t.side == 1))
+        d = t.grid.distance_table
+        return int(max(s.hex[al], key=lambda h: d[s.hex[ax[0]], h])), [int(ax[0])]
+
+
+for _name, _cls in (("t_wrap_noattack", NoAttackWrapper), ("t_wrap_nomove", NoMoveWrapper),
+                    ("t_sub_noattack", NoAttackSub), ("t_sub_nomove", NoMoveSub),
+                    ("t_own_attack_now", OwnAttackNow)):
+    register_policy(_name, f"{__name__}:{_cls.__name__}")
+
+
+@pytest.mark.parametrize("wrapper,subclass,counted", [
+    ("t_wrap_noattack", "t_sub_noattack", "next_attack"),
+    ("t_wrap_nomove", "t_sub_nomove", "next_move"),
+])
+def test_wrapper_bot_is_asked_its_own_decisions(wrapper, subclass, counted):
+    """A wrapper's own ``next_attack``/``next_move`` is asked every time: the
+    engine does not take the inner bot's compiled ``attack_now`` or
+    ``planned_move`` reached through the wrapper; its games equal those of a
+    subclass making the same change."""
+    from malta_sim.policies.base import engine_method
+    from malta_sim.policies import make_policy
+
+    bot = make_policy(wrapper, 0)
+    assert engine_method(bot, "attack_now", axis_mod._ParamBot.attack_now) is None
+    assert engine_method(bot, "planned_move", AxisBot.planned_move) is None
+    assert engine_method(bot.inner, "planned_move", AxisBot.planned_move) is not None
+    CALLS[counted] = 0
+    assert _digest(wrapper, "static") == _digest(subclass, "static")
+    assert CALLS[counted] > 20
+    assert _digest(wrapper, "static") != _digest("balanced", "static")
+
+
+def test_own_attack_now_is_not_trusted():
+    """A bot's own ``attack_now`` is never carried out unchecked (rule 9.3):
+    the engine asks ``attack_options`` and ``next_attack`` instead, so the
+    games equal the unmodified bot's."""
+    CALLS["attack_now"] = 0
+    assert _digest("t_own_attack_now", "static") == _digest("balanced", "static")
+    assert CALLS["attack_now"] == 0

@@ -82,6 +82,37 @@ def own_methods(bot, plain: dict) -> bool:
     return True
 
 
+def engine_method(bot, name: str, func):
+    """``bot.<name>`` when it is the package's own ``func`` bound to ``bot``
+    itself, else None (no rule; bot plumbing).
+
+    The engine takes a few answers from a bot without its usual check
+    (``planned_move``: moves the compiled choice already tested against the
+    legal moves; ``attack_now``: an attack among the options by
+    construction).  It trusts them only from the package's own method on the
+    very bot it is asking: not a subclass's or an object's replacement, and
+    not one reached through a wrapper that hands attribute look-ups to an
+    inner bot (the wrapper's own ``next_move``/``next_attack`` would be
+    skipped).
+
+    Parameters
+    ----------
+    bot : Policy
+    name : str
+        Method name.
+    func : function
+        The package's function for it.
+
+    Returns
+    -------
+    bound method or None
+    """
+    fn = getattr(bot, name, None)
+    if getattr(fn, "__func__", None) is func and getattr(fn, "__self__", None) is bot:
+        return fn
+    return None
+
+
 @dataclass
 class Move:
     """One unit's movement order (rules 6.1-6.6).

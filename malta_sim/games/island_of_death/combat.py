@@ -224,10 +224,20 @@ def _compiled_pick(game, side: int):
     NotImplemented, None or tuple of (int, list of int)
         NotImplemented when the bot has no such call or it does not stand in
         (ask :func:`attack_options` and the bot's ``next_attack``); None: no
-        attack; else the target hex and the attacking units.
+        attack; else the target hex and the attacking units.  Only the
+        package's own ``attack_now`` on the bot asked is used
+        (:func:`~malta_sim.policies.base.engine_method`): a bot's own, or one
+        reached through a wrapper bot, goes the checked way.
     """
-    fast = getattr(game.policy(side), "attack_now", None)
+    if not _ATTACK_NOW:
+        from ...policies.axis import _ParamBot
+        from ...policies.base import engine_method
+        _ATTACK_NOW.extend((_ParamBot.attack_now, engine_method))
+    fast = _ATTACK_NOW[1](game.policy(side), "attack_now", _ATTACK_NOW[0])
     return NotImplemented if fast is None else fast(game)
+
+
+_ATTACK_NOW: list = []           # (_ParamBot.attack_now, engine_method), imported on first use
 
 
 def _art_can_fire(game, u: int, enemy_zoc) -> bool:

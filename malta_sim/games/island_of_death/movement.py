@@ -1229,14 +1229,13 @@ def _planner(pol):
     """``pol.planned_move`` when it is the engine's own
     (:meth:`malta_sim.policies.axis.AxisBot.planned_move`, whose moves come
     from the compiled choice tested against :func:`legal_moves`), else None:
-    a policy's own ``planned_move`` is never trusted with unchecked moves."""
-    fn = getattr(pol, "planned_move", None)
-    if fn is None:
-        return None
+    a policy's own ``planned_move``, or one reached through a wrapper bot, is
+    never trusted with unchecked moves (:func:`~malta_sim.policies.base.engine_method`)."""
     if not _PLANNER:
         from ...policies.axis import AxisBot
-        _PLANNER.append(AxisBot.planned_move)
-    return fn if getattr(fn, "__func__", None) is _PLANNER[0] else None
+        from ...policies.base import engine_method
+        _PLANNER.extend((AxisBot.planned_move, engine_method))
+    return _PLANNER[1](pol, "planned_move", _PLANNER[0])
 
 
 def execute_planned(game, u: int, dest: int, spent: float, path: list, mode: str) -> None:
