@@ -30,6 +30,12 @@ import sys
 import time
 from pathlib import Path
 
+#: Environment variable naming the folder this module put in
+#: ``NUMBA_CACHE_DIR``: a child process (a pool worker, a subprocess) that
+#: inherits both works its own folder out again instead of taking the
+#: parent's as a user's setting (the source may have changed in between).
+MARKER = "MALTA_SIM_NUMBA_CACHE_SET"
+
 #: Fingerprint folders always kept, the most recently used first.
 KEEP = 8
 #: Beyond those, folders unused for this many seconds are removed.
@@ -64,11 +70,16 @@ def source_fingerprint(package_dir: Path = PACKAGE_DIR) -> str:
 
 
 def cache_root() -> Path:
-    """Root folder of the fingerprint folders (``MALTA_SIM_CACHE_DIR`` or the user cache)."""
+    """Root folder of the fingerprint folders: ``MALTA_SIM_CACHE_DIR`` (made
+    absolute), else ``$XDG_CACHE_HOME/malta_sim/numba`` when that is an
+    absolute path (a relative one is ignored, as the XDG convention says),
+    else ``~/.cache/malta_sim/numba``."""
     explicit = os.environ.get("MALTA_SIM_CACHE_DIR")
     if explicit:
-        return Path(explicit).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return Path(explicit).expanduser().absolute()
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "malta_sim" / "numba"
 
 
@@ -90,7 +101,8 @@ def configure(package_dir: Path = PACKAGE_DIR) -> str | None:
     """Point numba's on-disk cache at the folder for this package's source.
 
     Called once when :mod:`malta_sim` is imported.  Does nothing when the user
-    set ``NUMBA_CACHE_DIR``.  If the folder cannot be made (a read-only home),
+    set ``NUMBA_CACHE_DIR`` (one not set by this function, see
+    :data:`MARKER`).  If the folder cannot be made (a read-only home),
     numba's own default place is left in use.
 
     Returns
@@ -99,8 +111,10 @@ def configure(package_dir: Path = PACKAGE_DIR) -> str | None:
         The cache folder in use, or None when the user's or numba's default
         applies.
     """
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return None
+    set_here = os.environ.get(MARKER)
+    user_dir = os.environ.get("NUMBA_CACHE_DIR")
+    if user_dir and user_dir != set_here:
+        return None                  # the user's own setting (not one this module set)
     root = cache_root()
     folder = root / source_fingerprint(package_dir)
     try:
@@ -111,7 +125,7 @@ def configure(package_dir: Path = PACKAGE_DIR) -> str | None:
         return None
     if fresh:
         _prune(root, folder)
-    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    os.environ["NUMBA_CACHE_DIR"] = os.environ[MARKER] = str(folder)
     numba_config = sys.modules.get("numba.core.config")
     if numba_config is not None:  # numba was imported first: its config is already read
         numba_config.CACHE_DIR = str(folder)

@@ -51,9 +51,10 @@ RUNNER = textwrap.dedent("""
     """)
 
 
-def _run(tmp_path: Path, pkg: Path, mode: str) -> int:
+def _run(tmp_path: Path, pkg: Path, mode: str, env_extra: dict | None = None) -> int:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "MALTA_SIM_"))}
     env["MALTA_SIM_CACHE_DIR"] = str(tmp_path / "cache")
+    env.update(env_extra or {})
     if mode == "fixed":
         env["NUMBA_CACHE_DIR"] = str(tmp_path / "fixed")
     runner = tmp_path / "runner.py"
@@ -98,6 +99,7 @@ def test_configure_sets_folder_and_prunes_old_ones(tmp_path, monkeypatch):
     import numba.core.config as numba_config
 
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.delenv(numba_cache.MARKER, raising=False)
     monkeypatch.setenv("MALTA_SIM_CACHE_DIR", str(tmp_path / "root"))
     monkeypatch.setattr(numba_config, "CACHE_DIR", numba_config.CACHE_DIR)
     root = tmp_path / "root"
@@ -132,3 +134,40 @@ def test_cache_root_defaults_to_user_cache(monkeypatch, tmp_path, value):
     else:
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
         assert numba_cache.cache_root() == tmp_path / "xdg" / "malta_sim" / "numba"
+
+
+def test_child_process_works_its_folder_out_again(tmp_path, monkeypatch):
+    """A process that inherits the folder a parent set (pool workers,
+    subprocesses) does not take it as the user's: after a source change it
+    moves to the new fingerprint's folder."""
+    import numba.core.config as numba_config
+
+    monkeypatch.setattr(numba_config, "CACHE_DIR", numba_config.CACHE_DIR)
+    monkeypatch.setenv("MALTA_SIM_CACHE_DIR", str(tmp_path / "root"))
+    parents = str(tmp_path / "root" / "0123456789abcdef")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", parents)
+    monkeypatch.setenv(numba_cache.MARKER, parents)
+    pkg = _write_pkg(tmp_path, 1)
+    folder = numba_cache.configure(pkg)
+    assert folder == str(tmp_path / "root" / numba_cache.source_fingerprint(pkg)) != parents
+    assert os.environ["NUMBA_CACHE_DIR"] == os.environ[numba_cache.MARKER] == folder
+
+
+def test_child_of_edited_source_runs_the_new_callee(tmp_path):
+    """End to end: a parent configured for the old source starts a child after
+    the callee changed; the child's cached caller uses the new callee."""
+    pkg = _write_pkg(tmp_path, 1)
+    assert _run(tmp_path, pkg, "fingerprint") == 2
+    old_folder = str(tmp_path / "cache" / numba_cache.source_fingerprint(pkg))
+    (pkg / "callee.py").write_text((pkg / "callee.py").read_text().replace("return 1", "return 5"))
+    env_extra = {"NUMBA_CACHE_DIR": old_folder, numba_cache.MARKER: old_folder}
+    assert _run(tmp_path, pkg, "fingerprint", env_extra) == 10
+
+
+def test_relative_xdg_cache_home_is_ignored(monkeypatch, tmp_path):
+    monkeypatch.delenv("MALTA_SIM_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relcache")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert numba_cache.cache_root() == tmp_path / ".cache" / "malta_sim" / "numba"
+    monkeypatch.setenv("MALTA_SIM_CACHE_DIR", "rel")
+    assert numba_cache.cache_root().is_absolute()
