@@ -179,7 +179,6 @@ def test_planned_move_equals_plain(monkeypatch, scen, ax, al, n):
 
     monkeypatch.setattr(AX.AxisBot, "planned_move", checked)
     monkeypatch.setitem(AX._PLANNED_BY_KERNEL, "planned_move", checked)
-    monkeypatch.setattr(movement, "_PLANNER", [checked])
     play_games(scen, 6, np.arange(n), axis_policy=ax, allied_policy=al)
     assert seen["planned"] > 20, seen
 

@@ -230,14 +230,14 @@ def _compiled_pick(game, side: int):
         reached through a wrapper bot, goes the checked way.
     """
     if not _ATTACK_NOW:
-        from ...policies.axis import _ParamBot
-        from ...policies.base import engine_method
-        _ATTACK_NOW.extend((_ParamBot.attack_now, engine_method))
-    fast = _ATTACK_NOW[1](game.policy(side), "attack_now", _ATTACK_NOW[0])
+        from ...policies import axis, base
+        _ATTACK_NOW.extend((axis, base))
+    axis, base = _ATTACK_NOW
+    fast = base.engine_method(game.policy(side), "attack_now", axis._ParamBot.attack_now)
     return NotImplemented if fast is None else fast(game)
 
 
-_ATTACK_NOW: list = []           # (_ParamBot.attack_now, engine_method), imported on first use
+_ATTACK_NOW: list = []           # the modules (policies.axis, policies.base), imported on first use
 
 
 def _art_can_fire(game, u: int, enemy_zoc) -> bool:

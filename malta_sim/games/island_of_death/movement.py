@@ -1232,10 +1232,10 @@ def _planner(pol):
     a policy's own ``planned_move``, or one reached through a wrapper bot, is
     never trusted with unchecked moves (:func:`~malta_sim.policies.base.engine_method`)."""
     if not _PLANNER:
-        from ...policies.axis import AxisBot
-        from ...policies.base import engine_method
-        _PLANNER.extend((AxisBot.planned_move, engine_method))
-    return _PLANNER[1](pol, "planned_move", _PLANNER[0])
+        from ...policies import axis, base
+        _PLANNER.extend((axis, base))
+    axis, base = _PLANNER
+    return base.engine_method(pol, "planned_move", axis.AxisBot.planned_move)
 
 
 def execute_planned(game, u: int, dest: int, spent: float, path: list, mode: str) -> None:
