@@ -116,7 +116,8 @@ def test_kernels_raw_on_random_arrays():
         cnt = on[~skip[on]]
         want_n = [int(dist[h, hexpos[cnt]].min()) if cnt.size else 99 for h in hexes]
         assert ap.nearest_many_kernel(dist, hexes, units, box, hexpos, skip).tolist() == want_n
-        assert [ap.nearest_kernel(dist, int(h), units, box, hexpos, skip) for h in hexes] == want_n
+        assert [int(ap.nearest_many_kernel(dist, np.array([h], np.int64), units, box, hexpos, skip)[0])
+                for h in hexes] == want_n
         assert [ap.count_within_kernel(dist, int(h), r, units, box, hexpos) for h in hexes] == \
             [int((dist[h, hexpos[on]] <= r).sum()) for h in hexes]
 

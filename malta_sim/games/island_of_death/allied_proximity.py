@@ -27,7 +27,9 @@ NO_ALLIED_DISTANCE = 99
 
 @njit(cache=True)
 def strength_near_kernel(dist, hexes, radius, units, box, hexpos, level, defense):
-    """Allied defense strength within ``radius`` hexes of each hex of ``hexes``.
+    """Allied defense strength within ``radius`` hexes of each hex of ``hexes``
+    (the bots' threat measure for beach movement 18.7, rally 19.6, drop zone
+    markers 19.13 and sticks 19.32; strength at the piece's level, 17.3).
 
     Parameters
     ----------
@@ -67,15 +69,16 @@ def strength_near_kernel(dist, hexes, radius, units, box, hexpos, level, defense
 
 
 @njit(cache=True)
-def nearest_kernel(dist, h, units, box, hexpos, skip):
-    """Distance from hex ``h`` to the nearest of ``units`` on the map.
+def nearest_many_kernel(dist, hexes, units, box, hexpos, skip):
+    """Distance from each hex of ``hexes`` to the nearest of ``units`` on the
+    map (landing losses 18.5, wave boxes 18.32, 17.8, 16.11).
 
     Parameters
     ----------
     dist : int16[H, H]
         Hex distances.
-    h : int
-        Dense hex index.
+    hexes : int64[K]
+        Dense hex indices.
     units : int64[k]
         Candidate pieces (unit indices).
     box, hexpos : int arrays [U]
@@ -85,25 +88,10 @@ def nearest_kernel(dist, h, units, box, hexpos, skip):
 
     Returns
     -------
-    int
+    int64[K]
         Hexes to the nearest counted piece in ``box == BOX_MAP``;
-        :data:`NO_ALLIED_DISTANCE` when there is none.
+        :data:`NO_ALLIED_DISTANCE` where there is none.
     """
-    best = -1
-    for j in range(units.shape[0]):
-        u = units[j]
-        if box[u] != BOX_MAP or skip[u]:
-            continue
-        dx = dist[h, hexpos[u]]
-        if best < 0 or dx < best:
-            best = dx
-    return NO_ALLIED_DISTANCE if best < 0 else best
-
-
-@njit(cache=True)
-def nearest_many_kernel(dist, hexes, units, box, hexpos, skip):
-    """:func:`nearest_kernel` for each hex of ``hexes`` (int64[K]); returns
-    int64[K] (:data:`NO_ALLIED_DISTANCE` where no counted piece is on the map)."""
     out = np.full(hexes.shape[0], -1, np.int64)
     for j in range(units.shape[0]):
         u = units[j]
@@ -122,7 +110,8 @@ def nearest_many_kernel(dist, hexes, units, box, hexpos, skip):
 
 @njit(cache=True)
 def count_within_kernel(dist, h, radius, units, box, hexpos):
-    """How many of ``units`` are on the map within ``radius`` hexes of ``h``.
+    """How many of ``units`` are on the map within ``radius`` hexes of ``h``
+    (Allied AA near a drop or an airfield, rules 16.12, 19.41).
 
     Parameters
     ----------
@@ -150,7 +139,8 @@ def count_within_kernel(dist, h, radius, units, box, hexpos):
 
 def allied_strength_near(game, hexes, radius: int = 1) -> np.ndarray:
     """Allied defense strength within ``radius`` hexes of each hex of
-    ``hexes`` (the bots' threat measure; see :func:`strength_near_kernel`).
+    ``hexes`` (the bots' threat measure, rules 18.7, 19.6, 19.13, 19.32; see
+    :func:`strength_near_kernel`).
 
     Parameters
     ----------
@@ -174,13 +164,14 @@ def nearest_allied_unit(game, h: int) -> int:
     units, 14.0; coastal guns count); :data:`NO_ALLIED_DISTANCE` when none
     (landing losses 18.5, wave boxes 18.32)."""
     t, s = game.static, game.state
-    return int(nearest_kernel(t.grid.distance_table, h, t.side_units[ALLIED], s.box, s.hex,
-                              t.utype_is_leader))
+    return int(nearest_many_kernel(t.grid.distance_table, np.array([h], np.int64), t.side_units[ALLIED],
+                                   s.box, s.hex, t.utype_is_leader)[0])
 
 
 def nearest_allied_units(game, hexes) -> np.ndarray:
     """:func:`nearest_allied_unit` of each hex of ``hexes`` (sequence of
-    dense hex indices) at once; int64[len(hexes)], hexes."""
+    dense hex indices) at once; int64[len(hexes)], hexes (rules 18.5, 18.32,
+    14.0)."""
     t, s = game.static, game.state
     return nearest_many_kernel(t.grid.distance_table, np.asarray(hexes, np.int64).reshape(-1),
                                t.side_units[ALLIED], s.box, s.hex, t.utype_is_leader)
@@ -193,6 +184,6 @@ def allied_aa_within(game, h: int, radius: int = 3) -> int:
     return int(count_within_kernel(t.grid.distance_table, h, radius, t.allied_aa_units, s.box, s.hex))
 
 
-__all__ = ["NO_ALLIED_DISTANCE", "strength_near_kernel", "nearest_kernel", "nearest_many_kernel",
+__all__ = ["NO_ALLIED_DISTANCE", "strength_near_kernel", "nearest_many_kernel",
            "count_within_kernel", "allied_strength_near", "nearest_allied_unit", "nearest_allied_units",
            "allied_aa_within"]

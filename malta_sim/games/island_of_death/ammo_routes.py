@@ -73,9 +73,27 @@ def routes_from_field(arts, hexa, passable, target, nbr, ocean_side, field, max_
     it may enter (passable, across a hexside that is not all ocean) lies at
     most ``max_len - 1`` hexes from one (rules 12.56, 8.2).
 
+    Parameters
+    ----------
+    arts : int64[k]
+        The pieces asking (unit indices).
+    hexa : int[n_units]
+        Dense hex per unit.
+    passable, target : bool[n_hexes]
+        Hexes a route may enter; hand-out hexes.
+    nbr : int32[n_hexes, 6]
+        Neighbour table (-1 off the grid).
+    ocean_side : bool[n_hexes, 6]
+        All-ocean hexsides.
+    field : int32[n_hexes]
+        As above.
+    max_len : int
+        Longest route (hexes).
+
     Returns
     -------
     bool[k]
+        Whether each piece has a route.
     """
     k = arts.shape[0]
     out = np.zeros(k, np.bool_)

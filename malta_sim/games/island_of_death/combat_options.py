@@ -217,7 +217,8 @@ def group_options(cand, hexa, targets, adj):
 
 @nb.njit(cache=True)
 def by_target_hex(order, start, units):
-    """:func:`group_options`'s answer re-listed in ascending target-hex order.
+    """:func:`group_options`'s answer (the attack options of step 9.2 a,
+    rules 9.11-9.16) re-listed in ascending target-hex order.
 
     Parameters
     ----------
