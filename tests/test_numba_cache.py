@@ -54,6 +54,9 @@ RUNNER = textwrap.dedent("""
 def _run(tmp_path: Path, pkg: Path, mode: str, env_extra: dict | None = None) -> int:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "MALTA_SIM_"))}
     env["MALTA_SIM_CACHE_DIR"] = str(tmp_path / "cache")
+    # the edits below keep the file size and may fall in the same second:
+    # Python's own bytecode cache would then run the old source
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(env_extra or {})
     if mode == "fixed":
         env["NUMBA_CACHE_DIR"] = str(tmp_path / "fixed")
