@@ -13,8 +13,9 @@ each candidate it works out the movement allowance, the goal hex, the
 destinations (the reach search of :func:`movement.reach_core` and the stacking
 room of rule 7.1, the same arithmetic as :func:`movement.legal_kernel`) and
 the chosen step (an HQ's step toward its formation included), and stops at
-the first unit that moves, or at hitched artillery, which the Python code
-handles itself (it may prepare in place, rule 6.6).  It then goes on walking
+the first unit that moves, or at hitched artillery outside an enemy ZOC,
+which the Python code handles itself (it may prepare in place, rule 6.6;
+never in an enemy ZOC, 5.4, where it stays and the walk goes on).  It then goes on walking
 on the position that move leaves (the mover in its destination, its path's
 hexes Axis-controlled), so one call makes the bot's next several decisions;
 :class:`AxisWalk` hands them out one per ``next_move`` call while executing
@@ -191,8 +192,10 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         when it ran out of candidates), every unit up to it tried; ``what``
         is :data:`MOVE` (``order[stop_at]`` moves to ``dest_hex``),
         :data:`DONE` (no unit moves) or :data:`PYTHON` (``order[stop_at]``
-        is hitched artillery that may prepare in place, 6.6: the caller
-        decides for it); only the last row may be DONE or PYTHON.
+        is hitched artillery that may prepare in place, 6.6, outside an
+        enemy ZOC, 5.4: the caller decides for it; hitched artillery in an
+        enemy ZOC stays and the walk goes on); only the last row may be
+        DONE or PYTHON.
         For a MOVE: ``k`` legal destinations, ``n_path`` hexes entered and
         ``dest_hex`` at index ``at`` of the destinations.
     dests, mps : int64[max_moves, n_hexes], float64[max_moves, n_hexes]
@@ -254,8 +257,10 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
             continue
         if ut == codes[1]:
             # artillery: only hitched artillery that did not arrive this turn
-            # may prepare (6.6, 16.13, 19.8); the caller decides for it
-            if hitched[u] and entered_turn[u] != turn:
+            # may prepare (6.6, 16.13, 19.8), never in an enemy ZOC (5.4: it
+            # stays, as AxisBot._special_move decides); the caller decides
+            # for the others
+            if hitched[u] and entered_turn[u] != turn and not zoc[hexes[u]]:
                 steps[m, 0], steps[m, 1], steps[m, 2] = i, PYTHON, -1
                 return steps[:m + 1], dests, mps, preds, after_hex, after_moved, after_control, paths
             continue
