@@ -1743,11 +1743,12 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
                                                             np.concatenate([cgu, sp]))
     cgu, cgu_list, sp, sp_list, both = pieces
     # hexes where an entry finds a gun (16.58) or a strongpoint in or next to it
-    # (16.22), kept while the guns and strongpoints stay where they are
+    # (16.22), per hex as Python bools, kept while the guns and strongpoints
+    # stay where they are
     key = s.hex[both].tobytes()
     watch = game.extra.get("_entry_watch")
     if watch is None or watch[0] != key:
-        watch = game.extra["_entry_watch"] = (key, _entry_flags(game, inv, s.hex[cgu], s.hex[sp]))
+        watch = game.extra["_entry_watch"] = (key, _entry_flags(game, inv, s.hex[cgu], s.hex[sp]).tolist())
     if watch[1][h]:
         _guns_and_strongpoints(game, cgu, cgu_list, sp, sp_list, inv, h, how)
     near = inv.urban_near[h]          # h and its neighbours that are towns or cities
@@ -1758,6 +1759,8 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
         if near and _cup_has_militia(game):
             game.extra.setdefault("militia_pending", []).extend(near)
         return
+    if not near and (how != "move_end" or "militia_pending" not in game.extra):
+        return                      # no town or city to roll for (16.32), none pending
     if not _cup_has_militia(game):
         return                                                  # 16.36
     if how == "move_end":
