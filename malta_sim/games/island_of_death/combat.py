@@ -319,17 +319,56 @@ def _fire_inputs(game, side: int) -> tuple:
     failed = game.extra.get("comm_failed")
     failed = failed.get(turn) if failed else None
     if failed or (side == 1 and turn <= 1):
-        barred = np.zeros(n, bool)
-        from .special import delayed_reaction_ok
-        for u in cand.tolist():
-            if t.utype[u] == st.WARSHIP:
-                barred[u] = bool(failed) and u in failed              # 16.73
-            elif t.side[u] == 1:
-                barred[u] = not delayed_reaction_ok(game, u)           # 17.7
-        barred.flags.writeable = False
+        barred = _barred(game, cand, failed)
     else:
         barred = _no_bar(n)
     return cand, ezoc, barred, ships_ok
+
+
+def _barred(game, cand: np.ndarray, failed) -> np.ndarray:
+    """The ``barred`` mask of :func:`_fire_inputs` (read only): among the
+    candidates ``cand``, warships in the set ``failed`` (their
+    communications roll failed this turn, rule 16.73; None or empty: none)
+    and Allied pieces that rule 17.7 holds back.
+
+    The rule 17.7 map is looked up once for all candidates
+    (:func:`.special._may_act_map`, the map behind
+    :func:`.special.delayed_reaction_ok`); :func:`_barred_plain` asks
+    ``delayed_reaction_ok`` per piece (the same mask)."""
+    from .special import _may_act_map, delayed_reaction_radius
+
+    s, t = game.state, game.static
+    barred = np.zeros(len(s.box), bool)
+    turn = int(s.turn[0])
+    radius = -1 if turn > 1 else delayed_reaction_radius(
+        turn, getattr(game.scenario, "name", "hercules"))
+    may_act = None
+    utype, uside = game.tables.utype, game.tables.side
+    for u in cand.tolist():
+        if utype[u] == st.WARSHIP:
+            barred[u] = bool(failed) and u in failed                  # 16.73
+        elif uside[u] == 1 and radius >= 0:
+            if may_act is None:
+                may_act = _may_act_map(game, radius)
+            barred[u] = not may_act[int(s.hex[u])]                    # 17.7
+    barred.flags.writeable = False
+    return barred
+
+
+def _barred_plain(game, cand: np.ndarray, failed) -> np.ndarray:
+    """:func:`_barred` with :func:`.special.delayed_reaction_ok` asked per
+    piece: the plain reference (rules 16.73, 17.7)."""
+    from .special import delayed_reaction_ok
+
+    t = game.static
+    barred = np.zeros(len(game.state.box), bool)
+    for u in cand.tolist():
+        if t.utype[u] == st.WARSHIP:
+            barred[u] = bool(failed) and u in failed                  # 16.73
+        elif t.side[u] == 1:
+            barred[u] = not delayed_reaction_ok(game, u)               # 17.7
+    barred.flags.writeable = False
+    return barred
 
 
 def _no_bar(n: int) -> np.ndarray:
@@ -612,7 +651,55 @@ def _avg_morale(game, units) -> int:
 def _command_roll(game, side: int, units, target: int, sign: int) -> int:
     """Rules 14.2, 14.21, 15.3: one leader of ``side`` stacked with or next to a
     unit of its formation in the combat rolls one die; <= tactical value gives
-    ``sign`` (+1 attacking, -1 defending)."""
+    ``sign`` (+1 attacking, -1 defending).
+
+    The leader is :func:`_command_leader`'s; :func:`_command_roll_plain` is
+    the plain reference (the same leader, roll and log)."""
+    return _command_die(game, side, _command_leader(game, side, units), sign)
+
+
+def _command_leader(game, side: int, units):
+    """Rules 14.2, 14.21, 15.3: ``(leader, tactical value)`` of the leader of
+    ``side`` who commands in a combat of ``units`` (list of int), or None: on
+    the map, used fewer than twice this phase, stacked with or next to a unit
+    of its printed formation among ``units``; the highest tactical value, the
+    lowest index on ties.  Walks the side's leaders from the static table
+    (``StaticTables.leaders_side``, ascending) and reads each unit's
+    formation and hex once."""
+    s, t, tb = game.state, game.static, game.tables
+    box, uses = s.box, s.leader_uses
+    best = None
+    fu = None
+    for ld in tb.leaders_side[side]:
+        if box[ld] != BOX_MAP or uses[ld] >= 2:
+            continue
+        if fu is None:
+            if not len(units):
+                return None
+            form, hexa = s.formation, s.hex
+            fu = [(int(form[u]), int(hexa[u])) for u in units]
+            dist = t.grid.distance_table
+            pf = tb.printed_formation_l
+        f = pf[ld]
+        drow = dist[int(s.hex[ld])]
+        for uf, uh in fu:
+            if uf == f and drow[uh] <= 1:
+                tv = int(t.tactical[ld, s.level[ld]])
+                if best is None or tv > best[1]:
+                    best = (ld, tv)
+                break
+    return best
+
+
+def _command_roll_plain(game, side: int, units, target: int, sign: int) -> int:
+    """:func:`_command_roll` with the leader of :func:`_command_leader_plain`:
+    the plain reference (rules 14.2, 14.21, 15.3)."""
+    return _command_die(game, side, _command_leader_plain(game, side, units), sign)
+
+
+def _command_leader_plain(game, side: int, units):
+    """:func:`_command_leader` from the state masks and per-unit reads: the
+    plain reference (rules 14.2, 14.21, 15.3)."""
     s, t = game.state, game.static
     dist = t.grid.distance_table
     best = None
@@ -625,8 +712,15 @@ def _command_roll(game, side: int, units, target: int, sign: int) -> int:
             tv = int(t.tactical[ld, s.level[ld]])
             if best is None or tv > best[1]:
                 best = (ld, tv)
+    return best
+
+
+def _command_die(game, side: int, best, sign: int) -> int:
+    """The command roll of :func:`_command_roll` for the leader ``best``
+    (``(leader, tactical value)`` or None: no roll, 0); rules 14.2, 14.21."""
     if best is None:
         return 0
+    s = game.state
     ld, tv = best
     s.leader_uses[ld] += 1
     die = game.die("leaders")
@@ -888,10 +982,15 @@ def take_steps(game, units, n: int, reason: str, engineers_first: int = 0) -> in
         lose_step(game, u, reason)
         lost_by_hex[h] = lost_by_hex.get(h, 0) + 1
         left -= 1
-    ut = game.tables.utype
-    for h, k in lost_by_hex.items():
-        for ld in game.units_at(h, side).tolist():
-            if ut[ld] == st.LEADER:
+    if lost_by_hex:
+        hexa = s.hex
+        leaders = game.tables.leaders_side[side] if side in (0, 1) else None
+        for h, k in lost_by_hex.items():
+            # the side's leaders in hex h, ascending (game.units_at(h, side)'s leaders)
+            here = ([ld for ld in leaders if hexa[ld] == h] if leaders is not None
+                    else [ld for ld in game.units_at(h, side).tolist()
+                          if game.tables.utype[ld] == st.LEADER])
+            for ld in here:
                 leader_casualty_roll(game, ld, k)
     invalidate(game)
     return left
@@ -1157,7 +1256,7 @@ def _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mod
         stay = [u for u in defenders if s.box[u] == BOX_MAP and u not in def_retreating]
         stack = list(def_retreating)
         if not stay:
-            stack += [int(x) for x in game.units_at(target, 1 - side) if t.utype[x] == st.LEADER]
+            stack += _leaders_in(game, target, 1 - side)
         retreat_stack(game, stack, def_ret, att_hexes)
         res.defender_retreat = def_ret
     att_retreating = [u for u in att_retreating if s.box[u] == BOX_MAP]
@@ -1169,7 +1268,7 @@ def _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mod
             rest = [int(x) for x in game.units_at(h, side)
                     if int(x) not in us and t.utype[x] not in (st.LEADER, st.WARSHIP)]
             if not rest:   # 14.3: a leader left with no unit retreats with the stack
-                us = us + [int(x) for x in game.units_at(h, side) if t.utype[x] == st.LEADER]
+                us = us + _leaders_in(game, h, side)
             retreat_stack(game, us, att_ret, {target})
     res.pending = pending_def
     # 9.8 advance after combat
@@ -1222,6 +1321,14 @@ def _ma_zero(game, u: int) -> bool:
 
 #: unit types that never move (strongpoints, militia, coastal guns)
 _NO_MA = (st.STRONGPOINT, st.MILITIA, st.COASTAL_GUN)
+
+
+def _leaders_in(game, h: int, side: int) -> list[int]:
+    """The leaders of ``side`` (0 or 1) in hex ``h``, ascending (rule 14.3):
+    ``[x for x in game.units_at(h, side) if utype[x] == LEADER]``, read from
+    the side's leader pieces (``StaticTables.leaders_side``)."""
+    hexa = game.state.hex
+    return [ld for ld in game.tables.leaders_side[side] if hexa[ld] == h]
 
 
 def _blocking_in(game, h: int, side: int) -> bool:
@@ -1316,7 +1423,7 @@ def _advance(game, side, target, stayers, length, res) -> None:
         if any(zoc[o] for o in origins):
             left = max(0, left - 1)                                    # 9.85
     # leaders stacked with advancing units may go along (9.81)
-    leaders = [x for o in origins for x in game.units_at(o, side).tolist() if ut[x] == st.LEADER]
+    leaders = [x for o in origins for x in _leaders_in(game, o, side)]
     group = chosen + leaders
     for u in group:
         s.hex[u] = target

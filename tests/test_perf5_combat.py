@@ -1,0 +1,144 @@
+"""Fifth round of speed work on the combat phases (results unchanged).
+
+Each fast path is compared with its plain reference on every call through
+whole games (the references are asked on the same position just before the
+fast answer is used) and, where a position can be made up, on random
+positions:
+
+* the leader who makes a command roll (rules 14.2, 14.21, 15.3) from the
+  side's leader pieces (:func:`.combat._command_leader`) against the mask
+  walk (:func:`.combat._command_leader_plain`);
+* the leaders in a hex (14.3) from the side's leader pieces
+  (:func:`.combat._leaders_in`) against ``game.units_at``;
+* the pieces barred from firing (16.73, 17.7) with the rule 17.7 map looked
+  up once (:func:`.combat._barred`) against ``delayed_reaction_ok`` per piece
+  (:func:`.combat._barred_plain`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from malta_sim.games.island_of_death import combat
+from malta_sim.games.island_of_death import static as st
+from malta_sim.games.island_of_death.state import BOX_MAP, BOX_NOT_YET
+from malta_sim.games.registry import get_scenario
+from tests.test_perf3_combat import _random_game
+
+
+def _leaders_in_plain(game, h, side):
+    """The leaders of ``side`` in hex ``h`` from the unit query (rule 14.3)."""
+    return [int(x) for x in game.units_at(h, side).tolist() if game.static.utype[x] == st.LEADER]
+
+
+def _checked(monkeypatch, counts):
+    """Wrap the fast paths: each answer equals its plain reference."""
+    leader, leaders_in, barred = combat._command_leader, combat._leaders_in, combat._barred
+
+    def cl(game, side, units):
+        got = leader(game, side, units)
+        assert got == combat._command_leader_plain(game, side, units)
+        counts["leader"] = counts.get("leader", 0) + 1
+        counts["leader_found"] = counts.get("leader_found", 0) + (got is not None)
+        return got
+
+    def li(game, h, side):
+        got = leaders_in(game, h, side)
+        assert got == _leaders_in_plain(game, h, side)
+        assert all(type(x) is int for x in got)
+        counts["leaders_in"] = counts.get("leaders_in", 0) + 1
+        return got
+
+    def ba(game, cand, failed):
+        got = barred(game, cand, failed)
+        assert np.array_equal(got, combat._barred_plain(game, cand, failed))
+        assert not got.flags.writeable
+        counts["barred"] = counts.get("barred", 0) + 1
+        counts["barred_any"] = counts.get("barred_any", 0) + bool(got.any())
+        return got
+
+    monkeypatch.setattr(combat, "_command_leader", cl)
+    monkeypatch.setattr(combat, "_leaders_in", li)
+    monkeypatch.setattr(combat, "_barred", ba)
+
+
+@pytest.mark.parametrize("scenario,axis,allied,seed,n", [
+    ("hercules", "balanced", "static", 1942, 3),
+    ("intro", "balanced", "static", 1942, 2),
+    ("hercules", "aggressive", "counterattack", 11, 2),
+])
+def test_fast_paths_equal_reference_through_games(monkeypatch, scenario, axis, allied, seed, n):
+    """Every command-roll leader, leaders-in-hex list and barred mask during
+    whole games equals its plain reference."""
+    counts: dict = {}
+    _checked(monkeypatch, counts)
+    play = get_scenario(scenario).play_fn()
+    play(scenario, seed, np.arange(n), axis_policy=axis, allied_policy=allied, options=(),
+         data_dir=None)
+    assert counts.get("leader", 0) > 0 and counts.get("leader_found", 0) > 0, counts
+    assert counts.get("leaders_in", 0) > 0, counts
+    if scenario == "hercules":
+        assert counts.get("barred", 0) > 0 and counts.get("barred_any", 0) > 0, counts
+
+
+@pytest.mark.parametrize("seed", [81, 82])
+def test_command_leader_and_leaders_in_equal_plain_on_random_positions(seed):
+    """Random positions with the leaders placed next to random groups, random
+    leader uses and levels: the same commanding leader and the same leaders
+    per hex as the plain versions (rules 14.2, 14.21, 14.3, 15.3)."""
+    rng = np.random.default_rng(seed)
+    found = 0
+    for trial in range(8):
+        g = _random_game(rng, trial)
+        s, t = g.state, g.static
+        own_hexes = np.unique(s.hex[s.box == BOX_MAP])
+        for ld in np.flatnonzero(t.utype == st.LEADER).tolist():
+            if rng.random() < 0.8:
+                s.box[ld] = BOX_MAP
+                s.hex[ld] = int(rng.choice(own_hexes))
+            s.leader_uses[ld] = int(rng.integers(0, 3))
+        for side in (0, 1):
+            own = np.flatnonzero((s.box == BOX_MAP) & (t.side == side)
+                                 & (t.utype != st.LEADER)).tolist()
+            for _ in range(20):
+                k = int(rng.integers(0, min(len(own), 6) + 1))
+                units = [int(x) for x in rng.choice(own, k, replace=False)] if k else []
+                got = combat._command_leader(g, side, units)
+                assert got == combat._command_leader_plain(g, side, units)
+                found += got is not None
+            for h in own_hexes.tolist():
+                assert combat._leaders_in(g, h, side) == _leaders_in_plain(g, h, side)
+    assert found > 0
+
+
+@pytest.mark.parametrize("turn", [0, 1, 2])
+def test_barred_equals_plain_on_random_positions(turn):
+    """Rule 17.7 (turns 0 and 1 of Hercules hold Allied pieces back that no
+    Axis ground unit is near) and 16.73 (failed warships): the same mask as
+    asking ``delayed_reaction_ok`` per piece."""
+    rng = np.random.default_rng(90 + turn)
+    seen = 0
+    for trial in range(6):
+        g = _random_game(rng, trial)
+        s, t = g.state, g.static
+        s.turn[0] = turn
+        g.scenario = dataclasses.replace(g.scenario, name="hercules")     # rule 17.7 applies
+        if trial % 2:                     # few Axis pieces left: some Allied pieces held back
+            axis_on = np.flatnonzero((s.box == BOX_MAP) & (t.side == 0)
+                                     & (t.utype != st.WARSHIP)).tolist()
+            for u in axis_on[2:]:
+                s.box[u], s.hex[u] = BOX_NOT_YET, -1
+        ships = np.flatnonzero((s.box == BOX_MAP) & (t.utype == st.WARSHIP)).tolist()
+        failed = set(ships[trial % 2::2]) if trial % 3 else None
+        for side in (0, 1):
+            cand = np.flatnonzero((s.box == BOX_MAP) & (t.side == side)
+                                  & ((t.utype == st.ARTILLERY) | (t.utype == st.WARSHIP)))
+            got = combat._barred(g, cand.astype(np.int64), failed)
+            want = combat._barred_plain(g, cand.astype(np.int64), failed)
+            assert np.array_equal(got, want)
+            held = [u for u in cand.tolist() if t.utype[u] == st.ARTILLERY and got[u]]
+            seen += len(held)
+    assert seen > 0 or turn > 1
