@@ -12,7 +12,10 @@ positions:
   (:func:`.combat._leaders_in`) against ``game.units_at``;
 * the pieces barred from firing (16.73, 17.7) with the rule 17.7 map looked
   up once (:func:`.combat._barred`) against ``delayed_reaction_ok`` per piece
-  (:func:`.combat._barred_plain`).
+  (:func:`.combat._barred_plain`);
+* the Axis bot's bombardment order (10.1, most enemy pieces first) from one
+  count over all hexes (:func:`malta_sim.policies.axis._bombard_order`)
+  against ``units_at`` per hex.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from malta_sim.games.island_of_death import combat
 from malta_sim.games.island_of_death import static as st
 from malta_sim.games.island_of_death.state import BOX_MAP, BOX_NOT_YET
 from malta_sim.games.registry import get_scenario
+from malta_sim.policies import axis
 from tests.test_perf3_combat import _random_game
 
 
@@ -60,28 +64,40 @@ def _checked(monkeypatch, counts):
         counts["barred_any"] = counts.get("barred_any", 0) + bool(got.any())
         return got
 
+    order = axis._bombard_order
+
+    def bo(game, enemy, bombard):
+        got = order(game, enemy, bombard)
+        assert got == axis._bombard_order_plain(game, enemy, bombard)
+        counts["bombard"] = counts.get("bombard", 0) + 1
+        counts["bombard_many"] = counts.get("bombard_many", 0) + (len(got) > 1)
+        return got
+
+    monkeypatch.setattr(axis, "_bombard_order", bo)
     monkeypatch.setattr(combat, "_command_leader", cl)
     monkeypatch.setattr(combat, "_leaders_in", li)
     monkeypatch.setattr(combat, "_barred", ba)
 
 
-@pytest.mark.parametrize("scenario,axis,allied,seed,n", [
+@pytest.mark.parametrize("scenario,axis_bot,allied,seed,n", [
     ("hercules", "balanced", "static", 1942, 3),
     ("intro", "balanced", "static", 1942, 2),
     ("hercules", "aggressive", "counterattack", 11, 2),
 ])
-def test_fast_paths_equal_reference_through_games(monkeypatch, scenario, axis, allied, seed, n):
+def test_fast_paths_equal_reference_through_games(monkeypatch, scenario, axis_bot, allied, seed, n):
     """Every command-roll leader, leaders-in-hex list and barred mask during
     whole games equals its plain reference."""
     counts: dict = {}
     _checked(monkeypatch, counts)
     play = get_scenario(scenario).play_fn()
-    play(scenario, seed, np.arange(n), axis_policy=axis, allied_policy=allied, options=(),
+    play(scenario, seed, np.arange(n), axis_policy=axis_bot, allied_policy=allied, options=(),
          data_dir=None)
     assert counts.get("leader", 0) > 0 and counts.get("leader_found", 0) > 0, counts
     assert counts.get("leaders_in", 0) > 0, counts
     if scenario == "hercules":
         assert counts.get("barred", 0) > 0 and counts.get("barred_any", 0) > 0, counts
+    if axis_bot == "aggressive":
+        assert counts.get("bombard_many", 0) > 0, counts
 
 
 @pytest.mark.parametrize("seed", [81, 82])
@@ -142,3 +158,22 @@ def test_barred_equals_plain_on_random_positions(turn):
             held = [u for u in cand.tolist() if t.utype[u] == st.ARTILLERY and got[u]]
             seen += len(held)
     assert seen > 0 or turn > 1
+
+
+@pytest.mark.parametrize("seed", [95, 96])
+def test_bombard_order_equals_plain_on_random_positions(seed):
+    """Rule 10.1: random sets of enemy hexes (held, empty, crowded) come out
+    in the same order as sorting by ``len(game.units_at(h, enemy))``."""
+    rng = np.random.default_rng(seed)
+    for trial in range(6):
+        g = _random_game(rng, trial)
+        s, t = g.state, g.static
+        for enemy in (0, 1):
+            held = np.unique(s.hex[(s.box == BOX_MAP) & (t.side == enemy)]).tolist()
+            land = np.flatnonzero(t.land).tolist()
+            for _ in range(10):
+                hexes = sorted(set(rng.choice(held, min(len(held), 6)).tolist()
+                                   + rng.choice(land, 2).tolist()))
+                bombard = {int(h): [int(i)] for i, h in enumerate(hexes)}
+                got = axis._bombard_order(g, enemy, bombard)
+                assert got == axis._bombard_order_plain(g, enemy, bombard)

@@ -962,9 +962,7 @@ class _ParamBot:
         for :meth:`next_attack`."""
         t = game.static
         if self._bombard_ok() and options.bombard:
-            enemy = 1 - self.side
-            for tgt, units in sorted(options.bombard.items(),
-                                     key=lambda kv: -len(game.units_at(kv[0], enemy))):
+            for tgt, units in _bombard_order(game, 1 - self.side, options.bombard):
                 if tgt in plan.support:
                     continue
                 free = [u for u in units if u not in used and t.utype[u] != st.WARSHIP]
@@ -979,6 +977,25 @@ class _ParamBot:
 
     def _bombard_ok(self):
         return False
+
+
+def _bombard_order(game, enemy: int, bombard: dict) -> list:
+    """The ``(hex, units)`` items of ``bombard`` (rule 10.1 options: enemy
+    hex -> artillery able to bombard it) with the most pieces of ``enemy``
+    (0 or 1) first, ties in the dict's order: :func:`_bombard_order_plain`
+    with the pieces of every hex counted in one pass."""
+    items = list(bombard.items())
+    if len(items) > 1:
+        hx = game.state.hex[game.tables.side_mask[enemy]]
+        cnt = np.bincount(hx[hx >= 0], minlength=game.static.n_hexes).tolist()
+        items.sort(key=lambda kv: -cnt[kv[0]])
+    return items
+
+
+def _bombard_order_plain(game, enemy: int, bombard: dict) -> list:
+    """:func:`_bombard_order` from ``game.units_at`` per hex: the plain
+    reference (rule 10.1)."""
+    return sorted(bombard.items(), key=lambda kv: -len(game.units_at(kv[0], enemy)))
 
 
 def _hurricane_mask(ft, flat: list, hurricane) -> np.ndarray:

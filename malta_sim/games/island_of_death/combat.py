@@ -1131,16 +1131,31 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
     enemy = 1 - side
     defenders = defenders_in(game, target, enemy)
     res = AttackResult(target=int(target))
-    was_disorg = {u: s.morale_state[u] != NORMAL for u in attackers + support}
+    night = game.night
+    # read only by the night rule (10.21) below
+    was_disorg = {u: s.morale_state[u] != NORMAL for u in attackers + support} if night else None
     for u in attackers:
         s.attacked[u] = True
-    # 9.3 b-c: totals
-    att = sum(attack_strength(game, u) for u in attackers)
-    dfn = sum(defense_strength(game, u) for u in defenders)
+    # 9.3 b-c: totals; the modified strengths of attack_strength and
+    # defense_strength and the printed ones, one pass per side
+    tb = game.tables
+    mor, lev, oos = s.morale_state, s.level, s.out_of_supply
+    a_tab, d_tab = tb.attack, tb.defense
+    att = printed_att = 0
+    for u in attackers:
+        base = a_tab[u][lev[u]]
+        rows = _ATTACK_ROWS.get(base)
+        if rows is None:
+            rows = _attack_rows(base)
+        att += rows[1 if oos[u] else 0][mor[u]]                       # 9.91, 8.31, 8.4, 11.3, 11.4
+        printed_att += base
+    dfn = printed_def = 0
+    for u in defenders:
+        base = d_tab[u][lev[u]]
+        dfn += _unit_defense(base, int(mor[u]) == DEMORALIZED)         # 9.91, 11.4
+        printed_def += base
     if t.city[target] or (t.fort[target] and not s.fort_destroyed[target]):
         dfn *= 2                                                      # 9.91
-    printed_att = sum(int(t.attack[u, s.level[u]]) for u in attackers)
-    printed_def = sum(int(t.defense[u, s.level[u]]) for u in defenders)
 
     def sup_total(units, offensive, cu):
         v = sum(support_value(game, u, offensive, target, cu, u in hurricane) for u in units)
@@ -1149,8 +1164,9 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
 
     # 16.73: communications roll for warships
     failed = set()
+    utype = tb.utype
     for u in support + dsupport:
-        if t.utype[u] == st.WARSHIP:
+        if utype[u] == st.WARSHIP:
             die = game.die("combat")
             if die <= 3:
                 failed.add(u)
@@ -1191,7 +1207,7 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
                         f"att {att_total} def {def_total} mods {mods}", rule="9.3")
     _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mods, res)
     # 10.21: night attackers (and their support) become disorganized / demoralized
-    if game.night:
+    if night:
         for u in attackers + support_ok:
             if s.box[u] != BOX_MAP:
                 continue
