@@ -1136,19 +1136,15 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
     was_disorg = {u: s.morale_state[u] != NORMAL for u in attackers + support} if night else None
     for u in attackers:
         s.attacked[u] = True
-    # 9.3 b-c: totals; the modified strengths of attack_strength and
-    # defense_strength and the printed ones, one pass per side
+    # 9.3 b-c: totals, modified (attack_strength, defense_strength) and
+    # printed, one pass per side
     tb = game.tables
-    mor, lev, oos = s.morale_state, s.level, s.out_of_supply
+    mor, lev = s.morale_state, s.level
     a_tab, d_tab = tb.attack, tb.defense
     att = printed_att = 0
     for u in attackers:
-        base = a_tab[u][lev[u]]
-        rows = _ATTACK_ROWS.get(base)
-        if rows is None:
-            rows = _attack_rows(base)
-        att += rows[1 if oos[u] else 0][mor[u]]                       # 9.91, 8.31, 8.4, 11.3, 11.4
-        printed_att += base
+        att += attack_strength(game, u)                               # 9.91, 8.31, 8.4, 11.3, 11.4
+        printed_att += a_tab[u][lev[u]]
     dfn = printed_def = 0
     for u in defenders:
         base = d_tab[u][lev[u]]
