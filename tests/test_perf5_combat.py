@@ -13,6 +13,9 @@ positions:
 * the pieces barred from firing (16.73, 17.7) with the rule 17.7 map looked
   up once (:func:`.combat._barred`) against ``delayed_reaction_ok`` per piece
   (:func:`.combat._barred_plain`);
+* the leader of a penetration attempt (10.31) from the per-formation leader
+  list (:func:`.combat._penetration_leader`) against per-unit reads
+  (:func:`.combat._penetration_leader_plain`);
 * the Axis bot's bombardment order (10.1, most enemy pieces first) from one
   count over all hexes (:func:`malta_sim.policies.axis._bombard_order`)
   against ``units_at`` per hex.
@@ -73,6 +76,17 @@ def _checked(monkeypatch, counts):
         counts["bombard_many"] = counts.get("bombard_many", 0) + (len(got) > 1)
         return got
 
+    pen = combat._penetration_leader
+
+    def pl(game, units):
+        got = pen(game, units)
+        assert got == combat._penetration_leader_plain(game, units)
+        assert got is None or type(got) is int
+        counts["pen"] = counts.get("pen", 0) + 1
+        counts["pen_found"] = counts.get("pen_found", 0) + (got is not None)
+        return got
+
+    monkeypatch.setattr(combat, "_penetration_leader", pl)
     monkeypatch.setattr(axis, "_bombard_order", bo)
     monkeypatch.setattr(combat, "_command_leader", cl)
     monkeypatch.setattr(combat, "_leaders_in", li)
@@ -94,6 +108,8 @@ def test_fast_paths_equal_reference_through_games(monkeypatch, scenario, axis_bo
          data_dir=None)
     assert counts.get("leader", 0) > 0 and counts.get("leader_found", 0) > 0, counts
     assert counts.get("leaders_in", 0) > 0, counts
+    if scenario == "intro":
+        assert counts.get("pen_found", 0) > 0, counts
     if scenario == "hercules":
         assert counts.get("barred", 0) > 0 and counts.get("barred_any", 0) > 0, counts
     if axis_bot == "aggressive":
@@ -124,6 +140,9 @@ def test_command_leader_and_leaders_in_equal_plain_on_random_positions(seed):
                 units = [int(x) for x in rng.choice(own, k, replace=False)] if k else []
                 got = combat._command_leader(g, side, units)
                 assert got == combat._command_leader_plain(g, side, units)
+                found += got is not None
+                got = combat._penetration_leader(g, units)
+                assert got == combat._penetration_leader_plain(g, units)
                 found += got is not None
             for h in own_hexes.tolist():
                 assert combat._leaders_in(g, h, side) == _leaders_in_plain(g, h, side)

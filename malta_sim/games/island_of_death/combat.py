@@ -1726,6 +1726,33 @@ def penetration_phase(game, side: int) -> None:
 
 
 def _penetration_leader(game, units):
+    """Rule 10.31: the formation leader with or next to one of ``units`` (on
+    the map) with the highest tactical value, the first found on ties; None
+    when there is none.  The leaders come from the static per-formation list
+    (``StaticTables.formation_leader_l``) and each leader's value is read
+    once; :func:`_penetration_leader_plain` is the plain reference."""
+    s, t = game.state, game.static
+    form, hexa, box = s.formation, s.hex, s.box
+    fl = game.tables.formation_leader_l
+    dist = t.grid.distance_table
+    best = None
+    best_tv = 0
+    for u in units:
+        f = int(form[u])
+        if f < 0:
+            continue
+        ld = fl[f]
+        if ld < 0 or ld == best or box[ld] != BOX_MAP or dist[hexa[ld], hexa[u]] > 1:
+            continue
+        tv = int(t.tactical[ld, s.level[ld]])
+        if best is None or tv > best_tv:
+            best, best_tv = ld, tv
+    return best
+
+
+def _penetration_leader_plain(game, units):
+    """:func:`_penetration_leader` with per-unit reads of the static and
+    state arrays: the plain reference (rule 10.31)."""
     s, t = game.state, game.static
     dist = t.grid.distance_table
     best = None

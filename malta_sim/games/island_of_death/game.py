@@ -130,6 +130,8 @@ class StaticTables:
         Per side, its leader pieces in ascending order (14.0).
     printed_formation_l : list of int
         Per unit, its printed formation (-1 none), as a list (14.2, 15.3).
+    formation_leader_l : list of int
+        Per formation, its leader piece (-1 none), as a list (10.31, 15.3).
     can_break : bool[n_units]
         Battalions that may break down into companies by type (13.1: not
         Maltese).
@@ -206,6 +208,7 @@ class StaticTables:
         self.leader = ut == st.LEADER
         self.leaders_side = tuple((self.leader & m).nonzero()[0].tolist() for m in self.side_mask)
         self.printed_formation_l = t.printed_formation.tolist()
+        self.formation_leader_l = t.formation_leader.tolist()
         self.companies_of = [[] for _ in range(n)]
         for c in np.flatnonzero(t.battalion_of >= 0).tolist():
             self.companies_of[int(t.battalion_of[c])].append(c)
