@@ -16,6 +16,9 @@ positions:
 * the leader of a penetration attempt (10.31) from the per-formation leader
   list (:func:`.combat._penetration_leader`) against per-unit reads
   (:func:`.combat._penetration_leader_plain`);
+* the hexes a supply route may enter (8.2, 5.3), kept per side with the
+  state they read (:func:`.supply.passable_for`), against a fresh
+  :func:`.supply.passable_for_plain`;
 * the Axis bot's bombardment order (10.1, most enemy pieces first) from one
   count over all hexes (:func:`malta_sim.policies.axis._bombard_order`)
   against ``units_at`` per hex.
@@ -28,7 +31,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import combat
+from malta_sim.games.island_of_death import artillery, combat, supply
 from malta_sim.games.island_of_death import static as st
 from malta_sim.games.island_of_death.state import BOX_MAP, BOX_NOT_YET
 from malta_sim.games.registry import get_scenario
@@ -86,6 +89,23 @@ def _checked(monkeypatch, counts):
         counts["pen_found"] = counts.get("pen_found", 0) + (got is not None)
         return got
 
+    passable = supply.passable_for
+
+    def pf(game, side):
+        hit = game.kept("_passable_for", side, (
+            game.state.box.tobytes(), game.state.hex.tobytes(), game.state.level.tobytes(),
+            game.state.hitched.tobytes(), game.state.salvos.tobytes(),
+            game.state.fort_destroyed.tobytes())) is not None
+        got = passable(game, side)
+        assert np.array_equal(got, supply.passable_for_plain(game, side))
+        got2 = passable(game, side)
+        assert got2 is not got and np.array_equal(got2, got)     # a fresh array each time
+        counts["passable"] = counts.get("passable", 0) + 1
+        counts["passable_kept"] = counts.get("passable_kept", 0) + hit
+        return got
+
+    monkeypatch.setattr(supply, "passable_for", pf)
+    monkeypatch.setattr(artillery, "passable_for", pf)
     monkeypatch.setattr(combat, "_penetration_leader", pl)
     monkeypatch.setattr(axis, "_bombard_order", bo)
     monkeypatch.setattr(combat, "_command_leader", cl)
@@ -110,6 +130,7 @@ def test_fast_paths_equal_reference_through_games(monkeypatch, scenario, axis_bo
     assert counts.get("leaders_in", 0) > 0, counts
     if scenario == "intro":
         assert counts.get("pen_found", 0) > 0, counts
+    assert counts.get("passable_kept", 0) > 0, counts
     if scenario == "hercules":
         assert counts.get("barred", 0) > 0 and counts.get("barred_any", 0) > 0, counts
     if axis_bot == "aggressive":
@@ -196,3 +217,33 @@ def test_bombard_order_equals_plain_on_random_positions(seed):
                 bombard = {int(h): [int(i)] for i, h in enumerate(hexes)}
                 got = axis._bombard_order(g, enemy, bombard)
                 assert got == axis._bombard_order_plain(g, enemy, bombard)
+
+
+def test_passable_for_follows_the_position():
+    """The kept supply-route hexes (8.2, 5.3) change with a piece's move and
+    with an enemy step loss, and a caller's writes do not reach the memo."""
+    from tests.iod_helpers import make
+
+    rng = np.random.default_rng(97)
+    g = _random_game(rng, 1)
+    s, t = g.state, g.static
+    for side in (0, 1):
+        first = supply.passable_for(g, side)
+        first[:] = ~first                                   # the caller's copy only
+        assert np.array_equal(supply.passable_for(g, side), supply.passable_for_plain(g, side))
+        own = np.flatnonzero((s.box == BOX_MAP) & (t.side == side) & (t.utype != st.LEADER)
+                             & (t.utype != st.WARSHIP))
+        enemy = np.flatnonzero((s.box == BOX_MAP) & (t.side != side) & (t.n_levels > 1))
+        changed = 0
+        for k in range(6):
+            before = supply.passable_for(g, side)
+            if k % 2:
+                u = int(own[k % len(own)])
+                s.hex[u] = int(rng.choice(np.flatnonzero(t.land)))
+            else:
+                u = int(enemy[k % len(enemy)])
+                s.level[u] = (int(s.level[u]) + 1) % int(t.n_levels[u])
+            after = supply.passable_for(g, side)
+            assert np.array_equal(after, supply.passable_for_plain(g, side))
+            changed += not np.array_equal(before, after)
+        assert changed > 0

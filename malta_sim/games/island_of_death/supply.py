@@ -64,7 +64,27 @@ def _crossable(ocean_side: np.ndarray) -> np.ndarray:
 
 
 def passable_for(game, side: int) -> np.ndarray:
-    """bool[n_hexes]: hexes a ``side`` supply route may enter (rules 8.2, 5.2, 5.3)."""
+    """bool[n_hexes]: hexes a ``side`` supply route may enter (rules 8.2, 5.2, 5.3),
+    a fresh array.
+
+    The answer of :func:`passable_for_plain` is kept per side with the state
+    it reads (every piece's box, hex, level, hitched side and salvos, and the
+    destroyed forts, as bytes: the enemy's ZOC and occupancy and the side's
+    own pieces), so the status phase's second ask (the ammunition routes,
+    12.56, after the supply check, 8.1) finds it."""
+    s = game.state
+    key = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes(), s.hitched.tobytes(),
+           s.salvos.tobytes(), s.fort_destroyed.tobytes())
+    hit = game.kept("_passable_for", side, key)
+    if hit is None:
+        hit = game.keep("_passable_for", side, key, passable_for_plain(game, side))
+    return hit.copy()
+
+
+def passable_for_plain(game, side: int) -> np.ndarray:
+    """:func:`passable_for` worked out afresh (rules 8.2, 5.2, 5.3): land,
+    no enemy piece, and out of the enemy ZOC unless a friendly piece (not a
+    leader or warship) is there."""
     t, s = game.static, game.state
     zoc = zoc_map(game, 1 - side)
     block, trivial = occupancy(game, 1 - side)
