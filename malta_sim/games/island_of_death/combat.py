@@ -24,7 +24,7 @@ from .combat_moves import advance_eligible, advance_options, blocking_around, re
 from .combat_options import (attack_options_kernel, attackers_kernel, discovered_kernel,
                              defense_kernel, firer_candidates, firers_kernel, plan_kernel)
 from ...policies.base import own_methods, plain_methods
-from .game import illegal
+from .game import illegal, units_in_run
 from .loss_choice import loss_order
 from .morale import demoralize, disorganize
 from .movement import enter_hex, invalidate, occupancy, zoc_map
@@ -98,17 +98,22 @@ def defenders_in(game, h: int, side: int) -> list[int]:
     list of int
         Unit indices in ascending order.
     """
-    idx = (game.state.hex == h).nonzero()[0]
+    tb = game.tables
+    run = tb.side_run[side] if side in (0, 1) else None
+    if run is not None:                  # the side's pieces are one run of indices
+        idx = units_in_run(game.state.hex, int(h), run[0], run[1])
+    else:
+        idx = (game.state.hex == h).nonzero()[0]
     if not len(idx):
         return []
-    return idx[game.tables.defends_side[side][idx]].tolist()
+    return idx[tb.defends_side[side][idx]].tolist()
 
 
 def attackable(game, h: int, enemy: int) -> bool:
     """Rule 9.15: a hex may be attacked only if some defender has a defense
     strength above zero."""
-    s, t = game.state, game.static
-    return any(t.defense[u, s.level[u]] > 0 for u in defenders_in(game, h, enemy))
+    lev, dfn = game.state.level, game.tables.defense
+    return any(dfn[u][lev[u]] > 0 for u in defenders_in(game, h, enemy))
 
 
 def can_attack(game, u: int) -> bool:
