@@ -134,9 +134,12 @@ def surrender_phase(game) -> None:
     s.last_surrender_roll[0] = r
     s.surrender_modifier[0] = mod
     total = r + mod
-    game.log("surrender roll", side=ALLIED, dice=[r], cell=f"modifier {mod:+d}",
-             result=f"{total}", rule="20.3")
-    if s.first_airfield_turn[0] < 0 and objective_counts(game)["airfields"] > game.scenario.start_airfields:
+    if game.events is not None:            # the entry's text is made only when it is kept
+        game.log("surrender roll", side=ALLIED, dice=[r], cell=f"modifier {mod:+d}",
+                 result=f"{total}", rule="20.3")
+    # the Axis airfields counted for the modifier (its term is minus the
+    # count; nothing read by objective_counts has changed since)
+    if s.first_airfield_turn[0] < 0 and -terms["airfields"] > game.scenario.start_airfields:
         s.first_airfield_turn[0] = game.turn
     if total <= 0:
         end_game(game, AXIS, "surrender")
