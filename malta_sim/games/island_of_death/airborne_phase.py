@@ -36,6 +36,47 @@ def _h():
 
 PARA = (1, 2)  # Ramcke, Folgore formation codes
 
+#: Type of the answers kept for one loop over landed units (hex -> answer);
+#: a test replaces it by a dict that keeps nothing, to play the plain path.
+_loop_memo = dict
+
+
+def _stick_target(inv, grid, marker: int, offset) -> str | None:
+    """The hex id at axial ``offset`` from the dense hex ``marker`` (rule
+    19.43): ``airborne.apply_offset(grid.hex_id(marker), offset)``, kept in
+    ``inv.hex_memo`` (a pure function of the grid and its arguments)."""
+    key = ("apply", marker, offset)
+    memo_ = inv.hex_memo
+    if key in memo_:
+        return memo_[key]
+    out = memo_[key] = ab.apply_offset(grid.hex_id(marker), offset)
+    return out
+
+
+def _plan_offset(inv, grid, marker: int, target: int) -> tuple:
+    """Axial offset of dense hex ``target`` from dense hex ``marker`` (rule
+    19.32): ``airborne.relative_offset`` of their hex ids, kept in ``inv.hex_memo``."""
+    key = ("rel", marker, target)
+    memo_ = inv.hex_memo
+    out = memo_.get(key)
+    if out is None:
+        out = memo_[key] = ab.relative_offset(grid.hex_id(marker), grid.hex_id(target))
+    return out
+
+
+def _target_index(inv, grid, target) -> int:
+    """Dense index of hex id ``target``, -1 when it is None or off the grid
+    (a cancelled stick, 19.43): ``grid.contains`` then ``grid.index``, kept
+    in ``inv.hex_memo``."""
+    if target is None:
+        return -1
+    key = ("index", target)
+    memo_ = inv.hex_memo
+    out = memo_.get(key)
+    if out is None:
+        out = memo_[key] = grid.index(target) if grid.contains(target) else -1
+    return out
+
 
 # =====================================================================================
 # Sticks (19.21)
@@ -83,6 +124,19 @@ def _target_hexes_ok(game) -> np.ndarray:
     """Hexes a marker or stick may be planned on (19.33): land, not beach or coastal."""
     t = game.static
     return t.land & ~t.beach & ~t.coastal
+
+
+def _planning_hexes(game) -> tuple:
+    """The hexes of :func:`_target_hexes_ok` (rule 19.33), ascending: a
+    read-only int64 array kept per static data (``inv.hex_memo``) and a new
+    list of Python ints (handed to the bot, which may keep or change it)."""
+    memo_ = _h().inv_static(game).hex_memo
+    hit = memo_.get("planning_hexes")
+    if hit is None:
+        arr = np.flatnonzero(_target_hexes_ok(game))
+        arr.flags.writeable = False
+        hit = memo_["planning_hexes"] = (arr, arr.tolist())
+    return hit[0], list(hit[1])
 
 
 def _scenario(game):
@@ -159,11 +213,10 @@ def plan_jumps(game, days) -> None:
     never planned on ocean, beach or coastal hexes (19.33)."""
     h = _h()
     m, s, t = h.memo(game), game.state, game.static
+    inv = h.inv_static(game)
     sc = _scenario(game)
     n_days = int(sc.last_day) + 1 if sc is not None else 12
-    ok = _target_hexes_ok(game)
-    legal_arr = np.flatnonzero(ok)
-    legal = legal_arr.tolist()
+    legal_arr, legal = _planning_hexes(game)
     pol = game.policy(h.AXIS)
     d = t.grid.distance_table
     for day in days:
@@ -245,7 +298,7 @@ def plan_jumps(game, days) -> None:
                 if lim["kinds"] and kind not in lim["kinds"].get(f, ()):
                     raise h._illegal("22.35", "stick type not allowed on 29 June AM")
                 planned_units.update(units)
-                off = ab.relative_offset(t.grid.hex_id(ref[f]), t.grid.hex_id(int(hx)))
+                off = _plan_offset(inv, t.grid, int(ref[f]), int(hx))
                 m.plans.append(h.JumpPlan(m.next_pid, f, turn, "stick", offset=off, units=tuple(units),
                                           stick_kind=kind))
                 m.next_pid += 1
@@ -346,13 +399,14 @@ def airborne_landing_phase(game) -> None:
         drop_marker(game, p.formation, p.hex, solitaire=False)
         m.plans.remove(p)
     # c-e) sticks, one at a time (19.43-19.5)
+    inv, grid = h.inv_static(game), game.static.grid
     jumped = []
     for p in [p for p in mine if p.kind == "stick"]:
         m.plans.remove(p)
         marker = int(s.dz_hex[0, p.formation])
         if marker < 0:
             continue                                             # 19.1: marker first
-        target = ab.apply_offset(game.static.grid.hex_id(marker), p.offset)
+        target = _stick_target(inv, grid, marker, p.offset)
         jumped += jump_stick(game, p.formation, list(p.units), target, solitaire=False)
     rally(game, jumped)                                          # f) 19.6
     h._reform(game, [int(s.hex[u]) for u in jumped if s.box[u] == BOX_MAP])  # h) 13.2
@@ -391,10 +445,10 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
     h = _h()
     inv, s, t = h.inv_static(game), game.state, game.static
     grid = t.grid
-    if target is None or not grid.contains(target):
+    th = _target_index(inv, grid, target)
+    if th < 0:
         game.log("stick_cancelled", side=AXIS, units=units, rule="19.43")
         return []
-    th = grid.index(target)
     if inv.ocean[th]:
         game.log("stick_cancelled", side=AXIS, hexes=[th], units=units, rule="19.43")
         return []
@@ -445,13 +499,18 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
         landed.append(u)
     # 19.46 airborne losses
     rs = h.nstate(game, "drop")
+    # per hex: real Allied defenders there, Allied AA within 3 hexes; only Axis
+    # pieces are reduced or eliminated in this loop, so both stay as found
+    seen = _loop_memo()
     for u in landed:
         if t.utype[u] in (st.LEADER, st.HQ) or s.box[u] != BOX_MAP:
             continue
         x = int(s.hex[u])
-        enemy = _real_enemy(game, x)
+        hit = seen.get(x)
+        if hit is None:
+            hit = seen[x] = (bool(_real_enemy(game, x)), h.aa_within(game, x) > 0)
         rough = bool(t.woods[x] or t.town[x] or t.city[x] or (t.fort[x] and not s.fort_destroyed[x]))
-        reduced, _die = kd.airborne_loss_roll(rs, bool(enemy), h.aa_within(game, x) > 0, rough)
+        reduced, _die = kd.airborne_loss_roll(rs, hit[0], hit[1], rough)
         if reduced:
             # any one-step company with a reduced side (paratroop and para engineer
             # companies, 17.83) turns over; its values are those of its second level

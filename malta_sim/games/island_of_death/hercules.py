@@ -154,6 +154,14 @@ class InvasionStatic:
     straggler_pieces: np.ndarray = field(default=None, repr=False)
     #: int64[k]: Axis battalions other than artillery (18.31 breakdowns).
     follow_up_battalions: np.ndarray = field(default=None, repr=False)
+    #: Answers of pure functions of hex ids on this grid, worked out once per
+    #: process (:mod:`.airborne_phase`): ``("apply", marker hex, offset) ->``
+    #: the hex id at the axial offset (19.43), ``("rel", hex, hex) ->`` the
+    #: offset (19.32), ``("index", hex id) ->`` dense index, -1 off the grid.
+    hex_memo: dict = field(default_factory=dict, repr=False)
+    #: ``(gun hex, gun range) -> {target hex: bool}``: the target is within
+    #: the range and in line of fire (16.54, 16.56), worked out once per process.
+    gun_reach: dict = field(default_factory=dict, repr=False)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -1395,9 +1403,19 @@ def coastal_fire_at_boxes(game) -> None:
     grid = t.grid
     d = grid.distance_table
     options = {}
-    for g in guns:
-        gh = int(s.hex[g])
-        ok = [k for k in boxes if d[gh, k[1]] <= inv.gun_range[g] and line_of_fire(inv, grid, gh, k[1])]
+    reach_memo = inv.gun_reach
+    for g, gh in zip(guns, s.hex[guns].tolist()):
+        rg = int(inv.gun_range[g])
+        reach = reach_memo.get((gh, rg))
+        if reach is None:
+            reach = reach_memo[(gh, rg)] = {}
+        ok = []
+        for k in boxes:
+            r = reach.get(k[1])
+            if r is None:
+                r = reach[k[1]] = bool(d[gh, k[1]] <= rg and line_of_fire(inv, grid, gh, k[1]))
+            if r:
+                ok.append(k)
         if ok:
             options[g] = ok
     if not options:
@@ -1439,6 +1457,11 @@ def _landing_hex_ok(game, b: int) -> bool:
     return not any(game.static.utype[e] != st.LEADER for e in game.units_at(b, ALLIED))
 
 
+#: Type of the answers kept for one loop over landed units (hex -> answer);
+#: a test replaces it by a dict that keeps nothing, to play the plain path.
+_loop_memo = dict
+
+
 def land_wave(game, wave: int) -> None:
     """Land one wave (4.22 e-h or i-l): move to the beach, landing losses
     (18.5), water's edge combat (18.6), beach movement (18.7)."""
@@ -1463,12 +1486,16 @@ def land_wave(game, wave: int) -> None:
          rule="18.5" if wave == BOX_FIRST_WAVE else "18.8")
     # 18.5 landing losses
     rs = nstate(game, "landing")
+    dists = _loop_memo()      # hex -> dist_to_allied: only Axis pieces are eliminated in this loop
     for u in landed:
         if t.utype[u] in (st.LEADER, st.HQ) or s.box[u] != BOX_MAP:
             continue
-        dist = dist_to_allied(game, int(s.hex[u]))
+        x = int(s.hex[u])
+        dist = dists.get(x)
+        if dist is None:
+            dist = dists[x] = dist_to_allied(game, x)
         if dist <= 2 and ld.landing_loss_roll(rs, dist):
-            _log(game, "landing_loss", side=AXIS, hexes=[int(s.hex[u])], units=[u], rule="18.5")
+            _log(game, "landing_loss", side=AXIS, hexes=[x], units=[u], rule="18.5")
             eliminate(game, u, "landing losses 18.5")
     _leaders_alone(game, landed)
     waters_edge_combat(game, [u for u in landed if s.box[u] == BOX_MAP])

@@ -232,5 +232,5 @@ def _guns_with_box_targets(game, guns) -> set:
     if not beaches.size or not len(guns):
         return set()
     guns = np.asarray(guns)
-    in_range = (d[s.hex[guns]][:, beaches] <= inv.gun_range[guns][:, None]).any(axis=1)
+    in_range = (d[np.ix_(s.hex[guns], beaches)] <= inv.gun_range[guns][:, None]).any(axis=1)
     return set(guns[in_range].tolist())

@@ -1,0 +1,151 @@
+"""Fifth round of invasion-engine speed work: the answers kept per process or
+per loop in the invasion phases equal the plain computations they stand for.
+
+* Hex-id arithmetic of the airborne phase (19.32, 19.43): the stick target at
+  an axial offset from its marker, the offset of a planned stick, the dense
+  index of a hex id (``InvasionStatic.hex_memo``); the planning hexes (19.33).
+* Coastal guns (16.54, 16.56): which wave-box hexes a gun reaches
+  (``InvasionStatic.gun_reach``).
+* Loops over landed units: landing losses (18.5: distance to the nearest
+  Allied unit) and airborne losses (19.46: real defenders, AA within three
+  hexes) keep one answer per hex, since only Axis pieces change in them.
+
+Whole games are played with every such memo switched off (a dict that keeps
+nothing) and compared with the normal games: results and event logs equal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from malta_sim.games.island_of_death import airborne as ab
+from malta_sim.games.island_of_death import airborne_phase as ap
+from malta_sim.games.island_of_death import hercules as H
+from malta_sim.games.island_of_death import setup as su
+from malta_sim.games.island_of_death.engine import new_game, play_games
+
+
+class _NoMemo(dict):
+    """A dict that keeps nothing: every look-up misses."""
+
+    def get(self, key, default=None):
+        return default
+
+    def __contains__(self, key):
+        return False
+
+    def __setitem__(self, key, value):
+        pass
+
+
+class _Counting(dict):
+    """A dict that counts the look-ups that found an answer."""
+
+    hits = 0
+
+    def get(self, key, default=None):
+        if dict.__contains__(self, key):
+            type(self).hits += 1
+        return dict.get(self, key, default)
+
+    def __contains__(self, key):
+        found = dict.__contains__(self, key)
+        if found:
+            type(self).hits += 1
+        return found
+
+
+def _game():
+    return new_game("hercules", 3, 0, axis_policy="balanced", allied_policy="static")
+
+
+def test_hex_memos_equal_plain_functions():
+    """Stick targets, plan offsets and hex indices through the memo equal the
+    hex-id functions, on every hex and offsets reaching off the grid; twice
+    (the second time from the memo)."""
+    g = _game()
+    inv, grid = H.inv_static(g), g.static.grid
+    inv.hex_memo.clear()
+    gen = np.random.default_rng(5)
+    n = grid.n_hexes
+    for _rep in range(2):
+        for m in range(n):
+            off = (int(gen.integers(-7, 8)), int(gen.integers(-7, 8)))
+            want = ab.apply_offset(grid.hex_id(m), off)
+            got = ap._stick_target(inv, grid, m, off)
+            assert got == want
+            want_i = grid.index(want) if want is not None and grid.contains(want) else -1
+            assert ap._target_index(inv, grid, got) == want_i
+            x = int(gen.integers(0, n))
+            assert ap._plan_offset(inv, grid, m, x) == ab.relative_offset(grid.hex_id(m), grid.hex_id(x))
+        gen = np.random.default_rng(5)                  # the same inputs again: from the memo
+    assert ap._target_index(inv, grid, None) == -1
+    assert ap._target_index(inv, grid, "9999") == -1    # off the grid
+    assert any(v == -1 for k, v in inv.hex_memo.items() if k[0] == "index")
+
+
+def test_planning_hexes_are_the_mask_and_a_fresh_list():
+    g = _game()
+    arr, lst = ap._planning_hexes(g)
+    np.testing.assert_array_equal(arr, np.flatnonzero(ap._target_hexes_ok(g)))
+    assert lst == arr.tolist() and not arr.flags.writeable
+    lst.clear()                                          # a bot may change its list
+    assert ap._planning_hexes(g)[1] == arr.tolist()
+
+
+def test_gun_reach_equals_range_and_line_of_fire():
+    """Every (gun hex, range, target) answer kept equals the distance test
+    and the line of fire worked out afresh."""
+    play_games("hercules", 5, np.arange(2), axis_policy="balanced", allied_policy="static")
+    g = _game()
+    inv, d = H.inv_static(g), g.static.grid.distance_table
+    assert inv.gun_reach
+    for (gh, rg), reach in inv.gun_reach.items():
+        for b, ok in reach.items():
+            want = bool(d[gh, b] <= rg and H.cg.line_of_fire_clear(
+                g.static.grid.hex_id(gh), g.static.grid.hex_id(b), inv.los_block, inv.los_block_sides))
+            assert ok == want
+
+
+def _play(scenario, pols, games):
+    su.clear_setup_memo()                                # the set-up runs afresh too
+    res = play_games(scenario, 9, np.arange(games), axis_policy=pols[0], allied_policy=pols[1],
+                     event_log=True)
+    return res.games, res.events
+
+
+@pytest.mark.parametrize("scenario,pols,games", [("hercules", ("balanced", "static"), 3),
+                                                 ("hercules", ("random", "random"), 2),
+                                                 ("intro", ("balanced", "static"), 2)])
+def test_games_with_memos_off_are_the_same(monkeypatch, scenario, pols, games):
+    """Games played with the memos of this round switched off have the same
+    results and event logs; with them on, each memo answered some look-ups."""
+    inv = H.inv_static(_game())
+
+    class Loop(_Counting):
+        hits = 0
+
+    class Hex(_Counting):
+        hits = 0
+
+    class Reach(_Counting):
+        hits = 0
+
+    monkeypatch.setattr(H, "_loop_memo", Loop)
+    monkeypatch.setattr(ap, "_loop_memo", Loop)
+    monkeypatch.setattr(inv, "hex_memo", Hex())
+    monkeypatch.setattr(inv, "gun_reach", Reach())
+    fast = _play(scenario, pols, games)
+    assert Hex.hits > 0 and Loop.hits > 0
+    if scenario == "hercules" and pols[0] == "balanced":
+        assert Reach.hits > 0
+    monkeypatch.setattr(H, "_loop_memo", _NoMemo)
+    monkeypatch.setattr(ap, "_loop_memo", _NoMemo)
+    monkeypatch.setattr(inv, "hex_memo", _NoMemo())
+    monkeypatch.setattr(inv, "gun_reach", _NoMemo())
+    plain = _play(scenario, pols, games)
+    pd.testing.assert_frame_equal(fast[0], plain[0])
+    pd.testing.assert_frame_equal(fast[1], plain[1])
+    su.clear_setup_memo()
