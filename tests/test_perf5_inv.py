@@ -149,3 +149,55 @@ def test_games_with_memos_off_are_the_same(monkeypatch, scenario, pols, games):
     pd.testing.assert_frame_equal(fast[0], plain[0])
     pd.testing.assert_frame_equal(fast[1], plain[1])
     su.clear_setup_memo()
+
+
+# --------------------------------------------------------------------- 18.31 break-downs
+@pytest.mark.parametrize("scenario,pols", [("hercules", ("balanced", "static")), ("hercules", ("random", "random"))])
+def test_breakable_equals_can_break_down_through_games(monkeypatch, scenario, pols):
+    """Every answer of the compiled pass equals ``can_break_down`` at that moment."""
+    from malta_sim.games.island_of_death import organisation as org
+    fast = H.breakable
+    n = [0]
+
+    def checked(game, units):
+        got = fast(game, units)
+        assert got == [org.can_break_down(game, int(b)) for b in units]
+        n[0] += len(units)
+        return got
+
+    monkeypatch.setattr(H, "breakable", checked)
+    play_games(scenario, 5, np.arange(3), axis_policy=pols[0], allied_policy=pols[1])
+    assert n[0] > 0
+
+
+def test_breakable_on_random_positions():
+    from malta_sim.games.island_of_death import organisation as org
+    g = _game()
+    s, t = g.state, g.static
+    gen = np.random.default_rng(8)
+    units = np.arange(t.n_units)
+    boxes = np.array([0, 1, 4, 5, 6, 7, 9], s.box.dtype)       # on the map, pool, Disbandment, ...
+    seen = set()
+    for _ in range(30):
+        s.box[:] = gen.choice(boxes, size=t.n_units)
+        s.parent[:] = np.where(gen.random(t.n_units) < 0.3, gen.integers(0, t.n_units, t.n_units), -1)
+        s.level[:] = gen.integers(0, 4, t.n_units)
+        got = H.breakable(g, units)
+        assert got == [org.can_break_down(g, int(b)) for b in units]
+        seen.update(got)
+    assert seen == {True, False}
+
+
+def test_plain_breakdowns_follow_replaced_functions(monkeypatch):
+    """The pass stands in only for the package's own break-down functions."""
+    from malta_sim.games.island_of_death import organisation as org
+    g = _game()
+    assert H._plain_breakdowns(g)
+    monkeypatch.setattr(org, "can_break_down", lambda game, b: False)
+    assert not H._plain_breakdowns(g)
+    monkeypatch.undo()
+    monkeypatch.setattr(H, "break_down", lambda game, b: [])
+    assert not H._plain_breakdowns(g)
+    monkeypatch.undo()
+    g.is_remnant = lambda u: False
+    assert not H._plain_breakdowns(g)

@@ -1353,15 +1353,108 @@ def amphibious_landing_phase(game) -> None:
 
 def _follow_up_breakdowns(game) -> None:
     """Rule 18.31: battalions in Follow-up boxes broken down as the Axis wishes
-    (artillery never)."""
+    (artillery never).
+
+    Most battalions asked for cannot break down (13.1: no company pieces
+    left), and :func:`break_down` then changes nothing; one compiled pass
+    (:func:`breakable_kernel`) finds those, and they are passed over until a
+    break-down changes the position (then each is asked afresh).  Only with
+    the package's own :func:`break_down` and ``can_break_down``
+    (:func:`_plain_breakdowns`); otherwise every pick goes to
+    :func:`break_down`."""
     s, t = game.state, game.static
     cand = inv_static(game).follow_up_battalions
     bns = cand[s.box[cand] == BOX_FOLLOW_UP].tolist()
     if not bns:
         return
     pick = [u for u in game.policy(AXIS).follow_up_breakdowns(game, bns) if u in bns]
-    for b in pick:
-        break_down(game, b)
+    if not pick:
+        return
+    ok = breakable(game, pick) if _plain_breakdowns(game) else None
+    for i, b in enumerate(pick):
+        if ok is not None and not ok[i]:
+            continue                          # can_break_down is False: nothing would change
+        if break_down(game, b):
+            ok = None                         # the position changed: ask afresh
+
+
+def breakable(game, units) -> list:
+    """Per unit of ``units`` (sequence of unit indices), whether
+    ``organisation.can_break_down`` holds now (rule 13.1; 17.31 remnants,
+    Maltese units never), as Python bools: one :func:`breakable_kernel` pass."""
+    s, t, tb = game.state, game.static, game.tables
+    return breakable_kernel(np.asarray(units, np.int64), s.box, s.level, s.parent, tb.can_break,
+                            tb.remnant_level, t.breakdown_n, t.breakdown_kind,
+                            *tb.companies_of_csr, *tb.companies_of_kind_csr).tolist()
+
+
+@nb.njit(cache=True)
+def breakable_kernel(units, box, level, parent, can_break, remnant_level, breakdown_n, breakdown_kind,
+                     own_start, own_flat, kind_start, kind_flat):
+    """``organisation.can_break_down`` for each of ``units`` (rule 13.1): a
+    battalion type that may break down (``can_break``: not Maltese), not a
+    remnant (17.31), steps left to become companies (``breakdown_n`` minus
+    ``level``), and at least that many company pieces free: its own in the
+    pool or the Disbandment Box and not in use (``parent < 0``), or, when it
+    has none such, the generic pieces of its kind in the pool.
+
+    Parameters
+    ----------
+    units : int64[k]
+        Unit indices.
+    box, level, parent : arrays [n_units]
+        State fields of the same names.
+    can_break : bool[n_units]
+        ``StaticTables.can_break``.
+    remnant_level : int8[n_units]
+        ``StaticTables.remnant_level`` (-1: never a remnant).
+    breakdown_n : int8[n_units]; breakdown_kind : int[n_units]
+        Companies of a full-strength battalion; generic company kind (-1 none).
+    own_start, own_flat, kind_start, kind_flat : int64 arrays
+        ``StaticTables.companies_of_csr`` and ``companies_of_kind_csr``.
+
+    Returns
+    -------
+    bool[k]
+    """
+    n_kinds = kind_start.shape[0] - 1
+    out = np.zeros(units.shape[0], np.bool_)
+    for j in range(units.shape[0]):
+        b = units[j]
+        if not can_break[b]:
+            continue
+        rl = remnant_level[b]
+        if rl >= 0 and level[b] == rl:
+            continue
+        need = np.int64(breakdown_n[b]) - np.int64(level[b])
+        if need <= 0:
+            continue
+        cnt = 0
+        for i in range(own_start[b], own_start[b + 1]):
+            c = own_flat[i]
+            if (box[c] == BOX_POOL or box[c] == BOX_DISBANDMENT) and parent[c] < 0:
+                cnt += 1
+        if cnt == 0:
+            kd = breakdown_kind[b]
+            if kd >= 0 and kd < n_kinds:
+                for i in range(kind_start[kd], kind_start[kd + 1]):
+                    if box[kind_flat[i]] == BOX_POOL:
+                        cnt += 1
+        out[j] = cnt >= need
+    return out
+
+
+def _plain_breakdowns(game) -> bool:
+    """Whether a break-down here is the package's own: this module's
+    :func:`break_down`, ``organisation.can_break_down`` and ``companies_for``
+    and the game's ``is_remnant`` (what :func:`breakable_kernel` stands for)."""
+    org = _org()
+    return (getattr(break_down, "__module__", None) == __name__
+            and getattr(org.can_break_down, "__module__", None) == org.__name__
+            and getattr(org.companies_for, "__module__", None) == org.__name__
+            and "is_remnant" not in vars(game)
+            and getattr(type(game).is_remnant, "__module__", None) == type(game).__module__
+            and type(game).__module__.startswith("malta_sim."))
 
 
 def _leaders_with_hq(game) -> None:
@@ -1559,17 +1652,22 @@ def waters_edge_combat(game, landed: list) -> None:
     adjacent[nb[nb >= 0]] = True
     al = ((s.hex >= 0) & (t.side == ALLIED)).nonzero()[0]
     al = al[adjacent[s.hex[al]]]
+    # (only those that may fire: not leaders or coastal guns, attack strength
+    # above 0; each unit's strength asked once)
     allied_at: dict = {}
+    utype = game.tables.utype
     for a, x in zip(al.tolist(), s.hex[al].tolist()):
+        if utype[a] in (st.LEADER, st.COASTAL_GUN) or attack_strength(game, a) <= 0:
+            continue
         allied_at.setdefault(x, []).append(a)
+    if not allied_at:
+        return
     for b in targets:
         for o, across_ocean in zip(t.neighbours[b].tolist(), t.ocean_side[b].tolist()):
             if o < 0 or across_ocean:
                 continue
             for a in allied_at.get(o, ()):
-                if t.utype[a] in (st.LEADER, st.COASTAL_GUN) or attack_strength(game, a) <= 0:
-                    continue
-                options.setdefault(int(a), []).append(b)
+                options.setdefault(a, []).append(b)
     if not options:
         return
     choice = game.policy(ALLIED).waters_edge_attacks(game, options)
