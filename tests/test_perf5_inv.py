@@ -201,3 +201,51 @@ def test_plain_breakdowns_follow_replaced_functions(monkeypatch):
     monkeypatch.undo()
     g.is_remnant = lambda u: False
     assert not H._plain_breakdowns(g)
+
+
+# --------------------------------------------------------------------- 19.13 drop zone markers
+@pytest.mark.parametrize("scenario", ["intro", "hercules"])
+def test_marker_reach_equals_plain_search_through_games(monkeypatch, scenario):
+    """Every search of the compiled pass equals the plain breadth-first search."""
+    fast = ap.marker_reach_kernel
+    n = [0]
+    box = {}
+
+    def checked(here, steps, near_padded, land, control, zoc, hexpos, side):
+        got = fast(here, steps, near_padded, land, control, zoc, hexpos, side)
+        g = box["game"]
+        assert got.tolist() == ap.marker_reach_plain(g, int(here), zoc, int(steps))
+        n[0] += 1
+        return got
+
+    monkeypatch.setattr(ap, "marker_reach_kernel", checked)
+    orig = ap.move_drop_markers
+
+    def move(game):
+        box["game"] = game
+        return orig(game)
+
+    monkeypatch.setattr(ap, "move_drop_markers", move)
+    play_games(scenario, 5, np.arange(4), axis_policy="balanced", allied_policy="static")
+    assert n[0] > 0
+
+
+def test_marker_reach_on_random_positions():
+    g = _game()
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    gen = np.random.default_rng(11)
+    land = np.flatnonzero(t.land)
+    sizes = []
+    for _ in range(60):
+        s.control[:] = np.where(gen.random(t.n_hexes) < 0.8, 0, 1)
+        on = gen.random(t.n_units) < 0.3
+        s.hex[:] = np.where(on, gen.choice(land, size=t.n_units), -1)
+        zoc = gen.random(t.n_hexes) < 0.2
+        here = int(gen.choice(land))
+        for steps in (0, 1, 3, 5):
+            got = ap.marker_reach_kernel(here, steps, inv.near_padded, t.land, s.control, zoc, s.hex, t.side)
+            want = ap.marker_reach_plain(g, here, zoc, steps)
+            assert got.tolist() == want
+            sizes.append(len(want))
+    assert max(sizes) > 10 and min(sizes) == 0

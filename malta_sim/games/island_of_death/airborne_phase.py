@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from ...kernels import drop as kd
@@ -315,50 +316,127 @@ def move_drop_markers(game) -> None:
     guns) shares its hex (19.12)."""
     h = _h()
     s, t = game.state, game.static
-    zoc = h.enemy_zoc(game, AXIS)
-    near = h.inv_static(game).near_lists          # [x] + on-map neighbours of x, in direction order
-    occupied = None
+    inv = h.inv_static(game)
+    zoc = None
     for f in PARA:
         here = int(s.dz_hex[0, f])
         if here < 0:
             continue
         if any(t.utype[e] != st.COASTAL_GUN for e in game.units_at(here, ALLIED)):
             continue
-        if occupied is None:
-            # hexes holding units of each side (= non-empty units_at(y, side));
-            # nothing moves until a marker is moved below
-            on = s.hex >= 0
-            occupied = (set(s.hex[on & (t.side == ALLIED)].tolist()),
-                        set(s.hex[on & (t.side == AXIS)].tolist()),
-                        t.land.tolist(), (s.control == AXIS).tolist(), zoc.tolist())
-        allied_at, axis_at, land, axis_ctrl, zoc_l = occupied
-        reach = {here: 0}
-        frontier = [here]
-        while frontier:
-            nxt = []
-            for x in frontier:
-                if reach[x] >= 3:
-                    continue
-                for y in near[x][1:]:
-                    if y in reach or not land[y] or not axis_ctrl[y]:
-                        continue
-                    if y in allied_at:
-                        continue
-                    if zoc_l[y] and y not in axis_at:
-                        continue
-                    reach[y] = reach[x] + 1
-                    nxt.append(y)
-            frontier = nxt
-        options = sorted(x for x in reach if x != here)
+        if zoc is None:
+            # (nothing moves until a marker is moved below: one map for both)
+            zoc = h.enemy_zoc(game, AXIS)
+        options = marker_reach_kernel(here, MARKER_MOVE, inv.near_padded, t.land, s.control, zoc, s.hex,
+                                      t.side).tolist()
         if not options:
             continue
         new = game.policy(AXIS).move_drop_marker(game, f, options)
         if new is None:
             continue
-        if new not in reach:
+        if new != here and new not in options:
             raise h._illegal("19.13", "drop zone markers move up to three friendly hexes")
         s.dz_hex[0, f] = int(new)
         game.log("drop_zone_moved", side=AXIS, hexes=[here, int(new)], rule="19.13")
+
+
+#: Hexes a drop zone marker may move in an Initial Segment (19.13).
+MARKER_MOVE = 3
+
+
+def marker_reach_plain(game, here: int, zoc: np.ndarray, steps: int = MARKER_MOVE) -> list:
+    """Hexes a drop zone marker on ``here`` may move to (rule 19.13), the
+    plain search :func:`marker_reach_kernel` stands for: up to ``steps``
+    hexes, each entered hex land, Axis-controlled, free of Allied units, and
+    not in the Allied ZOC (``zoc``, bool[H]) unless Axis units stand there.
+    Returns the hexes other than ``here``, ascending (Python ints)."""
+    s, t = game.state, game.static
+    near = _h().inv_static(game).near_lists
+    on = s.hex >= 0
+    allied_at = set(s.hex[on & (t.side == ALLIED)].tolist())
+    axis_at = set(s.hex[on & (t.side == AXIS)].tolist())
+    land, axis_ctrl, zoc_l = t.land.tolist(), (s.control == AXIS).tolist(), zoc.tolist()
+    reach = {here: 0}
+    frontier = [here]
+    while frontier:
+        nxt = []
+        for x in frontier:
+            if reach[x] >= steps:
+                continue
+            for y in near[x][1:]:
+                if y in reach or not land[y] or not axis_ctrl[y]:
+                    continue
+                if y in allied_at:
+                    continue
+                if zoc_l[y] and y not in axis_at:
+                    continue
+                reach[y] = reach[x] + 1
+                nxt.append(y)
+        frontier = nxt
+    return sorted(x for x in reach if x != here)
+
+
+@nb.njit(cache=True)
+def marker_reach_kernel(here, steps, near_padded, land, control, zoc, hexpos, side):
+    """:func:`marker_reach_plain` as one breadth-first search (rule 19.13).
+
+    Parameters
+    ----------
+    here : int
+        Dense hex of the marker.
+    steps : int
+        Most hexes moved.
+    near_padded : int64[H+1, 7]
+        ``InvasionStatic.near_padded``: each hex, then its on-map neighbours,
+        padded with ``H``.
+    land : bool[H]; control : int8[H]; zoc : bool[H]
+        Land hexes, controlling side, hexes in the Allied ZOC.
+    hexpos, side : arrays [n_units]
+        Hex of every piece (-1 off the map) and its side.
+
+    Returns
+    -------
+    int64[k]
+        The hexes reached, ``here`` excluded, ascending.
+    """
+    H = land.shape[0]
+    allied = np.zeros(H, np.bool_)
+    axis = np.zeros(H, np.bool_)
+    for u in range(hexpos.shape[0]):
+        x = hexpos[u]
+        if x >= 0:
+            if side[u] == ALLIED:
+                allied[x] = True
+            elif side[u] == AXIS:
+                axis[x] = True
+    dist = np.full(H, -1, np.int64)
+    queue = np.empty(H, np.int64)
+    dist[here] = 0
+    queue[0] = here
+    head, tail = 0, 1
+    while head < tail:
+        x = queue[head]
+        head += 1
+        if dist[x] >= steps:
+            continue
+        for j in range(1, near_padded.shape[1]):
+            y = near_padded[x, j]
+            if y >= H or dist[y] >= 0 or not land[y] or control[y] != AXIS:
+                continue
+            if allied[y]:
+                continue
+            if zoc[y] and not axis[y]:
+                continue
+            dist[y] = dist[x] + 1
+            queue[tail] = y
+            tail += 1
+    k = 0
+    out = np.empty(H, np.int64)
+    for y in range(H):
+        if dist[y] > 0:
+            out[k] = y
+            k += 1
+    return out[:k]
 
 
 # =====================================================================================
@@ -499,8 +577,9 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
         landed.append(u)
     # 19.46 airborne losses
     rs = h.nstate(game, "drop")
-    # per hex: real Allied defenders there, Allied AA within 3 hexes; only Axis
-    # pieces are reduced or eliminated in this loop, so both stay as found
+    # per hex: real Allied defenders there, Allied AA within 3 hexes, rough
+    # terrain; only Axis pieces are reduced or eliminated in this loop, so all
+    # three stay as found
     seen = _loop_memo()
     for u in landed:
         if t.utype[u] in (st.LEADER, st.HQ) or s.box[u] != BOX_MAP:
@@ -508,9 +587,9 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
         x = int(s.hex[u])
         hit = seen.get(x)
         if hit is None:
-            hit = seen[x] = (bool(_real_enemy(game, x)), h.aa_within(game, x) > 0)
-        rough = bool(t.woods[x] or t.town[x] or t.city[x] or (t.fort[x] and not s.fort_destroyed[x]))
-        reduced, _die = kd.airborne_loss_roll(rs, hit[0], hit[1], rough)
+            hit = seen[x] = (bool(_real_enemy(game, x)), h.aa_within(game, x) > 0,
+                             bool(t.woods[x] or t.town[x] or t.city[x] or (t.fort[x] and not s.fort_destroyed[x])))
+        reduced, _die = kd.airborne_loss_roll(rs, hit[0], hit[1], hit[2])
         if reduced:
             # any one-step company with a reduced side (paratroop and para engineer
             # companies, 17.83) turns over; its values are those of its second level
