@@ -556,7 +556,9 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
     for u in units:
         if t.utype[u] == st.LEADER:                             # 19.44: with the HQ
             final[u] = final[hq[0]] if hq else (final[rollers[0]] if rollers else th)
-    game.log("stick_drop", side=AXIS, hexes=[th], units=units, cell=ab.DROP_RESULT_NAMES[int(code)] if 0 <= code < 5 else "", rule="19.44")
+    if game.events is not None:
+        game.log("stick_drop", side=AXIS, hexes=[th], units=units,
+                 cell=ab.DROP_RESULT_NAMES[int(code)] if 0 <= code < 5 else "", rule="19.44")
     landed = []
     for u in units:
         x = final[u]

@@ -360,6 +360,27 @@ def line_of_fire(inv: InvasionStatic, grid, a: int, b: int) -> bool:
     return ok
 
 
+def gun_reach(inv: InvasionStatic, grid, gh: int, rg: int):
+    """The test "a coastal gun on hex ``gh`` with range ``rg`` reaches hex
+    ``b``": within the range and in line of fire (rules 16.54-16.56;
+    :func:`line_of_fire`), as a function of ``b``; each answer is kept in
+    ``inv.gun_reach`` (a pure function of the three hexes' terrain and the
+    range)."""
+    key = (gh, rg)
+    reach = inv.gun_reach.get(key)
+    if reach is None:
+        reach = {}
+        inv.gun_reach[key] = reach
+    d = grid.distance_table
+
+    def test(b: int) -> bool:
+        r = reach.get(b)
+        if r is None:
+            r = reach[b] = bool(d[gh, b] <= rg and line_of_fire(inv, grid, gh, b))
+        return r
+    return test
+
+
 # =====================================================================================
 # Per-game memo
 # =====================================================================================
@@ -1496,19 +1517,9 @@ def coastal_fire_at_boxes(game) -> None:
     grid = t.grid
     d = grid.distance_table
     options = {}
-    reach_memo = inv.gun_reach
     for g, gh in zip(guns, s.hex[guns].tolist()):
-        rg = int(inv.gun_range[g])
-        reach = reach_memo.get((gh, rg))
-        if reach is None:
-            reach = reach_memo[(gh, rg)] = {}
-        ok = []
-        for k in boxes:
-            r = reach.get(k[1])
-            if r is None:
-                r = reach[k[1]] = bool(d[gh, k[1]] <= rg and line_of_fire(inv, grid, gh, k[1]))
-            if r:
-                ok.append(k)
+        reach = gun_reach(inv, grid, gh, int(inv.gun_range[g]))
+        ok = [k for k in boxes if reach(k[1])]
         if ok:
             options[g] = ok
     if not options:
@@ -1522,7 +1533,9 @@ def coastal_fire_at_boxes(game) -> None:
         hits = cg.gun_fires_at_wave_box(rs, int(inv.gun_value[g]), bool(within3))
         s.revealed[g] = True                                    # 16.52
         s.gun_fired_turn[g] = game.turn
-        _log(game, "coastal_fire_box", side=ALLIED, hexes=[k[1]], units=[g], result=f"{hits} hits", rule="16.56")
+        if game.events is not None:
+            _log(game, "coastal_fire_box", side=ALLIED, hexes=[k[1]], units=[g], result=f"{hits} hits",
+                 rule="16.56")
         for _ in range(hits):
             victims = [u for u in units_in_box(game, k[0], k[1]) if t.utype[u] != st.LEADER]
             if not victims:
@@ -1575,8 +1588,9 @@ def land_wave(game, wave: int) -> None:
         move_unit(game, u, b, "landing")
         s.control[b] = AXIS
         landed.append(u)
-    _log(game, "landing", side=AXIS, hexes=sorted({int(s.hex[u]) for u in landed}), units=landed,
-         rule="18.5" if wave == BOX_FIRST_WAVE else "18.8")
+    if game.events is not None:
+        _log(game, "landing", side=AXIS, hexes=sorted({int(s.hex[u]) for u in landed}), units=landed,
+             rule="18.5" if wave == BOX_FIRST_WAVE else "18.8")
     # 18.5 landing losses
     rs = nstate(game, "landing")
     dists = _loop_memo()      # hex -> dist_to_allied: only Axis pieces are eliminated in this loop
@@ -1680,8 +1694,9 @@ def waters_edge_combat(game, landed: list) -> None:
     for b, attackers in sorted(by_hex.items()):
         strength = sum(attack_strength(game, a) for a in attackers)
         x = ld.waters_edge_fire(rs, strength, inv.we_col_min, inv.we_table)
-        _log(game, "waters_edge_allied", side=ALLIED, hexes=[b], units=attackers,
-             result=f"{x} X (strength {strength})", rule="18.61")
+        if game.events is not None:
+            _log(game, "waters_edge_allied", side=ALLIED, hexes=[b], units=attackers,
+                 result=f"{x} X (strength {strength})", rule="18.61")
         for _ in range(x):
             victims = [u for u in game.units_at(b, AXIS) if t.utype[u] != st.LEADER]
             if not victims:
@@ -1697,8 +1712,9 @@ def waters_edge_combat(game, landed: list) -> None:
             continue
         strength = sum(attack_strength(game, u) for u in axis_units)
         x = ld.waters_edge_fire(rs, strength, inv.we_col_min, inv.we_table)
-        _log(game, "waters_edge_axis", side=AXIS, hexes=[b], units=axis_units,
-             result=f"{x} X (strength {strength})", rule="18.62")
+        if game.events is not None:
+            _log(game, "waters_edge_axis", side=AXIS, hexes=[b], units=axis_units,
+                 result=f"{x} X (strength {strength})", rule="18.62")
         for _ in range(x):
             victims = []
             for d in range(6):
@@ -1742,11 +1758,14 @@ def airfield_entry(game) -> None:
     broken = set(s.parent[(s.parent >= 0) & (s.box != BOX_ELIMINATED) & (s.box != BOX_POOL)].tolist())
     # battalions of the 80th Division and the commandos break down first (16.1, 16.14)
     bns = inv.airfield_battalions
+    changed = False
     for b in bns[s.box[bns] == BOX_DISBANDMENT].tolist():
-        if b not in broken:
-            break_down(game, b)
-    # the broken-down battalions now (nothing changes while the candidates are listed)
-    broken = set(s.parent[(s.parent >= 0) & (s.box != BOX_ELIMINATED) & (s.box != BOX_POOL)].tolist())
+        if b not in broken and break_down(game, b):
+            changed = True
+    # the broken-down battalions now (nothing changes while the candidates are
+    # listed; nor above unless a battalion broke down)
+    if changed:
+        broken = set(s.parent[(s.parent >= 0) & (s.box != BOX_ELIMINATED) & (s.box != BOX_POOL)].tolist())
     battalion = inv.battalion
     # companies (16.1) and artillery battalions not broken down; no leaders
     ok = (s.box == BOX_DISBANDMENT) & inv.airfield_entrants

@@ -211,11 +211,10 @@ def _fire_ranges(game, ships: list, ship_hex: list, guns: list, gun_hex: list) -
         in_range = gun_arr[d[uh, gun_hex_arr] <= t.art_range[u]].tolist()
         if in_range:
             ship_targets[u] = in_range
-    ship_hex_arr = np.asarray(ship_hex)
     gun_targets = {}
     for g, gh in zip(guns, gun_hex):
-        near = (d[gh, ship_hex_arr] <= inv.gun_range[g]).tolist()
-        tg = [u for u, uh, k in zip(ships, ship_hex, near) if k and h.line_of_fire(inv, t.grid, gh, uh)]
+        reach = h.gun_reach(inv, t.grid, gh, int(inv.gun_range[g]))
+        tg = [u for u, uh in zip(ships, ship_hex) if reach(uh)]
         if tg:
             gun_targets[g] = tg
     return ship_targets, gun_targets
