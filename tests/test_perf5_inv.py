@@ -249,3 +249,20 @@ def test_marker_reach_on_random_positions():
             assert got.tolist() == want
             sizes.append(len(want))
     assert max(sizes) > 10 and min(sizes) == 0
+
+
+def test_stick_targets_kept_equal_plain_and_fresh(monkeypatch):
+    g = _game()
+    inv, d = H.inv_static(g), g.static.grid.distance_table
+    legal, _ = ap._planning_hexes(g)
+    gen = np.random.default_rng(3)
+    for _ in range(2):                                   # the second round from the memo
+        for m in gen.choice(legal, 40).tolist() + [0, g.static.n_hexes - 1]:
+            for lu in (False, True):
+                got = ap._stick_targets_kept(inv, d, m, legal, lu)
+                assert got == ap.stick_targets(d, m, legal, lu)
+                got.clear()                              # the caller's own list
+        gen = np.random.default_rng(3)
+    calls = []
+    monkeypatch.setattr(ap, "stick_targets", lambda *a: calls.append(a) or [])
+    assert ap._stick_targets_kept(inv, d, int(legal[0]), legal, False) == [] and calls

@@ -206,6 +206,20 @@ def stick_targets(dist_table: np.ndarray, marker: int, legal: np.ndarray, long_u
     return [(x, dx > ab.STICK_RANGE) for x, dx in zip(legal[idx].tolist(), dist[idx].tolist())]
 
 
+def _stick_targets_kept(inv, dist_table, marker: int, legal: np.ndarray, long_used: bool) -> list:
+    """:func:`stick_targets` over the planning hexes (:func:`_planning_hexes`),
+    each answer kept in ``inv.hex_memo`` (a pure function of the static
+    distances, the marker hex and ``long_used``); returns a new list (the bot
+    may keep or change it).  A replaced :func:`stick_targets` is always asked."""
+    if getattr(stick_targets, "__module__", None) != __name__:
+        return stick_targets(dist_table, marker, legal, long_used)
+    key = ("sticks", int(marker), bool(long_used))
+    hit = inv.hex_memo.get(key)
+    if hit is None:
+        hit = inv.hex_memo[key] = tuple(stick_targets(dist_table, marker, legal, long_used))
+    return list(hit)
+
+
 def plan_jumps(game, days) -> None:
     """Plan the jumps of the given days (rule 19.3; 3.0 a for days 0-1, 3.0 e
     for day d + 2 in the Initial Segment of day d).  Markers not yet planned
@@ -273,7 +287,7 @@ def plan_jumps(game, days) -> None:
             long_used = game.extra.setdefault("long_stick_used", set())
             targets = {}
             for f, r in ref.items():
-                targets[f] = stick_targets(d, r, legal_arr, f in long_used)
+                targets[f] = _stick_targets_kept(inv, d, r, legal_arr, f in long_used)
             limits = {"total": lim["total"], 1: lim[1], 2: lim[2], "kinds": lim["kinds"]}
             picks = pol.plan_sticks(game, turn, [(i, f, k) for i, f, k, _ in sticks], targets, limits)
             per = {}

@@ -1318,12 +1318,16 @@ def validate_waves(game, opts: WaveOptions, assign: dict) -> None:
     for z, bs in opts.first.items():
         for b in bs:
             zone_of_first[b] = z
+    in_zone: dict = {}                        # zone -> its units as a set (membership only)
     for (wave, b), units in assign.items():
         if b not in zone_of_first:
             raise _illegal("18.32", "box not connected to an occupied Follow-up box, or its beach is Allied-occupied")
         z = zone_of_first[b]
+        zu = in_zone.get(z)
+        if zu is None:
+            zu = in_zone[z] = set(opts.zones[z])
         for u in units:
-            if u in used or u not in opts.zones[z]:
+            if u in used or u not in zu:
                 raise _illegal("18.32", "unit not in the box's Follow-up box (or used twice)")
             used.add(u)
         divs = {int(game.state.formation[u]) for u in units}
