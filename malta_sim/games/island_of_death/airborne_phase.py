@@ -466,7 +466,8 @@ def airborne_landing_phase(game) -> None:
         from .solitaire import solitaire_airborne_phase
         solitaire_airborne_phase(game)
         return
-    mine = [p for p in m.plans if p.turn == game.turn]
+    turn = game.turn
+    mine = [p for p in m.plans if p.turn == turn]
     if not mine:
         return
     # a) cancellation (19.35)
@@ -485,7 +486,7 @@ def airborne_landing_phase(game) -> None:
                                               "marker", hex=p.hex))
                     m.next_pid += 1
         game.log("jumps_cancelled", side=AXIS, result=f"{len(cancel)}", rule="19.35")
-    mine = [p for p in m.plans if p.turn == game.turn]
+    mine = [p for p in m.plans if p.turn == turn]
     # b) drop zone markers (19.41, 19.42)
     for p in [p for p in mine if p.kind == "marker"]:
         drop_marker(game, p.formation, p.hex, solitaire=False)
@@ -545,9 +546,10 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
         game.log("stick_cancelled", side=AXIS, hexes=[th], units=units, rule="19.43")
         return []
     # 4.23 c: paratroop battalions break down into their companies
+    utype, turn = game.tables.utype, game.turn         # (unit types as Python ints)
     expanded = []
     for u in units:
-        if t.utype[u] == st.PARATROOP and t.size[u] == st.BATTALION and s.box[u] == BOX_DISBANDMENT:
+        if utype[u] == st.PARATROOP and t.size[u] == st.BATTALION and s.box[u] == BOX_DISBANDMENT:
             comps = h.break_down(game, u)
             expanded += comps if comps else []
         elif s.box[u] == BOX_DISBANDMENT:
@@ -555,7 +557,7 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
     units = expanded
     if not units:
         return []
-    rollers = [u for u in units if t.utype[u] != st.LEADER]
+    rollers = [u for u in units if utype[u] != st.LEADER]
     german = all(t.nation[u] == st.GERMAN for u in rollers)
     out = np.empty(max(1, len(rollers)), np.int32)
     ch = t.charts
@@ -566,9 +568,9 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
         game.log("stick_cancelled", side=AXIS, hexes=[th], units=units, rule="19.43")
         return []
     final = {u: int(out[i]) for i, u in enumerate(rollers)}
-    hq = [u for u in rollers if t.utype[u] == st.HQ]
+    hq = [u for u in rollers if utype[u] == st.HQ]
     for u in units:
-        if t.utype[u] == st.LEADER:                             # 19.44: with the HQ
+        if utype[u] == st.LEADER:                             # 19.44: with the HQ
             final[u] = final[hq[0]] if hq else (final[rollers[0]] if rollers else th)
     if game.events is not None:
         game.log("stick_drop", side=AXIS, hexes=[th], units=units,
@@ -577,15 +579,15 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
     for u in units:
         x = final[u]
         if x < 0:                                                # 19.45 drowned
-            if t.utype[u] == st.LEADER:
+            if utype[u] == st.LEADER:
                 h.eliminate_leader(game, u)
             else:
                 h.eliminate(game, u, "drowned 19.45")
             game.log("drowned", side=AXIS, units=[u], rule="19.45")
             continue
-        s.entered_turn[u] = game.turn
+        s.entered_turn[u] = turn
         s.moved[u] = True                                        # 19.8
-        if t.utype[u] == st.ARTILLERY:
+        if utype[u] == st.ARTILLERY:
             s.hitched[u] = True                                  # 19.47
         if s.formation[u] < 0:
             s.formation[u] = formation
@@ -598,7 +600,7 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
     # three stay as found
     seen = _loop_memo()
     for u in landed:
-        if t.utype[u] in (st.LEADER, st.HQ) or s.box[u] != BOX_MAP:
+        if utype[u] in (st.LEADER, st.HQ) or s.box[u] != BOX_MAP:
             continue
         x = int(s.hex[u])
         hit = seen.get(x)

@@ -1581,13 +1581,14 @@ def land_wave(game, wave: int) -> None:
     if not units:
         return
     landed = []
-    for u in sorted(units, key=lambda x: (t.utype[x] == st.LEADER, x)):
+    utype, turn = game.tables.utype, game.turn         # (unit types as Python ints)
+    for u in sorted(units, key=lambda x: (utype[x] == st.LEADER, x)):
         b = int(s.box_slot[u])
         if not _landing_hex_ok(game, b):
             # 18.91: never onto an Allied-occupied beach hex (an uprising there in this phase)
             s.box[u], s.box_slot[u] = BOX_FOLLOW_UP, int(inv_static(game).beach_zone[b])
             continue
-        s.entered_turn[u] = game.turn
+        s.entered_turn[u] = turn
         s.landed_beach[b] = True
         move_unit(game, u, b, "landing")
         s.control[b] = AXIS
@@ -1599,7 +1600,7 @@ def land_wave(game, wave: int) -> None:
     rs = nstate(game, "landing")
     dists = _loop_memo()      # hex -> dist_to_allied: only Axis pieces are eliminated in this loop
     for u in landed:
-        if t.utype[u] in (st.LEADER, st.HQ) or s.box[u] != BOX_MAP:
+        if utype[u] in (st.LEADER, st.HQ) or s.box[u] != BOX_MAP:
             continue
         x = int(s.hex[u])
         dist = dists.get(x)
@@ -1610,9 +1611,11 @@ def land_wave(game, wave: int) -> None:
             eliminate(game, u, "landing losses 18.5")
     _leaders_alone(game, landed)
     waters_edge_combat(game, [u for u in landed if s.box[u] == BOX_MAP])
-    # 18.7 beach movement
-    zoc = enemy_zoc(game, AXIS)
-    movers = [u for u in landed if s.box[u] == BOX_MAP and not zoc[s.hex[u]]]
+    # 18.7 beach movement (the Allied ZOC map only when a landed unit is left)
+    movers = [u for u in landed if s.box[u] == BOX_MAP]
+    if movers:
+        zoc = enemy_zoc(game, AXIS)
+        movers = [u for u in movers if not zoc[s.hex[u]]]
     pol = game.policy(AXIS)
     for u in movers:
         if s.box[u] != BOX_MAP:
