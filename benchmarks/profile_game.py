@@ -2,8 +2,10 @@
 
     python benchmarks/profile_game.py [--scenario hercules] [--games 5] [--top 30] [--out FILE.prof]
 
-Plays one warm-up game (imports, data load, numba cache load are not
-profiled), then ``--games`` games of the scenario under its default bots (the
+Plays ``--warm`` warm-up games (default 10: imports, data load and the
+numba cache load of every kernel the games use are not profiled; with a
+single warm-up game some kernels are first loaded inside the profile, tens
+of milliseconds each), then ``--games`` games of the scenario under its default bots (the
 first policies the registry lists) inside ``cProfile``, and prints the functions with the largest own time and
 the largest cumulative time, plus the share of time per engine module.
 """
@@ -22,8 +24,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-def profile_games(scenario: str = "hercules", n_games: int = 5, seed: int = 1942):
-    """Profile ``n_games`` games; returns ``(pstats.Stats, wall seconds, cpu seconds)``."""
+def profile_games(scenario: str = "hercules", n_games: int = 5, seed: int = 1942, warm: int = 10):
+    """Profile ``n_games`` games after ``warm`` unprofiled ones (another seed);
+    returns ``(pstats.Stats, wall seconds, cpu seconds)``."""
     import numpy as np
 
     from malta_sim.games.registry import get_scenario
@@ -31,7 +34,7 @@ def profile_games(scenario: str = "hercules", n_games: int = 5, seed: int = 1942
     spec = get_scenario(scenario)
     play = spec.play_fn()
     kw = dict(axis_policy=spec.axis_policies[0], allied_policy=spec.allied_policies[0], options=(), data_dir=None)
-    play(scenario, seed + 1, np.array([0]), **kw)  # warm-up
+    play(scenario, seed + 1, np.arange(max(1, warm)), **kw)  # warm-up: kernels loaded
     pr = cProfile.Profile()
     t, c = time.perf_counter(), time.process_time()
     pr.enable()
@@ -59,9 +62,10 @@ def main(argv=None):
     ap.add_argument("--scenario", default="hercules")
     ap.add_argument("--games", type=int, default=5)
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--warm", type=int, default=10, help="unprofiled warm-up games first")
     ap.add_argument("--out", default=None, help="also dump the raw profile (.prof)")
     a = ap.parse_args(argv)
-    stats, wall, cpu = profile_games(a.scenario, a.games)
+    stats, wall, cpu = profile_games(a.scenario, a.games, warm=a.warm)
     if a.out:
         stats.dump_stats(a.out)
     total = sum(v[2] for v in stats.stats.values())

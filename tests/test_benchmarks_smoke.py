@@ -95,7 +95,7 @@ def test_main_json_without_slow_parts(tmp_path, monkeypatch):
     assert R.MARK_START in doc.read_text()
 
 
-@pytest.mark.parametrize("name", ["run", "profile_game", "_probe"])
+@pytest.mark.parametrize("name", ["run", "profile_game", "_probe", "kernel_share"])
 def test_scripts_have_docstrings(name):
     import importlib
 
@@ -112,3 +112,17 @@ def test_docs_from_saved_json(tmp_path):
     R.main(["--from-json", str(src), "--docs", str(doc)])
     text = doc.read_text()
     assert "idle estimate" in text and "| hercules | 2 | 2 | 1.0 | 2.00 | 2.00 |" in text
+
+
+def test_kernel_share_on_two_games():
+    """``benchmarks/kernel_share.py`` times the compiled calls of real games and
+    puts every dispatcher back afterwards."""
+    from benchmarks import kernel_share as K
+    from malta_sim.games.island_of_death import game as game_mod
+
+    before = game_mod.units_in_run
+    r = K.kernel_share("intro", n_games=2, warm_games=1)
+    assert game_mod.units_in_run is before                     # restored
+    assert r["kernel_calls"] > 0 and 0 < r["kernel_ms"] < r["wrapped_ms"]
+    assert {"kernel", "calls", "us_per_call", "ms"} <= set(r["kernels"][0])
+    assert r["kernels"] == sorted(r["kernels"], key=lambda k: -k["ms"])
