@@ -43,6 +43,7 @@ from . import landings as ld
 from . import militia as mil
 from . import special as sp
 from .one_hex_moves import one_hex_kernel
+from .reorganisation import companies_suffice
 from .allied_proximity import allied_aa_within, nearest_allied_unit, nearest_allied_units
 from . import static as st
 from .state import (ALLIED, AXIS, BOX_CUP, BOX_DAMAGED, BOX_DISBANDMENT, BOX_ELIMINATED,
@@ -1417,11 +1418,9 @@ def breakable(game, units) -> list:
 def breakable_kernel(units, box, level, parent, can_break, remnant_level, breakdown_n, breakdown_kind,
                      own_start, own_flat, kind_start, kind_flat):
     """``organisation.can_break_down`` for each of ``units`` (rule 13.1): a
-    battalion type that may break down (``can_break``: not Maltese), not a
-    remnant (17.31), steps left to become companies (``breakdown_n`` minus
-    ``level``), and at least that many company pieces free: its own in the
-    pool or the Disbandment Box and not in use (``parent < 0``), or, when it
-    has none such, the generic pieces of its kind in the pool.
+    battalion type that may break down (``can_break``: not Maltese) with
+    company pieces enough (:func:`.reorganisation.companies_suffice`: not a
+    remnant, 17.31; steps left to become companies; that many pieces free).
 
     Parameters
     ----------
@@ -1442,30 +1441,12 @@ def breakable_kernel(units, box, level, parent, can_break, remnant_level, breakd
     -------
     bool[k]
     """
-    n_kinds = kind_start.shape[0] - 1
     out = np.zeros(units.shape[0], np.bool_)
     for j in range(units.shape[0]):
         b = units[j]
-        if not can_break[b]:
-            continue
-        rl = remnant_level[b]
-        if rl >= 0 and level[b] == rl:
-            continue
-        need = np.int64(breakdown_n[b]) - np.int64(level[b])
-        if need <= 0:
-            continue
-        cnt = 0
-        for i in range(own_start[b], own_start[b + 1]):
-            c = own_flat[i]
-            if (box[c] == BOX_POOL or box[c] == BOX_DISBANDMENT) and parent[c] < 0:
-                cnt += 1
-        if cnt == 0:
-            kd = breakdown_kind[b]
-            if kd >= 0 and kd < n_kinds:
-                for i in range(kind_start[kd], kind_start[kd + 1]):
-                    if box[kind_flat[i]] == BOX_POOL:
-                        cnt += 1
-        out[j] = cnt >= need
+        if can_break[b]:
+            out[j] = companies_suffice(b, box, level, parent, remnant_level, breakdown_n, breakdown_kind,
+                                       own_start, own_flat, kind_start, kind_flat)
     return out
 
 

@@ -73,36 +73,52 @@ def breakdown_eligible(box, level, entered_turn, parent, may_break, remnant_leve
         Battalion indices, ascending.
     """
     n = box.shape[0]
-    n_kinds = kind_start.shape[0] - 1
     out = np.empty(n, np.int64)
     k = 0
     for b in range(n):
         if not may_break[b] or box[b] != _BOX_MAP:
             continue
-        rl = remnant_level[b]
-        if rl >= 0 and level[b] == rl:
-            continue
-        need = np.int64(breakdown_n[b]) - np.int64(level[b])
-        if need <= 0:
-            continue
-        cnt = 0
-        for i in range(own_start[b], own_start[b + 1]):
-            c = own_flat[i]
-            if (box[c] == _BOX_POOL or box[c] == _BOX_DISBANDMENT) and parent[c] < 0:
-                cnt += 1
-        if cnt == 0:
-            kd = breakdown_kind[b]
-            if kd >= 0 and kd < n_kinds:
-                for i in range(kind_start[kd], kind_start[kd + 1]):
-                    if box[kind_flat[i]] == _BOX_POOL:
-                        cnt += 1
-        if cnt < need:
+        if not companies_suffice(b, box, level, parent, remnant_level, breakdown_n, breakdown_kind,
+                                 own_start, own_flat, kind_start, kind_flat):
             continue
         if entered_turn[b] == turn:
             continue
         out[k] = b
         k += 1
     return out[:k].copy()
+
+
+@nb.njit(cache=True)
+def companies_suffice(b, box, level, parent, remnant_level, breakdown_n, breakdown_kind,
+                      own_start, own_flat, kind_start, kind_flat):
+    """Whether battalion ``b`` has company pieces enough to break down
+    into (rule 13.1): not a remnant (17.31), steps left to become companies
+    (``breakdown_n`` minus ``level``), and at least that many company pieces
+    free: its own in the pool or the Disbandment Box and not in use
+    (``parent < 0``), or, when it has none such, the generic pieces of its
+    kind in the pool.  Its type, box and arrival are the caller's tests.
+
+    Parameters are those of :func:`breakdown_eligible` (``b``: a unit
+    index); returns bool.
+    """
+    rl = remnant_level[b]
+    if rl >= 0 and level[b] == rl:
+        return False
+    need = np.int64(breakdown_n[b]) - np.int64(level[b])
+    if need <= 0:
+        return False
+    cnt = 0
+    for i in range(own_start[b], own_start[b + 1]):
+        c = own_flat[i]
+        if (box[c] == _BOX_POOL or box[c] == _BOX_DISBANDMENT) and parent[c] < 0:
+            cnt += 1
+    if cnt == 0:
+        kd = breakdown_kind[b]
+        if kd >= 0 and kd < kind_start.shape[0] - 1:
+            for i in range(kind_start[kd], kind_start[kd + 1]):
+                if box[kind_flat[i]] == _BOX_POOL:
+                    cnt += 1
+    return cnt >= need
 
 
 @nb.njit(cache=True)
