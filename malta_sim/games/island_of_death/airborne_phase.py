@@ -345,10 +345,11 @@ def move_drop_markers(game) -> None:
                                       t.side).tolist()
         if not options:
             continue
+        allowed = set(options)                # (the bot may change the list it is handed)
         new = game.policy(AXIS).move_drop_marker(game, f, options)
         if new is None:
             continue
-        if new != here and new not in options:
+        if new != here and new not in allowed:
             raise h._illegal("19.13", "drop zone markers move up to three friendly hexes")
         s.dz_hex[0, f] = int(new)
         game.log("drop_zone_moved", side=AXIS, hexes=[here, int(new)], rule="19.13")
