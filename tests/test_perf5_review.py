@@ -8,7 +8,9 @@ bot sees and may do as the plain code left it.
 
 from __future__ import annotations
 
-from malta_sim.games.island_of_death.engine import play_games
+import pytest
+
+from malta_sim.games.island_of_death.engine import new_game, play_games
 from malta_sim.policies import register_policy
 from malta_sim.policies.axis import AxisBot
 
@@ -32,3 +34,95 @@ def test_drop_marker_options_may_be_changed_by_the_bot():
                    event_log=True)
     assert len(r.games) == 2
     assert (r.events["action"] == "drop_zone_moved").any()
+
+
+# ---------------------------------------------------------------- 18.31 break-downs
+import functools  # noqa: E402
+import sys  # noqa: E402
+from collections import Counter  # noqa: E402
+
+from malta_sim.games.island_of_death import hercules as H  # noqa: E402
+from malta_sim.games.island_of_death import organisation as org  # noqa: E402
+
+
+class RecordFollowUpBot(AxisBot):
+    """Records the battalions it asks to break down in Follow-up boxes (18.31)."""
+
+    name = "t_record_follow_up"
+    asked: list = []
+
+    def follow_up_breakdowns(self, game, battalions):
+        pick = super().follow_up_breakdowns(game, battalions)
+        type(self).asked.extend(int(b) for b in pick)
+        return pick
+
+
+register_policy("t_record_follow_up", f"{__name__}:RecordFollowUpBot")
+
+
+@pytest.mark.parametrize("where", ["hercules.break_down", "organisation.can_break_down"])
+def test_wrapped_break_down_is_asked_for_every_pick(monkeypatch, where):
+    """A replacement made with ``functools.wraps`` (it carries the plain
+    function's ``__module__`` and name) is still a replacement: the compiled
+    pass of 18.31 steps aside and each battalion picked is handed to it."""
+    mod, name = (H, "break_down") if where.startswith("hercules") else (org, "can_break_down")
+    depth = 1 if mod is H else 2             # frames up to the 18.31 loop
+    orig = getattr(mod, name)
+    seen = []
+
+    @functools.wraps(orig)
+    def wrapped(game, b, *a, **k):
+        f = sys._getframe(depth)
+        if f.f_code.co_name == "_follow_up_breakdowns":
+            seen.append(int(b))
+        return orig(game, b, *a, **k)
+
+    monkeypatch.setattr(mod, name, wrapped)
+    RecordFollowUpBot.asked = []
+    play_games("hercules", 5, range(2), axis_policy="t_record_follow_up", allied_policy="static")
+    assert RecordFollowUpBot.asked, "no follow-up break-downs asked: pick other games"
+    assert Counter(seen) == Counter(RecordFollowUpBot.asked)
+
+
+def test_plain_breakdowns_sees_wrapped_is_remnant(monkeypatch):
+    """``Game.is_remnant`` replaced on the class by a ``functools.wraps``
+    wrapper: the compiled 18.31 pass does not stand in for it."""
+    from malta_sim.games.island_of_death.game import Game
+
+    g = new_game("hercules", 3, 0, axis_policy="balanced", allied_policy="static")
+    assert H._plain_breakdowns(g)
+    orig = Game.is_remnant
+
+    @functools.wraps(orig)
+    def wrapped(self, u):
+        return orig(self, u)
+
+    monkeypatch.setattr(Game, "is_remnant", wrapped)
+    assert not H._plain_breakdowns(g)
+
+
+# ---------------------------------------------------------------- 19.3 stick targets
+from malta_sim.games.island_of_death import airborne_phase as ap  # noqa: E402
+
+
+def _stick_target_calls(monkeypatch, use_wraps: bool) -> int:
+    orig = ap.stick_targets
+    calls = [0]
+
+    def counting(*a, **k):
+        calls[0] += 1
+        return orig(*a, **k)
+
+    monkeypatch.setattr(ap, "stick_targets", functools.wraps(orig)(counting) if use_wraps else counting)
+    play_games("hercules", 3, range(2), axis_policy="balanced", allied_policy="static")
+    monkeypatch.setattr(ap, "stick_targets", orig)
+    return calls[0]
+
+
+def test_wrapped_stick_targets_is_always_asked(monkeypatch):
+    """A replacement of :func:`airborne_phase.stick_targets` made with
+    ``functools.wraps`` is asked as often as any other replacement (rule
+    19.22: the kept answers stand only for the plain function)."""
+    plain = _stick_target_calls(monkeypatch, False)
+    assert plain > 0
+    assert _stick_target_calls(monkeypatch, True) == plain

@@ -206,12 +206,18 @@ def stick_targets(dist_table: np.ndarray, marker: int, legal: np.ndarray, long_u
     return [(x, dx > ab.STICK_RANGE) for x, dx in zip(legal[idx].tolist(), dist[idx].tolist())]
 
 
+#: :func:`stick_targets` as defined here (taken at import, before any user
+#: code can replace it; a replacement made with ``functools.wraps`` carries
+#: this module's name): :func:`_stick_targets_kept` keeps answers only for it.
+_PLAIN_STICK_TARGETS = stick_targets
+
+
 def _stick_targets_kept(inv, dist_table, marker: int, legal: np.ndarray, long_used: bool) -> list:
     """:func:`stick_targets` over the planning hexes (:func:`_planning_hexes`),
     each answer kept in ``inv.hex_memo`` (a pure function of the static
     distances, the marker hex and ``long_used``); returns a new list (the bot
     may keep or change it).  A replaced :func:`stick_targets` is always asked."""
-    if getattr(stick_targets, "__module__", None) != __name__:
+    if stick_targets is not _PLAIN_STICK_TARGETS:
         return stick_targets(dist_table, marker, legal, long_used)
     key = ("sticks", int(marker), bool(long_used))
     hit = inv.hex_memo.get(key)

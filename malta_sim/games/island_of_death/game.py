@@ -512,3 +512,9 @@ class Game:
 
     def hex_name(self, h: int) -> str:
         return self.static.grid.hex_id(int(h))
+
+
+#: :meth:`Game.is_remnant` as defined here (taken at import, before any user
+#: code can replace it): what a compiled pass standing in for it compares with
+#: (:func:`.hercules._plain_breakdowns`).  No rule; engine plumbing.
+PLAIN_IS_REMNANT = Game.is_remnant

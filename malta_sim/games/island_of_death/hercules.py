@@ -487,6 +487,12 @@ def break_down(game, b: int) -> list:
     return list(org.break_down(game, int(b), to_box=None if box == BOX_MAP else box))
 
 
+#: :func:`break_down` as defined here (taken at import, before any user code
+#: can replace it): :func:`_plain_breakdowns` compares with it (a replacement
+#: made with ``functools.wraps`` carries this module's name).
+_PLAIN_BREAK_DOWN = break_down
+
+
 def is_broken(game, b: int) -> bool:
     """Battalion ``b`` is broken down: some of its companies are in play (13.1)."""
     s = game.state
@@ -1454,12 +1460,12 @@ def _plain_breakdowns(game) -> bool:
     """Whether a break-down here is the package's own: this module's
     :func:`break_down`, ``organisation.can_break_down`` and ``companies_for``
     and the game's ``is_remnant`` (what :func:`breakable_kernel` stands for)."""
+    from .game import PLAIN_IS_REMNANT
     org = _org()
-    return (getattr(break_down, "__module__", None) == __name__
-            and getattr(org.can_break_down, "__module__", None) == org.__name__
-            and getattr(org.companies_for, "__module__", None) == org.__name__
+    return (break_down is _PLAIN_BREAK_DOWN
+            and (org.can_break_down, org.companies_for) == org.PLAIN_BREAKDOWN
             and "is_remnant" not in vars(game)
-            and getattr(type(game).is_remnant, "__module__", None) == type(game).__module__
+            and type(game).is_remnant is PLAIN_IS_REMNANT
             and type(game).__module__.startswith("malta_sim."))
 
 

@@ -629,3 +629,10 @@ def turn_transition(game) -> None:
     s.penetrated[:] = False
     s.leader_uses[:] = 0
     s.turn[0] += 1
+
+
+#: :func:`can_break_down` and :func:`companies_for` as defined here (taken at
+#: import, before any user code can replace them): what a compiled pass
+#: standing in for them compares with (:func:`.hercules._plain_breakdowns`).
+#: No rule; engine plumbing.
+PLAIN_BREAKDOWN = (can_break_down, companies_for)
