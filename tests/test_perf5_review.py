@@ -126,3 +126,18 @@ def test_wrapped_stick_targets_is_always_asked(monkeypatch):
     plain = _stick_target_calls(monkeypatch, False)
     assert plain > 0
     assert _stick_target_calls(monkeypatch, True) == plain
+
+
+# ---------------------------------------------------------------- 16.54 coastal gun reach
+def test_replaced_line_of_fire_is_asked_after_kept_answers(monkeypatch):
+    """Coastal fire at wave boxes (16.56) with :func:`hercules.line_of_fire`
+    replaced by one that blocks every line (16.54): no gun fires, even after
+    games of the plain rule in the same process kept their answers."""
+    def fired():
+        r = play_games("hercules", 3, range(3), axis_policy="balanced", allied_policy="static",
+                       event_log=True)
+        return int((r.events["action"] == "coastal_fire_box").sum())
+
+    assert fired() > 0
+    monkeypatch.setattr(H, "line_of_fire", lambda inv, grid, a, b: False)
+    assert fired() == 0

@@ -361,18 +361,27 @@ def line_of_fire(inv: InvasionStatic, grid, a: int, b: int) -> bool:
     return ok
 
 
+#: :func:`line_of_fire` as defined here (taken at import, before any user
+#: code can replace it): :func:`gun_reach` keeps answers only for it.
+_PLAIN_LINE_OF_FIRE = line_of_fire
+
+
 def gun_reach(inv: InvasionStatic, grid, gh: int, rg: int):
     """The test "a coastal gun on hex ``gh`` with range ``rg`` reaches hex
     ``b``": within the range and in line of fire (rules 16.54-16.56;
     :func:`line_of_fire`), as a function of ``b``; each answer is kept in
     ``inv.gun_reach`` (a pure function of the three hexes' terrain and the
-    range)."""
+    range).  A replaced :func:`line_of_fire` is asked afresh each time
+    (nothing kept).
+    """
+    d = grid.distance_table
+    if line_of_fire is not _PLAIN_LINE_OF_FIRE:
+        return lambda b: bool(d[gh, b] <= rg and line_of_fire(inv, grid, gh, b))
     key = (gh, rg)
     reach = inv.gun_reach.get(key)
     if reach is None:
         reach = {}
         inv.gun_reach[key] = reach
-    d = grid.distance_table
 
     def test(b: int) -> bool:
         r = reach.get(b)
