@@ -141,3 +141,34 @@ def test_replaced_line_of_fire_is_asked_after_kept_answers(monkeypatch):
     assert fired() > 0
     monkeypatch.setattr(H, "line_of_fire", lambda inv, grid, a, b: False)
     assert fired() == 0
+
+
+# ---------------------------------------------------------------- 19.43 stick targets
+from malta_sim.games.island_of_death import airborne as ab  # noqa: E402
+
+
+def test_replaced_apply_offset_is_asked_after_kept_answers(monkeypatch):
+    """:func:`airborne.apply_offset` replaced by one that finds no hex: every
+    stick is cancelled (19.43), even after games of the plain rule in the
+    same process kept their answers."""
+    def drops():
+        r = play_games("hercules", 3, range(2), axis_policy="balanced", allied_policy="static",
+                       event_log=True)
+        a = r.events["action"]
+        return int((a == "stick_drop").sum()), int((a == "stick_cancelled").sum())
+
+    assert drops()[0] > 0
+    monkeypatch.setattr(ab, "apply_offset", lambda marker, offset: None)
+    dropped, cancelled = drops()
+    assert dropped == 0 and cancelled > 0
+
+
+def test_replaced_relative_offset_is_asked_after_kept_answers(monkeypatch):
+    """:func:`airborne.relative_offset` replaced (19.32): the offset of a
+    planned stick is its answer, even where the plain answer is kept."""
+    g = new_game("hercules", 3, 0, axis_policy="balanced", allied_policy="static")
+    inv, grid = H.inv_static(g), g.static.grid
+    plain = ap._plan_offset(inv, grid, 10, 12)
+    assert plain == ab.relative_offset(grid.hex_id(10), grid.hex_id(12)) != (99, 99)
+    monkeypatch.setattr(ab, "relative_offset", lambda a, b: (99, 99))
+    assert ap._plan_offset(inv, grid, 10, 12) == (99, 99)

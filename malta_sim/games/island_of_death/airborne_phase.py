@@ -42,10 +42,19 @@ PARA = (1, 2)  # Ramcke, Folgore formation codes
 _loop_memo = dict
 
 
+#: :func:`.airborne.apply_offset` and :func:`.airborne.relative_offset` as
+#: defined there (taken at import, before any user code can replace them):
+#: :func:`_stick_target` and :func:`_plan_offset` keep answers only for them.
+_PLAIN_HEX_FUNCS = (ab.apply_offset, ab.relative_offset)
+
+
 def _stick_target(inv, grid, marker: int, offset) -> str | None:
     """The hex id at axial ``offset`` from the dense hex ``marker`` (rule
     19.43): ``airborne.apply_offset(grid.hex_id(marker), offset)``, kept in
-    ``inv.hex_memo`` (a pure function of the grid and its arguments)."""
+    ``inv.hex_memo`` (a pure function of the grid and its arguments); a
+    replaced ``apply_offset`` is asked each time."""
+    if ab.apply_offset is not _PLAIN_HEX_FUNCS[0]:
+        return ab.apply_offset(grid.hex_id(marker), offset)      # a replacement: asked each time
     key = ("apply", marker, offset)
     memo_ = inv.hex_memo
     if key in memo_:
@@ -56,7 +65,10 @@ def _stick_target(inv, grid, marker: int, offset) -> str | None:
 
 def _plan_offset(inv, grid, marker: int, target: int) -> tuple:
     """Axial offset of dense hex ``target`` from dense hex ``marker`` (rule
-    19.32): ``airborne.relative_offset`` of their hex ids, kept in ``inv.hex_memo``."""
+    19.32): ``airborne.relative_offset`` of their hex ids, kept in ``inv.hex_memo``
+    (a replaced ``relative_offset`` is asked each time)."""
+    if ab.relative_offset is not _PLAIN_HEX_FUNCS[1]:
+        return ab.relative_offset(grid.hex_id(marker), grid.hex_id(target))   # a replacement
     key = ("rel", marker, target)
     memo_ = inv.hex_memo
     out = memo_.get(key)
