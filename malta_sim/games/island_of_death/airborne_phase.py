@@ -225,7 +225,7 @@ _PLAIN_STICK_TARGETS = stick_targets
 
 
 def _stick_targets_kept(inv, dist_table, marker: int, legal: np.ndarray, long_used: bool) -> list:
-    """:func:`stick_targets` over the planning hexes (:func:`_planning_hexes`),
+    """:func:`stick_targets` (rules 19.22, 19.33) over the planning hexes (:func:`_planning_hexes`),
     each answer kept in ``inv.hex_memo`` (a pure function of the static
     distances, the marker hex and ``long_used``); returns a new list (the bot
     may keep or change it).  A replaced :func:`stick_targets` is always asked."""

@@ -370,9 +370,24 @@ def gun_reach(inv: InvasionStatic, grid, gh: int, rg: int):
     """The test "a coastal gun on hex ``gh`` with range ``rg`` reaches hex
     ``b``": within the range and in line of fire (rules 16.54-16.56;
     :func:`line_of_fire`), as a function of ``b``; each answer is kept in
-    ``inv.gun_reach`` (a pure function of the three hexes' terrain and the
+    ``inv.gun_reach`` (a pure function of the two hexes' terrain and the
     range).  A replaced :func:`line_of_fire` is asked afresh each time
     (nothing kept).
+
+    Parameters
+    ----------
+    inv : InvasionStatic
+    grid : HexGrid
+        The map grid (``game.static.grid``).
+    gh : int
+        Dense hex of the gun.
+    rg : int
+        The gun's range in hexes.
+
+    Returns
+    -------
+    callable
+        ``test(b: int) -> bool`` for a dense target hex ``b``.
     """
     d = grid.distance_table
     if line_of_fire is not _PLAIN_LINE_OF_FIRE:
@@ -1466,7 +1481,7 @@ def breakable_kernel(units, box, level, parent, can_break, remnant_level, breakd
 
 
 def _plain_breakdowns(game) -> bool:
-    """Whether a break-down here is the package's own: this module's
+    """Whether a break-down here (rule 18.31, 13.1) is the package's own: this module's
     :func:`break_down`, ``organisation.can_break_down`` and ``companies_for``
     and the game's ``is_remnant`` (what :func:`breakable_kernel` stands for)."""
     from .game import PLAIN_IS_REMNANT

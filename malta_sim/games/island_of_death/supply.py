@@ -84,7 +84,19 @@ def passable_for(game, side: int) -> np.ndarray:
 def passable_for_plain(game, side: int) -> np.ndarray:
     """:func:`passable_for` worked out afresh (rules 8.2, 5.2, 5.3): land,
     no enemy piece, and out of the enemy ZOC unless a friendly piece (not a
-    leader or warship) is there."""
+    leader or warship) is there.
+
+    Parameters
+    ----------
+    game : Game
+    side : int
+        0 Axis, 1 Allied: the side whose supply route it is.
+
+    Returns
+    -------
+    bool[n_hexes]
+        A new array: the hexes such a route may enter.
+    """
     t, s = game.static, game.state
     zoc = zoc_map(game, 1 - side)
     block, trivial = occupancy(game, 1 - side)
