@@ -172,3 +172,23 @@ def test_replaced_relative_offset_is_asked_after_kept_answers(monkeypatch):
     assert plain == ab.relative_offset(grid.hex_id(10), grid.hex_id(12)) != (99, 99)
     monkeypatch.setattr(ab, "relative_offset", lambda a, b: (99, 99))
     assert ap._plan_offset(inv, grid, 10, 12) == (99, 99)
+
+
+# ---------------------------------------------------------------- 20.3 surrender phase
+from malta_sim.games.island_of_death import victory  # noqa: E402
+
+
+def test_replaced_surrender_modifier_first_airfield_turn(monkeypatch):
+    """:func:`victory.surrender_modifier` replaced by one with other terms
+    (a house rule: the same total, no breakdown): the first turn the Axis
+    holds more airfields than at the start (20.3) is still recorded from
+    the airfield count, as with the plain modifier."""
+    def first_turns():
+        r = play_games("intro", 7, range(4), axis_policy="aggressive", allied_policy="static")
+        return r.games["first_airfield_turn"].tolist()
+
+    want = first_turns()
+    assert any(x >= 0 for x in want)
+    orig = victory.surrender_modifier
+    monkeypatch.setattr(victory, "surrender_modifier", lambda game: (orig(game)[0], {}))
+    assert first_turns() == want

@@ -115,6 +115,12 @@ def surrender_modifier(game) -> tuple[int, dict]:
     return sum(terms.values()), terms
 
 
+#: :func:`surrender_modifier` as defined here (taken at import, before any
+#: user code can replace it): :func:`surrender_phase` reads the airfield
+#: count from its terms only when it is this one (rule 20.3).
+_PLAIN_SURRENDER_MODIFIER = surrender_modifier
+
+
 def end_game(game, winner: int, reason: str) -> None:
     s = game.state
     s.over[0] = True
@@ -137,10 +143,13 @@ def surrender_phase(game) -> None:
     if game.events is not None:            # the entry's text is made only when it is kept
         game.log("surrender roll", side=ALLIED, dice=[r], cell=f"modifier {mod:+d}",
                  result=f"{total}", rule="20.3")
-    # the Axis airfields counted for the modifier (its term is minus the
-    # count; nothing read by objective_counts has changed since)
-    if s.first_airfield_turn[0] < 0 and -terms["airfields"] > game.scenario.start_airfields:
-        s.first_airfield_turn[0] = game.turn
+    # the Axis airfields counted for the modifier (the plain modifier's term
+    # is minus the count; nothing read by objective_counts has changed since)
+    if s.first_airfield_turn[0] < 0:
+        n_fields = (-terms["airfields"] if surrender_modifier is _PLAIN_SURRENDER_MODIFIER
+                    else objective_counts(game)["airfields"])
+        if n_fields > game.scenario.start_airfields:
+            s.first_airfield_turn[0] = game.turn
     if total <= 0:
         end_game(game, AXIS, "surrender")
     elif total >= 14:
