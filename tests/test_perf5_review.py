@@ -192,3 +192,21 @@ def test_replaced_surrender_modifier_first_airfield_turn(monkeypatch):
     orig = victory.surrender_modifier
     monkeypatch.setattr(victory, "surrender_modifier", lambda game: (orig(game)[0], {}))
     assert first_turns() == want
+
+
+def test_kept_stick_targets_follow_the_stick_ranges(monkeypatch):
+    """The stick targets kept per marker hex (19.22) follow
+    ``airborne.STICK_RANGE`` and ``LONG_STICK_RANGE`` as :func:`stick_targets`
+    reads them, also when they change after answers were kept."""
+    g = new_game("hercules", 3, 0, axis_policy="balanced", allied_policy="static")
+    inv, d = H.inv_static(g), g.static.grid.distance_table
+    legal, _ = ap._planning_hexes(g)
+    marker = int(legal[len(legal) // 2])
+    for long_used in (False, True):
+        assert ap._stick_targets_kept(inv, d, marker, legal, long_used) == \
+            ap.stick_targets(d, marker, legal, long_used)
+    monkeypatch.setattr(ab, "STICK_RANGE", 1)
+    monkeypatch.setattr(ab, "LONG_STICK_RANGE", 2)
+    for long_used in (False, True):
+        want = ap.stick_targets(d, marker, legal, long_used)
+        assert ap._stick_targets_kept(inv, d, marker, legal, long_used) == want

@@ -227,11 +227,12 @@ _PLAIN_STICK_TARGETS = stick_targets
 def _stick_targets_kept(inv, dist_table, marker: int, legal: np.ndarray, long_used: bool) -> list:
     """:func:`stick_targets` (rules 19.22, 19.33) over the planning hexes (:func:`_planning_hexes`),
     each answer kept in ``inv.hex_memo`` (a pure function of the static
-    distances, the marker hex and ``long_used``); returns a new list (the bot
+    distances, the marker hex, ``long_used`` and the stick ranges of
+    :mod:`.airborne`, all in the key); returns a new list (the bot
     may keep or change it).  A replaced :func:`stick_targets` is always asked."""
     if stick_targets is not _PLAIN_STICK_TARGETS:
         return stick_targets(dist_table, marker, legal, long_used)
-    key = ("sticks", int(marker), bool(long_used))
+    key = ("sticks", int(marker), bool(long_used), ab.STICK_RANGE, ab.LONG_STICK_RANGE)
     hit = inv.hex_memo.get(key)
     if hit is None:
         hit = inv.hex_memo[key] = tuple(stick_targets(dist_table, marker, legal, long_used))
