@@ -210,3 +210,30 @@ def test_kept_stick_targets_follow_the_stick_ranges(monkeypatch):
     for long_used in (False, True):
         want = ap.stick_targets(d, marker, legal, long_used)
         assert ap._stick_targets_kept(inv, d, marker, legal, long_used) == want
+
+
+# ---------------------------------------------------------------- 9.3 combat totals
+def test_replaced_defense_strength_is_asked_in_combat(monkeypatch):
+    """:func:`combat.defense_strength` replaced (a house rule: every defender
+    +1, 9.91): the defense total of each attack (9.3) is worked out from it."""
+    from malta_sim.games.island_of_death import combat
+
+    orig = combat.defense_strength
+    asked = []
+
+    def plus_one(game, u):
+        asked.append(int(u))
+        return orig(game, u) + 1
+
+    monkeypatch.setattr(combat, "defense_strength", plus_one)
+    seen = []
+    resolve = combat.resolve_attack
+
+    def watched(game, side, target, attackers, *a, **k):
+        seen.extend(combat.defenders_in(game, target, 1 - side))
+        return resolve(game, side, target, attackers, *a, **k)
+
+    monkeypatch.setattr(combat, "resolve_attack", watched)
+    play_games("intro", 8, range(1), axis_policy="balanced", allied_policy="static")
+    assert seen
+    assert not set(seen) - set(asked)

@@ -572,6 +572,12 @@ def defense_strength(game, u: int) -> int:
     return _unit_defense(game.tables.defense[u][s.level[u]], int(s.morale_state[u]) == DEMORALIZED)
 
 
+#: :func:`defense_strength` as defined here (taken at import, before any user
+#: code can replace it): :func:`resolve_attack` works the defense total out
+#: itself only for it (rules 9.91, 11.4).
+_PLAIN_DEFENSE_STRENGTH = defense_strength
+
+
 def support_value(game, u: int, offensive: bool, target: int, combat_units, hurricane=False) -> int:
     """One artillery unit's or warship's support (9.91, 8.32, 11.3, 11.4,
     12.22, 10.22, 12.52), computed by
@@ -1151,9 +1157,11 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
         att += attack_strength(game, u)                               # 9.91, 8.31, 8.4, 11.3, 11.4
         printed_att += a_tab[u][lev[u]]
     dfn = printed_def = 0
+    plain_def = defense_strength is _PLAIN_DEFENSE_STRENGTH       # (else a replacement is asked)
     for u in defenders:
         base = d_tab[u][lev[u]]
-        dfn += _unit_defense(base, int(mor[u]) == DEMORALIZED)         # 9.91, 11.4
+        dfn += (_unit_defense(base, int(mor[u]) == DEMORALIZED) if plain_def     # 9.91, 11.4
+                else defense_strength(game, u))
         printed_def += base
     if t.city[target] or (t.fort[target] and not s.fort_destroyed[target]):
         dfn *= 2                                                      # 9.91
