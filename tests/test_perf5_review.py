@@ -8,6 +8,7 @@ bot sees and may do as the plain code left it.
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from malta_sim.games.island_of_death.engine import new_game, play_games
@@ -237,3 +238,22 @@ def test_replaced_defense_strength_is_asked_in_combat(monkeypatch):
     play_games("intro", 8, range(1), axis_policy="balanced", allied_policy="static")
     assert seen
     assert not set(seen) - set(asked)
+
+
+# ---------------------------------------------------------------- 17.7 delayed reaction
+def test_replaced_delayed_reaction_ok_is_asked_for_fire(monkeypatch):
+    """:func:`special.delayed_reaction_ok` replaced (a house rule: no Allied
+    piece reacts on the first two turns, 17.7): the firing candidates are
+    barred as the plain per-piece loop bars them."""
+    from malta_sim.games.island_of_death import combat, special
+
+    monkeypatch.setattr(special, "delayed_reaction_ok", lambda game, u: False)
+
+    def events():
+        r = play_games("hercules", 8, range(3), axis_policy="balanced", allied_policy="counterattack",
+                       event_log=True)
+        return r.events
+
+    fast = events()
+    monkeypatch.setattr(combat, "_barred", combat._barred_plain)
+    pd.testing.assert_frame_equal(fast, events())

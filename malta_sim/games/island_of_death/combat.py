@@ -339,8 +339,13 @@ def _barred(game, cand: np.ndarray, failed) -> np.ndarray:
     The rule 17.7 map is looked up once for all candidates
     (:func:`.special._may_act_map`, the map behind
     :func:`.special.delayed_reaction_ok`); :func:`_barred_plain` asks
-    ``delayed_reaction_ok`` per piece (the same mask)."""
+    ``delayed_reaction_ok`` per piece (the same mask), and answers instead
+    when ``special.delayed_reaction_ok`` was replaced."""
+    from . import special
     from .special import _may_act_map, delayed_reaction_radius
+
+    if special.delayed_reaction_ok is not special.PLAIN_DELAYED_REACTION_OK:
+        return _barred_plain(game, cand, failed)
 
     s, t = game.state, game.static
     barred = np.zeros(len(s.box), bool)

@@ -346,6 +346,12 @@ def delayed_reaction_ok(game, u: int) -> bool:
     return bool(_may_act_map(game, radius)[int(game.state.hex[u])])
 
 
+#: :func:`delayed_reaction_ok` as defined here (taken at import, before any
+#: user code can replace it): :func:`.combat._barred` reads the rule 17.7 map
+#: itself only for it.
+PLAIN_DELAYED_REACTION_OK = delayed_reaction_ok
+
+
 def side_selector(static, side: int):
     """Index of ``side``'s units in the unit table: a slice when they are
     contiguous (as in the packaged data; reading through it makes no copy),
