@@ -8,6 +8,7 @@ bot sees and may do as the plain code left it.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -257,3 +258,18 @@ def test_replaced_delayed_reaction_ok_is_asked_for_fire(monkeypatch):
     fast = events()
     monkeypatch.setattr(combat, "_barred", combat._barred_plain)
     pd.testing.assert_frame_equal(fast, events())
+
+
+# ---------------------------------------------------------------- 8.2 supply routes
+def test_passable_for_asks_a_replaced_zoc_map(monkeypatch):
+    """:func:`supply.passable_for` with ``supply.zoc_map`` replaced (a house
+    rule: no ZOC blocks supply, 8.2): the answer of the replacement, also
+    where the plain answer for the same position was kept."""
+    from malta_sim.games.island_of_death import supply
+
+    g = new_game("intro", 3, 0, axis_policy="balanced", allied_policy="static")
+    for side in (0, 1):
+        assert np.array_equal(supply.passable_for(g, side), supply.passable_for_plain(g, side))
+    monkeypatch.setattr(supply, "zoc_map", lambda game, side: np.zeros(game.static.n_hexes, bool))
+    for side in (0, 1):
+        assert np.array_equal(supply.passable_for(g, side), supply.passable_for_plain(g, side))

@@ -71,7 +71,11 @@ def passable_for(game, side: int) -> np.ndarray:
     it reads (every piece's box, hex, level, hitched side and salvos, and the
     destroyed forts, as bytes: the enemy's ZOC and occupancy and the side's
     own pieces), so the status phase's second ask (the ammunition routes,
-    12.56, after the supply check, 8.1) finds it."""
+    12.56, after the supply check, 8.1) finds it; only while ``zoc_map``,
+    ``occupancy`` and :func:`passable_for_plain` are the package's own
+    (a replacement is asked each time)."""
+    if (zoc_map, occupancy, passable_for_plain) != _PLAIN_PASSABLE:
+        return passable_for_plain(game, side)          # a replacement: asked afresh, nothing kept
     s = game.state
     key = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes(), s.hitched.tobytes(),
            s.salvos.tobytes(), s.fort_destroyed.tobytes())
@@ -107,6 +111,11 @@ def passable_for_plain(game, side: int) -> np.ndarray:
     friendly[s.hex[units[(ut != st.WARSHIP) & (ut != st.LEADER)]]] = True
     return t.land & ~enemy_here & (~zoc | friendly)
 
+
+
+#: The functions :func:`passable_for` keeps answers for, as defined (taken at
+#: import, before any user code can replace them).  No rule; engine plumbing.
+_PLAIN_PASSABLE = (zoc_map, occupancy, passable_for_plain)
 
 def supply_sources(game, side: int, formation: int) -> np.ndarray:
     """Dense hex indices the HQ of ``formation`` may use as supply sources (8.5).
