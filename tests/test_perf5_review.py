@@ -1,5 +1,6 @@
 """Review of the fifth round of speed work: the fast paths leave what a user's
-bot sees and may do as the plain code left it.
+bot sees and may do, and what a user's replacement of an engine function
+decides, as the plain code left it.
 
 * 19.13 drop zone markers: the bot may change the list of options it is
   handed (e.g. ``options.pop()``); the move is checked against the hexes
@@ -8,10 +9,20 @@ bot sees and may do as the plain code left it.
 
 from __future__ import annotations
 
+import functools
+import sys
+from collections import Counter
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from malta_sim.games.island_of_death import airborne as ab
+from malta_sim.games.island_of_death import airborne_phase as ap
+from malta_sim.games.island_of_death import hercules as H
+from malta_sim.games.island_of_death import organisation as org
+from malta_sim.games.island_of_death import static as st
+from malta_sim.games.island_of_death import victory
 from malta_sim.games.island_of_death.engine import new_game, play_games
 from malta_sim.policies import register_policy
 from malta_sim.policies.axis import AxisBot
@@ -39,12 +50,6 @@ def test_drop_marker_options_may_be_changed_by_the_bot():
 
 
 # ---------------------------------------------------------------- 18.31 break-downs
-import functools  # noqa: E402
-import sys  # noqa: E402
-from collections import Counter  # noqa: E402
-
-from malta_sim.games.island_of_death import hercules as H  # noqa: E402
-from malta_sim.games.island_of_death import organisation as org  # noqa: E402
 
 
 class RecordFollowUpBot(AxisBot):
@@ -104,7 +109,6 @@ def test_plain_breakdowns_sees_wrapped_is_remnant(monkeypatch):
 
 
 # ---------------------------------------------------------------- 19.3 stick targets
-from malta_sim.games.island_of_death import airborne_phase as ap  # noqa: E402
 
 
 def _stick_target_calls(monkeypatch, use_wraps: bool) -> int:
@@ -146,7 +150,6 @@ def test_replaced_line_of_fire_is_asked_after_kept_answers(monkeypatch):
 
 
 # ---------------------------------------------------------------- 19.43 stick targets
-from malta_sim.games.island_of_death import airborne as ab  # noqa: E402
 
 
 def test_replaced_apply_offset_is_asked_after_kept_answers(monkeypatch):
@@ -177,7 +180,6 @@ def test_replaced_relative_offset_is_asked_after_kept_answers(monkeypatch):
 
 
 # ---------------------------------------------------------------- 20.3 surrender phase
-from malta_sim.games.island_of_death import victory  # noqa: E402
 
 
 def test_replaced_surrender_modifier_first_airfield_turn(monkeypatch):
@@ -273,3 +275,54 @@ def test_passable_for_asks_a_replaced_zoc_map(monkeypatch):
     monkeypatch.setattr(supply, "zoc_map", lambda game, side: np.zeros(game.static.n_hexes, bool))
     for side in (0, 1):
         assert np.array_equal(supply.passable_for(g, side), supply.passable_for_plain(g, side))
+
+
+def test_airfield_entry_after_a_replaced_break_down_that_returns_nothing(monkeypatch):
+    """Rule 16.1: a battalion broken down when the airfield entry begins is
+    never offered, even when a replaced ``break_down`` gives no sign of what
+    it did: the broken-down list is made again whenever the pieces' parents
+    or boxes changed.  Here a house rule breaks an airlanding artillery
+    battalion down with the first glider battalion (one company attached to
+    it) and returns None."""
+    from malta_sim.games.island_of_death.state import BOX_DISBANDMENT, BOX_ELIMINATED, BOX_POOL
+
+    g = new_game("hercules", 14, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    art = [int(u) for u in np.flatnonzero(inv.airfield_entrants & (t.size == st.BATTALION)
+                                          & (t.utype == st.ARTILLERY))]
+    comps = np.flatnonzero(t.battalion_of >= 0)
+    assert art and len(comps)
+    real = H.break_down
+    done = []
+
+    def house_rule_break_down(game, b):
+        real(game, b)
+        if not done:                                   # the artillery goes with the first
+            c = int(comps[0])
+            game.state.parent[c], game.state.box[c] = art[0], BOX_DISBANDMENT
+            done.append(c)
+        return None
+
+    monkeypatch.setattr(H, "break_down", house_rule_break_down)
+    seen = []
+
+    class Spy:
+        def airfield_landings(self, game, cands, fields, capacity, cost):
+            seen.append(list(cands))
+            return []
+
+    g.policies = (Spy(), g.policies[1])
+    s.turn[0] = 5                                     # a day turn
+    s.weather[0] = 0
+    s.control[t.airfield] = 0
+    s.hex[t.side == 1] = -1                           # no Allied unit near the airfields
+    s.box[t.side == 1] = BOX_ELIMINATED
+    bns = inv.airfield_battalions
+    s.box[bns], s.hex[bns] = BOX_DISBANDMENT, -1
+    s.box[art], s.hex[art] = BOX_DISBANDMENT, -1
+    s.parent[comps], s.box[comps] = -1, BOX_POOL
+    H.airfield_entry(g)
+    assert done and seen and H.is_broken(g, art[0])
+    assert art[0] not in seen[0]
+    assert all(u in seen[0] for u in art[1:])          # the others are still offered

@@ -1776,13 +1776,16 @@ def airfield_entry(game) -> None:
     broken = set(s.parent[(s.parent >= 0) & (s.box != BOX_ELIMINATED) & (s.box != BOX_POOL)].tolist())
     # battalions of the 80th Division and the commandos break down first (16.1, 16.14)
     bns = inv.airfield_battalions
-    changed = False
+    before = None
     for b in bns[s.box[bns] == BOX_DISBANDMENT].tolist():
-        if b not in broken and break_down(game, b):
-            changed = True
+        if b not in broken:
+            if before is None:
+                before = (s.parent.tobytes(), s.box.tobytes())
+            break_down(game, b)
     # the broken-down battalions now (nothing changes while the candidates are
-    # listed; nor above unless a battalion broke down)
-    if changed:
+    # listed; nor above unless a break-down changed the pieces' parents or
+    # boxes, whatever a replaced break_down returns)
+    if before is not None and before != (s.parent.tobytes(), s.box.tobytes()):
         broken = set(s.parent[(s.parent >= 0) & (s.box != BOX_ELIMINATED) & (s.box != BOX_POOL)].tolist())
     battalion = inv.battalion
     # companies (16.1) and artillery battalions not broken down; no leaders
