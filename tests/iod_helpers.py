@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from malta_sim.games.island_of_death.setup import constructed_game, load_static
+from malta_sim.games.island_of_death.state import BOX_ELIMINATED
 from malta_sim.policies.random import RandomPolicy
 
 
@@ -45,3 +46,25 @@ def u(name):
 
 def h(hex_id):
     return static().grid.index(hex_id)
+
+
+def airfield_entry_spy(game) -> list:
+    """Make ``game`` a clear day (16.15) with every airfield Axis-controlled
+    and no Allied piece on the map (16.11), and give the Axis a bot that
+    records each list of airfield entry candidates it is offered and lands
+    none; returns that (growing) list of lists."""
+    seen: list = []
+
+    class Spy:
+        def airfield_landings(self, game, cands, fields, capacity, cost):
+            seen.append(list(cands))
+            return []
+
+    s, t = game.state, game.static
+    game.policies = (Spy(), game.policies[1])
+    s.turn[0] = 5                                     # a day turn
+    s.weather[0] = 0
+    s.control[t.airfield] = 0
+    s.hex[t.side == 1] = -1
+    s.box[t.side == 1] = BOX_ELIMINATED
+    return seen

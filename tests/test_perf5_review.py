@@ -284,7 +284,8 @@ def test_airfield_entry_after_a_replaced_break_down_that_returns_nothing(monkeyp
     or boxes changed.  Here a house rule breaks an airlanding artillery
     battalion down with the first glider battalion (one company attached to
     it) and returns None."""
-    from malta_sim.games.island_of_death.state import BOX_DISBANDMENT, BOX_ELIMINATED, BOX_POOL
+    from malta_sim.games.island_of_death.state import BOX_DISBANDMENT, BOX_POOL
+    from tests.iod_helpers import airfield_entry_spy
 
     g = new_game("hercules", 14, 0, axis_policy="balanced", allied_policy="static")
     s, t = g.state, g.static
@@ -305,19 +306,7 @@ def test_airfield_entry_after_a_replaced_break_down_that_returns_nothing(monkeyp
         return None
 
     monkeypatch.setattr(H, "break_down", house_rule_break_down)
-    seen = []
-
-    class Spy:
-        def airfield_landings(self, game, cands, fields, capacity, cost):
-            seen.append(list(cands))
-            return []
-
-    g.policies = (Spy(), g.policies[1])
-    s.turn[0] = 5                                     # a day turn
-    s.weather[0] = 0
-    s.control[t.airfield] = 0
-    s.hex[t.side == 1] = -1                           # no Allied unit near the airfields
-    s.box[t.side == 1] = BOX_ELIMINATED
+    seen = airfield_entry_spy(g)
     bns = inv.airfield_battalions
     s.box[bns], s.hex[bns] = BOX_DISBANDMENT, -1
     s.box[art], s.hex[art] = BOX_DISBANDMENT, -1

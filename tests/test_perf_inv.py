@@ -291,25 +291,15 @@ def test_airfield_entry_candidates_match_rule_16_1_filter():
     artillery; battalions not broken down; no leaders), on random boxes."""
     from malta_sim.games.island_of_death import hercules as H
     from malta_sim.games.island_of_death import static as st
-    from malta_sim.games.island_of_death.state import BOX_DISBANDMENT, BOX_ELIMINATED, BOX_POOL
+    from malta_sim.games.island_of_death.state import BOX_DISBANDMENT, BOX_POOL
+
+    from tests.iod_helpers import airfield_entry_spy
 
     g = new_game("hercules", 14, 0, axis_policy="balanced", allied_policy="static")
     s, t = g.state, g.static
-    seen = []
-
-    class Spy:
-        def airfield_landings(self, game, cands, fields, capacity, cost):
-            seen.append(list(cands))
-            return []
-
-    g.policies = (Spy(), g.policies[1])
+    seen = airfield_entry_spy(g)                      # a day, no Allied unit near the airfields
     gen = np.random.default_rng(5)
     axis = np.flatnonzero(t.side == 0)
-    s.turn[0] = 5                                     # a day turn
-    s.weather[0] = 0
-    s.control[t.airfield] = 0
-    s.hex[np.flatnonzero(t.side == 1)] = -1           # no Allied unit near the airfields
-    s.box[np.flatnonzero(t.side == 1)] = BOX_ELIMINATED
     offered = 0
     for trial in range(10):
         pick = gen.choice(axis, size=60, replace=False)
