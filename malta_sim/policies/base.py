@@ -32,13 +32,17 @@ from .invasion import InvasionDecisions
 def plain_methods(cls, names) -> dict:
     """The functions of ``cls``'s methods ``names`` as they are now (taken at
     import, before any user code can replace them): the reference of
-    :func:`own_methods`.  No rule; bot plumbing.
+    :func:`own_methods`.  No rule; bot and engine plumbing.
+
+    ``cls`` may also be a module: the engine's fast paths that stand in for
+    module functions (a kept answer, a compiled pass) take their reference
+    this way and answer only while :func:`own_methods` of the module holds.
 
     Parameters
     ----------
-    cls : type
+    cls : type or module
     names : iterable of str
-        Method names (static methods included).
+        Method names (static methods included), or a module's function names.
 
     Returns
     -------

@@ -14,10 +14,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import numba as nb
 import numpy as np
 
 from ...kernels import drop as kd
+from ...policies.base import own_methods, plain_methods
 from . import airborne as ab
 from . import static as st
 from .state import (ALLIED, AM, AXIS, BOX_DISBANDMENT, BOX_MAP, DEMORALIZED, DISORGANIZED,
@@ -43,9 +46,10 @@ _loop_memo = dict
 
 
 #: :func:`.airborne.apply_offset` and :func:`.airborne.relative_offset` as
-#: defined there (taken at import, before any user code can replace them):
-#: :func:`_stick_target` and :func:`_plan_offset` keep answers only for them.
-_PLAIN_HEX_FUNCS = (ab.apply_offset, ab.relative_offset)
+#: defined there (:func:`.policies.base.plain_methods`): :func:`_stick_target`
+#: and :func:`_plan_offset` keep answers only for them.
+_PLAIN_APPLY = plain_methods(ab, ("apply_offset",))
+_PLAIN_RELATIVE = plain_methods(ab, ("relative_offset",))
 
 
 def _stick_target(inv, grid, marker: int, offset) -> str | None:
@@ -53,7 +57,7 @@ def _stick_target(inv, grid, marker: int, offset) -> str | None:
     19.43): ``airborne.apply_offset(grid.hex_id(marker), offset)``, kept in
     ``inv.hex_memo`` (a pure function of the grid and its arguments); a
     replaced ``apply_offset`` is asked each time."""
-    if ab.apply_offset is not _PLAIN_HEX_FUNCS[0]:
+    if not own_methods(ab, _PLAIN_APPLY):
         return ab.apply_offset(grid.hex_id(marker), offset)      # a replacement: asked each time
     key = ("apply", marker, offset)
     memo_ = inv.hex_memo
@@ -67,7 +71,7 @@ def _plan_offset(inv, grid, marker: int, target: int) -> tuple:
     """Axial offset of dense hex ``target`` from dense hex ``marker`` (rule
     19.32): ``airborne.relative_offset`` of their hex ids, kept in ``inv.hex_memo``
     (a replaced ``relative_offset`` is asked each time)."""
-    if ab.relative_offset is not _PLAIN_HEX_FUNCS[1]:
+    if not own_methods(ab, _PLAIN_RELATIVE):
         return ab.relative_offset(grid.hex_id(marker), grid.hex_id(target))   # a replacement
     key = ("rel", marker, target)
     memo_ = inv.hex_memo
@@ -218,10 +222,9 @@ def stick_targets(dist_table: np.ndarray, marker: int, legal: np.ndarray, long_u
     return [(x, dx > ab.STICK_RANGE) for x, dx in zip(legal[idx].tolist(), dist[idx].tolist())]
 
 
-#: :func:`stick_targets` as defined here (taken at import, before any user
-#: code can replace it; a replacement made with ``functools.wraps`` carries
-#: this module's name): :func:`_stick_targets_kept` keeps answers only for it.
-_PLAIN_STICK_TARGETS = stick_targets
+#: :func:`stick_targets` as defined here (:func:`.policies.base.plain_methods`):
+#: :func:`_stick_targets_kept` keeps answers only for it.
+_PLAIN_STICK_TARGETS = plain_methods(sys.modules[__name__], ("stick_targets",))
 
 
 def _stick_targets_kept(inv, dist_table, marker: int, legal: np.ndarray, long_used: bool) -> list:
@@ -230,7 +233,7 @@ def _stick_targets_kept(inv, dist_table, marker: int, legal: np.ndarray, long_us
     distances, the marker hex, ``long_used`` and the stick ranges of
     :mod:`.airborne`, all in the key); returns a new list (the bot
     may keep or change it).  A replaced :func:`stick_targets` is always asked."""
-    if stick_targets is not _PLAIN_STICK_TARGETS:
+    if not own_methods(sys.modules[__name__], _PLAIN_STICK_TARGETS):
         return stick_targets(dist_table, marker, legal, long_used)
     key = ("sticks", int(marker), bool(long_used), ab.STICK_RANGE, ab.LONG_STICK_RANGE)
     hit = inv.hex_memo.get(key)

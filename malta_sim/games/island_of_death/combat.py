@@ -11,6 +11,7 @@ morale effects, retreats and advance after combat.
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import dataclass, field
 
 import numba as nb
@@ -344,7 +345,7 @@ def _barred(game, cand: np.ndarray, failed) -> np.ndarray:
     from . import special
     from .special import _may_act_map, delayed_reaction_radius
 
-    if special.delayed_reaction_ok is not special.PLAIN_DELAYED_REACTION_OK:
+    if not own_methods(special, special.PLAIN_DELAYED_REACTION_OK):
         return _barred_plain(game, cand, failed)
 
     s, t = game.state, game.static
@@ -577,10 +578,10 @@ def defense_strength(game, u: int) -> int:
     return _unit_defense(game.tables.defense[u][s.level[u]], int(s.morale_state[u]) == DEMORALIZED)
 
 
-#: :func:`defense_strength` as defined here (taken at import, before any user
-#: code can replace it): :func:`resolve_attack` works the defense total out
-#: itself only for it (rules 9.91, 11.4).
-_PLAIN_DEFENSE_STRENGTH = defense_strength
+#: :func:`defense_strength` as defined here (:func:`.policies.base.plain_methods`):
+#: :func:`resolve_attack` works the defense total out itself only for it
+#: (rules 9.91, 11.4).
+_PLAIN_DEFENSE_STRENGTH = plain_methods(sys.modules[__name__], ("defense_strength",))
 
 
 def support_value(game, u: int, offensive: bool, target: int, combat_units, hurricane=False) -> int:
@@ -1162,7 +1163,7 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
         att += attack_strength(game, u)                               # 9.91, 8.31, 8.4, 11.3, 11.4
         printed_att += a_tab[u][lev[u]]
     dfn = printed_def = 0
-    plain_def = defense_strength is _PLAIN_DEFENSE_STRENGTH       # (else a replacement is asked)
+    plain_def = own_methods(sys.modules[__name__], _PLAIN_DEFENSE_STRENGTH)   # (else a replacement is asked)
     for u in defenders:
         base = d_tab[u][lev[u]]
         dfn += (_unit_defense(base, int(mor[u]) == DEMORALIZED) if plain_def     # 9.91, 11.4

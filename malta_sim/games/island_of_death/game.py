@@ -14,6 +14,7 @@ import numba as nb
 import numpy as np
 
 from ...errors import OptionError
+from ...policies.base import plain_methods
 from ...rng import GameStreams
 from . import static as st
 from .reorganisation import csr
@@ -514,7 +515,7 @@ class Game:
         return self.static.grid.hex_id(int(h))
 
 
-#: :meth:`Game.is_remnant` as defined here (taken at import, before any user
-#: code can replace it): what a compiled pass standing in for it compares with
+#: :meth:`Game.is_remnant` as defined here (:func:`.policies.base.plain_methods`):
+#: what a compiled pass standing in for it compares with
 #: (:func:`.hercules._plain_breakdowns`).  No rule; engine plumbing.
-PLAIN_IS_REMNANT = Game.is_remnant
+PLAIN_IS_REMNANT = plain_methods(Game, ("is_remnant",))

@@ -28,6 +28,7 @@ division beach zones (18.21), the landed-this-phase lists.
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ import pandas as pd
 
 from ...errors import DataError
 from ...loaders.common import resolve_data_dir
+from ...policies.base import own_methods, plain_methods
 from . import coastal as cg
 from . import landings as ld
 from . import militia as mil
@@ -155,13 +157,16 @@ class InvasionStatic:
     straggler_pieces: np.ndarray = field(default=None, repr=False)
     #: int64[k]: Axis battalions other than artillery (18.31 breakdowns).
     follow_up_battalions: np.ndarray = field(default=None, repr=False)
-    #: Answers of pure functions of hex ids on this grid, worked out once per
-    #: process (:mod:`.airborne_phase`): ``("apply", marker hex, offset) ->``
-    #: the hex id at the axial offset (19.43), ``("rel", hex, hex) ->`` the
-    #: offset (19.32), ``("index", hex id) ->`` dense index, -1 off the grid.
+    #: Answers of pure functions of the grid and the static data, worked out
+    #: once per static data (:mod:`.airborne_phase`): ``("apply", marker hex,
+    #: offset) ->`` the hex id at the axial offset (19.43), ``("rel", hex,
+    #: hex) ->`` the offset (19.32), ``("index", hex id) ->`` dense index (-1
+    #: off the grid), ``"planning_hexes"`` (19.33) and ``("sticks", marker
+    #: hex, long used, stick ranges) ->`` the stick targets (19.22).
     hex_memo: dict = field(default_factory=dict, repr=False)
     #: ``(gun hex, gun range) -> {target hex: bool}``: the target is within
-    #: the range and in line of fire (16.54, 16.56), worked out once per process.
+    #: the range and in line of fire (16.54, 16.56), worked out once per
+    #: static data.
     gun_reach: dict = field(default_factory=dict, repr=False)
 
 
@@ -361,9 +366,9 @@ def line_of_fire(inv: InvasionStatic, grid, a: int, b: int) -> bool:
     return ok
 
 
-#: :func:`line_of_fire` as defined here (taken at import, before any user
-#: code can replace it): :func:`gun_reach` keeps answers only for it.
-_PLAIN_LINE_OF_FIRE = line_of_fire
+#: :func:`line_of_fire` as defined here (:func:`.policies.base.plain_methods`):
+#: :func:`gun_reach` keeps answers only for it.
+_PLAIN_LINE_OF_FIRE = plain_methods(sys.modules[__name__], ("line_of_fire",))
 
 
 def gun_reach(inv: InvasionStatic, grid, gh: int, rg: int):
@@ -390,7 +395,7 @@ def gun_reach(inv: InvasionStatic, grid, gh: int, rg: int):
         ``test(b: int) -> bool`` for a dense target hex ``b``.
     """
     d = grid.distance_table
-    if line_of_fire is not _PLAIN_LINE_OF_FIRE:
+    if not own_methods(sys.modules[__name__], _PLAIN_LINE_OF_FIRE):
         return lambda b: bool(d[gh, b] <= rg and line_of_fire(inv, grid, gh, b))
     key = (gh, rg)
     reach = inv.gun_reach.get(key)
@@ -511,10 +516,9 @@ def break_down(game, b: int) -> list:
     return list(org.break_down(game, int(b), to_box=None if box == BOX_MAP else box))
 
 
-#: :func:`break_down` as defined here (taken at import, before any user code
-#: can replace it): :func:`_plain_breakdowns` compares with it (a replacement
-#: made with ``functools.wraps`` carries this module's name).
-_PLAIN_BREAK_DOWN = break_down
+#: :func:`break_down` as defined here (:func:`.policies.base.plain_methods`):
+#: :func:`_plain_breakdowns` compares with it.
+_PLAIN_BREAK_DOWN = plain_methods(sys.modules[__name__], ("break_down",))
 
 
 def is_broken(game, b: int) -> bool:
@@ -1486,11 +1490,9 @@ def _plain_breakdowns(game) -> bool:
     and the game's ``is_remnant`` (what :func:`breakable_kernel` stands for)."""
     from .game import PLAIN_IS_REMNANT
     org = _org()
-    return (break_down is _PLAIN_BREAK_DOWN
-            and (org.can_break_down, org.companies_for) == org.PLAIN_BREAKDOWN
-            and "is_remnant" not in vars(game)
-            and type(game).is_remnant is PLAIN_IS_REMNANT
-            and type(game).__module__.startswith("malta_sim."))
+    return (own_methods(sys.modules[__name__], _PLAIN_BREAK_DOWN)
+            and own_methods(org, org.PLAIN_BREAKDOWN)
+            and own_methods(game, PLAIN_IS_REMNANT))
 
 
 def _leaders_with_hq(game) -> None:

@@ -6,9 +6,11 @@ day and turn bookkeeping (4.1, 4.42)."""
 from __future__ import annotations
 
 import re
+import sys
 
 import numpy as np
 
+from ...policies.base import plain_methods
 from . import static as st
 from .combat_moves import fits
 from .game import illegal
@@ -631,8 +633,8 @@ def turn_transition(game) -> None:
     s.turn[0] += 1
 
 
-#: :func:`can_break_down` and :func:`companies_for` as defined here (taken at
-#: import, before any user code can replace them): what a compiled pass
-#: standing in for them compares with (:func:`.hercules._plain_breakdowns`).
-#: No rule; engine plumbing.
-PLAIN_BREAKDOWN = (can_break_down, companies_for)
+#: :func:`can_break_down` and :func:`companies_for` as defined here
+#: (:func:`.policies.base.plain_methods`): what a compiled pass standing in
+#: for them compares with (:func:`.hercules._plain_breakdowns`).  No rule;
+#: engine plumbing.
+PLAIN_BREAKDOWN = plain_methods(sys.modules[__name__], ("can_break_down", "companies_for"))

@@ -9,10 +9,13 @@ path kernel's breadth-first search over those hexes.
 
 from __future__ import annotations
 
+import sys
+
 import numba as nb
 import numpy as np
 
 from ...kernels import paths
+from ...policies.base import own_methods, plain_methods
 from . import static as st
 from .movement import occupancy, zoc_map
 from .state import ALLIED, AXIS, BOX_MAP
@@ -74,7 +77,7 @@ def passable_for(game, side: int) -> np.ndarray:
     12.56, after the supply check, 8.1) finds it; only while ``zoc_map``,
     ``occupancy`` and :func:`passable_for_plain` are the package's own
     (a replacement is asked each time)."""
-    if (zoc_map, occupancy, passable_for_plain) != _PLAIN_PASSABLE:
+    if not own_methods(sys.modules[__name__], _PLAIN_PASSABLE):
         return passable_for_plain(game, side)          # a replacement: asked afresh, nothing kept
     s = game.state
     key = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes(), s.hitched.tobytes(),
@@ -112,10 +115,10 @@ def passable_for_plain(game, side: int) -> np.ndarray:
     return t.land & ~enemy_here & (~zoc | friendly)
 
 
+#: The functions :func:`passable_for` keeps answers for, as defined
+#: (:func:`.policies.base.plain_methods`).  No rule; engine plumbing.
+_PLAIN_PASSABLE = plain_methods(sys.modules[__name__], ("zoc_map", "occupancy", "passable_for_plain"))
 
-#: The functions :func:`passable_for` keeps answers for, as defined (taken at
-#: import, before any user code can replace them).  No rule; engine plumbing.
-_PLAIN_PASSABLE = (zoc_map, occupancy, passable_for_plain)
 
 def supply_sources(game, side: int, formation: int) -> np.ndarray:
     """Dense hex indices the HQ of ``formation`` may use as supply sources (8.5).

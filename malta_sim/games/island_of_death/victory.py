@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import numba as nb
 
+from ...policies.base import own_methods, plain_methods
 from .state import (ALLIED, AXIS, BOX_ELIMINATED, BOX_TURN_TRACK, CLEAR, CLOUDY, END_LAST_TURN,
                     END_REASONS, END_SURRENDER, END_SUSPENDED, RAINY, WEATHER_NAMES, turn_name)
 
@@ -115,10 +118,10 @@ def surrender_modifier(game) -> tuple[int, dict]:
     return sum(terms.values()), terms
 
 
-#: :func:`surrender_modifier` as defined here (taken at import, before any
-#: user code can replace it): :func:`surrender_phase` reads the airfield
-#: count from its terms only when it is this one (rule 20.3).
-_PLAIN_SURRENDER_MODIFIER = surrender_modifier
+#: :func:`surrender_modifier` as defined here (:func:`.policies.base.plain_methods`):
+#: :func:`surrender_phase` reads the airfield count from its terms only when
+#: it is this one (rule 20.3).
+_PLAIN_SURRENDER_MODIFIER = plain_methods(sys.modules[__name__], ("surrender_modifier",))
 
 
 def end_game(game, winner: int, reason: str) -> None:
@@ -146,7 +149,7 @@ def surrender_phase(game) -> None:
     # the Axis airfields counted for the modifier (the plain modifier's term
     # is minus the count; nothing read by objective_counts has changed since)
     if s.first_airfield_turn[0] < 0:
-        n_fields = (-terms["airfields"] if surrender_modifier is _PLAIN_SURRENDER_MODIFIER
+        n_fields = (-terms["airfields"] if own_methods(sys.modules[__name__], _PLAIN_SURRENDER_MODIFIER)
                     else objective_counts(game)["airfields"])
         if n_fields > game.scenario.start_airfields:
             s.first_airfield_turn[0] = game.turn
