@@ -7,8 +7,9 @@ Use from code:  ``from benchmarks.bench_kernels import run_benchmarks``;
 ``run_benchmarks(quick=True)`` returns a list of dicts
 ``{kernel, n_compiled, compiled_per_s, n_python, python_per_s, speedup}``.
 
-Compilation is excluded (each kernel is called once before timing); numba
-kernels run single-threaded, so the figures are per core.
+Compilation is excluded (each kernel is called once before timing), and each
+figure is the best of :data:`REPEAT` timed calls; numba kernels run
+single-threaded, so the figures are per core.
 """
 
 from __future__ import annotations
@@ -65,10 +66,21 @@ def _los_loop(axial, nbr, a, b, hb, sb, c0, r0, nc, nr, out):
         out[k] = L.line_of_fire(axial, nbr, a[k], b[k], hb, sb, c0, r0, nc, nr)
 
 
-def _rate(fn, n):
-    t = time.perf_counter()
-    fn()
-    return n / (time.perf_counter() - t)
+#: Timed calls per figure; the best one counts.  The first call over fresh
+#: arrays also pays the operating system's first touch of their memory pages
+#: (1.5x-4x slower for the combat batch), which is not the kernel's speed.
+REPEAT = 3
+
+
+def _rate(fn, n, repeat: int = REPEAT):
+    """Items per second of ``fn`` (which handles ``n`` items per call): the
+    best of ``repeat`` timed calls."""
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return n / best
 
 
 def run_benchmarks(quick: bool = False) -> list[dict]:

@@ -116,7 +116,7 @@ def resolve_bombardment(strength, stack, shift, roll, bomb, bomb_columns, bomb_m
     return col, bomb[row, col, roll]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def roll_bombardment(state, strength, stack, shift, bomb, bomb_columns, bomb_min_strength):
     """:func:`resolve_bombardment` with 2d6 drawn from ``state`` (the game's
     ``bombardment`` stream).  No dice for ineffective fire.  Returns

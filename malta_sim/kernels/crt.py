@@ -420,7 +420,7 @@ def resolve_combat(att_total, def_total, shift, line, fort, roll, crt, line_cols
     return col, ah, ae, dh, de
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def crt_cell(crt, line, col, roll, fort):
     """The CRT cell of ``line``, column ``col`` and 2d6 ``roll`` (rule 9.4),
     defender hits reduced by one in a fort hex (9.94).
@@ -437,7 +437,7 @@ def crt_cell(crt, line, col, roll, fort):
     return np.int64(c[0]), np.int64(c[1]), dh, np.int64(c[3])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def roll_combat(state, att_total, def_total, shift, line, fort, crt, line_cols, col_level):
     """:func:`resolve_combat` with the 2d6 drawn from ``state`` (``uint64[4]``,
     the game's ``combat`` stream, advanced in place).  No dice are rolled for a
@@ -462,11 +462,21 @@ def roll_combat_many(states, att_total, def_total, shift, line, fort, crt, line_
     fort : bool[n]
     out : int64[n, 6]
         Filled with the tuple of :func:`roll_combat`.
+
+    :func:`roll_combat` and :func:`crt_cell` are inlined here (numba
+    ``inline="always"``) and the tuple is stored field by field: called as
+    separate functions, with the tuple copied by index, the loop ran at less
+    than half the speed (``benchmarks/bench_kernels.py``).
     """
     for g in range(att_total.shape[0]):
-        r = roll_combat(states[g], att_total[g], def_total[g], shift[g], line[g], fort[g], crt, line_cols, col_level)
-        for k in range(6):
-            out[g, k] = r[k]
+        col, roll, ah, ae, dh, de = roll_combat(states[g], att_total[g], def_total[g], shift[g], line[g], fort[g],
+                                                crt, line_cols, col_level)
+        out[g, 0] = col
+        out[g, 1] = roll
+        out[g, 2] = ah
+        out[g, 3] = ae
+        out[g, 4] = dh
+        out[g, 5] = de
 
 
 # --------------------------------------------------------------------------
