@@ -5,7 +5,7 @@ them: time a kernel alone over the recorded calls and check that a kernel
     python benchmarks/kernel_replay.py capture -o calls.pkl [--kernel axis_walk_kernel ...]
         [--scenario hercules --scenario intro] [--games 20] [--seed 1942]
     python benchmarks/kernel_replay.py replay calls.pkl [--kernel NAME ...]
-        [--candidate NAME=module:function] [--repeat 3]
+        [--candidate NAME=module:function] [--vs NAME=module:function --rounds 3] [--repeat 3]
 
 ``capture`` plays ``--games`` seeded games of each scenario under its default
 bots (after a warm-up block, so no kernel is typed while recording) with the
@@ -24,7 +24,9 @@ recorded one (``np.array_equal``; float arrays compared bit for bit, NaN
 included) and reports the time inside the calls: microseconds per call, the
 best of ``--repeat`` passes over all calls (argument copies not timed).  A
 capture saved from an older commit therefore times old against new on the
-very same inputs and checks that the new kernel answers as the old one did.
+very same inputs and checks that the new kernel answers as the old one did;
+``--vs`` times another version (the older kernel kept as a reference)
+alternately with it in one process, ``--rounds`` times, the best of each kept.
 
 :func:`capture` and :func:`check_calls` are the library entries (used by
 ``tests/test_perf6_kernels.py``).
@@ -133,6 +135,28 @@ def _walk_view(out):
 VIEWS = {"axis_walk_kernel": _walk_view}
 
 
+def _ring_args(name: str):
+    """Bring arguments of kernel ``name`` recorded before it took ``ring``
+    (:func:`malta_sim.policies.move_choice.near_table` of ``dist``) to its
+    current signature: ``ring`` put in where the signature has it."""
+    def adapt(a: tuple) -> tuple:
+        import inspect
+
+        from malta_sim.policies import move_choice
+
+        params = list(inspect.signature(getattr(move_choice, name).py_func).parameters)
+        if "ring" in params and len(a) == len(params) - 1:
+            r = params.index("ring")
+            return a[:r] + (move_choice.near_table(a[params.index("dist")]),) + a[r:]
+        return a
+    return adapt
+
+
+#: per kernel, how arguments recorded from an older signature are brought
+#: to the current one (a capture from an older commit stays usable)
+ADAPT = {"axis_walk_kernel": _ring_args("axis_walk_kernel")}
+
+
 # ------------------------------------------------------------------ capture
 def _bindings(names) -> dict[str, list[tuple[object, str, object]]]:
     """Per kernel name, every ``(module, name, dispatcher)`` binding of it in the package."""
@@ -222,10 +246,11 @@ def check_calls(fn, recorded: list, arrays: list[np.ndarray], name: str = "") ->
     recorded (returned value, or an argument array it writes; only the part
     :data:`VIEWS` names for kernel ``name``, where it names one)."""
     view = VIEWS.get(name, lambda x: x)
+    adapt = ADAPT.get(name, lambda x: x)
     bad = []
     for n, (args, written, out) in enumerate(recorded):
         a = _unpack(args, arrays, True)
-        got = fn(*a)
+        got = fn(*adapt(a))
         ok = same(view(got), view(_unpack(out, arrays, False)))
         for i, q in written:
             ok = ok and same(a[i], _unpack(q, arrays, False))
@@ -234,10 +259,11 @@ def check_calls(fn, recorded: list, arrays: list[np.ndarray], name: str = "") ->
     return bad
 
 
-def time_calls(fn, recorded: list, arrays: list[np.ndarray], repeat: int = 3) -> float:
+def time_calls(fn, recorded: list, arrays: list[np.ndarray], repeat: int = 3, name: str = "") -> float:
     """Seconds inside ``fn`` over all recorded calls (fresh argument copies,
     not timed), the best of ``repeat`` passes."""
-    prepared = [_unpack(args, arrays, True) for args, _w, _o in recorded]
+    adapt = ADAPT.get(name, lambda x: x)
+    prepared = [adapt(_unpack(args, arrays, True)) for args, _w, _o in recorded]
     best = float("inf")
     clock = time.perf_counter
     for _ in range(repeat):
@@ -265,7 +291,10 @@ def main(argv=None) -> int:
     r.add_argument("file")
     r.add_argument("--kernel", action="append")
     r.add_argument("--candidate", action="append", default=[], help="NAME=module:function")
+    r.add_argument("--vs", action="append", default=[],
+                   help="NAME=module:function timed alternately with the kernel (e.g. the older version)")
     r.add_argument("--repeat", type=int, default=3)
+    r.add_argument("--rounds", type=int, default=1, help="alternations (with --vs)")
     a = ap.parse_args(argv)
     if a.cmd == "capture":
         data = capture(tuple(a.kernel or DEFAULT_KERNELS), tuple(a.scenario or ("hercules", "intro")),
@@ -280,17 +309,28 @@ def main(argv=None) -> int:
     with open(a.file, "rb") as f:
         data = pickle.load(f)
     cands = dict(x.split("=", 1) for x in a.candidate)
+    vs = dict(x.split("=", 1) for x in a.vs)
     fails = 0
     for name in a.kernel or list(data["calls"]):
         rec = data["calls"][name]
         if not rec:
             continue
-        fn = resolve(name, cands.get(name))
-        bad = check_calls(fn, rec, data["arrays"], name)      # also types every signature before timing
-        s = time_calls(fn, rec, data["arrays"], a.repeat)
-        fails += len(bad)
-        print(f"{name:28s} {len(rec):6d} calls {1e6 * s / len(rec):8.2f} us/call  "
-              f"{'same' if not bad else f'DIFFERENT on {len(bad)} calls (first {bad[:5]})'}")
+        fns = [("", resolve(name, cands.get(name)))]
+        if name in vs:
+            fns.append((vs[name], resolve(name, vs[name])))
+        best = {}
+        for label, fn in fns:
+            bad = check_calls(fn, rec, data["arrays"], name)    # also types every signature before timing
+            fails += len(bad)
+            best[label] = (float("inf"), bad)
+        for _ in range(a.rounds):                               # alternately, the best of all rounds
+            for label, fn in fns:
+                s = time_calls(fn, rec, data["arrays"], a.repeat, name)
+                best[label] = (min(best[label][0], s), best[label][1])
+        for label, (s, bad) in best.items():
+            print(f"{name:28s} {len(rec):6d} calls {1e6 * s / len(rec):8.2f} us/call  "
+                  f"{'same' if not bad else f'DIFFERENT on {len(bad)} calls (first {bad[:5]})'}"
+                  f"{'  (' + label + ')' if label else ''}")
     return 1 if fails else 0
 
 
