@@ -13,6 +13,8 @@ way the walk did not assume (changes made on purpose between calls).
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -111,6 +113,7 @@ def test_walk_rows_follow_the_moves():
     assumed rows through games."""
     seen = {"rows": 0}
     kernel = move_choice.axis_walk_kernel
+    ctl = list(inspect.signature(kernel.py_func).parameters).index("control")
 
     def check(*args):
         out = kernel(*args)
@@ -120,7 +123,7 @@ def test_walk_rows_follow_the_moves():
             first = int(steps[r - 1, 0]) + 1
             again = list(args)
             again[0] = order[first:]
-            again[2], again[4], again[33] = after_hex[r - 1], after_moved[r - 1], after_control[r - 1]
+            again[2], again[4], again[ctl] = after_hex[r - 1], after_moved[r - 1], after_control[r - 1]
             again[-1] = 1
             one = kernel(*again)
             want = steps[r].copy()

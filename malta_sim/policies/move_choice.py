@@ -10,8 +10,9 @@ allowance, the masks, a dict of destinations) and of the step choice
 rebuilt after every move.  :func:`axis_walk_kernel` does the whole walk in one
 call: it reads the objectives and enemy hexes off the state arrays, and for
 each candidate it works out the movement allowance, the goal hex, the
-destinations (the reach search of :func:`movement.reach_core` and the stacking
-room of rule 7.1, the same arithmetic as :func:`movement.legal_kernel`) and
+destinations (the reach search of :func:`movement.reach_core`, run as
+:func:`movement.reach_sparse` into buffers kept for the whole walk, and the
+stacking room of rule 7.1, the same arithmetic as :func:`movement.legal_kernel`) and
 the chosen step (an HQ's step toward its formation included), and stops at
 the first unit that moves, or at hitched artillery outside an enemy ZOC,
 which the Python code handles itself (it may prepare in place, rule 6.6;
@@ -39,7 +40,6 @@ import numpy as np
 from ..games.island_of_death import movement as mv
 from ..games.island_of_death import static as st
 from ..games.island_of_death.state import AXIS, DEMORALIZED, NIGHT
-from .axis import _best_step, _goal_hex
 
 #: half battalions a hex holds (rule 7.1)
 _ROOM = mv.STACK_ROOM
@@ -52,29 +52,31 @@ _CODES = np.array([st.LEADER, st.ARTILLERY, st.HQ, st.FOOT], np.int64)
 
 
 @nb.njit(cache=True)
-def _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level, move_class,
-               out_of_supply, morale, bonus, night, codes):
-    """Movement allowance of Axis combat unit ``u`` this phase in MP, -1 when
-    it may not move: :func:`movement._ma_if_movable` for a piece that is no
+def _allowance(on_map, moved, entered_turn, turn, never, leader, printed, foot, out_of_supply,
+               morale, bonus, night):
+    """Movement allowance of an Axis combat unit this phase in MP, -1 when it
+    may not move: :func:`movement._ma_if_movable` for a piece that is no
     artillery and no leader (rules 6.0, 6.53, 6.54, 8.33, 11.4, 14.1, 6.71,
-    16.13, 17.81, 19.8)."""
-    if box[u] != 0 or moved[u]:
+    16.13, 17.81, 19.8), from the piece's own entries (scalars, so that a
+    call in the walk's loop passes no array): on the map, moved, turn of
+    arrival, never moves, a leader, printed MA at its level, of the foot
+    class, out of supply, morale state, leader bonus (MP)."""
+    if not on_map or moved:
         return -1
-    if never[u] or entered_turn[u] == turn:
+    if never or entered_turn == turn:
         return -1
-    if utype[u] == codes[0]:
+    if leader:
         ma = 14                                        # 14.3
     else:
-        ma = np.int64(ma_tab[u, level[u]])
+        ma = np.int64(printed)
         if ma <= 0:
             return -1
-        foot = move_class[u] == codes[3]
-        if out_of_supply[u] and not foot:
+        if out_of_supply and not foot:
             ma = max(1, ma - 2)                        # 8.33
-        if morale[u] == DEMORALIZED:
+        if morale == DEMORALIZED:
             ma = max(1, ma - (2 if foot else 4))       # 11.4
-    ma += np.int64(bonus[u])                           # 14.1
-    if morale[u] == DEMORALIZED and night:
+    ma += np.int64(bonus)                              # 14.1
+    if morale == DEMORALIZED and night:
         ma = -(-ma // 2)                               # 6.71
     return ma
 
@@ -123,8 +125,8 @@ def _objectives(control, weights, obj):
 def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out_of_supply, morale,
                      formation, turn, night, bonus, ground, never, utype, move_class, ma_tab,
                      formation_hq, strategic, edge, ocean_side, nbr, land, strat_ok, zoc,
-                     blocked, stop, side_units, base, remnant_level, dist, weights, control, enemy_units,
-                     envelop_w, decay, radius, codes, max_moves):
+                     blocked, stop, side_units, base, remnant_level, dist, ring, weights, control,
+                     enemy_units, envelop_w, decay, radius, codes, max_moves):
     """Walk the Axis bot's candidates and pick its next moves (rules 5.2,
     6.1-6.6, 7.1, 8.2, 9.92; see :meth:`AxisBot.next_move`): the first move,
     then, on the position that move leaves (the mover in its destination,
@@ -168,6 +170,9 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         piece's stacking weight, half battalions, 7.1, 17.31).
     dist : int[n_hexes, n_hexes]
         Hex distances.
+    ring : int64[n_hexes, w]
+        Per hex ``h`` the hexes ``x`` with ``dist[h, x] <= 1`` (``h`` itself
+        included), padded with -1 (:func:`near_table`).
     weights : float64[n_hexes]
         The bot's objective weights of every hex (0 off land; rules 16.1,
         20): a hex the Axis controls (``control`` int8[n_hexes]) weighs 0
@@ -226,10 +231,22 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
     after_hex = np.empty((max_moves, hexes.shape[0]), hexes.dtype)
     after_moved = np.empty((max_moves, moved.shape[0]), moved.dtype)
     after_control = np.empty((max_moves, n), control.dtype)
+    # the reach searches' buffers (movement.reach_sparse), put back after each
+    cost = np.full(n, 1 << 28, np.int32)
+    pred = np.full(n, -1, np.int32)
+    done = np.zeros(n, np.bool_)
+    pool_h = np.empty(6 * n + 1, np.int64)
+    pool_n = np.empty(6 * n + 1, np.int64)
+    seen = np.empty(n, np.int64)
+    head = np.empty(64, np.int64)
+    tail = np.empty(64, np.int64)
+    dest = np.empty(n, np.int64)
+    mp = np.empty(n, np.float64)
     # what the bot reads of the whole position (AxisBot._move_setup): the
     # objectives it does not hold, the hexes of enemy ground units
     obj = np.empty(n, np.float64)
     gh = _objectives(control, weights, obj)
+    ng = gh.shape[0]
     enemy_at = np.zeros(n, np.bool_)
     ne = 0
     for j in range(enemy_units.shape[0]):
@@ -275,13 +292,17 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
                                             utype, codes, dist, hexes)
             if near_here == 1 << 30 or near_here <= 4:
                 continue
-            ma = _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level,
-                            move_class, out_of_supply, morale, bonus, night, codes)
+            ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], ut == codes[0],
+                            ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u],
+                            morale[u], bonus[u], night)
             if ma < 0:
                 continue
-            dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop,
-                                              allowed, ocean_side, nbr, room, base, remnant_level,
-                                              level)
+            if 2 * ma + 2 > head.shape[0]:
+                head = np.empty(2 * ma + 2, np.int64)
+                tail = np.empty(2 * ma + 2, np.int64)
+            t, k = _destinations_sparse(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
+                                        ocean_side, nbr, room, base, remnant_level, level, cost,
+                                        pred, done, pool_h, pool_n, seen, head, tail, dest, mp)
             best_near, best_cost = 0, 0.0
             for a in range(k):
                 h = dest[a]
@@ -299,22 +320,28 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
                 if best < 0 or nh < best_near or (nh == best_near and c < best_cost):
                     best, best_near, best_cost = h, nh, c          # dest ascending: lowest hex on ties
             if best < 0 or best_near >= near_here:
+                mv.reach_sparse_reset(seen, t, cost, pred, done)
                 continue
         else:
-            if gh.shape[0] == 0:
+            if ng == 0:
                 continue
-            goal = _goal_hex(obj, gh, dist[here], decay)
+            ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], ut == codes[0],
+                            ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u],
+                            morale[u], bonus[u], night)
+            if ma < 0:
+                continue
+            goal = _goal_of(obj, gh, ng, dist, here, decay)
             d_here = np.int64(dist[here, goal])
             if d_here == 0:
                 continue
-            ma = _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level,
-                            move_class, out_of_supply, morale, bonus, night, codes)
-            if ma < 0:
-                continue
-            dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop,
-                                              allowed, ocean_side, nbr, room, base, remnant_level,
-                                              level)
+            if 2 * ma + 2 > head.shape[0]:
+                head = np.empty(2 * ma + 2, np.int64)
+                tail = np.empty(2 * ma + 2, np.int64)
+            t, k = _destinations_sparse(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
+                                        ocean_side, nbr, room, base, remnant_level, level, cost,
+                                        pred, done, pool_h, pool_n, seen, head, tail, dest, mp)
             if k == 0:
+                mv.reach_sparse_reset(seen, t, cost, pred, done)
                 continue
             f = np.int64(formation[u])
             anchor = -1
@@ -322,8 +349,10 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
                 hq = np.int64(formation_hq[f])
                 if hq >= 0 and box[hq] == 0 and hexes[hq] >= 0:
                     anchor = np.int64(hexes[hq])
-            best = _best_step(dist, dest[:k], mp[:k], goal, d_here, anchor, radius, ehex, envelop)
+            best = _best_step_near(dist, ring, dest, mp, k, goal, d_here, anchor, radius, enemy_at,
+                                   envelop)
             if best < 0:
+                mv.reach_sparse_reset(seen, t, cost, pred, done)
                 continue
         # unit u moves to best: record the decision, the MP it spends and
         # the hexes it enters (read back along the predecessors as
@@ -350,6 +379,7 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         dests[m, :k] = dest[:k]
         mps[m, :k] = mp[:k]
         preds[m] = pred
+        mv.reach_sparse_reset(seen, t, cost, pred, done)
         # the position it leaves (movement.execute_move): the mover in its
         # destination, moved; the hexes it entered controlled by the Axis
         # (2.1); its stacking weight moved with it (7.1)
@@ -357,7 +387,9 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         room[here] += w
         room[best] -= w
         for j in range(plen):
-            control[paths[m, j]] = 0
+            h = paths[m, j]
+            control[h] = 0
+            obj[h] = 0.0                 # _objectives: a hex the Axis holds weighs 0
         hexes[u] = best
         moved[u] = True
         after_hex[m] = hexes
@@ -366,9 +398,102 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         m += 1
         if m == max_moves:
             return steps[:m], dests, mps, preds, after_hex, after_moved, after_control, paths
-        gh = _objectives(control, weights, obj)
+        # the objectives left: those of gh whose weight still counts (only
+        # the path's hexes changed hands), in the same ascending order
+        q = 0
+        for j in range(ng):
+            h = gh[j]
+            if obj[h] > 0:
+                gh[q] = h
+                q += 1
+        ng = q
     steps[m, 0], steps[m, 1], steps[m, 2] = order.shape[0], DONE, -1
     return steps[:m + 1], dests, mps, preds, after_hex, after_moved, after_control, paths
+
+
+@nb.njit(cache=True)
+def _goal_of(obj, gh, ng, dist, here, decay):
+    """:func:`malta_sim.policies.axis._goal_hex` of ``gh[:ng]`` for a unit in
+    hex ``here`` (rules 6.1-6.6): the first objective with the highest
+    ``obj[h] - decay x dist[here, h]``, -1 when there is none; the same
+    floats, read without making array views."""
+    best = -1
+    best_score = 0.0
+    for i in range(ng):
+        h = gh[i]
+        score = obj[h] - decay * dist[here, h]
+        if best < 0 or score > best_score:
+            best, best_score = h, score
+    return best
+
+
+@nb.njit(cache=True)
+def _best_step_near(dist, ring, hs, cost, k, goal, d_here, anchor, radius, enemy_at, envelop):
+    """:func:`malta_sim.policies.axis._best_step` over ``hs[:k]`` (rules
+    6.1-6.6, 8.2, 9.92) with the enemy hexes as a mask (``enemy_at``
+    bool[n_hexes]): the enemy hexes next to a destination ``h`` are counted
+    among ``ring[h]`` (the hexes ``x`` with ``dist[h, x] <= 1``) as those
+    with ``dist[h, x] == 1``, the very hexes ``_best_step`` counts over the
+    list of enemy hexes; the same floats in the same order."""
+    best = -1
+    best_key = 0.0
+    best_cost = 0.0
+    w = ring.shape[1]
+    for i in range(k):
+        h = hs[i]
+        dh = dist[h, goal]
+        if dh >= d_here:
+            continue
+        if anchor >= 0 and dist[h, anchor] > radius:
+            continue
+        key = float(dh)
+        if envelop != 0.0:
+            n = 0
+            for j in range(w):
+                x = ring[h, j]
+                if x < 0:
+                    break
+                if enemy_at[x] and dist[h, x] == 1:
+                    n += 1
+            key = key - envelop * n
+        c = cost[i]
+        if (best < 0 or key < best_key or (key == best_key and (c < best_cost
+                                                                 or (c == best_cost and h < best)))):
+            best, best_key, best_cost = h, key, c
+    return best
+
+
+@nb.njit(cache=True)
+def _destinations_sparse(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, ocean_side,
+                         nbr, room, base, remnant_level, level, cost, pred, done, pool_h, pool_n,
+                         seen, head, tail, dest, mp):
+    """:func:`_destinations` (rules 5.2, 6.1-6.3, 6.53, 7.1) with the search
+    of :func:`movement.reach_sparse` into the kept buffers ``cost``,
+    ``pred``, ``done``, ``pool_h``, ``pool_n``, ``seen``, ``head``, ``tail``
+    (``head``, ``tail`` int64[>= 2 * ma + 2]): the destinations
+    written to ``dest``/``mp`` (int64[n], float64[n]; ascending), the
+    predecessors left in ``pred`` until :func:`movement.reach_sparse_reset`.
+    Returns ``(t, k)``: the search reached ``seen[:t]``, ``k`` destinations."""
+    cls = np.int64(move_class[u])
+    t = mv.reach_sparse(here, 2 * ma, cls, edge, zoc, blocked, stop, allowed, ocean_side,
+                        nbr, mv.ZOC_ENTER, mv.ZOC_EXIT, cost, pred, done, pool_h, pool_n, seen,
+                        head, tail)
+    w = np.int64(base[u])                   # 7.1; a remnant weighs 1 (17.31)
+    if level[u] == remnant_level[u]:
+        w = 1
+    k = 0
+    for j in range(1, t):                   # seen[0] is here; the rest reached, each once
+        h = seen[j]
+        if room[h] - w >= 0:
+            q = k                           # insertion: ascending hex order
+            while q > 0 and dest[q - 1] > h:
+                dest[q] = dest[q - 1]
+                mp[q] = mp[q - 1]
+                q -= 1
+            dest[q] = h
+            mp[q] = cost[h] / 2.0
+            k += 1
+    return t, k
 
 
 @nb.njit(cache=True)
@@ -406,9 +531,25 @@ def _statics(game) -> tuple:
 def _walk_statics(t) -> tuple:
     """:func:`_statics` of the static data ``t``."""
     edge, base, rem = mv._static_args(t)
+    dist = t.grid.distance_table
     return (mv._never_moves(t), t.utype, t.move_class, t.ma,
             t.formation_hq, (np.ascontiguousarray(edge[0]), np.ascontiguousarray(edge[1])),
-            t.ocean_side, t.neighbours, t.land, base, rem, t.grid.distance_table)
+            t.ocean_side, t.neighbours, t.land, base, rem, dist, near_table(dist))
+
+
+def near_table(dist: np.ndarray) -> np.ndarray:
+    """int64[n_hexes, w]: per hex ``h`` the hexes ``x`` with
+    ``dist[h, x] <= 1`` (``h`` and the hexes next to it, ascending), padded
+    with -1; ``w`` the most any hex has (7 on a hex grid).  ``dist`` is the
+    hex distance table (int[n_hexes, n_hexes])."""
+    near = dist <= 1
+    w = max(1, int(near.sum(axis=1).max())) if near.size else 1
+    out = np.full((dist.shape[0], w), -1, np.int64)
+    for h in range(dist.shape[0]):
+        xs = np.flatnonzero(near[h])
+        out[h, :xs.shape[0]] = xs
+    out.flags.writeable = False
+    return out
 
 
 #: most decisions one :func:`axis_walk_kernel` call makes ahead for :class:`AxisWalk`
@@ -564,14 +705,14 @@ def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float,
         if hit is not None:
             return hit
     never, utype, move_class, ma_tab, fhq, edges, ocean_side, nbr, land, base, rem, \
-        dist = _statics(game)
+        dist, ring = _statics(game)
     zoc, block, trivial = mv._side_masks(game, AXIS)
     rows = axis_walk_kernel(
         np.array(order, np.int64), s.box, s.hex, s.level, s.moved, s.hitched, s.entered_turn,
         s.out_of_supply, s.morale_state, s.formation, turn, turn % 4 == NIGHT, bonus, game.ground_mask,
         never, utype, move_class, ma_tab, fhq, strategic, edges[strategic], ocean_side,
-        nbr, land, strat_ok, zoc, block, trivial, mv._side_units(game, AXIS), base, rem, dist, weights,
-        s.control, mv._side_units(game, 1 - AXIS), envelop, decay, radius, _CODES,
+        nbr, land, strat_ok, zoc, block, trivial, mv._side_units(game, AXIS), base, rem, dist, ring,
+        weights, s.control, mv._side_units(game, 1 - AXIS), envelop, decay, radius, _CODES,
         1 if walk is None else WALK_MOVES)
     if walk is not None:
         walk.start(game, key, order, rows, bonus, strat_ok)
@@ -688,8 +829,9 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
             continue
         if not may_act[here]:
             continue
-        ma = _allowance(u, box, moved, entered_turn, turn, never, utype, ma_tab, level, move_class,
-                        out_of_supply, morale, bonus, night, codes)
+        ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], ut == codes[0],
+                        ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u], morale[u],
+                        bonus[u], night)
         if ma < 0:
             continue
         dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
@@ -734,7 +876,7 @@ def garrison_step(game, mode: str, order: list, side: int, static_val: np.ndarra
     """
     s = game.state
     never, utype, move_class, ma_tab, _fhq, edges, ocean_side, nbr, land, base, rem, \
-        dist = _statics(game)
+        dist, _ring = _statics(game)
     t = game.static
     strategic = mode == "strategic"
     zoc, block, trivial = mv._side_masks(game, side)

@@ -372,6 +372,117 @@ def reach_core(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side, n
 
 
 @nb.njit(cache=True)
+def reach_sparse(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side, nbr, zoc_enter,
+                 zoc_exit, cost, pred, done, pool_h, pool_n, seen, head, tail):
+    """:func:`reach_core`'s search (rules 6.1, 5.2: cheapest half-MP cost of
+    each hex, stopping in enemy ZOC; 6.53: one hex for the whole allowance)
+    written into buffers kept across searches, so a search costs what it
+    reaches rather than the whole map; the hexside costs are ``edge[cls + 1]``
+    (``edge`` int32[4, n_hexes, 6], one kind's slice of
+    :func:`edge_cost_table`).
+
+    The buckets are FIFO lists threaded through ``pool_h``/``pool_n``, read
+    in the order :func:`reach_core` reads its bucket rows, so every cost and
+    predecessor is the one :func:`reach_core` finds.
+
+    Parameters
+    ----------
+    start, ma2, cls, zoc, blocked, stop, allowed, ocean_side, nbr, zoc_enter, zoc_exit
+        As :func:`reach_core`.
+    edge : int32[4, n_hexes, 6]
+        Half-MP hexside costs by class (``edge[cls + 1]`` for class ``cls``).
+    cost : int32[n_hexes]
+        All ``1 << 28`` on entry; on return the half-MP cost of the hexes reached.
+    pred : int32[n_hexes]
+        All -1 on entry; on return the predecessors of the hexes reached.
+    done : bool[n_hexes]
+        All False on entry (set for the hexes expanded).
+    pool_h, pool_n : int64[6 * n_hexes + 1]
+        Working space (bucket entries).
+    seen : int64[n_hexes]
+        Written: the hexes reached, ``start`` first, in the order first reached.
+    head, tail : int64[>= ma2 + 2]
+        Working space (first and last entry of each bucket).
+
+    Nothing is allocated here: numba keeps the reference counts of a
+    function's array arguments when the function allocates, two atomic
+    operations per array and call.
+
+    Returns
+    -------
+    int
+        ``t``: ``seen[:t]`` are the hexes whose ``cost``, ``pred`` and
+        ``done`` the search set (:func:`reach_sparse_reset` puts them back).
+    """
+    inf = 1 << 28
+    maxc = ma2 + 1
+    ec = cls + 1
+    head[:maxc + 1] = -1
+    cost[start] = 0
+    seen[0] = start
+    t = 1
+    pool_h[0] = start
+    pool_n[0] = -1
+    head[0] = 0
+    tail[0] = 0
+    q = 1
+    zx = 2 * _cls_pick(zoc_exit, cls)
+    zn = 2 * _cls_pick(zoc_enter, cls)
+    for c in range(maxc + 1):
+        p = head[c]
+        while p >= 0:
+            g = pool_h[p]
+            if not done[g] and cost[g] == c:
+                done[g] = True
+                zg = zoc[g]
+                if g == start or not (zg or stop[g]):    # must stop in enemy ZOC (5.2) / trivial hex
+                    for d in range(6):
+                        h = nbr[g, d]
+                        if h < 0 or blocked[h] or not allowed[h] or ocean_side[g, d]:
+                            continue
+                        zh = zoc[h]
+                        if zg and zh:
+                            continue  # no direct ZOC-to-ZOC move (5.2; only infiltration 6.4)
+                        e = edge[ec, g, d]
+                        if e >= 198:
+                            continue
+                        if zg:
+                            e += zx
+                        if zh:
+                            e += zn
+                        nc = c + e
+                        if g == start and nc > ma2 and ma2 > 0:
+                            nc = ma2  # rule 6.53: one hex for the whole allowance
+                        if nc <= ma2 and nc < cost[h]:
+                            if cost[h] == inf:
+                                seen[t] = h
+                                t += 1
+                            cost[h] = nc
+                            pred[h] = g
+                            pool_h[q] = h
+                            pool_n[q] = -1
+                            if head[nc] < 0:
+                                head[nc] = q
+                            else:
+                                pool_n[tail[nc]] = q
+                            tail[nc] = q
+                            q += 1
+            p = pool_n[p]
+    return t
+
+
+@nb.njit(cache=True)
+def reach_sparse_reset(seen, t, cost, pred, done):
+    """Put back the buffers of :func:`reach_sparse` after a search that
+    reached ``seen[:t]`` (``cost`` ``1 << 28``, ``pred`` -1, ``done`` False)."""
+    for j in range(t):
+        h = seen[j]
+        cost[h] = 1 << 28
+        pred[h] = -1
+        done[h] = False
+
+
+@nb.njit(cache=True)
 def legal_kernel(start, ma2, cls, strategic, edge, ocean_side, nbr, zoc, blocked, stop, land, strat_ok,
                  zoc_enter, zoc_exit, units, box, hexes, level, base, remnant_level, room_max, add):
     """Destinations of one unit's move (rules 5.2, 6.1-6.3, 6.53, 7.1): the
