@@ -172,3 +172,55 @@ def test_best_step_near_matches_best_step_on_random_positions():
                                  np.concatenate([cost, np.zeros(5)]), k, goal, d_here, anchor,
                                  radius, enemy_at, envelop)
         assert got == want
+
+
+def test_walk_with_allowances_beyond_its_first_buffers(monkeypatch):
+    """Rules 6.1-6.3: with every printed MA multiplied by six (up to 120 MP,
+    more than the printed data allow), the walk's bucket buffers must grow
+    (``2 * ma + 2`` above their first 64 entries); its moves, units tried and
+    legal-move records still equal the plain loop's on every ``next_move``
+    call of whole games."""
+    import dataclasses
+
+    from malta_sim.games.island_of_death import engine
+    from malta_sim.games.island_of_death.engine import play_games
+    from malta_sim.policies import axis as AX
+
+    orig = engine._static_cached
+    kept = []
+
+    def big_ma(data_dir):
+        t = orig(data_dir)
+        ma = np.minimum(t.ma.astype(np.int64) * 6, 120).astype(t.ma.dtype)
+        ma.flags.writeable = False
+        big = dataclasses.replace(t, ma=ma)
+        kept.append(big)                     # one object per call: per-static caches see a new static
+        return big
+
+    monkeypatch.setattr(engine, "_static_cached", big_ma)
+    fast, plain = AX.AxisBot.next_move, AX.AxisBot._next_move_plain
+    seen = {"calls": 0, "moves": 0, "long": 0}
+
+    def next_move(self, game, mode, candidates):
+        self._phase_reset(game, mode)
+        before = set(self._skip)
+        want = plain(self, game, mode, list(candidates))
+        tried = self._skip
+        self._skip = set(before)
+        got = fast(self, game, mode, candidates)
+        assert got == want
+        assert self._skip == tried
+        seen["calls"] += 1
+        if got is not None and not got.prepare:
+            seen["moves"] += 1
+            key, (hexes, spent), pred = game.extra["last_legal"]
+            legal = mv.legal_moves(game, int(got.unit), mode)
+            assert hexes == list(legal) and spent == list(legal.values())
+            np.testing.assert_array_equal(pred, game.extra["last_pred"][3])
+            seen["long"] += int(2 * mv.effective_ma(game, int(got.unit)) + 2 > 64)
+        return got
+
+    monkeypatch.setattr(AX.AxisBot, "next_move", next_move)
+    play_games("hercules", 5, np.arange(2), axis_policy="balanced", allied_policy="static")
+    assert kept and int(kept[0].ma.max()) > 31
+    assert seen["moves"] > 10 and seen["long"] > 0, seen
