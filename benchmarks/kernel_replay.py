@@ -159,24 +159,14 @@ ADAPT = {"axis_walk_kernel": _ring_args("axis_walk_kernel")}
 
 # ------------------------------------------------------------------ capture
 def _bindings(names) -> dict[str, list[tuple[object, str, object]]]:
-    """Per kernel name, every ``(module, name, dispatcher)`` binding of it in the package."""
-    import pkgutil
-
-    from numba.core.dispatcher import Dispatcher
-
-    import malta_sim
+    """Per kernel name, every ``(module, name, dispatcher)`` binding of it in
+    the package (found as :func:`benchmarks.kernel_share._dispatchers` finds them)."""
+    from benchmarks.kernel_share import _dispatchers
 
     out: dict[str, list] = {n: [] for n in names}
-    for info in pkgutil.walk_packages(malta_sim.__path__, "malta_sim."):
-        if info.name.startswith("malta_sim.cli") or info.name.endswith("__main__"):
-            continue
-        try:
-            mod = importlib.import_module(info.name)
-        except Exception:          # optional extras (e.g. the map generator) may be missing
-            continue
-        for name, disp in vars(mod).items():
-            if name in out and isinstance(disp, Dispatcher):
-                out[name].append((mod, name, disp))
+    for mod, name, disp in _dispatchers():
+        if name in out:
+            out[name].append((mod, name, disp))
     missing = [n for n, b in out.items() if not b]
     if missing:
         raise SystemExit(f"no compiled kernel named {missing}")

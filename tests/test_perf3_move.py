@@ -21,16 +21,16 @@ from malta_sim.policies import axis as AX
 from malta_sim.policies import move_choice
 
 
-@pytest.mark.parametrize("scen,ax,al,n", [("hercules", "balanced", "static", 4),
-                                          ("hercules", "aggressive", "counterattack", 3),
-                                          ("intro", "cautious", "static", 2),
-                                          ("intro", "solitaire", "counterattack", 2)])
-def test_axis_next_move_equals_plain(monkeypatch, scen, ax, al, n):
-    """Same move, same units tried and the same legal-move record on every
-    ``next_move`` call of whole games (moves, HQ steps and artillery
-    preparing all seen)."""
+def check_next_move_against_plain(monkeypatch) -> dict:
+    """Make ``AxisBot.next_move`` ask both the compiled choice and the plain
+    loop on every call (from the same bot state) and demand the same move,
+    the same units tried and, for a move the kernel chose, the engine's
+    record of the mover's legal moves as ``movement.legal_moves`` writes it.
+    Returns the counts of what was compared (``calls``, ``moves``, ``hq``,
+    ``prepare``; ``long``: moves of units whose allowance exceeds the walk's
+    first bucket buffers, ``2 * ma + 2 > 64``)."""
     fast, plain = AX.AxisBot.next_move, AX.AxisBot._next_move_plain
-    seen = {"calls": 0, "moves": 0, "hq": 0, "prepare": 0}
+    seen = {"calls": 0, "moves": 0, "hq": 0, "prepare": 0, "long": 0}
 
     def next_move(self, game, mode, candidates):
         self._phase_reset(game, mode)
@@ -49,6 +49,7 @@ def test_axis_next_move_equals_plain(monkeypatch, scen, ax, al, n):
                 seen["prepare"] += 1
             else:
                 seen["hq"] += int(game.static.utype[u] == AX.st.HQ)
+                seen["long"] += int(2 * movement.effective_ma(game, u) + 2 > 64)
                 key, (hexes, spent), pred = game.extra["last_legal"]
                 assert key == (u, mode, False, movement._version(game))
                 legal = movement.legal_moves(game, u, mode)
@@ -57,10 +58,49 @@ def test_axis_next_move_equals_plain(monkeypatch, scen, ax, al, n):
         return got
 
     monkeypatch.setattr(AX.AxisBot, "next_move", next_move)
+    return seen
+
+
+@pytest.mark.parametrize("scen,ax,al,n", [("hercules", "balanced", "static", 4),
+                                          ("hercules", "aggressive", "counterattack", 3),
+                                          ("intro", "cautious", "static", 2),
+                                          ("intro", "solitaire", "counterattack", 2)])
+def test_axis_next_move_equals_plain(monkeypatch, scen, ax, al, n):
+    """Same move, same units tried and the same legal-move record on every
+    ``next_move`` call of whole games (moves, HQ steps and artillery
+    preparing all seen)."""
+    seen = check_next_move_against_plain(monkeypatch)
     play_games(scen, 5, np.arange(n), axis_policy=ax, allied_policy=al)
     assert seen["calls"] > 20 and seen["moves"] > 10, seen
     if scen == "hercules":
         assert seen["hq"] > 0 and seen["prepare"] > 0, seen
+
+
+def test_axis_next_move_equals_plain_with_allowances_beyond_first_buffers(monkeypatch):
+    """Rules 6.1-6.3: with every printed MA multiplied by six (up to 120 MP,
+    more than the printed data allow), the walk's bucket buffers must grow
+    (``2 * ma + 2`` above their first 64 entries); every ``next_move`` call
+    of whole games still answers as the plain loop."""
+    import dataclasses
+
+    from malta_sim.games.island_of_death import engine
+
+    orig = engine._static_cached
+    kept = []
+
+    def big_ma(data_dir):
+        t = orig(data_dir)
+        ma = np.minimum(t.ma.astype(np.int64) * 6, 120).astype(t.ma.dtype)
+        ma.flags.writeable = False
+        big = dataclasses.replace(t, ma=ma)
+        kept.append(big)                     # a new static per game: the per-static caches see it
+        return big
+
+    monkeypatch.setattr(engine, "_static_cached", big_ma)
+    seen = check_next_move_against_plain(monkeypatch)
+    play_games("hercules", 5, np.arange(2), axis_policy="balanced", allied_policy="static")
+    assert kept and int(kept[0].ma.max()) > 31
+    assert seen["moves"] > 10 and seen["long"] > 0, seen
 
 
 def test_destinations_equal_legal_kernel():
