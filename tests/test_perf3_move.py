@@ -27,8 +27,8 @@ def check_next_move_against_plain(monkeypatch) -> dict:
     the same units tried and, for a move the kernel chose, the engine's
     record of the mover's legal moves as ``movement.legal_moves`` writes it.
     Returns the counts of what was compared (``calls``, ``moves``, ``hq``,
-    ``prepare``; ``long``: moves of units whose allowance exceeds the walk's
-    first bucket buffers, ``2 * ma + 2 > 64``)."""
+    ``prepare``; ``long``: moves of units whose allowance needs more than 64
+    bucket entries, ``2 * ma + 2 > 64``)."""
     fast, plain = AX.AxisBot.next_move, AX.AxisBot._next_move_plain
     seen = {"calls": 0, "moves": 0, "hq": 0, "prepare": 0, "long": 0}
 
@@ -78,9 +78,9 @@ def test_axis_next_move_equals_plain(monkeypatch, scen, ax, al, n):
 
 def test_axis_next_move_equals_plain_with_allowances_beyond_first_buffers(monkeypatch):
     """Rules 6.1-6.3: with every printed MA multiplied by six (up to 120 MP,
-    more than the printed data allow), the walk's bucket buffers must grow
-    (``2 * ma + 2`` above their first 64 entries); every ``next_move`` call
-    of whole games still answers as the plain loop."""
+    more than the printed data allow), the walk's bucket lists are sized
+    for allowances beyond 31 MP (``2 * ma + 2`` above 64 entries); every
+    ``next_move`` call of whole games still answers as the plain loop."""
     import dataclasses
 
     from malta_sim.games.island_of_death import engine

@@ -116,7 +116,7 @@ def test_compiled_move_choice_equals_reference():
         decay = float(rng.choice([0.0, 0.25, 0.5, 1.0]))
         score = obj[gh] - decay * dist[here, gh]
         goal = int(gh[int(np.argmax(score))])
-        assert AX._goal_hex(obj, gh, dist[here], decay) == goal
+        assert AX._goal_hex(obj, gh, len(gh), dist, here, decay) == goal
         hs = rng.choice(n, size=int(rng.integers(1, 40)), replace=False)
         legal = {int(h): float(rng.integers(1, 5)) / 2 for h in sorted(hs)}
         ehex = np.unique(rng.integers(0, n, int(rng.integers(0, 12)))).astype(np.int64)

@@ -61,7 +61,7 @@ def checked_move_setup(monkeypatch):
         dist = game.static.grid.distance_table
         decay = float(self.vec[AX.P.AX_DECAY])
         for here, goal in got[5].items():
-            assert goal == int(AX._goal_hex(fresh[0], fresh[1], dist[here], decay))
+            assert goal == int(AX._goal_hex(fresh[0], fresh[1], len(fresh[1]), dist, here, decay))
         return got
 
     monkeypatch.setattr(AX.AxisBot, "_move_setup", setup)

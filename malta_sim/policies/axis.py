@@ -1024,16 +1024,19 @@ _ZERO1 = np.zeros(1, np.int64)
 
 
 @nb.njit(cache=True)
-def _goal_hex(obj, gh, dist_row, decay):
-    """The objective a unit heads for (rules 6.1-6.6, see
-    :meth:`AxisBot.next_move`): the first of ``gh`` (int64[k] hexes) with the
-    highest ``obj[h] - decay x dist_row[h]`` (float64[n_hexes] weights, int
-    distances from the unit's hex); -1 when ``gh`` is empty."""
+def _goal_hex(obj, gh, ng, dist, here, decay):
+    """The objective a unit in hex ``here`` heads for (rules 6.1-6.6, see
+    :meth:`AxisBot.next_move`): the first of ``gh[:ng]`` (int64 hexes) with
+    the highest ``obj[h] - decay x dist[here, h]`` (``obj`` float64[n_hexes]
+    weights, ``dist`` int[n_hexes, n_hexes] hex distances); -1 when
+    ``ng`` is 0.  Reads ``dist`` without making a view of its row, so the
+    compiled walk (:func:`malta_sim.policies.move_choice.axis_walk_kernel`)
+    calls it without reference counts."""
     best = -1
     best_score = 0.0
-    for i in range(gh.shape[0]):
+    for i in range(ng):
         h = gh[i]
-        score = obj[h] - decay * dist_row[h]
+        score = obj[h] - decay * dist[here, h]
         if best < 0 or score > best_score:
             best, best_score = h, score
     return best
@@ -1263,7 +1266,7 @@ class AxisBot(_ParamBot, BalancedPolicy):
                 continue
             goal = goals.get(here)
             if goal is None:
-                goal = goals[here] = int(_goal_hex(obj, gh, dist[here], decay))
+                goal = goals[here] = int(_goal_hex(obj, gh, len(gh), dist, here, decay))
             d_here = int(dist[here, goal])
             if d_here == 0:
                 continue

@@ -40,6 +40,7 @@ import numpy as np
 from ..games.island_of_death import movement as mv
 from ..games.island_of_death import static as st
 from ..games.island_of_death.state import AXIS, DEMORALIZED, NIGHT
+from .axis import _goal_hex
 
 #: half battalions a hex holds (rule 7.1)
 _ROOM = mv.STACK_ROOM
@@ -238,8 +239,12 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
     pool_h = np.empty(6 * n + 1, np.int64)
     pool_n = np.empty(6 * n + 1, np.int64)
     seen = np.empty(n, np.int64)
-    head = np.empty(64, np.int64)
-    tail = np.empty(64, np.int64)
+    # one bucket per half MP up to the largest allowance of the phase: no
+    # allowance exceeds the largest printed MA (a leader's 14, 14.3) plus the
+    # largest leader bonus (14.1); the other rules only lower it
+    top = max(np.int64(ma_tab.max()), 14) + max(np.int64(bonus.max()), 0)
+    head = np.empty(2 * top + 2, np.int64)
+    tail = np.empty(2 * top + 2, np.int64)
     dest = np.empty(n, np.int64)
     mp = np.empty(n, np.float64)
     # what the bot reads of the whole position (AxisBot._move_setup): the
@@ -297,9 +302,6 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
                             morale[u], bonus[u], night)
             if ma < 0:
                 continue
-            if 2 * ma + 2 > head.shape[0]:
-                head = np.empty(2 * ma + 2, np.int64)
-                tail = np.empty(2 * ma + 2, np.int64)
             t, k = _destinations_sparse(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
                                         ocean_side, nbr, room, base, remnant_level, level, cost,
                                         pred, done, pool_h, pool_n, seen, head, tail, dest, mp)
@@ -330,13 +332,10 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
                             morale[u], bonus[u], night)
             if ma < 0:
                 continue
-            goal = _goal_of(obj, gh, ng, dist, here, decay)
+            goal = _goal_hex(obj, gh, ng, dist, here, decay)
             d_here = np.int64(dist[here, goal])
             if d_here == 0:
                 continue
-            if 2 * ma + 2 > head.shape[0]:
-                head = np.empty(2 * ma + 2, np.int64)
-                tail = np.empty(2 * ma + 2, np.int64)
             t, k = _destinations_sparse(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
                                         ocean_side, nbr, room, base, remnant_level, level, cost,
                                         pred, done, pool_h, pool_n, seen, head, tail, dest, mp)
@@ -409,22 +408,6 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         ng = q
     steps[m, 0], steps[m, 1], steps[m, 2] = order.shape[0], DONE, -1
     return steps[:m + 1], dests, mps, preds, after_hex, after_moved, after_control, paths
-
-
-@nb.njit(cache=True)
-def _goal_of(obj, gh, ng, dist, here, decay):
-    """:func:`malta_sim.policies.axis._goal_hex` of ``gh[:ng]`` for a unit in
-    hex ``here`` (rules 6.1-6.6): the first objective with the highest
-    ``obj[h] - decay x dist[here, h]``, -1 when there is none; the same
-    floats, read without making array views."""
-    best = -1
-    best_score = 0.0
-    for i in range(ng):
-        h = gh[i]
-        score = obj[h] - decay * dist[here, h]
-        if best < 0 or score > best_score:
-            best, best_score = h, score
-    return best
 
 
 @nb.njit(cache=True)
@@ -541,7 +524,9 @@ def near_table(dist: np.ndarray) -> np.ndarray:
     """int64[n_hexes, w]: per hex ``h`` the hexes ``x`` with
     ``dist[h, x] <= 1`` (``h`` and the hexes next to it, ascending), padded
     with -1; ``w`` the most any hex has (7 on a hex grid).  ``dist`` is the
-    hex distance table (int[n_hexes, n_hexes])."""
+    hex distance table (int[n_hexes, n_hexes]).  The walk counts the enemy
+    hexes next to a destination among these rows (envelopment, rule 9.92;
+    :func:`_best_step_near`).  Built once per static data; read-only."""
     near = dist <= 1
     w = max(1, int(near.sum(axis=1).max())) if near.size else 1
     out = np.full((dist.shape[0], w), -1, np.int64)
