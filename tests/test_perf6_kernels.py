@@ -104,12 +104,9 @@ def test_reach_sparse_matches_reach_core_on_random_maps():
     for _ in range(40):
         nbr, _dist, edge, zoc, blocked, stop, allowed, ocean = _random_map(rng)
         n = nbr.shape[0]
-        cost = np.full(n, 1 << 28, np.int32)
-        pred = np.full(n, -1, np.int32)
-        done = np.zeros(n, np.bool_)
-        pool_h = np.empty(6 * n + 1, np.int64)
-        pool_n = np.empty(6 * n + 1, np.int64)
-        seen = np.empty(n, np.int64)
+        cost, pred, done, pool_h, pool_n, seen = mv.reach_sparse_buffers(n)
+        assert (cost == 1 << 28).all() and (pred == -1).all() and not done.any()
+        assert pool_h.shape == pool_n.shape == (6 * n + 1,) and seen.shape == (n,)
         for _ in range(5):
             start = int(rng.integers(n))
             ma = int(rng.integers(0, 12))

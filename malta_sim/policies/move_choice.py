@@ -233,12 +233,7 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
     after_moved = np.empty((max_moves, moved.shape[0]), moved.dtype)
     after_control = np.empty((max_moves, n), control.dtype)
     # the reach searches' buffers (movement.reach_sparse), put back after each
-    cost = np.full(n, 1 << 28, np.int32)
-    pred = np.full(n, -1, np.int32)
-    done = np.zeros(n, np.bool_)
-    pool_h = np.empty(6 * n + 1, np.int64)
-    pool_n = np.empty(6 * n + 1, np.int64)
-    seen = np.empty(n, np.int64)
+    cost, pred, done, pool_h, pool_n, seen = mv.reach_sparse_buffers(n)
     # one bucket per half MP up to the largest allowance of the phase: no
     # allowance exceeds the largest printed MA (a leader's 14, 14.3) plus the
     # largest leader bonus (14.1); the other rules only lower it

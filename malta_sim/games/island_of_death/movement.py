@@ -472,6 +472,41 @@ def reach_sparse(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side,
 
 
 @nb.njit(cache=True)
+def reach_sparse_buffers(n):
+    """Fresh buffers for :func:`reach_sparse` on a map of ``n`` hexes, as it
+    expects them on entry (rules 6.1, 5.2: its search's state).
+
+    Parameters
+    ----------
+    n : int
+        Number of hexes (dense indices ``0 <= h < n``).
+
+    Returns
+    -------
+    cost : int32[n]
+        All ``1 << 28`` (not reached).
+    pred : int32[n]
+        All -1.
+    done : bool[n]
+        All False.
+    pool_h, pool_n : int64[6 * n + 1]
+        Working space (bucket entries; at most one per hexside entered, plus one).
+    seen : int64[n]
+        Working space (the hexes reached).
+
+    The bucket heads and tails (``head``, ``tail``) are sized by the caller
+    for its largest allowance.
+    """
+    cost = np.full(n, 1 << 28, np.int32)
+    pred = np.full(n, -1, np.int32)
+    done = np.zeros(n, np.bool_)
+    pool_h = np.empty(6 * n + 1, np.int64)
+    pool_n = np.empty(6 * n + 1, np.int64)
+    seen = np.empty(n, np.int64)
+    return cost, pred, done, pool_h, pool_n, seen
+
+
+@nb.njit(cache=True)
 def reach_sparse_reset(seen, t, cost, pred, done):
     """Put back the buffers of :func:`reach_sparse` after a search that
     reached ``seen[:t]`` (``cost`` ``1 << 28``, ``pred`` -1, ``done`` False)."""
