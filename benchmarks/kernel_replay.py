@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 #: kernels captured by default (the largest share of a game's compiled time)
-DEFAULT_KERNELS = ("axis_walk_kernel", "options_and_pick", "plan_kernel", "plan_targets",
+DEFAULT_KERNELS = ("axis_walk_kernel", "best_attack", "plan_kernel", "plan_targets",
                    "garrison_kernel", "units_in_run")
 
 

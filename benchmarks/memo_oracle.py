@@ -9,7 +9,7 @@ last-legal-move shortcut of execute_move (6.1), stack totals and the skipped
 phase-end checks (7.2, 14.42, 2.1; the fused pass of organisation.phase_end
 when the position is as its last pass left it), attackable hexes (9.15), the 17.7 map,
 the Allied answers of the invasion engine (16.12, 18.5, 19.41), and the Axis
-bot's forecast bases, support values and target scores.  Prints how many
+bot's move set-up.  Prints how many
 answers were checked and every mismatch (the first example of each); exit
 status 1 when any answer differed from the fresh one.  Slow (each memo use is
 computed twice): a few games per pairing.
@@ -167,37 +167,6 @@ def pe(game):
             bad("phase_end_skip", (game.game_index, game.turn, game.phase_name))
     return orig_pe(game)
 org.phase_end = pe
-
-# bot forecast memo
-orig_entry = ax._ForecastMemo.entry
-def entry(self, game, side, target, attackers):
-    r = orig_entry(self, game, side, target, attackers)
-    f = ax._forecast_base(game, side, target, attackers)
-    COUNT["forecast_entry"] += 1
-    if tuple(r[0]) != tuple(f[0]):
-        bad("forecast_entry", (game.game_index, game.turn, game.phase_name, target, attackers, r[0], f[0]))
-    return r
-ax._ForecastMemo.entry = entry
-
-orig_sup = ax._ForecastMemo.support
-def support(self, game, units, target, attackers, hurricane=()):
-    r = orig_sup(self, game, units, target, attackers, hurricane)
-    f = ax.support_points(game, units, target, attackers, hurricane)
-    COUNT["forecast_support"] += 1
-    if r != f:
-        bad("forecast_support", (game.game_index, game.turn, game.phase_name, target))
-    return r
-ax._ForecastMemo.support = support
-
-orig_score = ax._ParamBot._score_target
-def score(self, game, tgt, units, support_units=(), air=0, hurricane=(), penetration=False, memo=None):
-    r = orig_score(self, game, tgt, units, support_units, air, hurricane, penetration, memo)
-    f = orig_score(self, game, tgt, units, support_units, air, hurricane, penetration, ax._ForecastMemo(game))
-    COUNT["score_target"] += 1
-    if not eq(r, f):
-        bad("score_target", (game.game_index, game.turn, game.phase_name, tgt, r, f))
-    return r
-ax._ParamBot._score_target = score
 
 # the Axis bot's move set-up (objectives, enemy hexes, envelopment), kept per position
 if hasattr(ax.AxisBot, "_move_setup"):

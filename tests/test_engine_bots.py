@@ -1,8 +1,7 @@
 """The default land bots (``axis:balanced``, ``allied:static``) play legal games."""
 
-import numpy as np
 
-from malta_sim.games.island_of_death.engine import new_game, play_games
+from malta_sim.games.island_of_death.engine import play_games
 from malta_sim.policies import make_policy
 from malta_sim.policies.simple import expected_edge
 

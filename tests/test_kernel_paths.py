@@ -1,7 +1,6 @@
 """Path kernels against networkx and plain-Python references on random maps
 (rules 5.1-5.2, 6.2, 6.53, 8.2, 9.61-9.62, 9.85, 10.11)."""
 
-import itertools
 
 import networkx as nx
 import numpy as np

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import combat
+from malta_sim.games.island_of_death import combat, movement
 from malta_sim.games.island_of_death import static as st
 from malta_sim.games.island_of_death.state import BOX_MAP, RAINY
 from tests.test_perf_combat import (ref_attack_options, ref_can_attack, ref_defensive_options,
@@ -150,7 +150,7 @@ def test_reorganisation_candidates_equal_plain_tests_on_random_positions(seed):
 def _ref_retreat_options(game, units, cur, visited, block, zoc, enemy_hexes, last):
     """The per-hexside retreat ranking as written before it was compiled
     (rules 9.6, 9.61, 7.3)."""
-    from malta_sim.games.island_of_death.organisation import _fits_stacking_plain as fits_stacking
+    from tests.oracles.iod_rules import fits_stacking
 
     t = game.static
     dist = t.grid.distance_table
@@ -182,7 +182,7 @@ def test_retreat_and_advance_options_equal_plain_versions(seed):
     (9.84) equal the per-hexside versions on random stacks, visited hexes,
     blocking and ZOC maps and enemy hexes."""
     from malta_sim.games.island_of_death.combat_moves import advance_options, retreat_options
-    from malta_sim.games.island_of_death.organisation import _fits_stacking_plain as fits_stacking
+    from tests.oracles.iod_rules import fits_stacking
 
     rng = np.random.default_rng(seed)
     seen = {"retreat": 0, "ranked": 0, "none": 0, "advance": 0, "blocking": 0}
@@ -222,7 +222,7 @@ def test_retreat_and_advance_options_equal_plain_versions(seed):
             assert got == want
             seen["advance"] += len(want)
             hh = int(rng.choice(np.unique(s.hex[mine])))
-            assert combat._blocking_in(g, hh, side) == bool(combat.occupancy(g, side)[0][hh])
+            assert combat._blocking_in(g, hh, side) == bool(movement.occupancy(g, side)[0][hh])
             seen["blocking"] += combat._blocking_in(g, hh, side)
     assert all(v > 0 for v in seen.values()), seen
 

@@ -9,19 +9,20 @@ from malta_sim.games.island_of_death import combat as C
 from malta_sim.games.island_of_death.engine import play_games
 from malta_sim.policies import axis as AX
 from malta_sim.policies import forecast as FC
+from tests.oracles import iod_rules as oracle
+from tests.oracles import bots as bots_ref
 
 
 def _reference_score(bot, game, tgt, units, sup, hur, air, plan_mode):
-    """:meth:`_ParamBot._score_target` as the plain bot asks it, with every
-    forecast built afresh (an empty memo)."""
-    memo = AX._ForecastMemo(game)
+    """The plain reference's score of one target (:func:`oracles.bots.score_target`)."""
     if plan_mode:
         t = game.static
         arty = [u for u in sup if t.utype[u] != C.st.WARSHIP]
         ships = [u for u in sup if t.utype[u] == C.st.WARSHIP][:3]
-        full = arty if memo.support(game, arty, tgt, units) >= memo.support(game, ships, tgt, units) else ships
-        return AX._ParamBot._score_target(bot, game, tgt, units, full, air, (), False, memo)
-    return AX._ParamBot._score_target(bot, game, tgt, units, sup, air, set(hur) & set(sup), False, memo)
+        sp = AX.support_points
+        full = arty if sp(game, arty, tgt, units) >= sp(game, ships, tgt, units) else ships
+        return bots_ref.score_target(bot, game, tgt, units, full, air, (), False)
+    return bots_ref.score_target(bot, game, tgt, units, sup, air, set(hur) & set(sup), False)
 
 
 @pytest.fixture
@@ -182,7 +183,7 @@ def test_odds_shifts_and_scores_on_random_positions():
                     s.morale_state[x] = int(rng.integers(0, 2))
             grp = sorted(set(grp) | set(mem))
             s.integrity_lost[0, tb.regiment[mem[0]]] = rng.random() < 0.1
-        ref_m = C.odds_modifiers_plain(g, side, grp, dfd, centre, roll_leaders=False)
+        ref_m = oracle.odds_modifiers(g, side, grp, dfd, centre, roll_leaders=False)
         assert list(C.odds_modifiers(g, side, grp, dfd, centre, roll_leaders=False).items()) == \
             list(ref_m.items())
         ref = sum(ref_m.values())
@@ -267,7 +268,7 @@ def test_compiled_plan_equals_plain_on_random_positions(preset, params):
         thr = bot._thresholds(bot._thr_idx)
         for allow in (True, False):
             air = opts.air_markers if side == 0 else 0
-            ref = bot._plan_plain(g, opts, q_t, q_u, air, allow, thr)
+            ref = bots_ref.plan_support(bot, g, opts, q_t, q_u, air, allow, thr)
             got = bot._plan_compiled(g, opts, q_t, q_u, air, allow and bot._hurricane_ok(), thr)
             assert list(got.support.items()) == list(ref.support.items()), trial
             assert list(got.air.items()) == list(ref.air.items()), trial
@@ -402,7 +403,7 @@ def test_odds_modifiers_equal_plain_through_games(monkeypatch, scenario, axis, a
     orig = C.odds_modifiers
 
     def wrapped(game, side, attackers, defenders, target, air=0, roll_leaders=True):
-        ref = C.odds_modifiers_plain(game, side, attackers, defenders, target, air, False)
+        ref = oracle.odds_modifiers(game, side, attackers, defenders, target, air, False)
         got = orig(game, side, attackers, defenders, target, air, roll_leaders)
         head = {k: v for k, v in got.items() if not k.endswith("_command")}
         assert list(head.items()) == list(ref.items()), (head, ref)

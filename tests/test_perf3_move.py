@@ -19,6 +19,8 @@ from malta_sim.games.island_of_death import movement
 from malta_sim.games.island_of_death.engine import play_games
 from malta_sim.policies import axis as AX
 from malta_sim.policies import move_choice
+from tests.oracles import iod_rules as oracle
+from tests.oracles import bots as bots_ref
 
 
 def check_next_move_against_plain(monkeypatch) -> dict:
@@ -29,7 +31,7 @@ def check_next_move_against_plain(monkeypatch) -> dict:
     Returns the counts of what was compared (``calls``, ``moves``, ``hq``,
     ``prepare``; ``long``: moves of units whose allowance needs more than 64
     bucket entries, ``2 * ma + 2 > 64``)."""
-    fast, plain = AX.AxisBot.next_move, AX.AxisBot._next_move_plain
+    fast, plain = AX.AxisBot.next_move, bots_ref.next_move
     seen = {"calls": 0, "moves": 0, "hq": 0, "prepare": 0, "long": 0}
 
     def next_move(self, game, mode, candidates):
@@ -155,7 +157,7 @@ def test_allied_garrison_move_equals_plain(monkeypatch, scen, al, n):
     Hercules, under rule 17.7, included)."""
     from malta_sim.policies import allied as AL
 
-    fast, plain = AL.AlliedBot._garrison_move, AL.AlliedBot._garrison_move_plain
+    fast, plain = AL.AlliedBot._garrison_move, bots_ref.garrison_move
     seen = {"calls": 0, "moves": 0}
 
     def garrison_move(self, game, mode, cands):
@@ -197,7 +199,7 @@ def test_supply_kernel_equals_plain(monkeypatch, scen, ax, al, n):
     def compute_supply(game, side):
         got = fast(game, side)
         for sd in (0, 1):
-            want = supply.compute_supply_plain(game, sd)
+            want = oracle.compute_supply(game, sd)
             other = got if sd == side else fast(game, sd)
             np.testing.assert_array_equal(other, want)
         units = game.on_map(side)

@@ -16,6 +16,7 @@ import pytest
 
 from malta_sim.games.island_of_death import movement
 from malta_sim.games.island_of_death.engine import play_games
+from tests.oracles import iod_rules as oracle
 
 
 _ENTER = movement._enter
@@ -77,7 +78,7 @@ def test_occupancy_kernel_equals_plain(monkeypatch, scen, ax, al, n):
 
     def occ_memo(game, side, key):
         got = orig(game, side, key)
-        ref = movement._occupancy_plain(game, side)
+        ref = oracle.occupancy(game, side)
         np.testing.assert_array_equal(got[0], ref[0])
         np.testing.assert_array_equal(got[1], ref[1])
         assert got[0].dtype == ref[0].dtype and got[1].dtype == ref[1].dtype

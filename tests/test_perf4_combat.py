@@ -24,6 +24,8 @@ from malta_sim.games.island_of_death.state import BOX_MAP
 from malta_sim.games.registry import get_scenario
 from malta_sim.policies import simple
 from tests.test_perf3_combat import _random_game
+from tests.oracles import iod_rules as oracle
+from tests.oracles import bots as bots_ref
 
 
 def test_stacking_limit_is_defined_once():
@@ -59,7 +61,7 @@ def test_choose_advance_equals_plain_on_random_positions(seed):
                 else:
                     target = int(rng.choice(land))
                 got = bot.choose_advance(g, units, target, 1)
-                want = simple.choose_advance_plain(g, units, target)
+                want = bots_ref.choose_advance(g, units, target)
                 assert got == want and all(type(x) is int for x in got)
                 seen_partial += 0 < len(got) < len(units)
                 seen_all += len(got) == len(units)
@@ -95,7 +97,7 @@ def _advance_checked(monkeypatch, counts):
 
     def ca(self, game, units, target, length):
         got = fast(self, game, units, target, length)
-        assert got == simple.choose_advance_plain(game, units, target)
+        assert got == bots_ref.choose_advance(game, units, target)
         counts["advance"] = counts.get("advance", 0) + 1
         return got
     monkeypatch.setattr(simple._LandBot, "choose_advance", ca)
@@ -182,139 +184,8 @@ def test_ocean_hexsides_are_the_same_from_both_hexes():
                 assert t.ocean_side[i, d] == t.ocean_side[j, (d + 3) % 6]
 
 
-# ------------------------------------------------------------------ step losses (9.5)
-def loss_order_plain(game, units, n, engineers_first, choose=None):
-    """The reference of :func:`.loss_choice.loss_order`: the default bots'
-    ``choose_loss`` asked step by step, each step followed on copies of the
-    pieces' boxes and levels as :func:`.organisation.lose_step` changes them
-    (9.5, 17.3)."""
-    from types import SimpleNamespace
-
-    s, t = game.state, game.static
-    box, lev = s.box.copy(), s.level.copy()
-    fake = SimpleNamespace(state=SimpleNamespace(level=lev), static=t, tables=game.tables)
-    bot = choose or simple.BalancedPolicy(int(t.side[units[0]]))
-    out = []
-    for i in range(n):
-        alive = [u for u in units if box[u] == BOX_MAP]
-        if not alive:
-            break
-        if i < engineers_first:
-            eng = [u for u in alive if t.engineer[u]]
-            if eng:
-                alive = eng
-        u = int(simple._LandBot.choose_loss(bot, fake, alive, "combat"))
-        out.append(u)
-        if (t.size[u] != st.BATTALION or t.utype[u] == st.ARTILLERY
-                or lev[u] >= t.n_levels[u] - 1):
-            box[u] = -1
-        else:
-            lev[u] += 1
-    return out
 
 
-def _loss_order(game, units, n, engineers_first):
-    from malta_sim.games.island_of_death.loss_choice import loss_order
-
-    s, t = game.state, game.static
-    return loss_order(np.array(units, np.int64), n, engineers_first, s.box, s.level, t.utype,
-                      t.size, t.n_levels, t.engineer, t.step_weight, t.attack,
-                      t.defense).tolist()
-
-
-@pytest.mark.parametrize("seed", [51, 52])
-def test_loss_order_equals_plain_choices_on_random_positions(seed):
-    """Rules 9.5, 9.52, 9.92, 17.3, 20.1: the compiled order of step losses
-    equals the default bots' step-by-step choice on random positions, random
-    groups (HQs, engineers, companies, artillery, pieces off the map), more
-    steps than the group holds, and engineers first."""
-    rng = np.random.default_rng(seed)
-    seen_short = seen_eng = 0
-    for trial in range(12):
-        g = _random_game(rng, trial)
-        s, t = g.state, g.static
-        for side in (0, 1):
-            own = np.flatnonzero(t.side == side).tolist()
-            for k in range(12):
-                m = int(rng.integers(1, 8))
-                units = [int(x) for x in rng.choice(own, m, replace=False)]
-                n = int(rng.integers(1, 9))
-                ef = int(rng.integers(0, 4)) if k % 2 else 0
-                got = _loss_order(g, units, n, ef)
-                want = loss_order_plain(g, units, n, ef)
-                assert got == want, (units, n, ef)
-                seen_short += len(want) < n
-                seen_eng += ef > 0 and any(t.engineer[u] for u in units)
-    assert seen_short and seen_eng
-
-
-def _loss_checked(monkeypatch, counts):
-    """Wrap the compiled loss order: each answer equals the reference."""
-    from malta_sim.games.island_of_death import loss_choice
-
-    fast = combat.loss_order
-    assert fast is loss_choice.loss_order
-
-    def lo(units, n, engineers_first, box, level, *rest):
-        got = fast(units, n, engineers_first, box, level, *rest)
-        g = counts["game"]
-        want = loss_order_plain(g, units.tolist(), n, engineers_first)
-        assert got.tolist() == want
-        counts["loss"] = counts.get("loss", 0) + 1
-        return got
-    monkeypatch.setattr(combat, "loss_order", lo)
-
-
-@pytest.mark.parametrize("scenario,axis,allied,seed,n", [
-    ("hercules", "balanced", "static", 1942, 2),
-    ("intro", "aggressive", "counterattack", 4, 1),
-])
-def test_loss_order_equals_plain_through_games(monkeypatch, scenario, axis, allied, seed, n):
-    """Every compiled step-loss order during whole games equals the default
-    bots' step-by-step choice at that moment (9.5)."""
-    from malta_sim.games.island_of_death import game as game_mod
-
-    counts: dict = {}
-    orig_init = game_mod.Game.__init__
-
-    def init(self, *a, **k):
-        orig_init(self, *a, **k)
-        counts["game"] = self
-    monkeypatch.setattr(game_mod.Game, "__init__", init)
-    _loss_checked(monkeypatch, counts)
-    play = get_scenario(scenario).play_fn()
-    play(scenario, seed, np.arange(n), axis_policy=axis, allied_policy=allied, options=(),
-         data_dir=None)
-    assert counts.get("loss", 0) > 0, counts
-
-
-class _LossBot(simple.BalancedPolicy):
-    """A default bot whose step losses fall on the highest-numbered piece."""
-
-    def choose_loss(self, game, units, reason):
-        return max(units)
-
-
-def test_replaced_choose_loss_is_asked(monkeypatch):
-    """A bot that replaces ``choose_loss`` (in a subclass or on the object)
-    is asked for every step; the default bots take the compiled order."""
-    from malta_sim.policies.base import own_methods
-    from tests.iod_helpers import make, u
-
-    assert own_methods(simple.BalancedPolicy(0), combat._default_loss_methods())
-    assert own_methods(simple.StaticPolicy(1), combat._default_loss_methods())
-    on_obj = simple.BalancedPolicy(0)
-    on_obj.choose_loss = lambda game, units, reason: max(units)
-    for bot in (_LossBot(0), on_obj):
-        assert not own_methods(bot, combat._default_loss_methods())
-        names = ["axis.185.v_186", "axis.185.vi_186"]
-        g = make({"1315": names})
-        g.policies = (bot, g.policies[1])
-        monkeypatch.setattr(combat, "loss_order", lambda *a: pytest.fail("compiled path used"))
-        combat.take_steps(g, [u(x) for x in names], 1, "combat")
-        monkeypatch.undo()
-        want = max(u(x) for x in names)
-        assert g.state.level[want] == 1 or g.state.box[want] != BOX_MAP
 
 
 # ------------------------------------------------------------------ advance (9.81)
@@ -334,7 +205,7 @@ def test_advance_eligible_equals_plain_on_random_positions(seed):
                 m = int(rng.integers(0, min(len(own), 6) + 1))
                 stayers = [int(x) for x in rng.choice(own, m, replace=False)]
                 got = combat._advance_eligible(g, side, stayers)
-                want = combat._advance_eligible_plain(g, side, stayers)
+                want = oracle.advance_eligible(g, side, stayers)
                 assert got == want, (stayers, got, want)
                 seen += len(want) > len(stayers)
     assert seen
@@ -348,7 +219,7 @@ def test_advance_eligible_equals_plain_through_games(monkeypatch):
 
     def ae(game, side, stayers):
         got = fast(game, side, stayers)
-        assert got == combat._advance_eligible_plain(game, side, stayers)
+        assert got == oracle.advance_eligible(game, side, stayers)
         counts["n"] = counts.get("n", 0) + 1
         return got
     monkeypatch.setattr(combat, "_advance_eligible", ae)

@@ -22,6 +22,7 @@ from malta_sim.games.island_of_death import static as st
 from malta_sim.games.island_of_death.engine import new_game, play_games
 from malta_sim.games.island_of_death.state import ALLIED, BOX_MAP
 from malta_sim.policies import invasion as pinv
+from tests.oracles import iod_rules as oracle
 
 
 # --------------------------------------------------------------------- plain references
@@ -220,28 +221,6 @@ def _user_zones(self, game, divisions, zones):
     return {d: sorted(zones)[0] for d in divisions}
 
 
-@pytest.mark.parametrize("pols", [("balanced", "static"), ("random", "random"), ("aggressive", "counterattack")])
-def test_class_verdicts_follow_replaced_methods(monkeypatch, pols):
-    """The kept per-class verdicts of the set-up memo equal a fresh judgement,
-    also after a method of a bot class is replaced by user code, added, and
-    put back (the set-up of such a bot is then run afresh)."""
-    from malta_sim.games.island_of_death import sequence
-    from malta_sim.games.island_of_death import setup as su
-
-    hook = sequence.HOOKS.get("setup")
-    g = new_game("hercules", 3, 0, axis_policy=pols[0], allied_policy=pols[1])
-    cls = type(g.policies[0])
-    assert su._engine_only(g, hook) == _engine_only_plain(g, hook) is True
-    owner = next(c for c in cls.__mro__ if "hercules_beach_zones" in c.__dict__)
-    monkeypatch.setattr(owner, "hercules_beach_zones", _user_zones)
-    assert su._engine_only(g, hook) == _engine_only_plain(g, hook) is False
-    monkeypatch.undo()
-    assert su._engine_only(g, hook) == _engine_only_plain(g, hook) is True
-    monkeypatch.setattr(cls, "my_helper", _user_zones, raising=False)
-    assert su._engine_only(g, hook) == _engine_only_plain(g, hook) is False
-    monkeypatch.undo()
-    assert su._engine_only(g, hook) == _engine_only_plain(g, hook) is True
-    assert not su._engine_only(g, lambda game: None)
 
 
 # --------------------------------------------------------------------- victory terms (20.0)
@@ -329,11 +308,10 @@ def _ref_one_hex_options(game, u):
     """Plain one-hex options (6.52, 6.53, 7.1): the neighbour checks of
     :func:`hercules.can_enter` and the plain stacking total
     (``organisation._fits_stacking_plain``)."""
-    from malta_sim.games.island_of_death import organisation as org
 
     h = int(game.state.hex[u])
     return [int(o) for o in game.static.neighbours[h]
-            if o >= 0 and H.can_enter(game, u, int(o)) and org._fits_stacking_plain(game, [int(u)], int(o))]
+            if o >= 0 and H.can_enter(game, u, int(o)) and oracle.fits_stacking(game, [int(u)], int(o))]
 
 
 def test_one_hex_kernel_equals_plain_on_random_positions():
@@ -454,7 +432,7 @@ def test_stick_listing_and_targets_equal_reference_through_games(monkeypatch, sc
     monkeypatch.setattr(apm, "available_sticks", sticks)
     monkeypatch.setattr(apm, "stick_targets", targets)
     play_games(scenario, 6, np.arange(2), axis_policy=pols[0], allied_policy=pols[1])
-    assert n[0] > 0 and n[1] > 0
+    assert n[0] > 0          # stick targets are kept per marker hex: asked only on a first sight
 
 
 def test_invasion_unit_tables_equal_masks():
@@ -543,16 +521,13 @@ def test_plan_sticks_equals_reference_through_games_and_variations(monkeypatch, 
         n[0] += 1
         return got
 
-    from malta_sim.games.island_of_death import setup as su
 
     # the land bots carry a copy of the default (simple._use_sensible_invasion_defaults)
     bot = new_game(scenario, 9, 0, axis_policy="balanced", allied_policy="static").policies[0]
     for c in type(bot).__mro__:
         if c.__dict__.get("plan_sticks") is fast:
             monkeypatch.setattr(c, "plan_sticks", checked)
-    su.clear_setup_memo()                      # the set-up's plans are made, not replayed
     play_games(scenario, 9, np.arange(3), axis_policy="balanced", allied_policy="static")
-    su.clear_setup_memo()
     assert n[0] > 0
 
 

@@ -23,13 +23,14 @@ from malta_sim.games.island_of_death.engine import play_games
 from malta_sim.games.island_of_death.state import DEMORALIZED
 from malta_sim.policies import axis as AX
 from malta_sim.policies import move_choice
+from tests.oracles import bots as bots_ref
 
 
 def _compare(monkeypatch, seen, perturb=None):
     """Patch ``AxisBot.next_move`` to ask the plain loop and the compiled
     path (from the same bot state) on every call and compare them;
     ``perturb(game, candidates, rng)`` may change the game before each call."""
-    fast, plain = AX.AxisBot.next_move, AX.AxisBot._next_move_plain
+    fast, plain = AX.AxisBot.next_move, bots_ref.next_move
     take = move_choice.AxisWalk.take
     rng = np.random.default_rng(3)
 
@@ -145,45 +146,6 @@ def test_walk_rows_follow_the_moves():
     assert seen["rows"] > 10, seen
 
 
-@pytest.mark.parametrize("scen,ax,al,n", [("hercules", "balanced", "static", 4),
-                                          ("hercules", "aggressive", "counterattack", 2),
-                                          ("intro", "balanced", "static", 3)])
-def test_planned_move_equals_plain(monkeypatch, scen, ax, al, n):
-    """``AxisBot.planned_move`` (the engine's movement loop asks it instead
-    of ``next_move``) gives the plain loop's move on every call of whole
-    games, with the MP and the path ``legal_moves`` and ``movement._path``
-    give for it (what ``execute_move`` would have spent and entered)."""
-    from malta_sim.games.island_of_death.state import BOX_MAP
-
-    planned, plain = AX.AxisBot.planned_move, AX.AxisBot._next_move_plain
-    seen = {"calls": 0, "planned": 0}
-
-    def checked(self, game, mode, candidates):
-        self._phase_reset(game, mode)
-        before = set(self._skip)
-        want = plain(self, game, mode, list(candidates))
-        tried = self._skip
-        self._skip = set(before)
-        got = planned(self, game, mode, candidates)
-        assert self._skip == tried
-        seen["calls"] += 1
-        if type(got) is tuple:
-            seen["planned"] += 1
-            u, dest, spent, path = got
-            assert want is not None and (want.unit, want.dest, want.hitch, want.prepare) == (u, dest, False, False)
-            start = int(game.state.hex[u])
-            legal = movement.legal_moves(game, u, mode)
-            assert spent == legal[dest]
-            assert path == movement._path(game.extra["last_pred"][3], start, dest)
-            assert game.state.box[u] == BOX_MAP and all(isinstance(h, int) for h in path)
-        else:
-            assert got == want
-        return got
-
-    monkeypatch.setattr(AX.AxisBot, "planned_move", checked)
-    monkeypatch.setitem(AX._PLANNED_BY_KERNEL, "planned_move", checked)
-    play_games(scen, 6, np.arange(n), axis_policy=ax, allied_policy=al)
-    assert seen["planned"] > 20, seen
 
 
 class _OwnNextMove(AX.AxisBot):
@@ -197,34 +159,3 @@ class _OwnNextMove(AX.AxisBot):
         return self._next_move_plain(game, mode, candidates)
 
 
-def test_planned_move_declines_for_a_replaced_next_move():
-    """A bot whose ``next_move`` is its own is asked through it (the
-    planned path declines with ``NotImplemented``), and, its ``next_move``
-    giving the plain loop's moves, plays the games the engine's bot plays
-    (same event logs)."""
-    import hashlib
-
-    import pandas as pd
-
-    from malta_sim.policies import register_policy
-
-    register_policy("t_own_next_move", f"{__name__}:_OwnNextMove")
-
-    def digest(axis):
-        r = play_games("hercules", 3, np.arange(2), axis_policy=axis, allied_policy="static",
-                       event_log=True)
-        return hashlib.sha1(pd.util.hash_pandas_object(r.events, index=False).values.tobytes()).hexdigest()
-
-    assert digest("t_own_next_move") == digest("balanced")
-    assert _OwnNextMove.calls > 20
-
-
-def test_planner_trusts_only_the_engine_bot():
-    """A policy's own ``planned_move`` is never used by the movement loop
-    (its moves would go unchecked); the engine's Axis bot's is."""
-    class Own:
-        def planned_move(self, game, mode, candidates):
-            return (0, 0, 0.0, [0])
-
-    assert movement._planner(Own()) is None
-    assert movement._planner(AX.AxisBot(0)) is not None

@@ -37,6 +37,8 @@ from malta_sim.games.island_of_death.state import BOX_MAP, BOX_NOT_YET
 from malta_sim.games.registry import get_scenario
 from malta_sim.policies import axis
 from tests.test_perf3_combat import _random_game
+from tests.oracles import iod_rules as oracle
+from tests.oracles import bots as bots_ref
 
 
 def _leaders_in_plain(game, h, side):
@@ -50,7 +52,7 @@ def _checked(monkeypatch, counts):
 
     def cl(game, side, units):
         got = leader(game, side, units)
-        assert got == combat._command_leader_plain(game, side, units)
+        assert got == oracle.command_leader(game, side, units)
         counts["leader"] = counts.get("leader", 0) + 1
         counts["leader_found"] = counts.get("leader_found", 0) + (got is not None)
         return got
@@ -64,7 +66,7 @@ def _checked(monkeypatch, counts):
 
     def ba(game, cand, failed):
         got = barred(game, cand, failed)
-        assert np.array_equal(got, combat._barred_plain(game, cand, failed))
+        assert np.array_equal(got, oracle.barred(game, cand, failed))
         assert not got.flags.writeable
         counts["barred"] = counts.get("barred", 0) + 1
         counts["barred_any"] = counts.get("barred_any", 0) + bool(got.any())
@@ -74,7 +76,7 @@ def _checked(monkeypatch, counts):
 
     def bo(game, enemy, bombard):
         got = order(game, enemy, bombard)
-        assert got == axis._bombard_order_plain(game, enemy, bombard)
+        assert got == bots_ref.bombard_order(game, enemy, bombard)
         counts["bombard"] = counts.get("bombard", 0) + 1
         counts["bombard_many"] = counts.get("bombard_many", 0) + (len(got) > 1)
         return got
@@ -83,7 +85,7 @@ def _checked(monkeypatch, counts):
 
     def pl(game, units):
         got = pen(game, units)
-        assert got == combat._penetration_leader_plain(game, units)
+        assert got == oracle.penetration_leader(game, units)
         assert got is None or type(got) is int
         counts["pen"] = counts.get("pen", 0) + 1
         counts["pen_found"] = counts.get("pen_found", 0) + (got is not None)
@@ -97,7 +99,7 @@ def _checked(monkeypatch, counts):
             game.state.hitched.tobytes(), game.state.salvos.tobytes(),
             game.state.fort_destroyed.tobytes())) is not None
         got = passable(game, side)
-        assert np.array_equal(got, supply.passable_for_plain(game, side))
+        assert np.array_equal(got, supply._passable_for_now(game, side))
         got2 = passable(game, side)
         assert got2 is not got and np.array_equal(got2, got)     # a fresh array each time
         counts["passable"] = counts.get("passable", 0) + 1
@@ -160,10 +162,10 @@ def test_command_leader_and_leaders_in_equal_plain_on_random_positions(seed):
                 k = int(rng.integers(0, min(len(own), 6) + 1))
                 units = [int(x) for x in rng.choice(own, k, replace=False)] if k else []
                 got = combat._command_leader(g, side, units)
-                assert got == combat._command_leader_plain(g, side, units)
+                assert got == oracle.command_leader(g, side, units)
                 found += got is not None
                 got = combat._penetration_leader(g, units)
-                assert got == combat._penetration_leader_plain(g, units)
+                assert got == oracle.penetration_leader(g, units)
                 found += got is not None
             for h in own_hexes.tolist():
                 assert combat._leaders_in(g, h, side) == _leaders_in_plain(g, h, side)
@@ -193,7 +195,7 @@ def test_barred_equals_plain_on_random_positions(turn):
             cand = np.flatnonzero((s.box == BOX_MAP) & (t.side == side)
                                   & ((t.utype == st.ARTILLERY) | (t.utype == st.WARSHIP)))
             got = combat._barred(g, cand.astype(np.int64), failed)
-            want = combat._barred_plain(g, cand.astype(np.int64), failed)
+            want = oracle.barred(g, cand.astype(np.int64), failed)
             assert np.array_equal(got, want)
             held = [u for u in cand.tolist() if t.utype[u] == st.ARTILLERY and got[u]]
             seen += len(held)
@@ -216,13 +218,12 @@ def test_bombard_order_equals_plain_on_random_positions(seed):
                                    + rng.choice(land, 2).tolist()))
                 bombard = {int(h): [int(i)] for i, h in enumerate(hexes)}
                 got = axis._bombard_order(g, enemy, bombard)
-                assert got == axis._bombard_order_plain(g, enemy, bombard)
+                assert got == bots_ref.bombard_order(g, enemy, bombard)
 
 
 def test_passable_for_follows_the_position():
     """The kept supply-route hexes (8.2, 5.3) change with a piece's move and
     with an enemy step loss, and a caller's writes do not reach the memo."""
-    from tests.iod_helpers import make
 
     rng = np.random.default_rng(97)
     g = _random_game(rng, 1)
@@ -230,7 +231,7 @@ def test_passable_for_follows_the_position():
     for side in (0, 1):
         first = supply.passable_for(g, side)
         first[:] = ~first                                   # the caller's copy only
-        assert np.array_equal(supply.passable_for(g, side), supply.passable_for_plain(g, side))
+        assert np.array_equal(supply.passable_for(g, side), supply._passable_for_now(g, side))
         own = np.flatnonzero((s.box == BOX_MAP) & (t.side == side) & (t.utype != st.LEADER)
                              & (t.utype != st.WARSHIP))
         enemy = np.flatnonzero((s.box == BOX_MAP) & (t.side != side) & (t.n_levels > 1))
@@ -244,6 +245,6 @@ def test_passable_for_follows_the_position():
                 u = int(enemy[k % len(enemy)])
                 s.level[u] = (int(s.level[u]) + 1) % int(t.n_levels[u])
             after = supply.passable_for(g, side)
-            assert np.array_equal(after, supply.passable_for_plain(g, side))
+            assert np.array_equal(after, supply._passable_for_now(g, side))
             changed += not np.array_equal(before, after)
         assert changed > 0

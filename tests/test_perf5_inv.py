@@ -23,8 +23,8 @@ import pytest
 from malta_sim.games.island_of_death import airborne as ab
 from malta_sim.games.island_of_death import airborne_phase as ap
 from malta_sim.games.island_of_death import hercules as H
-from malta_sim.games.island_of_death import setup as su
 from malta_sim.games.island_of_death.engine import new_game, play_games
+from tests.oracles import iod_rules as oracle
 
 
 class _NoMemo(dict):
@@ -110,7 +110,6 @@ def test_gun_reach_equals_range_and_line_of_fire():
 
 
 def _play(scenario, pols, games):
-    su.clear_setup_memo()                                # the set-up runs afresh too
     res = play_games(scenario, 9, np.arange(games), axis_policy=pols[0], allied_policy=pols[1],
                      event_log=True)
     return res.games, res.events
@@ -148,7 +147,6 @@ def test_games_with_memos_off_are_the_same(monkeypatch, scenario, pols, games):
     plain = _play(scenario, pols, games)
     pd.testing.assert_frame_equal(fast[0], plain[0])
     pd.testing.assert_frame_equal(fast[1], plain[1])
-    su.clear_setup_memo()
 
 
 # --------------------------------------------------------------------- 18.31 break-downs
@@ -188,19 +186,6 @@ def test_breakable_on_random_positions():
     assert seen == {True, False}
 
 
-def test_plain_breakdowns_follow_replaced_functions(monkeypatch):
-    """The pass stands in only for the package's own break-down functions."""
-    from malta_sim.games.island_of_death import organisation as org
-    g = _game()
-    assert H._plain_breakdowns(g)
-    monkeypatch.setattr(org, "can_break_down", lambda game, b: False)
-    assert not H._plain_breakdowns(g)
-    monkeypatch.undo()
-    monkeypatch.setattr(H, "break_down", lambda game, b: [])
-    assert not H._plain_breakdowns(g)
-    monkeypatch.undo()
-    g.is_remnant = lambda u: False
-    assert not H._plain_breakdowns(g)
 
 
 # --------------------------------------------------------------------- 19.13 drop zone markers
@@ -214,7 +199,7 @@ def test_marker_reach_equals_plain_search_through_games(monkeypatch, scenario):
     def checked(here, steps, near_padded, land, control, zoc, hexpos, side):
         got = fast(here, steps, near_padded, land, control, zoc, hexpos, side)
         g = box["game"]
-        assert got.tolist() == ap.marker_reach_plain(g, int(here), zoc, int(steps))
+        assert got.tolist() == oracle.marker_reach(g, int(here), zoc, int(steps))
         n[0] += 1
         return got
 
@@ -245,7 +230,7 @@ def test_marker_reach_on_random_positions():
         here = int(gen.choice(land))
         for steps in (0, 1, 3, 5):
             got = ap.marker_reach_kernel(here, steps, inv.near_padded, t.land, s.control, zoc, s.hex, t.side)
-            want = ap.marker_reach_plain(g, here, zoc, steps)
+            want = oracle.marker_reach(g, here, zoc, steps)
             assert got.tolist() == want
             sizes.append(len(want))
     assert max(sizes) > 10 and min(sizes) == 0

@@ -10,19 +10,13 @@ decides, as the plain code left it.
 from __future__ import annotations
 
 import functools
-import sys
-from collections import Counter
 
 import numpy as np
-import pandas as pd
-import pytest
 
 from malta_sim.games.island_of_death import airborne as ab
 from malta_sim.games.island_of_death import airborne_phase as ap
 from malta_sim.games.island_of_death import hercules as H
-from malta_sim.games.island_of_death import organisation as org
 from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death import victory
 from malta_sim.games.island_of_death.engine import new_game, play_games
 from malta_sim.policies import register_policy
 from malta_sim.policies.axis import AxisBot
@@ -67,45 +61,6 @@ class RecordFollowUpBot(AxisBot):
 register_policy("t_record_follow_up", f"{__name__}:RecordFollowUpBot")
 
 
-@pytest.mark.parametrize("where", ["hercules.break_down", "organisation.can_break_down"])
-def test_wrapped_break_down_is_asked_for_every_pick(monkeypatch, where):
-    """A replacement made with ``functools.wraps`` (it carries the plain
-    function's ``__module__`` and name) is still a replacement: the compiled
-    pass of 18.31 steps aside and each battalion picked is handed to it."""
-    mod, name = (H, "break_down") if where.startswith("hercules") else (org, "can_break_down")
-    depth = 1 if mod is H else 2             # frames up to the 18.31 loop
-    orig = getattr(mod, name)
-    seen = []
-
-    @functools.wraps(orig)
-    def wrapped(game, b, *a, **k):
-        f = sys._getframe(depth)
-        if f.f_code.co_name == "_follow_up_breakdowns":
-            seen.append(int(b))
-        return orig(game, b, *a, **k)
-
-    monkeypatch.setattr(mod, name, wrapped)
-    RecordFollowUpBot.asked = []
-    play_games("hercules", 5, range(2), axis_policy="t_record_follow_up", allied_policy="static")
-    assert RecordFollowUpBot.asked, "no follow-up break-downs asked: pick other games"
-    assert Counter(seen) == Counter(RecordFollowUpBot.asked)
-
-
-def test_plain_breakdowns_sees_wrapped_is_remnant(monkeypatch):
-    """``Game.is_remnant`` replaced on the class by a ``functools.wraps``
-    wrapper: the compiled 18.31 pass does not stand in for it."""
-    from malta_sim.games.island_of_death.game import Game
-
-    g = new_game("hercules", 3, 0, axis_policy="balanced", allied_policy="static")
-    assert H._plain_breakdowns(g)
-    orig = Game.is_remnant
-
-    @functools.wraps(orig)
-    def wrapped(self, u):
-        return orig(self, u)
-
-    monkeypatch.setattr(Game, "is_remnant", wrapped)
-    assert not H._plain_breakdowns(g)
 
 
 # ---------------------------------------------------------------- 19.3 stick targets
@@ -125,77 +80,16 @@ def _stick_target_calls(monkeypatch, use_wraps: bool) -> int:
     return calls[0]
 
 
-def test_wrapped_stick_targets_is_always_asked(monkeypatch):
-    """A replacement of :func:`airborne_phase.stick_targets` made with
-    ``functools.wraps`` is asked as often as any other replacement (rule
-    19.22: the kept answers stand only for the plain function)."""
-    plain = _stick_target_calls(monkeypatch, False)
-    assert plain > 0
-    assert _stick_target_calls(monkeypatch, True) == plain
-
-
-# ---------------------------------------------------------------- 16.54 coastal gun reach
-def test_replaced_line_of_fire_is_asked_after_kept_answers(monkeypatch):
-    """Coastal fire at wave boxes (16.56) with :func:`hercules.line_of_fire`
-    replaced by one that blocks every line (16.54): no gun fires, even after
-    games of the plain rule in the same process kept their answers."""
-    def fired():
-        r = play_games("hercules", 3, range(3), axis_policy="balanced", allied_policy="static",
-                       event_log=True)
-        return int((r.events["action"] == "coastal_fire_box").sum())
-
-    assert fired() > 0
-    monkeypatch.setattr(H, "line_of_fire", lambda inv, grid, a, b: False)
-    assert fired() == 0
 
 
 # ---------------------------------------------------------------- 19.43 stick targets
 
 
-def test_replaced_apply_offset_is_asked_after_kept_answers(monkeypatch):
-    """:func:`airborne.apply_offset` replaced by one that finds no hex: every
-    stick is cancelled (19.43), even after games of the plain rule in the
-    same process kept their answers."""
-    def drops():
-        r = play_games("hercules", 3, range(2), axis_policy="balanced", allied_policy="static",
-                       event_log=True)
-        a = r.events["action"]
-        return int((a == "stick_drop").sum()), int((a == "stick_cancelled").sum())
-
-    assert drops()[0] > 0
-    monkeypatch.setattr(ab, "apply_offset", lambda marker, offset: None)
-    dropped, cancelled = drops()
-    assert dropped == 0 and cancelled > 0
-
-
-def test_replaced_relative_offset_is_asked_after_kept_answers(monkeypatch):
-    """:func:`airborne.relative_offset` replaced (19.32): the offset of a
-    planned stick is its answer, even where the plain answer is kept."""
-    g = new_game("hercules", 3, 0, axis_policy="balanced", allied_policy="static")
-    inv, grid = H.inv_static(g), g.static.grid
-    plain = ap._plan_offset(inv, grid, 10, 12)
-    assert plain == ab.relative_offset(grid.hex_id(10), grid.hex_id(12)) != (99, 99)
-    monkeypatch.setattr(ab, "relative_offset", lambda a, b: (99, 99))
-    assert ap._plan_offset(inv, grid, 10, 12) == (99, 99)
 
 
 # ---------------------------------------------------------------- 20.3 surrender phase
 
 
-def test_replaced_surrender_modifier_first_airfield_turn(monkeypatch):
-    """:func:`victory.surrender_modifier` replaced by one with other terms
-    (a house rule: the same total, no breakdown): the first turn the Axis
-    holds more airfields than at the start (20.3) is still recorded from
-    the airfield count, as with the plain modifier."""
-    def first_turns():
-        r = play_games("intro", 7, range(4), axis_policy="aggressive", allied_policy="static")
-        return r.games["first_airfield_turn"].tolist()
-
-    want = first_turns()
-    assert any(x >= 0 for x in want)
-    orig = victory.surrender_modifier
-    monkeypatch.setattr(victory, "surrender_modifier", lambda game: (orig(game)[0], {}))
-    assert first_turns() == want
 
 
 def test_kept_stick_targets_follow_the_stick_ranges(monkeypatch):
@@ -216,65 +110,6 @@ def test_kept_stick_targets_follow_the_stick_ranges(monkeypatch):
         assert ap._stick_targets_kept(inv, d, marker, legal, long_used) == want
 
 
-# ---------------------------------------------------------------- 9.3 combat totals
-def test_replaced_defense_strength_is_asked_in_combat(monkeypatch):
-    """:func:`combat.defense_strength` replaced (a house rule: every defender
-    +1, 9.91): the defense total of each attack (9.3) is worked out from it."""
-    from malta_sim.games.island_of_death import combat
-
-    orig = combat.defense_strength
-    asked = []
-
-    def plus_one(game, u):
-        asked.append(int(u))
-        return orig(game, u) + 1
-
-    monkeypatch.setattr(combat, "defense_strength", plus_one)
-    seen = []
-    resolve = combat.resolve_attack
-
-    def watched(game, side, target, attackers, *a, **k):
-        seen.extend(combat.defenders_in(game, target, 1 - side))
-        return resolve(game, side, target, attackers, *a, **k)
-
-    monkeypatch.setattr(combat, "resolve_attack", watched)
-    play_games("intro", 8, range(1), axis_policy="balanced", allied_policy="static")
-    assert seen
-    assert not set(seen) - set(asked)
-
-
-# ---------------------------------------------------------------- 17.7 delayed reaction
-def test_replaced_delayed_reaction_ok_is_asked_for_fire(monkeypatch):
-    """:func:`special.delayed_reaction_ok` replaced (a house rule: no Allied
-    piece reacts on the first two turns, 17.7): the firing candidates are
-    barred as the plain per-piece loop bars them."""
-    from malta_sim.games.island_of_death import combat, special
-
-    monkeypatch.setattr(special, "delayed_reaction_ok", lambda game, u: False)
-
-    def events():
-        r = play_games("hercules", 8, range(3), axis_policy="balanced", allied_policy="counterattack",
-                       event_log=True)
-        return r.events
-
-    fast = events()
-    monkeypatch.setattr(combat, "_barred", combat._barred_plain)
-    pd.testing.assert_frame_equal(fast, events())
-
-
-# ---------------------------------------------------------------- 8.2 supply routes
-def test_passable_for_asks_a_replaced_zoc_map(monkeypatch):
-    """:func:`supply.passable_for` with ``supply.zoc_map`` replaced (a house
-    rule: no ZOC blocks supply, 8.2): the answer of the replacement, also
-    where the plain answer for the same position was kept."""
-    from malta_sim.games.island_of_death import supply
-
-    g = new_game("intro", 3, 0, axis_policy="balanced", allied_policy="static")
-    for side in (0, 1):
-        assert np.array_equal(supply.passable_for(g, side), supply.passable_for_plain(g, side))
-    monkeypatch.setattr(supply, "zoc_map", lambda game, side: np.zeros(game.static.n_hexes, bool))
-    for side in (0, 1):
-        assert np.array_equal(supply.passable_for(g, side), supply.passable_for_plain(g, side))
 
 
 def test_airfield_entry_after_a_replaced_break_down_that_returns_nothing(monkeypatch):

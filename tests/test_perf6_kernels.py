@@ -10,7 +10,7 @@
 * ``forecast``'s per-group helpers (9.92 shifts, support, the CRT value) are
   written so numba's reference-count pruning drops the counts of their
   array arguments (one way out, a last read of each array, array-passing
-  callees inlined): ``options_and_pick``, ``plan_targets`` and
+  callees inlined): ``best_attack``, ``plan_targets`` and
   ``score_targets`` give the answers of before.
 
 That the rewritten kernels decide as the plain bots do on every call of
@@ -44,7 +44,7 @@ from malta_sim.policies import move_choice as mc  # noqa: E402
 def recorded(request):
     """The calls of the walk and the attack pick in whole seeded games of one
     scenario (default bots), with their answers."""
-    return KR.capture(("axis_walk_kernel", "options_and_pick"), (request.param,), n_games=4, seed=77,
+    return KR.capture(("axis_walk_kernel", "best_attack"), (request.param,), n_games=4, seed=77,
                       warm_games=1)
 
 
@@ -60,17 +60,17 @@ def test_replay_check_can_fail(recorded):
         return (steps,) + tuple(out[1:])
 
     walk = recorded["calls"]["axis_walk_kernel"]
-    picks = recorded["calls"]["options_and_pick"]
+    picks = recorded["calls"]["best_attack"]
     assert len(walk) >= 5 and len(picks) >= 5
     assert KR.check_calls(mc.axis_walk_kernel, walk, recorded["arrays"], "axis_walk_kernel") == []
-    assert KR.check_calls(fc.options_and_pick, picks, recorded["arrays"], "options_and_pick") == []
+    assert KR.check_calls(fc.best_attack, picks, recorded["arrays"], "best_attack") == []
     assert KR.check_calls(shifted, walk, recorded["arrays"], "axis_walk_kernel")
 
     def other_status(*a):
-        st, tgt, grp = fc.options_and_pick(*a)
-        return -st if st else st, tgt, grp
+        best, size = fc.best_attack(*a)
+        return best + 1, size
 
-    assert KR.check_calls(other_status, picks, recorded["arrays"], "options_and_pick")
+    assert KR.check_calls(other_status, picks, recorded["arrays"], "best_attack")
 
 
 def _random_map(rng, n_side=9):

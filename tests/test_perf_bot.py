@@ -5,76 +5,9 @@ computation on the states of whole games."""
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death.engine import play_games
 from malta_sim.policies import axis as AX
 
 
-@pytest.fixture
-def checked_forecasts(monkeypatch):
-    """Every forecast base and target score served by the memo is recomputed
-    on the current state and compared (the memo must never serve a stale one)."""
-    served = {"hit": 0, "miss": 0, "scores": 0}
-    orig = AX._ForecastMemo.entry
-
-    def entry(self, game, side, target, attackers):
-        key = (side, target, attackers, game.night, bool(game.state.fort_destroyed[target]))
-        served["hit" if key in self.entries else "miss"] += 1
-        got = orig(self, game, side, target, attackers)
-        fresh, _deps = AX._forecast_base(game, side, target, attackers)
-        assert got[0] == fresh, (key, got[0], fresh)
-        return got
-
-    monkeypatch.setattr(AX._ForecastMemo, "entry", entry)
-    orig_score = AX._ParamBot._score_target
-
-    def score(self, game, tgt, units, support_units=(), air=0, hurricane=(), penetration=False,
-              memo=None):
-        args = (game, tgt, units, support_units, air, hurricane, penetration)
-        got = orig_score(self, *args, memo)
-        fresh = orig_score(self, *args, AX._ForecastMemo(game))   # empty: all recomputed
-        assert (got is None and fresh is None) or (got[:3] == fresh[:3] and list(got[3]) == list(fresh[3]))
-        served["scores"] += 1
-        return got
-
-    monkeypatch.setattr(AX._ParamBot, "_score_target", score)
-    return served
-
-
-@pytest.mark.parametrize("scenario,axis,allied,seed,games", [
-    ("hercules", "axis:balanced", "allied:static", 7, [0, 1]),
-    ("hercules", "axis:aggressive", "allied:counterattack", 11, [0]),
-    ("intro", "axis:balanced", "allied:counterattack", 3, [0, 1]),
-])
-def test_forecast_memo_serves_fresh_bases(checked_forecasts, scenario, axis, allied, seed, games):
-    """Rules 9.3, 9.91, 9.92: a memoised forecast base equals the one built on
-    the state of the moment, through whole games (combats, retreats, losses,
-    morale changes, night turns)."""
-    play_games(scenario, seed, games, axis_policy=axis, allied_policy=allied)
-    assert checked_forecasts["hit"] > 0 and checked_forecasts["miss"] > 0
-    assert checked_forecasts["scores"] > 0
-
-
-def test_forecast_memo_drops_bases_on_change():
-    """A change of a defender's level (a step loss, 17.3) or of the units in the
-    target hex drops the memoised base."""
-    from iod_helpers import h, make, u
-
-    g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"], "1210": ["axis.4.2_34"]})
-    att = (u("axis.4.1_34"), u("axis.4.2_34"))
-    memo = AX._forecast_memo(g)
-    one = memo.base(g, 0, h("1311"), att)
-    assert len(memo.entries) == 2                       # the base and the defending side
-    AX._forecast_memo(g)
-    assert len(memo.entries) == 2                       # nothing changed: kept
-    g.state.morale_state[u("allied.uk.inf_coy.1")] = 2  # demoralized defender
-    AX._forecast_memo(g)
-    assert len(memo.entries) == 0
-    two = memo.base(g, 0, h("1311"), att)
-    assert two == AX._forecast_base(g, 0, h("1311"), att)[0]
-    assert two != one                                   # defense halved (11.4)
-    g.state.morale_state[u("allied.uk.inf_coy.1")] = 0
-    AX._forecast_memo(g)
-    assert memo.base(g, 0, h("1311"), att) == one
 
 
 def _best_step_reference(dist, legal, goal, d_here, anchor, radius, ehex, envelop):
@@ -131,33 +64,6 @@ def test_compiled_move_choice_equals_reference():
         assert got == want
 
 
-def test_changed_units_finds_every_change():
-    """The compiled change scan reports exactly the units whose watched fields
-    differ, their old hex and whether box, level or morale changed, and brings
-    the copy up to date."""
-    rng = np.random.default_rng(9)
-    n = 220
-    cur = [rng.integers(-1, 500, n).astype(np.int32), rng.integers(0, 11, n).astype(np.int8),
-           rng.integers(0, 4, n).astype(np.int8), rng.integers(0, 3, n).astype(np.int8),
-           rng.random(n) < 0.2, rng.integers(-1, 30, n).astype(np.int8)]
-    for _ in range(50):
-        snap = [a.copy() for a in cur]
-        old = [a.copy() for a in snap]
-        which = rng.choice(n, size=int(rng.integers(0, 20)), replace=False)
-        for u in which:
-            f = int(rng.integers(6))
-            cur[f][u] = (not cur[f][u]) if f == 4 else cur[f][u] + 1
-        out = AX._changed_units(*cur, *snap)
-        diff = np.zeros(n, bool)
-        blm = np.zeros(n, bool)
-        for f in range(6):
-            diff |= cur[f] != old[f]
-        for f in (1, 2, 3):
-            blm |= cur[f] != old[f]
-        assert out[0].tolist() == np.flatnonzero(diff).tolist()
-        assert out[1].tolist() == old[0][diff].tolist()
-        assert out[2].tolist() == blm[diff].astype(int).tolist()
-        assert all((a == b).all() for a, b in zip(cur, snap))
 
 
 def test_expected_losses_memo_equals_fresh():

@@ -10,9 +10,7 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
-import pytest
 
-from malta_sim.games.island_of_death import setup as su
 from malta_sim.games.island_of_death.engine import new_game
 
 
@@ -38,32 +36,6 @@ def _assert_same(a, b):
         assert a[k] == b[k], k
 
 
-@pytest.mark.parametrize("scenario,axis,allied", [
-    ("hercules", "balanced", "static"),
-    ("intro", "balanced", "static"),
-    ("hercules", "random", "random"),
-    ("intro", "aggressive", "counterattack"),
-])
-def test_setup_replay_equals_fresh_setup(scenario, axis, allied):
-    """A replayed set-up (template + memo) equals one done from scratch, game by game."""
-    kw = dict(axis_policy=axis, allied_policy=allied, event_log=True)
-    fast = []
-    for g in range(6):
-        fast.append(_snapshot(new_game(scenario, 11, g, **kw)))
-    for g in range(6):
-        su.clear_setup_memo()
-        fresh = _snapshot(new_game(scenario, 11, g, **kw))
-        _assert_same(fast[g], fresh)
-
-
-def test_setup_memo_skips_games_that_roll_dice():
-    """Random policies draw from their stream during the set-up: never replayed."""
-    su._SETUP_MEMO.clear()
-    new_game("hercules", 3, 0, axis_policy="random", allied_policy="random")
-    assert all(v[2] is None for v in su._SETUP_MEMO.values())
-    su._SETUP_MEMO.clear()
-    new_game("hercules", 3, 0, axis_policy="balanced", allied_policy="static")
-    assert any(v[2] is not None for v in su._SETUP_MEMO.values())
 
 
 def test_replayed_game_has_its_own_arrays():
@@ -274,15 +246,6 @@ def test_invasion_static_neighbourhood_tables():
         assert inv.urban_near[h] == [x for x in want if t.town[x] or t.city[x]]
 
 
-def test_setup_memo_stays_bounded(monkeypatch):
-    """The set-up memo keeps at most ``_SETUP_MEMO_SIZE`` entries (oldest dropped)."""
-    su.clear_setup_memo()
-    monkeypatch.setattr(su, "_SETUP_MEMO_SIZE", 2)
-    for seed in range(4):
-        new_game("intro", seed, 0, axis_policy="balanced", allied_policy="static")
-        new_game("intro", seed, 1, axis_policy="balanced", allied_policy="static")
-    assert len(su._SETUP_MEMO) <= 2
-    su.clear_setup_memo()
 
 
 def test_airfield_entry_candidates_match_rule_16_1_filter():

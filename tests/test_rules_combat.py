@@ -1,12 +1,11 @@
 """Combat rules 9-10 on constructed positions, with the rulebook's worked
 examples (9.9 combat, 10.12 bombardment) in play."""
 
-import numpy as np
 import pytest
 
 from malta_sim.games.island_of_death import combat
 from malta_sim.games.island_of_death.state import (ALLIED, AXIS, BOX_ELIMINATED, BOX_MAP,
-                                                   DEMORALIZED, DISORGANIZED, NIGHT, NORMAL)
+                                                   DEMORALIZED, DISORGANIZED)
 from malta_sim.games.island_of_death.static import odds_level
 
 from iod_helpers import Scripted, h, make, static, u

@@ -7,8 +7,8 @@ import pytest
 
 from malta_sim.games.island_of_death import movement, organisation
 from malta_sim.games.island_of_death.game import IllegalDecision
-from malta_sim.games.island_of_death.state import (ALLIED, AXIS, BOX_ELIMINATED, BOX_MAP,
-                                                   DEMORALIZED, DISORGANIZED, NORMAL)
+from malta_sim.games.island_of_death.state import (ALLIED, AXIS, BOX_MAP,
+                                                   DISORGANIZED)
 from malta_sim.policies.base import Move
 
 from iod_helpers import Scripted, h, make, static, u

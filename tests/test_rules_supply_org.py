@@ -2,7 +2,6 @@
 (14), HQs (16.8), steps and replacements (17.3-17.4) on constructed positions."""
 
 import numpy as np
-import pytest
 
 from malta_sim.games.island_of_death import (artillery, morale, organisation, supply)
 from malta_sim.games.island_of_death.state import (ALLIED, AXIS, BOX_DISBANDMENT, BOX_ELIMINATED,

@@ -4,10 +4,9 @@ import numpy as np
 
 from malta_sim.games.island_of_death import victory
 from malta_sim.games.island_of_death.engine import new_game
-from malta_sim.games.island_of_death.state import (ALLIED, AXIS, BOX_ELIMINATED, BOX_MAP,
-                                                   CLEAR, END_REASONS)
+from malta_sim.games.island_of_death.state import (ALLIED, AXIS, BOX_ELIMINATED, CLEAR, END_REASONS)
 
-from iod_helpers import make, static, u, h
+from iod_helpers import make, static, u
 
 
 def test_rule_22_29_opening_surrender_modifier():

@@ -24,7 +24,7 @@ import numpy as np
 from ..games.island_of_death import static as st
 from . import params as P
 from .axis import _ParamBot
-from .base import Move, own_methods, plain_methods
+from .base import Move
 from .simple import StaticPolicy
 
 
@@ -122,14 +122,10 @@ class AlliedBot(_ParamBot, StaticPolicy):
         enemy moves onto the most valuable empty held objective it can reach
         (nearest first on ties); see :meth:`garrison_values`.  The walk over
         the candidates is one compiled call
-        (:func:`malta_sim.policies.move_choice.garrison_kernel`); a bot with
-        its own :meth:`garrison_values` or :meth:`_weak_axis_hexes` (in a subclass
-        or on the object) takes :meth:`_garrison_move_plain`."""
+        (:func:`malta_sim.policies.move_choice.garrison_kernel`)."""
         todo = [u for u in sorted(cands) if ("g", u) not in self._skip]
         if not todo:                       # every candidate already tried this phase
             return None
-        if not own_methods(self, _GARRISON_BY_KERNEL):
-            return self._garrison_move_plain(game, mode, cands)
         from . import move_choice
         stop_at, best = move_choice.garrison_step(game, mode, todo, self.side,
                                                   self._garrison_weights(game.static))
@@ -137,39 +133,6 @@ class AlliedBot(_ParamBot, StaticPolicy):
             return None
         self._skip.update(("g", u) for u in todo[:stop_at + 1])
         return Move(todo[stop_at], int(best)) if best >= 0 else None
-
-    def _garrison_move_plain(self, game, mode, cands):
-        """:meth:`_garrison_move` as a plain loop, one
-        :meth:`Game.legal_moves` call per candidate (the reference the
-        compiled walk is tested against)."""
-        todo = [u for u in sorted(cands) if ("g", u) not in self._skip]
-        if not todo:                       # every candidate already tried this phase
-            return None
-        t, s = game.static, game.state
-        val = self.garrison_values(game)
-        occupied = np.zeros(t.n_hexes, bool)
-        own = game.on_map(self.side)
-        occupied[s.hex[own[game.ground_mask[own]]]] = True
-        empty = np.flatnonzero((val > 0) & ~occupied)
-        if not len(empty):
-            return None
-        enemy = game.on_map(1 - self.side)
-        enemy = enemy[game.ground_mask[enemy]]
-        ehex = np.unique(s.hex[enemy]) if len(enemy) else np.zeros(0, np.int64)
-        empty_list = empty.tolist()
-        # hexes within one hex of an enemy unit, from the same distance table
-        near_enemy = (t.grid.distance_table[ehex] <= 1).any(axis=0) if len(ehex) else None
-        for u in todo:
-            self._skip.add(("g", u))
-            if t.utype[u] in (st.ARTILLERY, st.HQ, st.LEADER, st.AA) or val[s.hex[u]] > 0:
-                continue
-            if near_enemy is not None and near_enemy[s.hex[u]]:
-                continue
-            legal = game.legal_moves(u, mode)
-            dests = [h for h in empty_list if h in legal]
-            if dests:
-                return Move(u, min(dests, key=lambda h: (-val[h], legal[h], h)))
-        return None
 
     def _move_reserve(self, game, mode, cands):
         t, s = game.static, game.state
@@ -315,7 +278,3 @@ class AlliedBot(_ParamBot, StaticPolicy):
         if not self.vec[P.AL_WATERS_EDGE]:
             return {}
         return super().waters_edge_attacks(game, options)
-
-
-#: The plain methods the compiled garrison move (:mod:`.move_choice`) stands in for.
-_GARRISON_BY_KERNEL = plain_methods(AlliedBot, ("garrison_values", "_weak_axis_hexes"))

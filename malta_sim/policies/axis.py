@@ -17,10 +17,8 @@ the final odds reach ``min_odds`` and ``E[enemy steps] + retreat_value x
 E[retreat] - risk_weight x E[own steps] >= min_gain``.
 
 A combat plan, and each attack pick, is worked out for all targets in one
-compiled call (:mod:`malta_sim.policies.forecast`) with the same arithmetic and
-tie-breaks as the plain Python methods kept here (:meth:`_ParamBot._score_target`,
-:meth:`_ParamBot._plan_plain`); those answer instead when a subclass replaces
-``_score_target``.
+compiled call (:mod:`malta_sim.policies.forecast`).  Movement is the compiled
+walk of :mod:`malta_sim.policies.move_choice`.
 """
 
 from __future__ import annotations
@@ -33,8 +31,8 @@ import numpy as np
 from ..games.island_of_death import static as st
 from ..games.island_of_death.state import BOX_MAP
 from . import params as P
-from .base import CombatPlan, Move, own_methods, plain_methods
-from .forecast import (best_attack, forecast_tables, options_and_pick, plan_targets,
+from .base import CombatPlan, Move
+from .forecast import (best_attack, forecast_tables, plan_targets,
                        score_targets)
 from .simple import BalancedPolicy
 
@@ -142,12 +140,6 @@ def nb_attack_value(vec, thr, crt, line_cols, col_level, line, level, fort, def_
     return level >= vec[thr[0]] and gain >= vec[thr[1]], gain
 
 
-#: Per-unit state fields a forecast base reads (see :class:`_ForecastMemo`).
-_FC_UNIT_FIELDS = ("hex", "box", "level", "morale_state", "out_of_supply", "formation")
-#: Bases kept per game at most (the memo is emptied beyond; a bound, not a policy).
-_FC_MAX_ENTRIES = 4096
-
-
 def _defence_part(game, side: int, target: int) -> tuple:
     """The defending side of a forecast on ``target`` (rules 9.3 f, 9.91,
     9.94, 17.3), shared by every group of attackers of ``side``.
@@ -227,185 +219,20 @@ def _forecast_base(game, side: int, target: int, attackers: tuple, defence=None)
                                                                      frozenset(members))
 
 
-@nb.njit(cache=True)
-def _changed_units(hx, box, level, morale, oos, form, hx0, box0, level0, morale0, oos0, form0):
-    """Units whose hex, box, level, morale state, supply or formation differ
-    from the copy (``*0``, int/bool[n_units] each); the copy is brought up to
-    date in place.
-
-    Returns
-    -------
-    out : int64[3, k]
-        Per changed unit: its index, its hex in the copy before the update
-        (-1 off the map), and 1 when its box, level or morale state changed
-        (else 0).
-    """
-    n = hx.shape[0]
-    out = np.empty((3, n), np.int64)
-    k = 0
-    for u in range(n):
-        blm = box[u] != box0[u] or level[u] != level0[u] or morale[u] != morale0[u]
-        if blm or hx[u] != hx0[u] or oos[u] != oos0[u] or form[u] != form0[u]:
-            out[0, k] = u
-            out[1, k] = hx0[u]
-            out[2, k] = 1 if blm else 0
-            k += 1
-            hx0[u] = hx[u]
-            box0[u] = box[u]
-            level0[u] = level[u]
-            morale0[u] = morale[u]
-            oos0[u] = oos[u]
-            form0[u] = form[u]
-    return out[:, :k]
-
-
-class _ForecastMemo:
-    """Forecast bases of one game (:func:`_forecast_base`), kept while nothing
-    they read changes.
-
-    A base is a pure function of the attacking side, the target hex, the
-    attackers, night (9.3 f), the target's fort (9.94, 17.1), the whole
-    ``integrity_lost`` table (9.92), the fields :data:`_FC_UNIT_FIELDS` of the
-    units of its ``core`` deps (attackers and defenders; the defenders are the
-    units in the target hex) and the box, level and morale state of its
-    ``members`` deps (9.92 integrity).  The first five are the memo key;
-    :meth:`sync` compares the unit fields and ``integrity_lost`` with the copy
-    taken at the previous sync and drops every base with a changed unit among
-    its ``core``, a ``members`` unit with a changed box, level or morale state,
-    or a changed unit leaving, entering or staying in its target hex (a new or
-    changed defender), and every base when ``integrity_lost`` changed.  A base
-    kept is therefore equal to the one recomputed on the current state.
-    Target scores (``scores``, see :meth:`_ParamBot._score_target`) are kept by
-    the same rule, their deps being those of their bases plus the supporting
-    units (in ``core``).
-    """
-
-    __slots__ = ("snap", "integ", "entries", "sup", "scores", "night")
-
-    def __init__(self, game):
-        s = game.state
-        self.night = game.night              # of the state at the last sync (9.3 f, 10.2)
-        self.snap = [getattr(s, f).copy() for f in _FC_UNIT_FIELDS]
-        self.integ = s.integrity_lost.copy()
-        self.entries: dict = {}
-        self.scores: dict = {}
-        self.sup: dict = {}                  # unit -> {(target, formations, hurricane, night): value}
-
-    def _put(self, which: int, key: tuple, value, deps) -> None:
-        """Keep ``value`` (with its ``(core, members)`` deps, frozensets) under
-        ``key`` in ``entries`` (``which`` 0) or ``scores`` (1)."""
-        memo = self.scores if which else self.entries
-        if len(memo) >= _FC_MAX_ENTRIES:
-            memo.clear()
-        memo[key] = (value, deps)
-
-    def sync(self, game) -> "_ForecastMemo":
-        """Drop the bases the state changes since the last sync invalidate."""
-        s = game.state
-        self.night = game.night
-        if self.integ.tobytes() != s.integrity_lost.tobytes():
-            self.__init__(game)
-            return self
-        out = _changed_units(s.hex, s.box, s.level, s.morale_state, s.out_of_supply,
-                             s.formation, *self.snap)
-        if out.shape[1]:
-            ch = out[0]
-            units = set(ch.tolist())
-            if self.entries or self.scores:
-                hexes = set(out[1].tolist())
-                hexes.update(s.hex[ch].tolist())
-                blm = set(ch[out[2] == 1].tolist())
-                for memo in (self.entries, self.scores):
-                    drop = [k for k, (_v, (core, members)) in memo.items()
-                            if k[1] in hexes or not core.isdisjoint(units)
-                            or not members.isdisjoint(blm)]
-                    for k in drop:
-                        del memo[k]
-            if self.sup:
-                for u in units:
-                    self.sup.pop(u, None)
-        return self
-
-    def base(self, game, side: int, target: int, attackers: tuple) -> tuple:
-        """The :func:`_forecast_base` tuple (memoised; call :meth:`sync` after
-        any state change first)."""
-        return self.entry(game, side, target, attackers)[0]
-
-    def entry(self, game, side: int, target: int, attackers: tuple) -> tuple:
-        """``(base, deps)`` of :func:`_forecast_base` (memoised)."""
-        fd = bool(game.state.fort_destroyed[target])
-        key = (side, target, attackers, self.night, fd)
-        hit = self.entries.get(key)
-        if hit is None:
-            dkey = (side, target, None, self.night, fd)      # the defending side, kept alike
-            part = self.entries.get(dkey)
-            if part is None:
-                d = _defence_part(game, side, target)
-                part = (d, (frozenset(d[0]), frozenset()))
-                self._put(0, dkey, *part)
-            hit = _forecast_base(game, side, target, attackers, part[0])
-            self._put(0, key, *hit)
-        return hit
-
-    def support(self, game, units, target: int, attackers, hurricane=()) -> int:
-        """:func:`support_points` of ``units`` (memoised; call :meth:`sync`
-        after any state change first).
-
-        One unit's support (:func:`~malta_sim.games.island_of_death.combat.support_value`,
-        rules 9.91, 12.22, 12.52) reads the unit's supply, morale and
-        formation (kept in the sync copy), night, the target hex's terrain,
-        the formations of ``attackers`` and whether it fires a hurricane:
-        those (the hex and formations by value) key each unit's value, which
-        is dropped when the unit changes.
-        """
-        if not units:
-            return 0
-        support_value = _combat().support_value
-        form = game.state.formation
-        forms = frozenset([int(form[c]) for c in attackers])
-        night = self.night
-        sup = self.sup
-        total = 0
-        for u in units:
-            hur = u in hurricane
-            key = (target, forms, hur, night)
-            mine = sup.get(u)
-            if mine is None:
-                mine = sup[u] = {}
-            v = mine.get(key)
-            if v is None:
-                if len(mine) >= _FC_MAX_ENTRIES:
-                    mine.clear()
-                v = mine[key] = support_value(game, u, True, target, attackers, hur)
-            total += v
-        return total
-
-
-def _forecast_memo(game) -> _ForecastMemo:
-    """The game's :class:`_ForecastMemo`, synced with the current state."""
-    memo = game.extra.get("_bot_forecast_memo")
-    if memo is None:
-        memo = game.extra["_bot_forecast_memo"] = _ForecastMemo(game)
-        return memo
-    return memo.sync(game)
-
-
 class Forecast:
     """What the bot foresees of an attack on ``target`` by ``attackers``
     (rules 9.3 b-g, 9.91, 9.92); support, air and fire hurricanes are added by
-    :meth:`level`.  ``memo`` (a synced :class:`_ForecastMemo`) skips the sync
-    when a decision builds many forecasts on one state."""
+    :meth:`level`.  Worked out on the position of the moment, from the
+    engine's own strength and odds rules (:func:`_forecast_base`)."""
 
     __slots__ = ("target", "attackers", "att", "cap", "dfn", "mods", "line", "fort",
                  "def_steps", "att_steps")
 
-    def __init__(self, game, side: int, target: int, attackers, memo=None):
+    def __init__(self, game, side: int, target: int, attackers):
         self.target = int(target)
         self.attackers = [int(u) for u in attackers]
-        if memo is None:
-            memo = _forecast_memo(game)
         (self.att, self.cap, self.dfn, self.mods, self.line, self.fort, self.def_steps,
-         self.att_steps) = memo.base(game, int(side), self.target, tuple(self.attackers))
+         self.att_steps) = _forecast_base(game, int(side), self.target, tuple(self.attackers))[0]
 
     def level(self, support: float = 0.0, air: int = 0) -> int:
         """Final odds level with ``support`` strength points (capped, 12.21)
@@ -500,53 +327,6 @@ class _ParamBot:
         return v[idx[0]], v[idx[1]], v[idx[2]], v[idx[3]]
 
     # ---- shared combat logic (9.2 a, 9.3 a)
-    def _score_target(self, game, tgt, units, support_units=(), air=0, hurricane=(),
-                      penetration=False, memo=None):
-        """Best (ok, gain, level, attackers) over :func:`attack_groups`; a
-        penetration attempt keeps only groups with a unit with or next to its
-        formation leader (10.32).  ``memo``: a synced :class:`_ForecastMemo`."""
-        thr = self._thresholds(self._thr_idx)
-        if memo is None:
-            memo = _forecast_memo(game)
-        tgt = int(tgt)
-        key = None
-        if not penetration:
-            # the score reads the forecast bases, the support values (both kept
-            # by the memo's rule), the thresholds and the pure expected losses
-            key = (self.side, tgt, tuple(units), tuple(support_units), air,
-                   frozenset(hurricane), thr, memo.night, bool(game.state.fort_destroyed[tgt]))
-            hit = memo.scores.get(key)
-            if hit is not None:
-                ok, gain, lv, grp = hit[0]
-                return ok, gain, lv, list(grp)
-        best = None
-        groups = attack_groups(game, units)
-        if penetration:
-            from ..games.island_of_death.combat import _penetration_leader
-            groups = [g for g in groups if _penetration_leader(game, g) is not None]
-        side = int(self.side)
-        core, members = set(support_units), set()
-        for grp in groups:
-            base, (c, m) = memo.entry(game, side, tgt, tuple(grp))
-            if key is not None:
-                core.update(c)
-                members.update(m)
-            sp = memo.support(game, support_units, tgt, grp, hurricane) if support_units else 0
-            ok, gain, lv = _base_value(game, base, thr, sp, air)
-            if best is None or (ok, gain) > (best[0], best[1]):
-                best = (ok, gain, lv, grp)
-        if key is not None and best is not None:
-            memo._put(1, key, (best[0], best[1], best[2], tuple(best[3])),
-                      (frozenset(core), frozenset(members - core)))
-        return best
-
-    def _compiled_scores(self) -> bool:
-        """Whether :meth:`_score_target` and :meth:`_place_support` are the
-        plain ones, so that :mod:`malta_sim.policies.forecast` may answer for
-        them (a replacement, in a subclass or on the bot object, is asked
-        instead; see :func:`~malta_sim.policies.base.own_methods`)."""
-        return own_methods(self, _SCORED_BY_KERNEL)
-
     def _score_many(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode,
                     whole=False) -> list:
         """:meth:`_score_target` of several targets in one compiled call
@@ -654,27 +434,11 @@ class _ParamBot:
         return (best[1], list(best[2]))
 
     def _pick_attack(self, game, options, penetration=False):
-        plan = self._plan or CombatPlan()
-        best = None
-        s = game.state
-        if penetration and self._compiled_scores():
+        """Rules 9.3 a, 10.31: the attack pick, in one compiled call
+        (:meth:`_pick_penetration`, :meth:`_pick_compiled`)."""
+        if penetration:
             return self._pick_penetration(game, options)
-        if not penetration and self._compiled_scores():
-            return self._pick_compiled(game, options, plan)
-        memo = _forecast_memo(game)
-        for tgt in sorted(options):
-            sup = [] if penetration else [u for u in plan.support.get(tgt, []) if not s.fired[u]]
-            air = 0 if penetration else int(plan.air.get(tgt, 0))
-            hur = plan.hurricane & set(sup)
-            sc = self._score_target(game, tgt, options[tgt], sup, air, hur, penetration, memo)
-            if sc is None:
-                continue
-            ok, gain, lv, grp = sc
-            if ok and (best is None or gain > best[0]):
-                best = (gain, tgt, grp)
-        if best is None:
-            return None
-        return (best[1], list(best[2]))
+        return self._pick_compiled(game, options, self._plan or CombatPlan())
 
     def _pick_compiled(self, game, options, plan):
         """:meth:`_pick_attack` (not a penetration attempt) in one compiled
@@ -743,66 +507,14 @@ class _ParamBot:
             return None
         return self._pick_attack(game, options, penetration)
 
-    def attack_now(self, game):
-        """The engine's attack options (rules 9.11, 9.13, 9.15, 9.16, 10.21)
-        and :meth:`next_attack`'s answer to them in one compiled call
-        (:func:`malta_sim.policies.forecast.options_and_pick`; rules 9.3 a-g,
-        9.91, 9.92, 12.21, 12.22, 12.52, 16.42), for the combat phase's
-        attack loop (not penetration attempts).
-
-        Returns
-        -------
-        NotImplemented, None or tuple of (int, list of int)
-            NotImplemented when a method this call stands in for was replaced
-            (:data:`_PICKED_BY_KERNEL`; the engine then asks
-            :func:`~malta_sim.games.island_of_death.combat.attack_options`
-            and :meth:`next_attack`); None when there is no attack option or
-            none passes; else the target hex and the attacking units.
-        """
-        if not own_methods(self, _PICKED_BY_KERNEL):
-            return NotImplemented
-        plan = self._plan or CombatPlan()
-        s, t, tb = game.state, game.static, game.tables
-        ft = forecast_tables(game)
-        side = int(self.side)
-        support = plan.support
-        if support:
-            keys = list(support)
-            lists = [support[h] for h in keys]
-            p_tgt = np.array(keys, np.int64)
-            p_ptr = np.array([0, *accumulate(map(len, lists))], np.int64)
-            flat = list(chain.from_iterable(lists))
-            p_idx = np.array(flat, np.int64)
-            p_hur = _hurricane_mask(ft, flat, plan.hurricane)
-        else:
-            p_tgt = p_idx = _EMPTY
-            p_ptr = _ZERO1
-            p_hur = ft.no_hur
-        air = plan.air
-        if air:
-            a_tgt = np.array(list(air), np.int64)
-            a_n = np.array([int(v) for v in air.values()], np.int64)
-        else:
-            a_tgt = a_n = _EMPTY
-        night = bool(game.night)
-        status, tgt, grp = options_and_pick(
-            side, night, ft.night_line, self._thr_array(), s.box, s.attacked, s.entered_turn,
-            s.morale_state, s.level, s.hex, tb.attacker_side[side], t.attack,
-            tb.defends_side[1 - side], t.defense, tb.adj_table, game.turn, s.fired, p_tgt, p_ptr,
-            p_idx, p_hur, a_tgt, a_n, *ft.kargs, s.out_of_supply, s.formation, s.fort_destroyed,
-            s.integrity_lost[0])
-        if status <= 0:
-            return None
-        return (int(tgt), grp.tolist())
-
     def _plan_support(self, game, options, air_markers: int, allow_hurricane: bool):
         """Rule 9.2 a: support (12.2, 16.74), air support (16.42), fire
         hurricanes (12.52) and bombardments (10.1) for the attacks this bot
         expects to make.  Returns a :class:`CombatPlan`.
 
-        Every target is scored (:meth:`_score_target`, in one compiled call
-        when that is the plain method) with its artillery, or its first three
-        warships when these support more, and one air marker if any is left;
+        Every target is scored (in one compiled call, :meth:`_plan_compiled`)
+        with its artillery, or its first three warships when these support
+        more, and one air marker if any is left;
         then, best first, each attack that passes takes the guns that still
         raise its expected gain, a fire hurricane when it stays below
         ``min_odds``, and an air marker when it adds more than 0.05 steps."""
@@ -816,87 +528,8 @@ class _ParamBot:
             if units:
                 q_t.append(tgt)
                 q_u.append(units)
-        if self._compiled_scores():
-            return self._plan_compiled(game, options, q_t, q_u, air_markers,
-                                       allow_hurricane and self._hurricane_ok(), thr)
-        return self._plan_plain(game, options, q_t, q_u, air_markers, allow_hurricane, thr)
-
-    def _plan_plain(self, game, options, q_t, q_u, air_markers, allow_hurricane, thr):
-        """:meth:`_plan_support` for the targets ``q_t`` (attackers ``q_u``)
-        with :meth:`_score_target` asked per target: the plain reference of
-        :meth:`_plan_compiled` (rules 9.2 a, 9.3, 9.92, 10.1, 12.2, 12.52,
-        16.42, 16.74)."""
-        t = game.static
-        scored = []
-        memo = _forecast_memo(game)
-        for tgt, units in zip(q_t, q_u):
-            sup = options.support.get(tgt, [])
-            arty = [u for u in sup if t.utype[u] != st.WARSHIP]
-            ships = [u for u in sup if t.utype[u] == st.WARSHIP][:3]
-            full = arty if memo.support(game, arty, tgt, units) >= memo.support(game, ships, tgt, units) else ships
-            ok, gain, lv, grp = self._score_target(game, tgt, units, full, min(1, air_markers),
-                                                   memo=memo)
-            scored.append((ok, gain, tgt, grp, None))
-        return self._place_support(game, options, scored, air_markers, allow_hurricane, thr)
-
-    def _place_support(self, game, options, scored, air_markers, allow_hurricane, thr):
-        """The second half of :meth:`_plan_support` (rules 9.2 a, 10.1, 12.2,
-        12.52, 16.42, 16.74): ``scored`` holds ``(ok, gain, target, group,
-        base)`` per target (``base`` the group's :func:`_forecast_base` tuple,
-        or None to look it up)."""
-        from ..games.island_of_death.combat import support_value
-
-        t = game.static
-        plan = CombatPlan()
-        used: set = set()
-        mo = thr[0]
-        scored.sort(key=lambda x: (not x[0], -x[1], x[2]))
-        air_left = air_markers
-        side = int(self.side)
-        utype = t.utype
-        for ok, gain, tgt, grp, base in scored:
-            if not ok:
-                continue
-            tgt = int(tgt)
-            if base is None:
-                base = _forecast_memo(game).base(game, side, tgt, tuple(int(u) for u in grp))
-            sup = [u for u in options.support.get(tgt, []) if u not in used]
-            # one support value per unit (9.91, 12.22): sums of them are the
-            # support of any set of these units
-            sv = {u: support_value(game, u, True, tgt, grp, False) for u in sup}
-            arty = sorted((u for u in sup if utype[u] != st.WARSHIP), key=lambda u: -sv[u])
-            ships = [u for u in sup if utype[u] == st.WARSHIP][:3]          # 16.74
-            pool = arty if sum([sv[u] for u in arty]) >= sum([sv[u] for u in ships]) else ships
-            chosen: list = []
-            _base_ok, base_gain, _ = _base_value(game, base, thr, 0, 0)
-            cur_gain = base_gain
-            sp_chosen = 0
-            for u in pool:                       # add guns while they still help
-                _, g2, _ = _base_value(game, base, thr, sp_chosen + sv[u], 0)
-                if g2 > cur_gain + 1e-9:
-                    chosen.append(u)
-                    sp_chosen += sv[u]
-                    cur_gain = g2
-            hur: set = set()
-            if allow_hurricane and self._hurricane_ok():
-                att, cap, dfn, mods = base[0], base[1], base[2], base[3]
-                if int(st.odds_level(att + min(int(sp_chosen), cap), dfn) + mods) < mo:
-                    for u in chosen:
-                        if u in options.hurricane_ok:
-                            hur.add(u)
-            if chosen:
-                plan.support[tgt] = chosen
-                used.update(chosen)
-                plan.hurricane |= hur
-            if air_left > 0:
-                sp = sum([support_value(game, u, True, tgt, grp, True) if u in hur else sv[u]
-                          for u in chosen])
-                _, g0, _ = _base_value(game, base, thr, sp, 0)
-                _, g1, _ = _base_value(game, base, thr, sp, 1)
-                if g1 > g0 + 0.05:
-                    plan.air[tgt] = 1
-                    air_left -= 1
-        return self._plan_bombard(game, options, plan, used)
+        return self._plan_compiled(game, options, q_t, q_u, air_markers,
+                                   allow_hurricane and self._hurricane_ok(), thr)
 
     def _plan_compiled(self, game, options, q_t, q_u, air_markers, allow_hurricane, thr):
         """:meth:`_plan_support` for the targets ``q_t`` (attackers ``q_u``)
@@ -982,20 +615,14 @@ class _ParamBot:
 def _bombard_order(game, enemy: int, bombard: dict) -> list:
     """The ``(hex, units)`` items of ``bombard`` (rule 10.1 options: enemy
     hex -> artillery able to bombard it) with the most pieces of ``enemy``
-    (0 or 1) first, ties in the dict's order: :func:`_bombard_order_plain`
-    with the pieces of every hex counted in one pass."""
+    (0 or 1) first, ties in the dict's order, the pieces of every hex
+    counted in one pass."""
     items = list(bombard.items())
     if len(items) > 1:
         hx = game.state.hex[game.tables.side_mask[enemy]]
         cnt = np.bincount(hx[hx >= 0], minlength=game.static.n_hexes).tolist()
         items.sort(key=lambda kv: -cnt[kv[0]])
     return items
-
-
-def _bombard_order_plain(game, enemy: int, bombard: dict) -> list:
-    """:func:`_bombard_order` from ``game.units_at`` per hex: the plain
-    reference (rule 10.1)."""
-    return sorted(bombard.items(), key=lambda kv: -len(game.units_at(kv[0], enemy)))
 
 
 def _hurricane_mask(ft, flat: list, hurricane) -> np.ndarray:
@@ -1010,13 +637,6 @@ def _hurricane_mask(ft, flat: list, hurricane) -> np.ndarray:
     return np.zeros(len(flat), np.bool_)
 
 
-#: The plain methods the compiled scoring and plan stand in for.
-_SCORED_BY_KERNEL = plain_methods(_ParamBot, ("_score_target", "_place_support"))
-#: The plain methods :meth:`_ParamBot.attack_now` stands in for (with the
-#: engine's attack options, which it works out itself).
-_PICKED_BY_KERNEL = plain_methods(_ParamBot, ("next_attack", "_pick_attack", "_pick_compiled",
-                                              "_compiled_scores", "_score_target",
-                                              "_place_support"))
 #: empty index arrays and a zero offset (a plan without support or air
 #: markers; the kernel only reads them)
 _EMPTY = np.zeros(0, np.int64)
@@ -1166,29 +786,11 @@ class AxisBot(_ParamBot, BalancedPolicy):
         and never beyond ``supply_radius`` of its HQ (8.2).  Hitched artillery
         prepares in place (6.6); HQs follow their units at a safe distance."""
         self._phase_reset(game, mode)
-        if self.side != 0 or not own_methods(self, _MOVED_BY_KERNEL):
-            return self._next_move_plain(game, mode, candidates)
-        return self._next_move_compiled(game, mode, candidates, False)
+        return self._next_move_compiled(game, mode, candidates)
 
-    def planned_move(self, game, mode, candidates):
-        """:meth:`next_move` for the engine's movement loop, a move of the
-        compiled choice handed over with what the choice already knows of it
-        (rules 6.1-6.6): ``(unit, dest, spent, path)`` with the MP spent and
-        the hexes entered in order (:func:`movement.execute_planned` carries
-        it out without a second search); a :class:`Move` (artillery
-        preparing, 6.6) or None as :meth:`next_move` answers.  Returns
-        ``NotImplemented`` when the compiled choice may not answer (another
-        side, or a method it stands in for replaced, :func:`own_methods`):
-        the engine then asks :meth:`next_move`."""
-        self._phase_reset(game, mode)
-        if self.side != 0 or not own_methods(self, _PLANNED_BY_KERNEL):
-            return NotImplemented
-        return self._next_move_compiled(game, mode, candidates, True)
-
-    def _next_move_compiled(self, game, mode, candidates, planned):
+    def _next_move_compiled(self, game, mode, candidates):
         """:meth:`next_move` by the compiled walk of
-        :func:`malta_sim.policies.move_choice.axis_step` (``planned``: as
-        :meth:`planned_move` answers)."""
+        :func:`malta_sim.policies.move_choice.axis_step`."""
         mc = _MODULES.get("move_choice")
         if mc is None:
             from . import move_choice as mc
@@ -1207,12 +809,10 @@ class AxisBot(_ParamBot, BalancedPolicy):
         skip = self._skip
         order = [u for u in sorted(candidates) if u not in skip]
         while order:
-            out = mc.axis_step(game, mode, order, weights[1], envelop, decay, radius, walk, planned)
+            out = mc.axis_step(game, mode, order, weights[1], envelop, decay, radius, walk)
             stop_at, what = out[0], out[1]
             skip.update(order[:stop_at + 1])
             if what == mc.MOVE:
-                if planned:
-                    return (order[stop_at], out[2], out[3], out[4])
                 return Move(order[stop_at], int(out[2]))
             if what == mc.DONE:
                 return None
@@ -1237,81 +837,6 @@ class AxisBot(_ParamBot, BalancedPolicy):
                     return Move(u, here, prepare=True)
             return None
         return self._move_hq(game, u, mode, ehex)
-
-    def _next_move_plain(self, game, mode, candidates):
-        """:meth:`next_move` as a plain loop over the candidates, one
-        :meth:`Game.legal_moves` call each (the reference the compiled walk
-        of :mod:`.move_choice` is tested against; also used by a bot that is
-        not the Axis side or has its own supply anchor)."""
-        t, s = game.static, game.state
-        v = self.vec
-        dist = t.grid.distance_table
-        obj, gh, ehex, ehex64, envelop, goals = self._move_setup(game)
-        decay = float(v[P.AX_DECAY])
-        radius = float(v[P.AX_SUPPLY_RADIUS])
-        for u in sorted(candidates):
-            if u in self._skip:
-                continue
-            self._skip.add(u)
-            ut = t.utype[u]
-            if ut == st.LEADER or s.moved[u]:
-                continue
-            here = int(s.hex[u])
-            if ut == st.ARTILLERY or ut == st.HQ:
-                mv = self._special_move(game, mode, u, ehex)
-                if mv is not None:
-                    return mv
-                continue
-            if not len(gh):
-                continue
-            goal = goals.get(here)
-            if goal is None:
-                goal = goals[here] = int(_goal_hex(obj, gh, len(gh), dist, here, decay))
-            d_here = int(dist[here, goal])
-            if d_here == 0:
-                continue
-            legal = game.legal_moves(u, mode)
-            if not legal:
-                continue
-            n = len(legal)
-            best = _best_step(dist, np.fromiter(legal, np.int64, n),
-                              np.fromiter(legal.values(), np.float64, n), goal, d_here,
-                              self._anchor_hex(game, u), radius, ehex64, envelop)
-            if best >= 0:
-                return Move(u, int(best))
-        return None
-
-    def _move_setup(self, game) -> tuple:
-        """What :meth:`next_move` reads of the whole position: objective
-        weights ``obj`` and the hexes ``gh`` where they are positive, the
-        hexes of enemy ground units (``ehex``, and as int64), the envelopment
-        bonus and a dict of goal hexes by unit hex (filled by
-        :meth:`next_move`).  All are functions of the game's data, the bot's
-        vector, hex control (16.1) and the enemy units' box and hex, so the
-        answer is kept while those are unchanged (the last position only; a
-        subclass with its own :meth:`objective_values` is asked every time)."""
-        s = game.state
-        key = None
-        if own_methods(self, _OBJECTIVES_PLAIN):
-            sel = self._enemy_sel
-            if sel is None or sel[0] is not game.static:
-                from ..games.island_of_death.special import side_selector
-                sel = self._enemy_sel = (game.static, side_selector(game.static, 1 - self.side))
-            sel = sel[1]
-            key = (s.control.tobytes(), s.box[sel].tobytes(), s.hex[sel].tobytes())
-            memo = self._move_memo
-            if memo is not None and memo[0] is game and memo[1] == key:
-                return memo[2]
-        v = self.vec
-        obj = self.objective_values(game)
-        gh = np.flatnonzero(obj > 0)
-        enemy = game.on_map(1 - self.side)
-        enemy = enemy[game.ground_mask[enemy]]
-        ehex = np.unique(s.hex[enemy]) if len(enemy) else np.zeros(0, np.int64)
-        envelop = float(v[P.AX_ENVELOP]) if len(ehex) and v[P.AX_ENVELOP] > 0 else 0.0
-        out = (obj, gh, ehex, ehex.astype(np.int64), envelop, {})
-        self._move_memo = (game, key, out) if key is not None else None
-        return out
 
     def _move_hq(self, game, u, mode, ehex):
         """An HQ moves toward its formation's units when more than four hexes
@@ -1436,14 +961,3 @@ class AxisBot(_ParamBot, BalancedPolicy):
     def solitaire_n_sticks(self, game, turn, max_n):
         """Rule 21.12: ``stick_fraction`` of the allowed sticks (rounded up)."""
         return int(min(max_n, np.ceil(self.vec[P.AX_STICK_FRACTION] * max_n)))
-
-
-#: The plain methods the compiled move choice (:mod:`.move_choice`) stands in for.
-_MOVED_BY_KERNEL = plain_methods(AxisBot, ("_anchor_hex", "_move_hq", "objective_values",
-                                           "_move_setup", "_special_move"))
-#: The methods :meth:`AxisBot.planned_move` stands in for (with its own and
-#: those of the compiled move choice).
-_PLANNED_BY_KERNEL = dict(_MOVED_BY_KERNEL, **plain_methods(AxisBot, ("next_move", "planned_move",
-                                                                      "_next_move_compiled")))
-#: :meth:`AxisBot.objective_values`, whose answer :meth:`AxisBot._move_setup` may keep.
-_OBJECTIVES_PLAIN = plain_methods(AxisBot, ("objective_values",))

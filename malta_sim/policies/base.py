@@ -14,10 +14,12 @@ are dense hex indices (``game.static.grid``).
 
 Compiled presets
 ----------------
-A policy may also expose ``params: numpy.ndarray`` (float64, small) and a
-``compiled`` attribute naming numba-callable decision kernels; the engine's
-Python loop uses the methods, a compiled loop would use the kernels with the
-same parameter vector.  :class:`Policy` keeps ``params`` for that purpose.
+The preset bots (:mod:`.axis`, :mod:`.allied`) make their heavier decisions
+(attack scoring, the combat plan, movement) inside their own methods by
+compiled kernels over the game's state arrays and a float64 parameter
+vector (``vec``, :mod:`.params`); the engine asks every bot through the same
+methods and checks every answer alike.  A subclass overriding a decision
+method replaces that decision whole.
 """
 
 from __future__ import annotations
@@ -27,94 +29,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .invasion import InvasionDecisions
-
-
-def plain_methods(cls, names) -> dict:
-    """The functions of ``cls``'s methods ``names`` as they are now (taken at
-    import, before any user code can replace them): the reference of
-    :func:`own_methods`.  No rule; bot and engine plumbing.
-
-    ``cls`` may also be a module: the engine's fast paths that stand in for
-    module functions (a kept answer, a compiled pass) take their reference
-    this way and answer only while :func:`own_methods` of the module holds.
-
-    Parameters
-    ----------
-    cls : type or module
-    names : iterable of str
-        Method names (static methods included), or a module's function names.
-
-    Returns
-    -------
-    dict of str to function
-
-    Raises
-    ------
-    AttributeError
-        When ``cls`` has no attribute of one of the names.
-    """
-    return {name: getattr(cls, name) for name in names}
-
-
-def own_methods(bot, plain: dict) -> bool:
-    """Whether each method of ``plain``, as ``bot`` sees it, is the plain one
-    (no rule; bot plumbing).
-
-    A compiled decision path (``policies.forecast``, ``policies.move_choice``)
-    stands in for a group of plain methods; it may answer only when none of
-    them was replaced, whether in a subclass, on the class itself, or on the
-    object (a function set as an attribute of ``bot``).  Otherwise the bot
-    takes its plain path, which calls the replacement.
-
-    Parameters
-    ----------
-    bot : Policy
-    plain : dict of str to function
-        From :func:`plain_methods`: the functions the compiled path
-        reproduces, by method name.
-
-    Returns
-    -------
-    bool
-        False as soon as one of the names resolves to anything but its plain
-        function.
-    """
-    for name, func in plain.items():
-        seen = getattr(bot, name, None)
-        if getattr(seen, "__func__", seen) is not func:     # a bound method, or a static one
-            return False
-    return True
-
-
-def engine_method(bot, name: str, func):
-    """``bot.<name>`` when it is the package's own ``func`` bound to ``bot``
-    itself, else None (no rule; bot plumbing).
-
-    The engine takes a few answers from a bot without its usual check
-    (``planned_move``: moves the compiled choice already tested against the
-    legal moves; ``attack_now``: an attack among the options by
-    construction).  It trusts them only from the package's own method on the
-    very bot it is asking: not a subclass's or an object's replacement, and
-    not one reached through a wrapper that hands attribute look-ups to an
-    inner bot (the wrapper's own ``next_move``/``next_attack`` would be
-    skipped).
-
-    Parameters
-    ----------
-    bot : Policy
-    name : str
-        Method name.
-    func : function
-        The package's function for it.
-
-    Returns
-    -------
-    bound method or None
-    """
-    fn = getattr(bot, name, None)
-    if getattr(fn, "__func__", None) is func and getattr(fn, "__self__", None) is bot:
-        return fn
-    return None
 
 
 @dataclass

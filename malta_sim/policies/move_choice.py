@@ -25,10 +25,9 @@ effect, ...), and the bot asks afresh otherwise.
 
 :func:`garrison_kernel` does the same for the Allied bot's garrison moves.
 
-The answers are those of the plain loops (``AxisBot._next_move_plain`` and
-``AlliedBot._garrison_move_plain``, kept as the references and compared on
-every call of whole games by ``tests/test_perf3_move.py``): same candidates
-tried, same destination, same MP, same tie-breaks.  Nothing here adds floats in a new order: the step score
+The answers are those of the plain loops of ``tests/oracles/bots.py``
+(compared on whole games by ``tests/bots/test_compiled_decisions.py``): same
+candidates tried, same destination, same MP, same tie-breaks.  Nothing here adds floats in a new order: the step score
 is ``_best_step``'s own.
 """
 
@@ -568,7 +567,7 @@ class AxisWalk:
                 s.out_of_supply.tobytes(), s.formation.tobytes(), s.salvos.tobytes(),
                 s.fort_destroyed.tobytes(), bonus.tobytes(), strat_ok.tobytes())
 
-    def take(self, game, key: tuple, order: list, bonus, strat_ok, planned: bool = False):
+    def take(self, game, key: tuple, order: list, bonus, strat_ok):
         """The walk's next decision for candidates ``order`` as
         :func:`_hand_out` gives it, or None when there is none or the game is
         not where the walk assumed.
@@ -598,7 +597,7 @@ class AxisWalk:
                 return None
         if r + 1 < len(steps):
             self.rows, self.r = rows, r + 1
-        return _hand_out(game, key[2], self.order, rows, r, first, planned)
+        return _hand_out(self.order, rows, r, first)
 
     def start(self, game, key: tuple, order: list, rows: tuple, bonus, strat_ok) -> None:
         """Keep the decisions of ``rows`` (:func:`axis_walk_kernel`'s answer
@@ -624,33 +623,15 @@ def _no_bonus(n_units: int) -> np.ndarray:
     return out
 
 
-def _record(game, u: int, mode: str, dest: np.ndarray, mp: np.ndarray, pred: np.ndarray) -> None:
-    """Write the engine's record of the last legal-move query for unit ``u``
-    (``game.extra["last_legal"]``, ``"last_pred"``) as
-    :func:`movement.legal_moves` writes it, so :func:`movement.execute_move`
-    reads the destinations from it."""
-    game.extra["last_pred"] = (u, mode, False, pred)
-    game.extra["last_legal"] = ((u, mode, False, mv._version(game)), (dest.tolist(), mp.tolist()), pred)
-
-
-def _hand_out(game, mode: str, order: list, rows: tuple, r: int, first: int, planned: bool):
+def _hand_out(order: list, rows: tuple, r: int, first: int):
     """Decision ``r`` of a walk over ``order`` as ``(stop_at, what,
-    dest_hex)``, ``stop_at`` counted from ``order[first]``.  A move is
-    handed out with the engine's record of the mover's legal moves written
-    (:func:`_record`), or, ``planned``, as ``(stop_at, what, dest_hex, spent,
-    path)`` with the MP it spends and the hexes it enters (list of int) for
-    :func:`movement.execute_planned`, nothing recorded."""
-    steps = rows[0]
-    stop_at, what, best, k, plen, at = steps[r].tolist()
-    if what == MOVE:
-        if planned:
-            return (stop_at - first, what, best, rows[2][r, at].item(), rows[7][r, :plen].tolist())
-        _record(game, order[stop_at], mode, rows[1][r, :k], rows[2][r, :k], rows[3][r])
+    dest_hex)``, ``stop_at`` counted from ``order[first]``."""
+    stop_at, what, best = rows[0][r, :3].tolist()
     return stop_at - first, what, best
 
 
 def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float, decay: float,
-              radius: float, walk: AxisWalk | None = None, planned: bool = False):
+              radius: float, walk: AxisWalk | None = None):
     """The Axis bot's next decision over ``order`` (Axis candidate units,
     ascending) for movement ``mode`` ("tactical" or "strategic", rules 6.2,
     6.3) with the bot's objective ``weights`` (float64[n_hexes]) and its
@@ -658,19 +639,11 @@ def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float,
     ``walk`` when it still stands (:class:`AxisWalk`), else one
     :func:`axis_walk_kernel` call (whose later decisions ``walk`` keeps).
 
-    When a unit moves, the engine's record of the last legal-move query
-    (``game.extra["last_legal"]``, ``"last_pred"``) is written as
-    :func:`movement.legal_moves` writes it for that unit, so
-    :func:`movement.execute_move` reads the destinations from it; with
-    ``planned`` the move comes instead with its MP and path (for
-    :func:`movement.execute_planned`).
-
     Returns
     -------
     tuple
         ``(stop_at, what, dest_hex)`` as a row of :func:`axis_walk_kernel`
-        (``stop_at`` indexes ``order``); a planned move adds ``spent``
-        (float, MP) and ``path`` (list of int, the hexes entered).
+        (``stop_at`` indexes ``order``); the engine checks the move.
     """
     s, extra = game.state, game.extra
     strategic = mode == "strategic"
@@ -681,7 +654,7 @@ def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float,
     turn = s.turn.item(0)
     key = (turn, game.phase_name, mode, id(weights), envelop, decay, radius)
     if walk is not None:
-        hit = walk.take(game, key, order, bonus, strat_ok, planned)
+        hit = walk.take(game, key, order, bonus, strat_ok)
         if hit is not None:
             return hit
     never, utype, move_class, ma_tab, fhq, edges, ocean_side, nbr, land, base, rem, \
@@ -696,7 +669,7 @@ def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float,
         1 if walk is None else WALK_MOVES)
     if walk is not None:
         walk.start(game, key, order, rows, bonus, strat_ok)
-    return _hand_out(game, mode, order, rows, 0, 0, planned)
+    return _hand_out(order, rows, 0, 0)
 
 
 # ------------------------------------------------------------------ Allied garrison moves
@@ -866,15 +839,10 @@ def garrison_step(game, mode: str, order: list, side: int, static_val: np.ndarra
         bonus = np.zeros(len(utype), np.int8)
     turn = game.turn
     may_act = _may_act(game, side)
-    stop_at, best, dest, mp, pred = garrison_kernel(
+    stop_at, best, _dest, _mp, _pred = garrison_kernel(
         np.array(order, np.int64), side, s.box, s.hex, s.level, s.moved, s.entered_turn,
         s.out_of_supply, s.morale_state, turn, turn % 4 == NIGHT, bonus, may_act, game.ground_mask, never,
         utype, move_class, ma_tab, strategic, edges[strategic], ocean_side, nbr,
         land, strat_ok, zoc, block, trivial, mv._side_units(game, side), mv._side_units(game, 1 - side),
         base, rem, dist, static_val, t.fort, s.fort_destroyed, s.control, _CODES, _AA)
-    if best >= 0:
-        u = int(order[stop_at])
-        game.extra["last_pred"] = (u, mode, False, pred)
-        game.extra["last_legal"] = ((u, mode, False, mv._version(game)), (dest.tolist(), mp.tolist()),
-                                    pred)
     return stop_at, best

@@ -155,7 +155,7 @@ class _LandBot(RandomPolicy):
         # offered hex from its own neighbours only
         enemy = 1 - self.side
         run = tb.side_run[enemy]
-        hx = s.hex[run[0]:run[1]] if run is not None else s.hex[tb.side_mask[enemy]]
+        hx = s.hex[run[0]:run[1]]
         held = set(hx.tolist())
         held.discard(-1)
         nbr = t.neighbours
@@ -206,16 +206,14 @@ class _LandBot(RandomPolicy):
 
     def choose_advance(self, game, units, target, length):
         """Rules 9.8, 9.83: every eligible piece, lowest index first, that
-        still fits the stacking limit of ``target`` with those before it (as
-        :func:`choose_advance_plain`, in one compiled call)."""
+        still fits the stacking limit of ``target`` with those before it
+        (rule 7.1), in one compiled call."""
         from ..games.island_of_death.combat_moves import fit_in_order
 
         tb, s = game.tables, game.state
         if not units:
             return []
         side = tb.side[units[0]]
-        if side not in (0, 1):
-            return choose_advance_plain(game, units, target)
         return fit_in_order(np.array(sorted(units), np.int64), int(target), s.hex, s.level,
                             tb.side_mask[side], tb.base_weight, tb.remnant_level_full).tolist()
 
@@ -313,21 +311,3 @@ def _use_sensible_invasion_defaults(cls) -> None:
 _use_sensible_invasion_defaults(_LandBot)
 
 
-def choose_advance_plain(game, units, target) -> list:
-    """The default bots' advance after combat (rules 9.8, 9.83): the eligible
-    pieces ``units`` (int), lowest index first, each kept when it fits in hex
-    ``target`` with those kept before it (:func:`.organisation.fits_stacking`,
-    7.1).  The plain reference of :meth:`_LandBot.choose_advance`.
-
-    Returns
-    -------
-    list of int
-        The advancing pieces, ascending.
-    """
-    from ..games.island_of_death.organisation import fits_stacking
-
-    out = []
-    for u in sorted(units):
-        if fits_stacking(game, out + [u], target):
-            out.append(u)
-    return out

@@ -14,13 +14,11 @@
 
 from __future__ import annotations
 
-import sys
 
 import numba as nb
 import numpy as np
 
 from ...kernels import drop as kd
-from ...policies.base import own_methods, plain_methods
 from . import airborne as ab
 from . import static as st
 from .state import (ALLIED, AM, AXIS, BOX_DISBANDMENT, BOX_MAP, DEMORALIZED, DISORGANIZED,
@@ -45,20 +43,10 @@ PARA = (1, 2)  # Ramcke, Folgore formation codes
 _loop_memo = dict
 
 
-#: :func:`.airborne.apply_offset` and :func:`.airborne.relative_offset` as
-#: defined there (:func:`.policies.base.plain_methods`): :func:`_stick_target`
-#: and :func:`_plan_offset` keep answers only for them.
-_PLAIN_APPLY = plain_methods(ab, ("apply_offset",))
-_PLAIN_RELATIVE = plain_methods(ab, ("relative_offset",))
-
-
 def _stick_target(inv, grid, marker: int, offset) -> str | None:
     """The hex id at axial ``offset`` from the dense hex ``marker`` (rule
     19.43): ``airborne.apply_offset(grid.hex_id(marker), offset)``, kept in
-    ``inv.hex_memo`` (a pure function of the grid and its arguments); a
-    replaced ``apply_offset`` is asked each time."""
-    if not own_methods(ab, _PLAIN_APPLY):
-        return ab.apply_offset(grid.hex_id(marker), offset)      # a replacement: asked each time
+    ``inv.hex_memo`` (a pure function of the grid and its arguments)."""
     key = ("apply", marker, offset)
     memo_ = inv.hex_memo
     if key in memo_:
@@ -69,10 +57,7 @@ def _stick_target(inv, grid, marker: int, offset) -> str | None:
 
 def _plan_offset(inv, grid, marker: int, target: int) -> tuple:
     """Axial offset of dense hex ``target`` from dense hex ``marker`` (rule
-    19.32): ``airborne.relative_offset`` of their hex ids, kept in ``inv.hex_memo``
-    (a replaced ``relative_offset`` is asked each time)."""
-    if not own_methods(ab, _PLAIN_RELATIVE):
-        return ab.relative_offset(grid.hex_id(marker), grid.hex_id(target))   # a replacement
+    19.32): ``airborne.relative_offset`` of their hex ids, kept in ``inv.hex_memo``."""
     key = ("rel", marker, target)
     memo_ = inv.hex_memo
     out = memo_.get(key)
@@ -222,19 +207,12 @@ def stick_targets(dist_table: np.ndarray, marker: int, legal: np.ndarray, long_u
     return [(x, dx > ab.STICK_RANGE) for x, dx in zip(legal[idx].tolist(), dist[idx].tolist())]
 
 
-#: :func:`stick_targets` as defined here (:func:`.policies.base.plain_methods`):
-#: :func:`_stick_targets_kept` keeps answers only for it.
-_PLAIN_STICK_TARGETS = plain_methods(sys.modules[__name__], ("stick_targets",))
-
-
 def _stick_targets_kept(inv, dist_table, marker: int, legal: np.ndarray, long_used: bool) -> list:
     """:func:`stick_targets` (rules 19.22, 19.33) over the planning hexes (:func:`_planning_hexes`),
     each answer kept in ``inv.hex_memo`` (a pure function of the static
     distances, the marker hex, ``long_used`` and the stick ranges of
     :mod:`.airborne`, all in the key); returns a new list (the bot
-    may keep or change it).  A replaced :func:`stick_targets` is always asked."""
-    if not own_methods(sys.modules[__name__], _PLAIN_STICK_TARGETS):
-        return stick_targets(dist_table, marker, legal, long_used)
+    may keep or change it)."""
     key = ("sticks", int(marker), bool(long_used), ab.STICK_RANGE, ab.LONG_STICK_RANGE)
     hit = inv.hex_memo.get(key)
     if hit is None:
@@ -381,41 +359,12 @@ def move_drop_markers(game) -> None:
 MARKER_MOVE = 3
 
 
-def marker_reach_plain(game, here: int, zoc: np.ndarray, steps: int = MARKER_MOVE) -> list:
-    """Hexes a drop zone marker on ``here`` may move to (rule 19.13), the
-    plain search :func:`marker_reach_kernel` stands for: up to ``steps``
-    hexes, each entered hex land, Axis-controlled, free of Allied units, and
-    not in the Allied ZOC (``zoc``, bool[H]) unless Axis units stand there.
-    Returns the hexes other than ``here``, ascending (Python ints)."""
-    s, t = game.state, game.static
-    near = _h().inv_static(game).near_lists
-    on = s.hex >= 0
-    allied_at = set(s.hex[on & (t.side == ALLIED)].tolist())
-    axis_at = set(s.hex[on & (t.side == AXIS)].tolist())
-    land, axis_ctrl, zoc_l = t.land.tolist(), (s.control == AXIS).tolist(), zoc.tolist()
-    reach = {here: 0}
-    frontier = [here]
-    while frontier:
-        nxt = []
-        for x in frontier:
-            if reach[x] >= steps:
-                continue
-            for y in near[x][1:]:
-                if y in reach or not land[y] or not axis_ctrl[y]:
-                    continue
-                if y in allied_at:
-                    continue
-                if zoc_l[y] and y not in axis_at:
-                    continue
-                reach[y] = reach[x] + 1
-                nxt.append(y)
-        frontier = nxt
-    return sorted(x for x in reach if x != here)
-
-
 @nb.njit(cache=True)
 def marker_reach_kernel(here, steps, near_padded, land, control, zoc, hexpos, side):
-    """:func:`marker_reach_plain` as one breadth-first search (rule 19.13).
+    """Hexes a drop zone marker on ``here`` may move to (rule 19.13), in
+    one breadth-first search: up to ``steps`` hexes, each entered hex land,
+    Axis-controlled, free of Allied units, and not in the Allied ZOC unless
+    Axis units stand there.
 
     Parameters
     ----------

@@ -11,7 +11,7 @@ import numpy as np
 from . import static as st
 from .ammo_routes import ammo_route_ok
 from .game import illegal
-from .state import ALLIED, AXIS, BOX_MAP, DISORGANIZED
+from .state import AXIS, BOX_MAP
 from .supply import MAX_ROUTE, passable_for, route_distance  # noqa: F401 (route_distance: tests' reference)
 
 

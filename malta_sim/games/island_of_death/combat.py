@@ -11,10 +11,8 @@ morale effects, retreats and advance after combat.
 from __future__ import annotations
 
 import functools
-import sys
 from dataclasses import dataclass, field
 
-import numba as nb
 import numpy as np
 
 from ...kernels import bombard as kbomb
@@ -24,14 +22,12 @@ from .artillery import defensive_expend, expend
 from .combat_moves import advance_eligible, advance_options, blocking_around, retreat_options
 from .combat_options import (attack_options_kernel, attackers_kernel, discovered_kernel,
                              defense_kernel, firer_candidates, firers_kernel, plan_kernel)
-from ...policies.base import own_methods, plain_methods
 from .game import illegal, units_in_run
-from .loss_choice import loss_order
 from .morale import demoralize, disorganize
-from .movement import enter_hex, invalidate, occupancy, zoc_map
+from .movement import enter_hex, invalidate, zoc_map
 from .organisation import (fits_stacking, leader_casualty_roll, lose_step, reset_phase_flags,
                            eliminate)
-from .state import ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED, NORMAL, RAINY
+from .state import AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED, NORMAL, RAINY
 from .static import odds_level, odds_name
 
 
@@ -100,11 +96,8 @@ def defenders_in(game, h: int, side: int) -> list[int]:
         Unit indices in ascending order.
     """
     tb = game.tables
-    run = tb.side_run[side] if side in (0, 1) else None
-    if run is not None:                  # the side's pieces are one run of indices
-        idx = units_in_run(game.state.hex, int(h), run[0], run[1])
-    else:
-        idx = (game.state.hex == h).nonzero()[0]
+    lo, hi = tb.side_run[side]           # the side's pieces are one run of indices
+    idx = units_in_run(game.state.hex, int(h), lo, hi)
     if not len(idx):
         return []
     return idx[tb.defends_side[side][idx]].tolist()
@@ -219,33 +212,6 @@ def attack_options(game, side: int, units=None) -> dict:
 _NO_UNITS = np.zeros(0, np.int64)
 
 
-def _compiled_pick(game, side: int):
-    """The next attack of the combat phase's loop (rule 9.3 a) when the bot
-    of ``side`` works out :func:`attack_options` and its pick in one compiled
-    call (``attack_now``, :class:`malta_sim.policies.axis._ParamBot`); the
-    answer is one of those options by construction.
-
-    Returns
-    -------
-    NotImplemented, None or tuple of (int, list of int)
-        NotImplemented when the bot has no such call or it does not stand in
-        (ask :func:`attack_options` and the bot's ``next_attack``); None: no
-        attack; else the target hex and the attacking units.  Only the
-        package's own ``attack_now`` on the bot asked is used
-        (:func:`~malta_sim.policies.base.engine_method`): a bot's own, or one
-        reached through a wrapper bot, goes the checked way.
-    """
-    if not _ATTACK_NOW:
-        from ...policies import axis, base
-        _ATTACK_NOW.extend((axis, base))
-    axis, base = _ATTACK_NOW
-    fast = base.engine_method(game.policy(side), "attack_now", axis._ParamBot.attack_now)
-    return NotImplemented if fast is None else fast(game)
-
-
-_ATTACK_NOW: list = []           # the modules (policies.axis, policies.base), imported on first use
-
-
 def _art_can_fire(game, u: int, enemy_zoc) -> bool:
     """Rules 12.4, 12.5, 11.4, 12.23, 16.76: prepared, ammunition, not
     demoralized, not in an enemy ZOC; warships only by day and not in rain."""
@@ -339,14 +305,8 @@ def _barred(game, cand: np.ndarray, failed) -> np.ndarray:
 
     The rule 17.7 map is looked up once for all candidates
     (:func:`.special._may_act_map`, the map behind
-    :func:`.special.delayed_reaction_ok`); :func:`_barred_plain` asks
-    ``delayed_reaction_ok`` per piece (the same mask), and answers instead
-    when ``special.delayed_reaction_ok`` was replaced."""
-    from . import special
+    :func:`.special.delayed_reaction_ok`)."""
     from .special import _may_act_map, delayed_reaction_radius
-
-    if not own_methods(special, special.PLAIN_DELAYED_REACTION_OK):
-        return _barred_plain(game, cand, failed)
 
     s, t = game.state, game.static
     barred = np.zeros(len(s.box), bool)
@@ -362,22 +322,6 @@ def _barred(game, cand: np.ndarray, failed) -> np.ndarray:
             if may_act is None:
                 may_act = _may_act_map(game, radius)
             barred[u] = not may_act[int(s.hex[u])]                    # 17.7
-    barred.flags.writeable = False
-    return barred
-
-
-def _barred_plain(game, cand: np.ndarray, failed) -> np.ndarray:
-    """:func:`_barred` with :func:`.special.delayed_reaction_ok` asked per
-    piece: the plain reference (rules 16.73, 17.7)."""
-    from .special import delayed_reaction_ok
-
-    t = game.static
-    barred = np.zeros(len(game.state.box), bool)
-    for u in cand.tolist():
-        if t.utype[u] == st.WARSHIP:
-            barred[u] = bool(failed) and u in failed                  # 16.73
-        elif t.side[u] == 1:
-            barred[u] = not delayed_reaction_ok(game, u)               # 17.7
     barred.flags.writeable = False
     return barred
 
@@ -578,11 +522,6 @@ def defense_strength(game, u: int) -> int:
     return _unit_defense(game.tables.defense[u][s.level[u]], int(s.morale_state[u]) == DEMORALIZED)
 
 
-#: :func:`defense_strength` as defined here (:func:`.policies.base.plain_methods`):
-#: :func:`resolve_attack` works the defense total out itself only for it
-#: (rules 9.91, 11.4).
-_PLAIN_DEFENSE_STRENGTH = plain_methods(sys.modules[__name__], ("defense_strength",))
-
 
 def support_value(game, u: int, offensive: bool, target: int, combat_units, hurricane=False) -> int:
     """One artillery unit's or warship's support (9.91, 8.32, 11.3, 11.4,
@@ -669,9 +608,7 @@ def _command_roll(game, side: int, units, target: int, sign: int) -> int:
     """Rules 14.2, 14.21, 15.3: one leader of ``side`` stacked with or next to a
     unit of its formation in the combat rolls one die; <= tactical value gives
     ``sign`` (+1 attacking, -1 defending).
-
-    The leader is :func:`_command_leader`'s; :func:`_command_roll_plain` is
-    the plain reference (the same leader, roll and log)."""
+    The leader is :func:`_command_leader`'s."""
     return _command_die(game, side, _command_leader(game, side, units), sign)
 
 
@@ -705,30 +642,6 @@ def _command_leader(game, side: int, units):
                 if best is None or tv > best[1]:
                     best = (ld, tv)
                 break
-    return best
-
-
-def _command_roll_plain(game, side: int, units, target: int, sign: int) -> int:
-    """:func:`_command_roll` with the leader of :func:`_command_leader_plain`:
-    the plain reference (rules 14.2, 14.21, 15.3)."""
-    return _command_die(game, side, _command_leader_plain(game, side, units), sign)
-
-
-def _command_leader_plain(game, side: int, units):
-    """:func:`_command_leader` from the state masks and per-unit reads: the
-    plain reference (rules 14.2, 14.21, 15.3)."""
-    s, t = game.state, game.static
-    dist = t.grid.distance_table
-    best = None
-    tb = game.tables
-    for ld in ((s.box == BOX_MAP) & tb.leader & tb.side_mask[side]).nonzero()[0].tolist():
-        if s.leader_uses[ld] >= 2:          # the side's leaders on the map, ascending
-            continue
-        f = int(t.printed_formation[ld])
-        if any(s.formation[u] == f and dist[s.hex[ld], s.hex[u]] <= 1 for u in units):
-            tv = int(t.tactical[ld, s.level[ld]])
-            if best is None or tv > best[1]:
-                best = (ld, tv)
     return best
 
 
@@ -796,7 +709,7 @@ def odds_modifiers(game, side, attackers, defenders, target, air=0, roll_leaders
         defender integrity, mixed formations, morale, air support, attacker/
         defender command.  The terrain-free modifiers come from one compiled
         call (:func:`malta_sim.policies.forecast.odds_parts`);
-        :func:`odds_modifiers_plain` is the plain reference.
+        (:func:`malta_sim.policies.forecast.odds_parts`).
     """
     if not _FORECAST:
         from ...policies import forecast
@@ -834,79 +747,6 @@ def _air_and_command(game, m: dict, side, attackers, defenders, target, air,
         if c:
             m["defender_command"] = c
     return m
-
-
-def odds_modifiers_plain(game, side, attackers, defenders, target, air=0,
-                         roll_leaders=True) -> dict:
-    """:func:`odds_modifiers` in plain Python, the reference of the compiled
-    parts (rule 9.92 + 11.2, 14.2, 15.4, 16.42, 17.32).
-
-    One pass over each side's units gathers what the modifiers read: the
-    hexes of tanks that are not demoralized and of their partners (armor), the
-    attackers' hexes (engineers, envelopment), the regiments (integrity), the
-    formation or remnant of each attacker (mixed formations) and the morale
-    total (morale); the answers are those of :func:`_armor`,
-    :func:`_integrity` and :func:`_avg_morale`."""
-    s, t, tb = game.state, game.static, game.tables
-    hexa, mor, lev, form = s.hex, s.morale_state, s.level, s.formation
-    tank, partner, reg = tb.tank, tb.armor_partner, tb.regiment
-    sp, mo, rem = tb.strongpoint, tb.morale, tb.remnant_level_l
-    a_hex = []
-    tank_h, partner_h, regs, keys = set(), set(), set(), set()
-    tot_a = 0
-    for u in attackers:
-        h = int(hexa[u])
-        a_hex.append(h)
-        lu = lev[u]
-        demoralized = mor[u] == DEMORALIZED
-        if tank[u] and not demoralized:
-            tank_h.add(h)
-        if partner[u]:
-            partner_h.add(h)
-        r = reg[u]
-        if r >= 0:
-            regs.add(r)
-        r = rem[u]
-        keys.add(("remnant", u) if r >= 0 and lu == r else int(form[u]))     # 17.32
-        v = 4 if sp[u] else mo[u][lu]                                        # 16.24
-        tot_a += v - 1 if demoralized else v                                 # 11.4
-    d_tank_h, d_partner_h, d_regs = set(), set(), set()
-    tot_d = n_d = 0
-    for u in defenders:
-        demoralized = mor[u] == DEMORALIZED
-        if tank[u] and not demoralized:
-            d_tank_h.add(int(hexa[u]))
-        if partner[u]:
-            d_partner_h.add(int(hexa[u]))
-        r = reg[u]
-        if r >= 0:
-            d_regs.add(r)
-        v = 4 if sp[u] else mo[u][lev[u]]
-        tot_d += v - 1 if demoralized else v
-        n_d += 1
-    m = {}
-    if tank_h and not tank_h.isdisjoint(partner_h):
-        m["armor_attacking"] = 2
-    if d_tank_h and not d_tank_h.isdisjoint(d_partner_h):
-        m["armor_defending"] = -1
-    hexes = set(a_hex)
-    if t.fort[target] and not s.fort_destroyed[target]:
-        eng = tb.engineer
-        if hexes == {h for u, h in zip(attackers, a_hex) if eng[u]}:   # an engineer in each hex
-            m["engineers"] = 1
-    if len(hexes) >= 4:
-        m["envelopment"] = 1
-    if regs and _regiments_intact(game, regs, set(attackers)):
-        m["attacker_integrity"] = 2
-    if d_regs and _regiments_intact(game, d_regs, set(defenders)):
-        m["defender_integrity"] = -1
-    if len(keys) > 1:
-        m["mixed_formations"] = -1
-    n_a = len(a_hex)
-    diff = (-(-tot_a // n_a) if n_a else 0) - (-(-tot_d // n_d) if n_d else 0)   # 9.92, 11.2
-    if diff:
-        m["morale"] = int(min(3, max(-2, diff)))
-    return _air_and_command(game, m, side, attackers, defenders, target, air, roll_leaders)
 
 
 # ------------------------------------------------------------------ CRT lookup
@@ -960,10 +800,8 @@ def take_steps(game, units, n: int, reason: str, engineers_first: int = 0) -> in
     casualty rolls per hex that lost steps (14.41).  Returns the steps that
     could not be taken (every unit gone).
 
-    The owner's bot chooses each step (``choose_loss``); when that is the
-    default bots' own method, the choices of all ``n`` steps come from one
-    compiled call (:func:`.loss_choice.loss_order`), the steps then being
-    taken in that order."""
+    The owner's bot chooses each step (``choose_loss``) among the pieces
+    still on the map; the engine checks the choice."""
     s, t = game.state, game.static
     if n <= 0:
         return 0
@@ -971,60 +809,31 @@ def take_steps(game, units, n: int, reason: str, engineers_first: int = 0) -> in
     lost_by_hex: dict[int, int] = {}
     left = n
     pol = game.policy(side)
-    if len(units) and own_methods(pol, _default_loss_methods()):
-        # the default bots' picks for all n steps in one compiled call, each
-        # step then taken in that order, as the loop below would
-        picks = loss_order(np.array(units, np.int64), n, engineers_first, s.box, s.level,
-                           t.utype, t.size, t.n_levels, t.engineer, t.step_weight, t.attack,
-                           t.defense).tolist()
-    else:
-        picks = None
     for i in range(n):
-        if picks is not None:
-            if i >= len(picks):
-                break
-            u = picks[i]
-        else:
-            alive = [u for u in units if s.box[u] == BOX_MAP]
-            if not alive:
-                break
-            if i < engineers_first:
-                eng = [u for u in alive if t.engineer[u]]
-                if eng:
-                    alive = eng
-            u = int(pol.choose_loss(game, alive, reason))
-            if u not in alive:
-                raise illegal("9.5", f"{t.names[u]} cannot take this step loss")
+        alive = [u for u in units if s.box[u] == BOX_MAP]
+        if not alive:
+            break
+        if i < engineers_first:
+            eng = [u for u in alive if t.engineer[u]]
+            if eng:
+                alive = eng
+        u = int(pol.choose_loss(game, alive, reason))
+        if u not in alive:
+            raise illegal("9.5", f"{t.names[u]} cannot take this step loss")
         h = int(s.hex[u])
         lose_step(game, u, reason)
         lost_by_hex[h] = lost_by_hex.get(h, 0) + 1
         left -= 1
     if lost_by_hex:
         hexa = s.hex
-        leaders = game.tables.leaders_side[side] if side in (0, 1) else None
+        leaders = game.tables.leaders_side[side]
         for h, k in lost_by_hex.items():
             # the side's leaders in hex h, ascending (game.units_at(h, side)'s leaders)
-            here = ([ld for ld in leaders if hexa[ld] == h] if leaders is not None
-                    else [ld for ld in game.units_at(h, side).tolist()
-                          if game.tables.utype[ld] == st.LEADER])
+            here = [ld for ld in leaders if hexa[ld] == h]
             for ld in here:
                 leader_casualty_roll(game, ld, k)
     invalidate(game)
     return left
-
-
-_DEFAULT_LOSS: list = []
-
-
-def _default_loss_methods() -> dict:
-    """The default bots' ``choose_loss`` (:func:`.loss_choice.loss_order`
-    stands in for it), from :func:`malta_sim.policies.base.plain_methods`;
-    looked up on first use (the policies import the engine)."""
-    if not _DEFAULT_LOSS:
-        from ...policies.simple import _LandBot
-
-        _DEFAULT_LOSS.append(plain_methods(_LandBot, ("choose_loss",)))
-    return _DEFAULT_LOSS[0]
 
 
 # ------------------------------------------------------------------ retreat (9.6)
@@ -1163,11 +972,9 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
         att += attack_strength(game, u)                               # 9.91, 8.31, 8.4, 11.3, 11.4
         printed_att += a_tab[u][lev[u]]
     dfn = printed_def = 0
-    plain_def = own_methods(sys.modules[__name__], _PLAIN_DEFENSE_STRENGTH)   # (else a replacement is asked)
     for u in defenders:
         base = d_tab[u][lev[u]]
-        dfn += (_unit_defense(base, int(mor[u]) == DEMORALIZED) if plain_def     # 9.91, 11.4
-                else defense_strength(game, u))
+        dfn += _unit_defense(base, int(mor[u]) == DEMORALIZED)               # 9.91, 11.4
         printed_def += base
     if t.city[target] or (t.fort[target] and not s.fort_destroyed[target]):
         dfn *= 2                                                      # 9.91
@@ -1382,8 +1189,6 @@ def _blocking_next_to(game, cur: int, side: int) -> np.ndarray:
     compiled pass (:func:`.combat_moves.blocking_around`), equal there to
     :func:`.movement.occupancy`'s blocking map; False elsewhere."""
     run = game.tables.side_run[side]
-    if run is None:
-        return occupancy(game, side)[0]
     s, t = game.state, game.static
     return blocking_around(cur, t.neighbours, run[0], run[1], s.box, s.hex, s.level, t.utype,
                            t.defense)
@@ -1394,8 +1199,7 @@ def _advance_eligible(game, side: int, stayers) -> list[int]:
     attackers that did not retreat (``stayers``), then the units stacked with
     them that did not attack (per origin hex, ascending; never leaders, HQs
     or AA); never artillery or pieces that cannot move (:func:`_ma_zero`).
-    One compiled pass (:func:`.combat_moves.advance_eligible`); the same
-    list as :func:`_advance_eligible_plain`.
+    One compiled pass (:func:`.combat_moves.advance_eligible`).
 
     Returns
     -------
@@ -1403,24 +1207,10 @@ def _advance_eligible(game, side: int, stayers) -> list[int]:
     """
     s, t, tb = game.state, game.static, game.tables
     run = tb.side_run[side]
-    if run is None:
-        return _advance_eligible_plain(game, side, stayers)
     origins0 = {int(s.hex[u]) for u in stayers}
     return advance_eligible(np.array(stayers, np.int64), np.array(list(origins0), np.int64),
                             run[0], run[1], s.hex, s.level, s.hitched, t.utype, tb.ground,
                             t.ma).tolist()
-
-
-def _advance_eligible_plain(game, side: int, stayers) -> list[int]:
-    """:func:`_advance_eligible` from the unit queries (rule 9.81): the plain
-    reference."""
-    s = game.state
-    origins0 = {int(s.hex[u]) for u in stayers}
-    ut, ground, stay = game.tables.utype, game._ground, set(stayers)
-    extra = [x for o in origins0 for x in game.units_at(o, side).tolist()
-             if x not in stay and ground[x] and ut[x] not in (st.LEADER, st.HQ, st.AA)]
-    return [u for u in list(stayers) + extra
-            if ut[u] != st.ARTILLERY and not _ma_zero(game, u)]
 
 
 def _advance(game, side, target, stayers, length, res) -> None:
@@ -1647,18 +1437,14 @@ def combat_phase(game, side: int) -> None:
     guard = 0
     while guard < 100:
         guard += 1
-        options = None
-        pick = _compiled_pick(game, side)
-        if pick is NotImplemented:
-            options = attack_options(game, side)
-            if not options:
-                break
-            pick = game.policy(side).next_attack(game, options)
+        options = attack_options(game, side)
+        if not options:
+            break
+        pick = game.policy(side).next_attack(game, options)
         if pick is None:
             break
         tgt, units = int(pick[0]), [int(u) for u in pick[1]]
-        if options is not None and (tgt not in options or not units
-                                    or any(u not in options[tgt] for u in units)):
+        if tgt not in options or not units or any(u not in options[tgt] for u in units):
             raise illegal("9.3", f"illegal attack on {game.hex_name(tgt)}")
         sup = [u for u in plan.support.get(tgt, []) if s.box[u] == BOX_MAP and not s.fired[u]]
         ds = [u for u in dsup.get(tgt, []) if s.box[u] == BOX_MAP]
@@ -1749,7 +1535,7 @@ def _penetration_leader(game, units):
     the map) with the highest tactical value, the first found on ties; None
     when there is none.  The leaders come from the static per-formation list
     (``StaticTables.formation_leader_l``) and each leader's value is read
-    once; :func:`_penetration_leader_plain` is the plain reference."""
+    once."""
     s, t = game.state, game.static
     form, hexa, box = s.formation, s.hex, s.box
     fl = game.tables.formation_leader_l
@@ -1769,19 +1555,3 @@ def _penetration_leader(game, units):
     return best
 
 
-def _penetration_leader_plain(game, units):
-    """:func:`_penetration_leader` with per-unit reads of the static and
-    state arrays: the plain reference (rule 10.31)."""
-    s, t = game.state, game.static
-    dist = t.grid.distance_table
-    best = None
-    for u in units:
-        f = int(s.formation[u])
-        if f < 0:
-            continue
-        ld = int(t.formation_leader[f])
-        if ld < 0 or s.box[ld] != BOX_MAP or dist[s.hex[ld], s.hex[u]] > 1:
-            continue
-        if best is None or t.tactical[ld, s.level[ld]] > t.tactical[best, s.level[best]]:
-            best = ld
-    return best

@@ -39,7 +39,7 @@ from ...errors import OptionError
 from ..registry import GameBatchResult, get_scenario
 from . import sequence, victory
 from .game import Game
-from .state import SIDE_NAMES, WEATHER_NAMES, date_name, turn_name
+from .state import SIDE_NAMES, turn_name
 
 #: Columns of the one-row-per-game frame, in order.
 RESULT_COLUMNS = (

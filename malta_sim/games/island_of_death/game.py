@@ -14,12 +14,10 @@ import numba as nb
 import numpy as np
 
 from ...errors import OptionError
-from ...policies.base import plain_methods
 from ...rng import GameStreams
 from . import static as st
 from .reorganisation import csr
-from .state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED, NIGHT, GameState, allocate,
-                    turn_name)
+from .state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED, NIGHT, GameState, turn_name)
 
 
 class IllegalDecision(OptionError):
@@ -79,9 +77,9 @@ class StaticTables:
     ----------
     side_mask : tuple(bool[n_units], bool[n_units])
         Units of the Axis, of the Allies.
-    side_run : tuple(tuple(int, int) or None, tuple(int, int) or None)
-        Per side, ``(first, last + 1)`` of its pieces when they are one run
-        of unit indices (as in the packaged data), else None.
+    side_run : tuple(tuple(int, int), tuple(int, int))
+        Per side, ``(first, last + 1)``: its pieces are one run of unit
+        indices (the static builder orders them by side).
     ground : bool[n_units]
         Ground combat units (not leader, warship or coastal gun).
     defends, defends_side : bool[n_units], tuple of two bool[n_units]
@@ -163,6 +161,9 @@ class StaticTables:
         ut = t.utype
         self.side_mask = (t.side == AXIS, t.side == ALLIED)
         self.side_run = tuple(_index_run(m.nonzero()[0]) for m in self.side_mask)
+        if None in self.side_run:
+            raise ValueError("the static unit table must hold each side's pieces as one run "
+                             "of indices")
         self.ground = ~np.isin(ut, (st.LEADER, st.WARSHIP, st.COASTAL_GUN))
         self.defends = ~np.isin(ut, NOT_DEFENDING)
         self.defends_side = (self.defends & self.side_mask[0], self.defends & self.side_mask[1])
@@ -237,8 +238,10 @@ class StaticTables:
 
 def _index_run(idx: np.ndarray):
     """``(first, last + 1)`` when the ascending indices ``idx`` are one run of
-    consecutive numbers, else None."""
-    if len(idx) and int(idx[-1]) - int(idx[0]) + 1 == len(idx):
+    consecutive numbers (``(0, 0)`` when empty), else None."""
+    if not len(idx):
+        return 0, 0
+    if int(idx[-1]) - int(idx[0]) + 1 == len(idx):
         return int(idx[0]), int(idx[-1]) + 1
     return None
 
@@ -342,6 +345,10 @@ class Game:
         self.active = AXIS
         self.skip_invasion = False
         self.per_turn_rows: list = []
+        #: callables ``f(game, phase)`` called at the end of every phase of
+        #: the sequence of play (4.0), after the phase-end checks: read-only
+        #: observers for analyses and tests (they must not change the game)
+        self.observers: list = []
         self.extra: dict = {}     # free room for invasion modules (planned jumps...)
         # per-unit "ground combat unit" flags (unit types never change during a
         # game): a list lookup in place of a numpy-scalar test per query
@@ -412,14 +419,10 @@ class Game:
     # ------------------------------------------------------------ queries
     def on_map(self, side: int | None = None) -> np.ndarray:
         """Indices of units on the map (optionally of one side), int64[k]."""
-        if side is not None:
-            run = self.tables.side_run[side] if side in (0, 1) else None
-            if run is not None:                        # the side's pieces are one run of indices
-                return units_in_run(self.state.box, BOX_MAP, run[0], run[1])
-        m = self.state.box == BOX_MAP
-        if side is not None:
-            m &= self.tables.side_mask[side] if side in (0, 1) else self.static.side == side
-        return m.nonzero()[0]        # = np.flatnonzero on 1-D, without its per-call overhead
+        if side is not None:                           # the side's pieces are one run of indices
+            lo, hi = self.tables.side_run[side]
+            return units_in_run(self.state.box, BOX_MAP, lo, hi)
+        return (self.state.box == BOX_MAP).nonzero()[0]        # = np.flatnonzero on 1-D, without its per-call overhead
 
     def ground_units(self, side: int | None = None) -> list[int]:
         """Ground combat units on the map (optionally of one side), as Python
@@ -427,20 +430,15 @@ class Game:
         is_ground(u)]`` in one mask."""
         m = (self.state.box == BOX_MAP) & self.tables.ground
         if side is not None:
-            m &= self.tables.side_mask[side] if side in (0, 1) else self.static.side == side
+            m &= self.tables.side_mask[side]
         return m.nonzero()[0].tolist()
 
     def units_at(self, h: int, side: int | None = None) -> np.ndarray:
         """Units on hex ``h`` (optionally of one side), int64[k] ascending."""
-        if side is not None:
-            run = self.tables.side_run[side] if side in (0, 1) else None
-            if run is not None:                        # the side's pieces are one run of indices
-                return units_in_run(self.state.hex, int(h), run[0], run[1])
-        idx = (self.state.hex == h).nonzero()[0]        # hex >= 0 only for units on the map
-        if side is not None and len(idx):              # an empty hex needs no side filter
-            sm = self.tables.side_mask[side] if side in (0, 1) else self.static.side == side
-            idx = idx[sm[idx]]
-        return idx
+        if side is not None:                           # the side's pieces are one run of indices
+            lo, hi = self.tables.side_run[side]
+            return units_in_run(self.state.hex, int(h), lo, hi)
+        return (self.state.hex == h).nonzero()[0]       # hex >= 0 only for units on the map
 
     def steps(self, u: int) -> int:
         """Steps the unit has left (17.3): levels left, 1 for companies."""
@@ -514,8 +512,3 @@ class Game:
     def hex_name(self, h: int) -> str:
         return self.static.grid.hex_id(int(h))
 
-
-#: :meth:`Game.is_remnant` as defined here (:func:`.policies.base.plain_methods`):
-#: what a compiled pass standing in for it compares with
-#: (:func:`.hercules._plain_breakdowns`).  No rule; engine plumbing.
-PLAIN_IS_REMNANT = plain_methods(Game, ("is_remnant",))

@@ -28,7 +28,6 @@ division beach zones (18.21), the landed-this-phase lists.
 
 from __future__ import annotations
 
-import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +38,6 @@ import pandas as pd
 
 from ...errors import DataError
 from ...loaders.common import resolve_data_dir
-from ...policies.base import own_methods, plain_methods
 from . import coastal as cg
 from . import landings as ld
 from . import militia as mil
@@ -366,18 +364,12 @@ def line_of_fire(inv: InvasionStatic, grid, a: int, b: int) -> bool:
     return ok
 
 
-#: :func:`line_of_fire` as defined here (:func:`.policies.base.plain_methods`):
-#: :func:`gun_reach` keeps answers only for it.
-_PLAIN_LINE_OF_FIRE = plain_methods(sys.modules[__name__], ("line_of_fire",))
-
-
 def gun_reach(inv: InvasionStatic, grid, gh: int, rg: int):
     """The test "a coastal gun on hex ``gh`` with range ``rg`` reaches hex
     ``b``": within the range and in line of fire (rules 16.54-16.56;
     :func:`line_of_fire`), as a function of ``b``; each answer is kept in
     ``inv.gun_reach`` (a pure function of the two hexes' terrain and the
-    range).  A replaced :func:`line_of_fire` is asked afresh each time
-    (nothing kept).
+    range).
 
     Parameters
     ----------
@@ -395,8 +387,6 @@ def gun_reach(inv: InvasionStatic, grid, gh: int, rg: int):
         ``test(b: int) -> bool`` for a dense target hex ``b``.
     """
     d = grid.distance_table
-    if not own_methods(sys.modules[__name__], _PLAIN_LINE_OF_FIRE):
-        return lambda b: bool(d[gh, b] <= rg and line_of_fire(inv, grid, gh, b))
     key = (gh, rg)
     reach = inv.gun_reach.get(key)
     if reach is None:
@@ -514,11 +504,6 @@ def break_down(game, b: int) -> list:
         return []
     box = int(game.state.box[b])
     return list(org.break_down(game, int(b), to_box=None if box == BOX_MAP else box))
-
-
-#: :func:`break_down` as defined here (:func:`.policies.base.plain_methods`):
-#: :func:`_plain_breakdowns` compares with it.
-_PLAIN_BREAK_DOWN = plain_methods(sys.modules[__name__], ("break_down",))
 
 
 def is_broken(game, b: int) -> bool:
@@ -1418,10 +1403,7 @@ def _follow_up_breakdowns(game) -> None:
     Most battalions asked for cannot break down (13.1: no company pieces
     left), and :func:`break_down` then changes nothing; one compiled pass
     (:func:`breakable_kernel`) finds those, and they are passed over until a
-    break-down changes the position (then each is asked afresh).  Only with
-    the package's own :func:`break_down` and ``can_break_down``
-    (:func:`_plain_breakdowns`); otherwise every pick goes to
-    :func:`break_down`."""
+    break-down changes the position (then each is asked afresh)."""
     s, t = game.state, game.static
     cand = inv_static(game).follow_up_battalions
     bns = cand[s.box[cand] == BOX_FOLLOW_UP].tolist()
@@ -1430,7 +1412,7 @@ def _follow_up_breakdowns(game) -> None:
     pick = [u for u in game.policy(AXIS).follow_up_breakdowns(game, bns) if u in bns]
     if not pick:
         return
-    ok = breakable(game, pick) if _plain_breakdowns(game) else None
+    ok = breakable(game, pick)
     for i, b in enumerate(pick):
         if ok is not None and not ok[i]:
             continue                          # can_break_down is False: nothing would change
@@ -1482,17 +1464,6 @@ def breakable_kernel(units, box, level, parent, can_break, remnant_level, breakd
             out[j] = companies_suffice(b, box, level, parent, remnant_level, breakdown_n, breakdown_kind,
                                        own_start, own_flat, kind_start, kind_flat)
     return out
-
-
-def _plain_breakdowns(game) -> bool:
-    """Whether a break-down here (rule 18.31, 13.1) is the package's own: this module's
-    :func:`break_down`, ``organisation.can_break_down`` and ``companies_for``
-    and the game's ``is_remnant`` (what :func:`breakable_kernel` stands for)."""
-    from .game import PLAIN_IS_REMNANT
-    org = _org()
-    return (own_methods(sys.modules[__name__], _PLAIN_BREAK_DOWN)
-            and own_methods(org, org.PLAIN_BREAKDOWN)
-            and own_methods(game, PLAIN_IS_REMNANT))
 
 
 def _leaders_with_hq(game) -> None:

@@ -18,7 +18,7 @@ from . import static as st
 from .game import illegal
 from .morale import disorganize
 from .special import _may_act_map, delayed_reaction_ok, delayed_reaction_radius
-from .state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED, NORMAL)
+from .state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED)
 
 ZOC_ENTER = np.array([2, 3, 2], np.int32)   # rule 5.2 foot, mot, mech (MP)
 ZOC_EXIT = np.array([2, 3, 1], np.int32)
@@ -172,7 +172,7 @@ _OCC_CODES = np.array([st.WARSHIP, st.LEADER, st.COASTAL_GUN], np.int64)
 @nb.njit(cache=True)
 def occupancy_kernel(units, hexes, level, utype, defense, n_hexes, codes):
     """The blocking and trivial hexes of one side's pieces (rule 6.52) in one
-    pass: :func:`_occupancy_plain` as a loop.
+    pass.
 
     Parameters
     ----------
@@ -210,25 +210,6 @@ def occupancy_kernel(units, hexes, level, utype, defense, n_hexes, codes):
     trivial = np.zeros(n_hexes, np.bool_)
     for h in range(n_hexes):
         trivial[h] = anyp[h] and not block[h]
-    return block, trivial
-
-
-def _occupancy_plain(game, side: int) -> tuple[np.ndarray, np.ndarray]:
-    """(blocking, trivial) bool[n_hexes] of ``side`` from whole-array numpy
-    steps (rule 6.52): the reference :func:`occupancy_kernel` is tested
-    against."""
-    s, t = game.state, game.static
-    nh = t.n_hexes
-    block = np.zeros(nh, bool)
-    anyp = np.zeros(nh, bool)
-    units = game.on_map(side)
-    units = units[t.utype[units] != st.WARSHIP]
-    ut = t.utype[units]
-    h = s.hex[units]
-    anyp[h] = True
-    b = (ut != st.LEADER) & (ut != st.COASTAL_GUN) & (t.defense[units, s.level[units]] > 0)
-    block[h[b]] = True
-    trivial = anyp & ~block
     return block, trivial
 
 
@@ -1331,68 +1312,27 @@ def tactical_movement(game, side: int) -> None:
 def _movement_loop(game, side, mode, cands) -> None:
     """Rule 6.1: the side's player moves its units one at a time, in the
     order its policy picks among ``cands`` (units leaving the map meanwhile,
-    e.g. overrun, are dropped from the candidates).
-
-    The engine's own Axis bot hands its moves over through
-    :meth:`~malta_sim.policies.axis.AxisBot.planned_move` with the MP and
-    path its compiled choice found (:func:`execute_planned`); every other
-    policy, and that bot whenever it declines, through ``next_move``."""
+    e.g. overrun, are dropped from the candidates).  Each move the policy
+    returns (``next_move``) is checked against :func:`legal_moves`."""
     pol = game.policy(side)
-    planned = _planner(pol)
     left = list(cands)
     guard = 0
     filtered = None                          # the boxes when ``left`` was last filtered
     while left and guard < 10 * len(cands) + 10:
         guard += 1
-        mv = planned(game, mode, left) if planned is not None else NotImplemented
-        if mv is NotImplemented:
-            planned = None
-            mv = pol.next_move(game, mode, left)
+        mv = pol.next_move(game, mode, left)
         if mv is None:
             break
-        if type(mv) is tuple:
-            u = mv[0]
-            if u not in left:
-                raise illegal("6.0", f"{game.static.names[u]} may not move now ({mode})")
-            execute_planned(game, u, mv[1], mv[2], mv[3], mode)
-        else:
-            u = int(mv.unit)
-            if u not in left:
-                raise illegal("6.0", f"{game.static.names[u]} may not move now ({mode})")
-            execute_move(game, mv, mode)
+        u = int(mv.unit)
+        if u not in left:
+            raise illegal("6.0", f"{game.static.names[u]} may not move now ({mode})")
+        execute_move(game, mv, mode)
         left.remove(u)
         key = game.state.box.tobytes()
         if key != filtered:                  # same boxes: the filter would keep every one
             box = game.state.box.tolist()
             left = [u for u in left if box[u] == BOX_MAP]
             filtered = key
-
-
-_PLANNER: list = []
-
-
-def _planner(pol):
-    """``pol.planned_move`` when it is the engine's own
-    (:meth:`malta_sim.policies.axis.AxisBot.planned_move`, whose moves come
-    from the compiled choice tested against :func:`legal_moves`), else None:
-    a policy's own ``planned_move``, or one reached through a wrapper bot, is
-    never trusted with unchecked moves (:func:`~malta_sim.policies.base.engine_method`)."""
-    if not _PLANNER:
-        from ...policies import axis, base
-        _PLANNER.extend((axis, base))
-    axis, base = _PLANNER
-    return base.engine_method(pol, "planned_move", axis.AxisBot.planned_move)
-
-
-def execute_planned(game, u: int, dest: int, spent: float, path: list, mode: str) -> None:
-    """Carry out a move of the Axis bot's compiled choice (rules 6.1-6.3,
-    6.71): unit ``u`` (a unit, not a leader, warship or artillery piece)
-    enters the hexes of ``path`` (list of int, in order, ``dest`` last,
-    the start excluded; as :func:`_path` reads them) spending ``spent`` MP
-    by ``mode`` movement.  The choice has already checked the move against
-    :func:`legal_moves`, so only the part of :func:`execute_move` after that
-    check is left: :func:`_finish_move`."""
-    _finish_move(game, u, int(game.state.hex[u]), path, spent, mode)
 
 
 def infiltration_options(game, side: int) -> dict:

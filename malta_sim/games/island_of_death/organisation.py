@@ -6,11 +6,9 @@ day and turn bookkeeping (4.1, 4.42)."""
 from __future__ import annotations
 
 import re
-import sys
 
 import numpy as np
 
-from ...policies.base import plain_methods
 from . import static as st
 from .combat_moves import fits
 from .game import illegal
@@ -216,28 +214,10 @@ def fits_stacking(game, units, h: int) -> bool:
     """Would ``units`` (of one side) fit in hex ``h`` with what is there (7.1)?"""
     tb, s = game.tables, game.state
     side = tb.side[units[0]]
-    if side not in (0, 1):
-        return _fits_stacking_plain(game, units, h)
     # the side's pieces already in the hex (not among ``units``) plus ``units``,
     # in one compiled pass (stack_weight of each)
     return bool(fits(np.array(units, np.int64), int(h), s.hex, s.level, tb.side_mask[side],
                      tb.base_weight, tb.remnant_level_full))
-
-
-def _fits_stacking_plain(game, units, h: int) -> bool:
-    """:func:`fits_stacking` from the unit queries (rule 7.1): the plain
-    version, used for pieces of neither side."""
-    tb, lev = game.tables, game.state.level
-    bw, rl = tb.base_weight_l, tb.remnant_level_full_l
-    side = tb.side[units[0]]
-    moving = {int(v) for v in units}
-    tot = 0
-    for x in game.units_at(h, side).tolist():
-        if x not in moving:
-            tot += bw[x] - (int(lev[x]) == rl[x])          # stack_weight
-    for u in units:
-        tot += bw[u] - (int(lev[u]) == rl[u])
-    return tot <= STACK_LIMIT_HALVES
 
 
 def stacking_check(game) -> None:
@@ -632,9 +612,3 @@ def turn_transition(game) -> None:
     s.leader_uses[:] = 0
     s.turn[0] += 1
 
-
-#: :func:`can_break_down` and :func:`companies_for` as defined here
-#: (:func:`.policies.base.plain_methods`): what a compiled pass standing in
-#: for them compares with (:func:`.hercules._plain_breakdowns`).  No rule;
-#: engine plumbing.
-PLAIN_BREAKDOWN = plain_methods(sys.modules[__name__], ("can_break_down", "companies_for"))

@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Callable
 
 from . import combat, morale, movement, supply, victory, artillery, organisation
-from .state import AM, AXIS, ALLIED, NIGHT, NOON, PM
+from .state import AM, AXIS, ALLIED, NIGHT, NOON
 
 #: Phase codes (``state.phase``) and names.
 PHASES = (
@@ -111,6 +111,8 @@ def _leave(game, phase: str) -> None:
     if game.check:
         from .invariants import check_invariants
         check_invariants(game, phase)
+    for f in game.observers:
+        f(game, phase)
 
 
 # --------------------------------------------------------------------- phases

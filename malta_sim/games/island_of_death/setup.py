@@ -9,11 +9,6 @@ Operation Hercules set-up is the invasion engine's ``setup`` hook).
 
 from __future__ import annotations
 
-import copy
-import io
-import operator
-import pickle
-from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +84,11 @@ def load_static(data_dir: str | None = None) -> st.StaticData:
         else:
             for k in range(1, n + 1):
                 rows.append((f"{r['id']}.{k}", r))
+    # the pieces grouped by side, the side of the file's first row first
+    # (file order within a side): each side's pieces are one run of unit
+    # indices (StaticTables.side_run)
+    first = rows[0][1]["side"] if rows else ""
+    rows.sort(key=lambda ir: ir[1]["side"] != first)
     names = [i for i, _ in rows]
     index = {n: i for i, n in enumerate(names)}
     n = len(rows)
@@ -514,236 +514,9 @@ def _finish_setup_now(game: Game) -> None:
         hook(game)
 
 
-class _Uncacheable(Exception):
-    """The set-up steps touched something a replay could not reproduce."""
-
-
-class _WatchedStreams:
-    """Stands in for a game's :class:`~malta_sim.rng.GameStreams` while the
-    set-up steps run and notes whether any random stream was asked for."""
-
-    def __init__(self, streams):
-        self._streams = streams
-        self.used = False
-
-    def __getitem__(self, purpose):
-        self.used = True
-        return self._streams[purpose]
-
-    def numba_state(self, purpose):
-        self.used = True
-        return self._streams.numba_state(purpose)
-
-    def __getattr__(self, name):
-        self.used = True
-        return getattr(self._streams, name)
-
-
-class _ExtraPickler(pickle.Pickler):
-    """Pickles a game's ``extra`` dict by value; the static data and the
-    scenario data go by reference, and anything tied to this game (the game,
-    its state arrays, streams, policies) makes the set-up uncacheable."""
-
-    def __init__(self, fh, game):
-        super().__init__(fh, protocol=pickle.HIGHEST_PROTOCOL)
-        self._game = game
-        self._refs = {id(game.static): ("static", game.static)}
-        data = getattr(game.scenario, "data", None)
-        if data is not None:
-            self._refs[id(data)] = ("data", data)
-        self._forbidden = {id(game), id(game.state), id(game.streams), id(game.policies),
-                           *(id(p) for p in game.policies)}
-
-    def persistent_id(self, obj):
-        ref = self._refs.get(id(obj))
-        if ref is not None and ref[1] is obj:
-            return ref[0]
-        if id(obj) in self._forbidden:
-            raise _Uncacheable("extra refers to the game")
-        if isinstance(obj, np.ndarray):
-            for a in self._game.state:
-                if np.may_share_memory(obj, a):
-                    raise _Uncacheable("extra holds a view of a state array")
-        return None
-
-
-def _load_extra(blob: bytes, game: Game) -> dict:
-    refs = {"static": game.static, "data": getattr(game.scenario, "data", None)}
-
-    class _Unpickler(pickle.Unpickler):
-        def persistent_load(self, pid):
-            return refs[pid]
-
-    return _Unpickler(io.BytesIO(blob)).load()
-
-
-def _policy_key(p) -> tuple:
-    """A policy as the set-up memo sees it: its class, the identity of every
-    attribute of its classes (a method replaced at run time changes it) and
-    the pickled attributes of the instance (parameters, caches)."""
-    cls = type(p)
-    methods = tuple(chain.from_iterable(map(id, c.__dict__.values()) for c in cls.__mro__))
-    return (cls, methods, pickle.dumps(p.__dict__, protocol=pickle.HIGHEST_PROTOCOL))
-
-
-def _engine_code(obj) -> bool:
-    """Whether callable ``obj`` (function, method, class, static or class
-    method, property) is defined in a ``malta_sim`` module."""
-    if isinstance(obj, property):
-        return all(f is None or _engine_code(f) for f in (obj.fget, obj.fset, obj.fdel))
-    obj = getattr(obj, "__func__", obj)
-    mod = getattr(obj, "__module__", None)
-    return isinstance(mod, str) and (mod == "malta_sim" or mod.startswith("malta_sim."))
-
-
-#: Verdicts of :func:`_class_is_engine_code`: class -> (the values of its
-#: ``__dict__`` when judged, verdict).  The values are held, so an entry is
-#: reused only while the class holds exactly those objects.
-_CLASS_VERDICTS: dict = {}
-
-
-def _class_is_engine_code(c) -> bool:
-    """Whether class ``c`` and every callable, static or class method and
-    property of its own ``__dict__`` are ``malta_sim`` code
-    (:func:`_engine_code`); the verdict is kept per class while its
-    ``__dict__`` holds the same objects (a method replaced at run time, or a
-    new one, is judged afresh)."""
-    values = tuple(c.__dict__.values())
-    hit = _CLASS_VERDICTS.get(c)
-    if hit is not None and len(hit[0]) == len(values) and all(map(operator.is_, hit[0], values)):
-        return hit[1]
-    ok = _engine_code(c) and all(
-        _engine_code(v) for v in values
-        if callable(v) or isinstance(v, (staticmethod, classmethod, property)))
-    if len(_CLASS_VERDICTS) >= 256:                   # bounded (classes made at run time)
-        _CLASS_VERDICTS.clear()
-    _CLASS_VERDICTS[c] = (values, ok)
-    return ok
-
-
-def _engine_only(game: Game, hook) -> bool:
-    """Whether the set-up steps run only ``malta_sim`` code: the ``setup``
-    hook and every class, method and callable attribute of each policy.
-
-    Engine code and the preset bots draw their random numbers only from the
-    game's streams (watched by :func:`_finish_setup`) and read nothing of the
-    game outside the memo key.  A user's bot or hook may read what the key
-    leaves out (the game index, the seed, Python's ``random``, a global), so
-    its set-up is always run afresh."""
-    if hook is not None and not _engine_code(hook):
-        return False
-    for p in game.policies:
-        for c in type(p).__mro__:
-            if c is object:
-                continue
-            if not _class_is_engine_code(c):
-                return False
-        for v in getattr(p, "__dict__", {}).values():
-            if callable(v) and not _engine_code(v):
-                return False
-    return True
-
-
 def _finish_setup(game: Game) -> None:
-    """:func:`_finish_setup_now`, memoised per process.
-
-    The steps are a pure function of what they read when they draw no random
-    number: the state arrays, the scenario, the options, the policies (type
-    and attributes) and the ``setup`` hook.  The memo key holds exactly those
-    (the state as the bytes of every field), so equal keys give equal
-    results; a run whose steps asked for any random stream, changed a policy
-    or the game object, or left in ``game.extra`` something tied to the game,
-    is marked uncacheable and always run afresh.  A replay writes the saved
-    state, a fresh copy of ``game.extra``, the scenario fields and the event
-    rows (with this game's index), exactly what the steps would have done.
-    Only engine code is memoised (:func:`_engine_only`): a user's bot or hook
-    could read the game index, the seed or a global, which the key leaves out.
-    """
-    from .sequence import HOOKS
-    s, info = game.state, game.scenario
-    if game.extra or not _engine_only(game, HOOKS.get("setup")):
-        _finish_setup_now(game)
-        return
-    info_vars = {k: v for k, v in vars(info).items() if k != "data"}
-    try:
-        key = (id(game.static), id(info.data), HOOKS.get("setup"), game.skip_invasion,
-               game.options, game.check, game.events is not None,
-               pickle.dumps(info_vars, protocol=pickle.HIGHEST_PROTOCOL),
-               tuple(_policy_key(p) for p in game.policies),
-               b"".join(a.tobytes() for a in s))
-    except (pickle.PicklingError, TypeError, AttributeError):
-        _finish_setup_now(game)
-        return
-    hit = _SETUP_MEMO.get(key)
-    if hit is not None and hit[0] is game.static and hit[1] is info.data:
-        record = hit[2]
-        if record is None:
-            _finish_setup_now(game)
-            return
-        arrays, extra_blob, info_after, attrs, rows = record
-        for dst, src in zip(s, arrays):
-            np.copyto(dst, src)
-        game.extra.update(_load_extra(extra_blob, game))
-        for k, v in info_after.items():
-            setattr(info, k, copy.deepcopy(v))
-        for k, v in attrs.items():
-            setattr(game, k, v)
-        if rows:
-            gi = game.game_index
-            game.events.rows.extend({**r, "game": gi} for r in rows)
-        return
-    record = None
-    data_before = info.data
-    attrs_before = dict(vars(game))
-    watched = _WatchedStreams(game.streams)
-    n_rows = len(game.events.rows) if game.events is not None else 0
-    game.streams = watched
-    try:
-        _finish_setup_now(game)
-    finally:
-        game.streams = watched._streams
-    try:
-        if watched.used:
-            raise _Uncacheable("random streams used")
-        if tuple(_policy_key(p) for p in game.policies) != key[8]:
-            raise _Uncacheable("a policy changed")
-        attrs = {}
-        for k, v in vars(game).items():
-            if k not in attrs_before:
-                raise _Uncacheable("new game attribute")
-            if v is not attrs_before[k]:
-                if not isinstance(v, (str, int, float, bool, tuple, type(None))):
-                    raise _Uncacheable("game attribute replaced")
-                attrs[k] = v
-        buf = io.BytesIO()
-        _ExtraPickler(buf, game).dump(game.extra)
-        info_after = {k: copy.deepcopy(v) for k, v in vars(info).items() if k != "data"}
-        if info.data is not data_before:
-            raise _Uncacheable("scenario data replaced")
-        rows = [dict(r) for r in game.events.rows[n_rows:]] if game.events is not None else []
-        arrays = tuple(a.copy() for a in s)
-        record = (arrays, buf.getvalue(), info_after, attrs, rows)
-    except (_Uncacheable, pickle.PicklingError, TypeError, AttributeError):
-        record = None
-    if len(_SETUP_MEMO) >= _SETUP_MEMO_SIZE:          # bounded: drop the oldest entry
-        try:
-            _SETUP_MEMO.pop(next(iter(_SETUP_MEMO)), None)
-        except (StopIteration, RuntimeError):           # emptied or changed meanwhile
-            pass
-    _SETUP_MEMO[key] = (game.static, info.data, record)
-
-
-#: Memo of :func:`_finish_setup` (key -> (static, scenario data, record or None)).
-_SETUP_MEMO: dict = {}
-_SETUP_MEMO_SIZE = 64
-
-
-def clear_setup_memo() -> None:
-    """Forget the set-up templates and the set-up memo of this process (for
-    code that replaces a set-up function at run time, e.g. in a test)."""
-    _SETUP_MEMO.clear()
-    _TEMPLATES.clear()
-    _CLASS_VERDICTS.clear()
+    """The set-up steps after the pieces are placed (:func:`_finish_setup_now`)."""
+    _finish_setup_now(game)
 
 
 def _beach_zone(static, h: int) -> str | None:

@@ -9,14 +9,12 @@ its exact probability alongside for the statistical tests.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numba as nb
 import numpy as np
 
-from ...policies.base import plain_methods
 from ...rng import nb_die
 from .state import CLEAR, CLOUDY, RAINY
 
@@ -346,10 +344,6 @@ def delayed_reaction_ok(game, u: int) -> bool:
         return True
     return bool(_may_act_map(game, radius)[int(game.state.hex[u])])
 
-
-#: :func:`delayed_reaction_ok` as defined here (:func:`.policies.base.plain_methods`):
-#: :func:`.combat._barred` reads the rule 17.7 map itself only for it.
-PLAIN_DELAYED_REACTION_OK = plain_methods(sys.modules[__name__], ("delayed_reaction_ok",))
 
 
 def side_selector(static, side: int):

@@ -9,16 +9,14 @@ path kernel's breadth-first search over those hexes.
 
 from __future__ import annotations
 
-import sys
 
 import numba as nb
 import numpy as np
 
 from ...kernels import paths
-from ...policies.base import own_methods, plain_methods
 from . import static as st
 from .movement import occupancy, zoc_map
-from .state import ALLIED, AXIS, BOX_MAP
+from .state import ALLIED, AXIS
 
 MAX_ROUTE = 12
 
@@ -70,25 +68,21 @@ def passable_for(game, side: int) -> np.ndarray:
     """bool[n_hexes]: hexes a ``side`` supply route may enter (rules 8.2, 5.2, 5.3),
     a fresh array.
 
-    The answer of :func:`passable_for_plain` is kept per side with the state
+    The answer of :func:`_passable_for_now` is kept per side with the state
     it reads (every piece's box, hex, level, hitched side and salvos, and the
     destroyed forts, as bytes: the enemy's ZOC and occupancy and the side's
     own pieces), so the status phase's second ask (the ammunition routes,
-    12.56, after the supply check, 8.1) finds it; only while ``zoc_map``,
-    ``occupancy`` and :func:`passable_for_plain` are the package's own
-    (a replacement is asked each time)."""
-    if not own_methods(sys.modules[__name__], _PLAIN_PASSABLE):
-        return passable_for_plain(game, side)          # a replacement: asked afresh, nothing kept
+    12.56, after the supply check, 8.1) finds it."""
     s = game.state
     key = (s.box.tobytes(), s.hex.tobytes(), s.level.tobytes(), s.hitched.tobytes(),
            s.salvos.tobytes(), s.fort_destroyed.tobytes())
     hit = game.kept("_passable_for", side, key)
     if hit is None:
-        hit = game.keep("_passable_for", side, key, passable_for_plain(game, side))
+        hit = game.keep("_passable_for", side, key, _passable_for_now(game, side))
     return hit.copy()
 
 
-def passable_for_plain(game, side: int) -> np.ndarray:
+def _passable_for_now(game, side: int) -> np.ndarray:
     """:func:`passable_for` worked out afresh (rules 8.2, 5.2, 5.3): land,
     no enemy piece, and out of the enemy ZOC unless a friendly piece (not a
     leader or warship) is there.
@@ -114,10 +108,6 @@ def passable_for_plain(game, side: int) -> np.ndarray:
     friendly[s.hex[units[(ut != st.WARSHIP) & (ut != st.LEADER)]]] = True
     return t.land & ~enemy_here & (~zoc | friendly)
 
-
-#: The functions :func:`passable_for` keeps answers for, as defined
-#: (:func:`.policies.base.plain_methods`).  No rule; engine plumbing.
-_PLAIN_PASSABLE = plain_methods(sys.modules[__name__], ("zoc_map", "occupancy", "passable_for_plain"))
 
 
 def supply_sources(game, side: int, formation: int) -> np.ndarray:
@@ -157,8 +147,7 @@ def compute_supply(game, side: int) -> np.ndarray:
     be supplied and on the map), 8.52 (Allied units in or next to an Allied
     city or undestroyed fort), 8.53 (automatic supply: 29 June AM/noon, and
     units that jumped or landed this turn), 16.81 (HQ lost).  Worked out in
-    one call of :func:`supply_kernel` (the plain steps:
-    :func:`compute_supply_plain`).
+    one call of :func:`supply_kernel`.
     """
     t, s = game.static, game.state
     units = game.on_map(side)
@@ -198,7 +187,7 @@ def supply_kernel(side, units, passable, formation_hq, unit_side, utype, box, he
                   formation, turn, nbr, crossable, max_route, city, fort, fort_destroyed, control,
                   beach, landed_beach, barred, airfield, dz_hex, allied_units, codes):
     """Supply state of ``side``'s units on the map (rules 8.11, 8.12, 8.51,
-    8.52, 8.53, 16.81, 19.11-19.12): :func:`compute_supply_plain` in one call.
+    8.52, 8.53, 16.81, 19.11-19.12).
 
     Parameters
     ----------
@@ -308,48 +297,6 @@ def supply_kernel(side, units, passable, formation_hq, unit_side, utype, box, he
         f = formation[u]
         if 0 <= f < nf and has_reach[f] and reach[f, h] >= 0:
             ok[u] = True                     # 8.12
-    return ok
-
-
-def compute_supply_plain(game, side: int) -> np.ndarray:
-    """:func:`compute_supply` step by step in numpy (the reference
-    :func:`supply_kernel` is tested against)."""
-    t, s = game.static, game.state
-    units = game.on_map(side)
-    ok = np.zeros(t.n_units, bool)
-    if automatic_supply_turn(game):
-        ok[units] = True
-        return ok
-    passable = passable_for(game, side)
-    hq_reach = {}
-    for f in range(t.n_formations):
-        hq = t.formation_hq[f]
-        if hq < 0 or t.side[hq] != side or s.box[hq] != BOX_MAP:
-            continue
-        h = int(s.hex[hq])
-        dist = route_distance(h, passable, t.neighbours, t.ocean_side, MAX_ROUTE)    # from the HQ's own hex
-        srcs = supply_sources(game, side, f)
-        hq_ok = bool(len(srcs)) and bool((dist[srcs] >= 0).any())
-        if s.entered_turn[hq] == game.turn:
-            hq_ok = True                     # 8.53
-        ok[hq] = hq_ok
-        if hq_ok:
-            hq_reach[f] = dist
-    # the units, all at once (each test only ever sets ``ok``)
-    ut = t.utype[units]
-    ok[units[(ut == st.LEADER) | (ut == st.WARSHIP)]] = True     # HQs were settled above
-    units = units[(ut != st.HQ) & (ut != st.LEADER) & (ut != st.WARSHIP)]
-    hx = s.hex[units]
-    ok[units[s.entered_turn[units] == game.turn]] = True          # 8.53
-    if side == ALLIED:
-        cf = (t.city & (s.control == ALLIED)) | (t.fort & ~s.fort_destroyed & (s.control != AXIS))
-        near_cf = cf.copy()
-        nb = t.neighbours[cf]
-        near_cf[nb[nb >= 0]] = True
-        ok[units[near_cf[hx]]] = True                              # 8.52
-    form = s.formation[units]
-    for f, dist in hq_reach.items():                               # 8.12
-        ok[units[(form == f) & (dist[hx] >= 0)]] = True
     return ok
 
 

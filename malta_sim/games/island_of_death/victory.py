@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 
 import numba as nb
 
-from ...policies.base import own_methods, plain_methods
-from .state import (ALLIED, AXIS, BOX_ELIMINATED, BOX_TURN_TRACK, CLEAR, CLOUDY, END_LAST_TURN,
-                    END_REASONS, END_SURRENDER, END_SUSPENDED, RAINY, WEATHER_NAMES, turn_name)
+from .state import (ALLIED, AXIS, BOX_ELIMINATED, BOX_TURN_TRACK, CLEAR, CLOUDY, END_REASONS, RAINY, WEATHER_NAMES, turn_name)
 
 END_REASON_NAMES = END_REASONS
 
@@ -118,12 +115,6 @@ def surrender_modifier(game) -> tuple[int, dict]:
     return sum(terms.values()), terms
 
 
-#: :func:`surrender_modifier` as defined here (:func:`.policies.base.plain_methods`):
-#: :func:`surrender_phase` reads the airfield count from its terms only when
-#: it is this one (rule 20.3).
-_PLAIN_SURRENDER_MODIFIER = plain_methods(sys.modules[__name__], ("surrender_modifier",))
-
-
 def end_game(game, winner: int, reason: str) -> None:
     s = game.state
     s.over[0] = True
@@ -146,11 +137,10 @@ def surrender_phase(game) -> None:
     if game.events is not None:            # the entry's text is made only when it is kept
         game.log("surrender roll", side=ALLIED, dice=[r], cell=f"modifier {mod:+d}",
                  result=f"{total}", rule="20.3")
-    # the Axis airfields counted for the modifier (the plain modifier's term
-    # is minus the count; nothing read by objective_counts has changed since)
+    # the Axis airfields counted for the modifier (its term is minus the
+    # count; nothing read by objective_counts has changed since)
     if s.first_airfield_turn[0] < 0:
-        n_fields = (-terms["airfields"] if own_methods(sys.modules[__name__], _PLAIN_SURRENDER_MODIFIER)
-                    else objective_counts(game)["airfields"])
+        n_fields = -terms["airfields"]
         if n_fields > game.scenario.start_airfields:
             s.first_airfield_turn[0] = game.turn
     if total <= 0:
