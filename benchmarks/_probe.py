@@ -72,9 +72,8 @@ def probe_setup(scenario: str, seed: int) -> dict:
     from malta_sim.games.registry import get_scenario
 
     get_scenario(scenario)  # imports the engine package
-    from malta_sim.games.island_of_death import engine, load_invasion_modules
+    from malta_sim.iod import engine
 
-    load_invasion_modules()
     t1 = time.perf_counter()
     engine._static_cached(None)
     t2 = time.perf_counter()

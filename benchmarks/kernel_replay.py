@@ -137,12 +137,12 @@ VIEWS = {"axis_walk_kernel": _walk_view}
 
 def _ring_args(name: str):
     """Bring arguments of kernel ``name`` recorded before it took ``ring``
-    (:func:`malta_sim.policies.move_choice.near_table` of ``dist``) to its
+    (:func:`malta_sim.bots.move_choice.near_table` of ``dist``) to its
     current signature: ``ring`` put in where the signature has it."""
     def adapt(a: tuple) -> tuple:
         import inspect
 
-        from malta_sim.policies import move_choice
+        from malta_sim.bots import move_choice
 
         params = list(inspect.signature(getattr(move_choice, name).py_func).parameters)
         if "ring" in params and len(a) == len(params) - 1:

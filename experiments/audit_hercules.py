@@ -20,17 +20,18 @@ from __future__ import annotations
 import argparse
 import collections
 import inspect
-import math
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from malta_sim.games.island_of_death import engine, organisation, sequence, victory  # noqa: E402
-from malta_sim.games.island_of_death.state import AXIS, turn_name  # noqa: E402
+from malta_sim.iod import engine, sequence  # noqa: E402
+
+from malta_sim.iod.rules import organisation, victory, warships
+from malta_sim.iod.state import AXIS, turn_name  # noqa: E402
+from malta_sim import play
 
 _REC: dict = {"losses": [], "terms": [], "game": -1}
 
@@ -67,8 +68,8 @@ def _install() -> None:
         return orig_tally(game, u, steps)
 
     organisation._tally = tally
-    from malta_sim.games.island_of_death import hercules
-    orig_dw = hercules.damage_warship
+    from malta_sim.iod import invasion as hercules
+    orig_dw = warships.damage_warship
 
     def damage_warship(game, u):
         if game.state.box[u] != hercules.BOX_DAMAGED:
@@ -77,7 +78,7 @@ def _install() -> None:
                                    "steps": 1, "cause": "warship damaged 16.55"})
         return orig_dw(game, u)
 
-    hercules.damage_warship = damage_warship
+    warships.damage_warship = damage_warship
     orig_sm = victory.surrender_modifier
 
     def surrender_modifier(game):
@@ -103,10 +104,10 @@ def wilson(k: int, n: int) -> tuple[float, float]:
 def play(scenario, seed, games, axis_policy, allied_policy, options, policy_params=None):
     rows, turns = [], []
     from malta_sim.errors import MaltaSimError
-    from malta_sim.games.island_of_death.game import IllegalDecision
+    from malta_sim.iod.game import IllegalDecision
     failed = []
     for g in games:
-        game = engine.new_game(scenario, seed, g, axis_policy=axis_policy, allied_policy=allied_policy,
+        game = play.new_game(scenario, seed, g, axis_policy=axis_policy, allied_policy=allied_policy,
                                options=options, policy_params=policy_params)
         game.record_turns = True
         base = (int(game.state.axis_steps_lost[0]), int(game.state.allied_steps_lost[0]))

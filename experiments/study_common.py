@@ -36,7 +36,7 @@ for p in (str(ROOT), str(HERE)):
         sys.path.insert(0, p)
 
 from malta_sim.errors import OptionError  # noqa: E402
-from malta_sim.policies import make_policy, register_policy  # noqa: E402
+from malta_sim.bots import make_policy, register_policy  # noqa: E402
 
 ZONE_NAMES = ("North", "South", "East", "West")
 

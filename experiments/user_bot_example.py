@@ -1,7 +1,7 @@
 """A plain-Python user bot played in the Island of Death engine.
 
 A bot is any object with the decision methods of
-:class:`malta_sim.policies.base.Policy` (one method per decision; the engine
+:class:`malta_sim.bots.base.Policy` (one method per decision; the engine
 lists the legal options, calls the method and validates the answer, raising
 ``IllegalDecision`` naming the rule when it is not legal).  The easy way is to
 subclass a preset bot and override only the decisions you care about; the
@@ -29,10 +29,10 @@ import argparse
 
 import numpy as np
 
-from malta_sim.games.island_of_death.engine import play_games
-from malta_sim.policies import register_policy
-from malta_sim.policies.axis import AxisBot, Forecast
-from malta_sim.policies.base import Move
+from malta_sim.play import play_games
+from malta_sim.bots import register_policy
+from malta_sim.bots.axis import AxisBot, Forecast
+from malta_sim.bots.base import Move
 
 
 class AirfieldRush(AxisBot):

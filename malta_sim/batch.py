@@ -239,9 +239,9 @@ def _validate(scenario, seed, axis_policy, allied_policy, options, data_dir, pol
     allied = _check_policy("allied", allied_policy, tuple(spec.allied_policies))
     opts = _check_options(options, tuple(spec.options), spec.name)
     params = _check_policy_params(policy_params)
-    if params and spec.play.startswith("malta_sim.games.island_of_death."):
+    if params and spec.play.startswith("malta_sim.iod."):
         # build the bots once so a parameter they do not read fails before any game runs
-        from .policies import make_policy
+        from .bots import make_policy
 
         make_policy(axis, 0, params.get("axis"))
         make_policy(allied, 1, params.get("allied"))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from malta_sim.games.island_of_death.setup import constructed_game, load_static
-from malta_sim.games.island_of_death.state import BOX_ELIMINATED
-from malta_sim.policies.random import RandomPolicy
+from malta_sim.iod.setup import constructed_game, load_static
+from malta_sim.iod.state import BOX_ELIMINATED
+from malta_sim.bots.random import RandomPolicy
 
 
 @lru_cache(maxsize=1)
@@ -37,7 +37,10 @@ class Scripted(RandomPolicy):
 
 
 def make(placements, turn=4, policies=None, **kw):
-    return constructed_game(static(), placements, turn=turn, policies=policies, **kw)
+    """A constructed position (:func:`malta_sim.iod.setup.constructed_game`)
+    played by random bots unless ``policies`` are given."""
+    pols = policies or (RandomPolicy(0), RandomPolicy(1))
+    return constructed_game(static(), placements, pols, turn=turn, **kw)
 
 
 def u(name):

@@ -42,7 +42,7 @@ def test_policy_params_random_bot_declared_parameter_is_accepted():
 
 
 def test_make_policy_refuses_undeclared_names_and_says_when_there_are_none():
-    from malta_sim.policies import check_params, make_policy
+    from malta_sim.bots import check_params, make_policy
 
     with pytest.raises(OptionError, match="valid: p_move, p_attack"):
         make_policy("random", 1, {"min_odds": 2})
@@ -53,7 +53,7 @@ def test_make_policy_refuses_undeclared_names_and_says_when_there_are_none():
 
 
 def test_play_games_refuses_an_unknown_side_key():
-    from malta_sim.games.island_of_death.engine import play_games
+    from malta_sim.play import play_games
 
     with pytest.raises(OptionError, match="unknown side 'axiss'"):
         play_games("intro", 1, [0], policy_params={"axiss": {}})
@@ -175,8 +175,8 @@ def test_every_eliminated_event_has_a_rule_and_a_cause():
     their cause and a printed rule id."""
     from pathlib import Path
 
-    from malta_sim.games.island_of_death.engine import play_games
-    from malta_sim.games.island_of_death.organisation import cause_rule
+    from malta_sim.play import play_games
+    from malta_sim.iod.rules.organisation import cause_rule
 
     ids = set((Path("/work/shared/rules/island_of_death_rule_ids.txt").read_text().split())
               if Path("/work/shared/rules/island_of_death_rule_ids.txt").exists() else ())

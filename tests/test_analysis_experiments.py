@@ -19,7 +19,7 @@ def sc():
     if study_common.StudyPolicy is None:
         pytest.skip("the Island of Death bots are not in this build yet")
     try:
-        from malta_sim.games.island_of_death.engine import new_game
+        from malta_sim.play import new_game
 
         new_game("hercules", 1, 0)
     except Exception as exc:  # engine not ready
@@ -29,7 +29,7 @@ def sc():
 
 def test_pinned_beach_zones_are_used(sc):
     """Rule 18.21: the study bot puts the 4th Division on West, the 20th on South."""
-    from malta_sim.games.island_of_death.engine import new_game
+    from malta_sim.play import new_game
 
     g = new_game("hercules", 1, 0, axis_policy="study", event_log=True,
                  policy_params={"axis": {"beach_zones": ["West", "South"]}})

@@ -36,7 +36,7 @@ def _outputs(nb) -> str:
 
 def _engine_plays() -> bool:
     try:
-        from malta_sim.games.island_of_death.engine import new_game
+        from malta_sim.play import new_game
 
         new_game("hercules", 3, 0)
         return True

@@ -104,7 +104,7 @@ def test_game_state_picture(tmp_path):
 
 def _iod_plays() -> bool:
     try:
-        from malta_sim.games.island_of_death.engine import new_game
+        from malta_sim.play import new_game
 
         new_game("hercules", 3, 3)
         return True

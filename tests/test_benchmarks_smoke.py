@@ -118,7 +118,7 @@ def test_kernel_share_on_two_games():
     """``benchmarks/kernel_share.py`` times the compiled calls of real games and
     puts every dispatcher back afterwards."""
     from benchmarks import kernel_share as K
-    from malta_sim.games.island_of_death import game as game_mod
+    from malta_sim.iod import game as game_mod
 
     before = game_mod.units_in_run
     r = K.kernel_share("intro", n_games=2, warm_games=1)

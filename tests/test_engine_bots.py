@@ -1,9 +1,9 @@
 """The default land bots (``axis:balanced``, ``allied:static``) play legal games."""
 
 
-from malta_sim.games.island_of_death.engine import play_games
-from malta_sim.policies import make_policy
-from malta_sim.policies.simple import expected_edge
+from malta_sim.play import play_games
+from malta_sim.bots import make_policy
+from malta_sim.bots.simple import expected_edge
 
 from iod_helpers import h, make, u
 

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from malta_sim.cli import main as cli_main
 from malta_sim.errors import DataError
-from malta_sim.games.island_of_death.engine import play_games
+from malta_sim.play import play_games
 from malta_sim.loaders.common import resolve_data_dir
 
 

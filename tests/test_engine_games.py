@@ -4,11 +4,12 @@ invariants (test mode), result rows, reproducibility, illegal decisions."""
 import pandas as pd
 import pytest
 
-from malta_sim.games.island_of_death import sequence
-from malta_sim.games.island_of_death.engine import RESULT_COLUMNS, new_game, play_games
-from malta_sim.games.island_of_death.game import IllegalDecision
+from malta_sim.iod import sequence
+from malta_sim.iod.engine import RESULT_COLUMNS
+from malta_sim.play import new_game, play_games
+from malta_sim.iod.game import IllegalDecision
 from malta_sim.games.registry import get_scenario
-from malta_sim.policies.random import RandomPolicy
+from malta_sim.bots.random import RandomPolicy
 
 
 def test_intro_games_play_to_the_end_with_invariants():

@@ -1,8 +1,8 @@
 """Rule 2.3: the printed markers are state fields, not units."""
 import numpy as np
 
-from malta_sim.games.island_of_death import state as st
-from malta_sim.games.island_of_death.engine import new_game
+from malta_sim.iod import state as st
+from malta_sim.play import new_game
 
 #: printed marker -> (state field, scope)
 MARKERS = {

@@ -1,11 +1,11 @@
 """Regression tests for illegal decisions once made by built-in policies."""
 import numpy as np
 
-from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death.engine import new_game, play_games
-from malta_sim.games.island_of_death.organisation import fits_stacking, stack_weight
-from malta_sim.games.island_of_death.state import AXIS
-from malta_sim.policies import make_policy
+from malta_sim.iod import static as st
+from malta_sim.play import new_game, play_games
+from malta_sim.iod.rules.organisation import fits_stacking, stack_weight
+from malta_sim.iod.state import AXIS
+from malta_sim.bots import make_policy
 
 
 def test_random_choose_advance_respects_stacking_limit():

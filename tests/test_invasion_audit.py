@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from malta_sim.games.island_of_death import engine, hercules, sequence
-from malta_sim.games.island_of_death import landings as ld
-from malta_sim.games.island_of_death.state import BOX_FIRST_WAVE, BOX_MAP
+from malta_sim.iod import sequence
+from malta_sim.iod.rules import amphibious
+from malta_sim.iod.rules import amphibious as ld
+from malta_sim.iod.state import BOX_FIRST_WAVE, BOX_MAP
+from malta_sim import play
 
 
 def _hercules_after_setup(g: int = 0):
-    return engine.new_game("hercules", 1942, g, axis_policy="balanced", allied_policy="static")
+    return play.new_game("hercules", 1942, g, axis_policy="balanced", allied_policy="static")
 
 
 def test_default_first_wave_covers_every_open_beach():
@@ -24,12 +26,12 @@ def test_default_first_wave_covers_every_open_beach():
     for g in range(3):
         game = _hercules_after_setup(g)
         sequence.initial_segment(game)
-        hercules._follow_up_breakdowns(game)
-        opts = hercules.wave_options(game)
+        amphibious._follow_up_breakdowns(game)
+        opts = amphibious.wave_options(game)
         assign = game.policy(0).wave_boxes(game, opts)
-        hercules.validate_waves(game, opts, assign)
+        amphibious.validate_waves(game, opts, assign)
         for z, units in opts.zones.items():
-            n_first = sum(1 for u in units if hercules._kind(game, u) in ld.FIRST_WAVE_KINDS)
+            n_first = sum(1 for u in units if amphibious._kind(game, u) in ld.FIRST_WAVE_KINDS)
             covered = [b for b in opts.first[z] if assign.get((BOX_FIRST_WAVE, b))]
             assert len(covered) == min(len(opts.first[z]), n_first)
 

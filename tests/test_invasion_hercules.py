@@ -6,17 +6,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import airborne_phase as ap
-from malta_sim.games.island_of_death import engine, hercules as H, sequence, special, warships
-from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death.game import IllegalDecision
-from malta_sim.games.island_of_death.state import (ALLIED, AXIS, BOX_CUP, BOX_DAMAGED, BOX_DISBANDMENT,
+from malta_sim.iod.rules import airborne as ap
+from malta_sim.iod import invasion as H, sequence
+from malta_sim.iod.rules import special_rules, special_rules as special, warships
+from malta_sim.iod import static as st
+from malta_sim.iod.game import IllegalDecision
+from malta_sim.iod.state import (ALLIED, AXIS, BOX_CUP, BOX_DAMAGED, BOX_DISBANDMENT,
                                                    BOX_FIRST_WAVE, BOX_FOLLOW_UP, BOX_MAP, BOX_NAMES,
                                                    BOX_NOT_YET, BOX_SECOND_WAVE, RAINY)
+from malta_sim.iod.rules import airfields
+from malta_sim.iod.rules import amphibious
+from malta_sim.iod.rules import coastal_guns
+from malta_sim.iod.rules import victory
+from malta_sim import play
 
 
 def _game(seed=3, idx=0, axis="random", allied="random", options=(), check=False):
-    return engine.new_game("hercules", seed, idx, axis_policy=axis, allied_policy=allied,
+    return play.new_game("hercules", seed, idx, axis_policy=axis, allied_policy=allied,
                            options=options, check=check, event_log=True)
 
 
@@ -57,7 +63,7 @@ def test_rule_3_0_preparation():
 
 def test_rule_18_22_follow_up_boxes_on_first_initial_segment():
     g = _game()
-    H.place_follow_up_boxes(g)
+    amphibious.place_follow_up_boxes(g)
     s, t, m = g.state, g.static, H.memo(g)
     for d in H.DIVISIONS:
         units = np.flatnonzero((s.formation == d) & (t.side == AXIS) & (t.utype != st.HQ - 100))
@@ -76,7 +82,7 @@ def test_rule_21_2_solitaire_zones_differ():
 # ----------------------------------------------------------------- 18.3 wave boxes
 def _zone_game():
     g = _game()
-    H.place_follow_up_boxes(g)
+    amphibious.place_follow_up_boxes(g)
     m = H.memo(g)
     z = m.division_zone[4]
     beaches = [int(b) for b in H.inv_static(g).zone_beaches[z]]
@@ -92,7 +98,7 @@ def test_rule_18_91_no_box_for_allied_occupied_beach():
     inf = [u for u in range(len(t.names)) if t.side[u] == ALLIED and t.utype[u] == st.INFANTRY
            and t.size[u] == st.BATTALION][0]
     s.box[inf], s.hex[inf] = BOX_MAP, beaches[0]
-    opts = H.wave_options(g)
+    opts = amphibious.wave_options(g)
     assert beaches[0] not in opts.first[z]
     nb = [int(o) for o in t.neighbours[beaches[0]] if o in beaches]
     for b in nb:
@@ -102,16 +108,16 @@ def test_rule_18_91_no_box_for_allied_occupied_beach():
 def test_rule_18_31_first_wave_limits_enforced():
     g, z, beaches = _zone_game()
     _clear_allied(g)
-    opts = H.wave_options(g)
+    opts = amphibious.wave_options(g)
     units = opts.zones[z]
     arts = [u for u in units if g.static.utype[u] == st.ARTILLERY]
     with pytest.raises(IllegalDecision):
-        H.validate_waves(g, opts, {(BOX_FIRST_WAVE, beaches[0]): arts[:1]})
+        amphibious.validate_waves(g, opts, {(BOX_FIRST_WAVE, beaches[0]): arts[:1]})
     two = [u for u in units if g.static.utype[u] in (st.ENGINEER, st.MARINE)][:2]
     with pytest.raises(IllegalDecision):
-        H.validate_waves(g, opts, {(BOX_SECOND_WAVE, beaches[0]): two})
-    fill = H.fill_wave_boxes(g, opts, None)
-    H.validate_waves(g, opts, fill)                                                    # default is legal
+        amphibious.validate_waves(g, opts, {(BOX_SECOND_WAVE, beaches[0]): two})
+    fill = amphibious.fill_wave_boxes(g, opts, None)
+    amphibious.validate_waves(g, opts, fill)                                                    # default is legal
     for (w, b), us in fill.items():
         assert len(us) <= (3 if w == BOX_FIRST_WAVE else 1)
 
@@ -121,14 +127,14 @@ def test_rule_18_5_no_landing_losses_far_from_allies():
     g, z, beaches = _zone_game()
     _clear_allied(g)
     s = g.state
-    opts = H.wave_options(g)
-    fill = H.fill_wave_boxes(g, opts, None)
+    opts = amphibious.wave_options(g)
+    fill = amphibious.fill_wave_boxes(g, opts, None)
     for (w, b), us in fill.items():
         for u in us:
             s.box[u], s.box_slot[u] = w, b
     n = sum(len(v) for v in fill.values())
-    H.land_wave(g, BOX_FIRST_WAVE)
-    H.land_wave(g, BOX_SECOND_WAVE)
+    amphibious.land_wave(g, BOX_FIRST_WAVE)
+    amphibious.land_wave(g, BOX_SECOND_WAVE)
     landed = [u for u in g.on_map(AXIS)]
     assert len(landed) >= n                                                            # nothing lost
     assert all(s.landed_beach[b] for (w, b) in fill)                                   # 8.51, 12.54
@@ -150,12 +156,12 @@ def test_rule_18_6_waters_edge_losses_are_steps_only():
            and t.size[u] == st.BATTALION and t.nation[u] == st.BRITISH][:2]
     for u in bns:
         s.box[u], s.hex[u], s.level[u] = BOX_MAP, land_nb[0], 0
-    opts = H.wave_options(g)
+    opts = amphibious.wave_options(g)
     units = [u for u in opts.zones[z] if g.static.utype[u] in (st.ENGINEER, st.MARINE)][:2]
     for u in units:
         s.box[u], s.box_slot[u] = BOX_FIRST_WAVE, b
     before = int(s.allied_steps_lost[0]) + int(s.axis_steps_lost[0])
-    H.land_wave(g, BOX_FIRST_WAVE)
+    amphibious.land_wave(g, BOX_FIRST_WAVE)
     for u in bns:
         assert s.box[u] in (BOX_MAP, 5) and (s.box[u] != BOX_MAP or s.hex[u] == land_nb[0])  # no retreat
     assert int(s.allied_steps_lost[0]) + int(s.axis_steps_lost[0]) >= before
@@ -166,8 +172,8 @@ def test_rule_16_56_guns_fire_only_in_range_and_line_of_fire():
     g, z, beaches = _zone_game()
     s, t = g.state, g.static
     inv = H.inv_static(g)
-    opts = H.wave_options(g)
-    fill = H.fill_wave_boxes(g, opts, None)
+    opts = amphibious.wave_options(g)
+    fill = amphibious.fill_wave_boxes(g, opts, None)
     for (w, b), us in fill.items():
         for u in us:
             s.box[u], s.box_slot[u] = w, b
@@ -177,12 +183,12 @@ def test_rule_16_56_guns_fire_only_in_range_and_line_of_fire():
         seen.update(options)
         return {}
     g.policy(ALLIED).coastal_fire_boxes = spy
-    H.coastal_fire_at_boxes(g)
+    coastal_guns.coastal_fire_at_boxes(g)
     d = t.grid.distance_table
     for gun, boxes in seen.items():
         for (w, b) in boxes:
             assert d[s.hex[gun], b] <= inv.gun_range[gun]
-            assert H.cg.line_of_fire_clear(t.grid.hex_id(int(s.hex[gun])), t.grid.hex_id(b),
+            assert coastal_guns.line_of_fire_clear(t.grid.hex_id(int(s.hex[gun])), t.grid.hex_id(b),
                                            inv.los_block, inv.los_block_sides)
 
 
@@ -204,7 +210,7 @@ def test_rule_16_55_damaged_warship_counts_one_axis_step():
     s = g.state
     u = warships.ships_in_play(g)[0]
     before = int(s.axis_steps_lost[0])
-    H.damage_warship(g, u)
+    warships.damage_warship(g, u)
     assert s.box[u] == BOX_DAMAGED and int(s.warships_damaged[0]) == 1
     assert int(s.axis_steps_lost[0]) == before + 1                                     # 20.2
 
@@ -222,7 +228,7 @@ def test_rule_17_5_air_attacks_only_at_guns():
     s, t = g.state, g.static
     guns_before = sum(1 for u in g.on_map(ALLIED) if t.utype[u] == st.COASTAL_GUN)
     others_before = sum(1 for u in g.on_map(ALLIED) if t.utype[u] != st.COASTAL_GUN)
-    H.air_attacks(g)
+    special_rules.air_attacks(g)
     assert sum(1 for u in g.on_map(ALLIED) if t.utype[u] != st.COASTAL_GUN) == others_before  # 17.53
     assert sum(1 for u in g.on_map(ALLIED) if t.utype[u] == st.COASTAL_GUN) <= guns_before
 
@@ -230,9 +236,9 @@ def test_rule_17_5_air_attacks_only_at_guns():
 def test_rule_17_6_royal_navy_six():
     g = _game()
     warships.place_warships(g)
-    H.place_follow_up_boxes(g)
+    amphibious.place_follow_up_boxes(g)
     g.die = lambda purpose: 6
-    H.royal_navy_intervention(g)
+    special_rules.royal_navy_intervention(g)
     s = g.state
     assert int(s.rn_result[0]) == 6
     assert special.rn_surrender_modifier(6) == 3
@@ -240,7 +246,7 @@ def test_rule_17_6_royal_navy_six():
 
 
 def test_rule_17_7_delayed_reaction_blocks_far_allied_moves():
-    from malta_sim.games.island_of_death import movement
+    from malta_sim.iod.rules import movement
 
     g = _game()
     s, t = g.state, g.static
@@ -257,7 +263,7 @@ def test_rule_17_8_stragglers_may_not_move():
     s, t = g.state, g.static
     c = [u for u in range(len(t.names)) if t.utype[u] == st.PARATROOP and t.size[u] == st.COMPANY][0]
     s.box[c], s.hex[c], s.reduced[c] = BOX_MAP, _hex(g, "1312"), True
-    H.stragglers(g)
+    special_rules.stragglers(g)
     assert s.moved[c] or not H.memo(g).straggler_turn                                   # 17.81
 
 
@@ -327,7 +333,7 @@ def test_rule_16_11_airfield_capacity_and_aa():
     aa = [u for u in range(len(t.names)) if t.aa[u]][0]
     far = [int(x) for x in np.flatnonzero(t.land) if t.grid.distance_table[af, x] == 3][0]
     s.box[aa], s.hex[aa] = BOX_MAP, far
-    H.airfield_entry(g)
+    airfields.airfield_entry(g)
     landed = [u for u in g.units_at(af, AXIS)]
     dead = [u for u in range(len(t.names)) if s.box[u] == 5 and t.printed_formation[u] == 3]
     cost = sum(2 if t.utype[u] == st.ARTILLERY else 1 for u in landed + dead)
@@ -335,7 +341,7 @@ def test_rule_16_11_airfield_capacity_and_aa():
     assert all(s.entered_turn[u] == g.turn for u in landed)                             # 16.13
     s.weather[0] = RAINY
     n = len(g.on_map(AXIS))
-    H.airfield_entry(g)
+    airfields.airfield_entry(g)
     assert len(g.on_map(AXIS)) == n                                                     # 16.15
 
 
@@ -355,13 +361,13 @@ def test_rule_16_32_militia_never_shares_a_hex_with_the_mover():
 # ----------------------------------------------------------------- 20.0
 def test_rule_20_0_beach_hexes_against_occupied_follow_up_boxes():
     g = _game()
-    H.place_follow_up_boxes(g)
+    amphibious.place_follow_up_boxes(g)
     inv, m, s = H.inv_static(g), H.memo(g), g.state
     zones = set(m.division_zone.values())
     expect = sum(int((s.control[inv.zone_beaches[z]] == ALLIED).sum()) for z in zones)
-    assert H.surrender_modifier(g) == expect
+    assert victory.invasion_terms(g) == expect
     s.rn_result[0] = 5
-    assert H.surrender_modifier(g) == expect + 1
+    assert victory.invasion_terms(g) == expect + 1
 
 
 # ----------------------------------------------------------------- 22.39 options
@@ -408,7 +414,7 @@ def test_hercules_plays_to_the_end_with_invariants(idx, options, monkeypatch):
     g = _game(seed=20260629, idx=idx, options=options, check=True)
     problems: list = []
     check = _invariant_wrapper(g, problems)
-    orig_land = H.land_wave
+    orig_land = amphibious.land_wave
 
     def land_checked(game, wave):
         s = game.state
@@ -423,7 +429,7 @@ def test_hercules_plays_to_the_end_with_invariants(idx, options, monkeypatch):
             if game.static.beach[h] and s.entered_turn[u] == game.turn and len(game.units_at(h, ALLIED)):
                 problems.append("landed on an Allied-occupied beach hex (18.91)")
         check(f"land_wave {wave}")
-    monkeypatch.setattr(H, "land_wave", land_checked)
+    monkeypatch.setattr(amphibious, "land_wave", land_checked)
     orig_leave = sequence._leave
 
     def leave(game, phase):
@@ -453,7 +459,7 @@ def test_rule_18_5_engine_landing_losses_statistical():
     for _ in range(n):
         s.box[sm], s.box_slot[sm], s.hex[sm] = BOX_FIRST_WAVE, b, -1
         s.steps_lost[sm] = 0
-        H.land_wave(g, BOX_FIRST_WAVE)
+        amphibious.land_wave(g, BOX_FIRST_WAVE)
         lost += int(s.box[sm] == 5)
         s.box[sm], s.hex[sm] = 9, -1
         s.control[b] = ALLIED
@@ -482,7 +488,7 @@ def test_rule_16_12_engine_aa_fire_statistical():
     for _ in range(n):
         s.box[coy], s.hex[coy] = BOX_DISBANDMENT, -1
         s.steps_lost[coy] = 0
-        H.airfield_entry(g)
+        airfields.airfield_entry(g)
         kills += int(s.box[coy] == 5)
         s.box[coy], s.hex[coy] = 9, -1
     assert binomtest(kills, n, 1 / 6).pvalue > 1e-4
@@ -504,7 +510,7 @@ def test_rule_16_56_engine_coastal_fire_statistical():
         for x in np.flatnonzero(t.land & ~t.beach):
             x = int(x)
             if 1 <= t.grid.distance_table[x, b] <= 3 and t.grid.distance_table[x, b] <= inv.gun_range[gun] \
-                    and H.cg.line_of_fire_clear(t.grid.hex_id(x), t.grid.hex_id(b), inv.los_block, inv.los_block_sides):
+                    and coastal_guns.line_of_fire_clear(t.grid.hex_id(x), t.grid.hex_id(b), inv.los_block, inv.los_block_sides):
                 spot = (x, b)
                 break
         if spot:
@@ -521,10 +527,10 @@ def test_rule_16_56_engine_coastal_fire_statistical():
             s.box[u], s.box_slot[u], s.hex[u] = BOX_FIRST_WAVE, b, -1
             s.steps_lost[u] = 0
         s.gun_fired_turn[gun] = -1
-        H.coastal_fire_at_boxes(g)
+        coastal_guns.coastal_fire_at_boxes(g)
         hits[i] = sum(int(s.box[u] == 5) for u in marines)
     k = int(inv.gun_value[gun])
-    pmf = H.cg.wave_box_hits_pmf(k, True)
+    pmf = coastal_guns.wave_box_hits_pmf(k, True)
     obs = np.bincount(hits, minlength=k + 1)[: k + 1]
     assert obs.sum() == n
     assert chisquare(obs, pmf * n).pvalue > 1e-4

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from malta_sim.games.island_of_death import engine, hercules as H, sequence
-from malta_sim.games.island_of_death.state import ALLIED, AXIS
+from malta_sim.iod import invasion as H, sequence
+from malta_sim.iod.state import ALLIED, AXIS
+from malta_sim import play
 
 
 def test_intro_forced_jumps_planned():
     """22.26: Ram 1/2 jumps on the Ramcke marker on 30 June AM, II/187 on the
     Folgore marker on 30 June PM, alone in their turns."""
-    g = engine.new_game("intro", 5, 0, event_log=True)
+    g = play.new_game("intro", 5, 0, event_log=True)
     plans = [p for p in H.memo(g).plans if p.kind == "stick"]
     t = g.static
     am = [p for p in plans if p.turn == 4]
@@ -22,7 +23,7 @@ def test_intro_forced_jumps_planned():
 
 
 def test_intro_plays_with_jumps_and_landings():
-    g = engine.new_game("intro", 5, 1, event_log=True, check=True)
+    g = play.new_game("intro", 5, 1, event_log=True, check=True)
     sequence.play_game(g)
     assert g.state.over[0] and g.state.winner[0] in (AXIS, ALLIED)
     ev = pd.DataFrame(g.events.rows)

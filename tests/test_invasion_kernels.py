@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, chisquare
 
-from malta_sim.games.island_of_death import airborne, airfields, coastal, landings, militia, special
+from malta_sim.iod.rules import airborne, airfields, coastal_guns as coastal, amphibious as landings, militia, special_rules as special
 from malta_sim.hexgrid import IOD_GRID, Grid
 from malta_sim.kernels import drop as kdrop
 from malta_sim.rng import numba_state
@@ -174,7 +174,7 @@ def test_rule_17_52_air_attack_statistical(att, aa):
 
 
 def test_rule_17_51_air_attacks_by_day_and_weather():
-    from malta_sim.games.island_of_death.state import CLEAR, CLOUDY, RAINY
+    from malta_sim.iod.state import CLEAR, CLOUDY, RAINY
 
     assert special.air_attacks_available(0, CLEAR) == 14
     assert special.air_attacks_available(1, CLOUDY) == 6
@@ -329,7 +329,7 @@ def test_rule_17_7_delayed_reaction():
 
 
 def test_rule_22_39_delayed_landings_modifier():
-    from malta_sim.games.island_of_death.state import RAINY
+    from malta_sim.iod.state import RAINY
 
     assert special.delayed_landings_modifier(0, 9, 1, RAINY) == 5
     assert special.delayed_landings_modifier(1, 0, 0, 0) == 0
@@ -343,7 +343,7 @@ def test_rule_17_6_rn_surrender_modifier():
 
 
 def test_rule_16_41_air_support_markers():
-    from malta_sim.games.island_of_death.state import CLEAR, CLOUDY, RAINY
+    from malta_sim.iod.state import CLEAR, CLOUDY, RAINY
 
     assert special.air_support_markers(CLEAR) == 3
     assert special.air_support_markers(CLOUDY) == 1

@@ -202,8 +202,8 @@ def test_bombardment_monte_carlo_matches_exact(ch):
 
 def test_engine_odds_helpers_agree_with_kernel(ch):
     """The land engine's Python odds helpers give the kernel's levels and columns."""
-    static = pytest.importorskip("malta_sim.games.island_of_death.static")
-    combat = pytest.importorskip("malta_sim.games.island_of_death.combat")
+    static = pytest.importorskip("malta_sim.iod.static")
+    combat = pytest.importorskip("malta_sim.iod.rules.combat")
     for a in range(1, 40):
         for d in range(1, 40):
             assert static.odds_level(a, d) == K.basic_odds_level(a, d)

@@ -259,7 +259,7 @@ def test_rule_10_11_discovery_matches_reference(seed):
     """Rule 10.11 (the one compiled version,
     ``combat_options.discovered_kernel``): adjacent always; two hexes away by
     day unless the target blocks or every hex between blocks."""
-    from malta_sim.games.island_of_death.combat_options import discovered_kernel
+    from malta_sim.iod.rules.combat_options import discovered_kernel
 
     rng = np.random.default_rng(400 + seed)
     friendly = rng.random(N) < 0.1
@@ -307,8 +307,8 @@ def test_rule_6_41_infiltration():
 def test_engine_reach_kernel_agrees_on_packaged_map():
     """The land engine's half-MP movement kernel and movement_reach (on MAP's
     edge costs) give the same reachable hexes and MP on the packaged map."""
-    setup = pytest.importorskip("malta_sim.games.island_of_death.setup")
-    mv = pytest.importorskip("malta_sim.games.island_of_death.movement")
+    setup = pytest.importorskip("malta_sim.iod.setup")
+    mv = pytest.importorskip("malta_sim.iod.rules.movement")
     from malta_sim.loaders.iod_map import load_map
 
     t = setup.load_static()

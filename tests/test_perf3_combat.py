@@ -1,5 +1,5 @@
 """The compiled option finding of the combat phase
-(:mod:`malta_sim.games.island_of_death.combat_options`) against the plain
+(:mod:`malta_sim.iod.rules.combat_options`) against the plain
 per-unit rule tests, on random positions.
 
 Whole games are covered by ``tests/test_perf_combat.py``, which checks every
@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import combat, movement
-from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death.state import BOX_MAP, RAINY
+from malta_sim.iod.rules import combat, movement
+from malta_sim.iod import static as st
+from malta_sim.iod.state import BOX_MAP, RAINY
 from tests.test_perf_combat import (ref_attack_options, ref_can_attack, ref_defensive_options,
                                     ref_on_map, ref_plan_options)
 
@@ -81,7 +81,7 @@ def test_combat_options_equal_plain_rule_tests_on_random_positions(seed):
             want = ref_attack_options(g, side, units) if units else {}
             got = combat.attack_options(g, side, units)
             assert got == want and list(got) == list(want)
-            ezoc = combat.zoc_map(g, 1 - side)
+            ezoc = movement.zoc_map(g, 1 - side)
             firers = [int(u) for u in ref_on_map(g, side) if combat._art_can_fire(g, int(u), ezoc)]
             assert combat._firers(g, side) == firers
             want = ref_plan_options(g, side)
@@ -104,8 +104,8 @@ def test_reorganisation_candidates_equal_plain_tests_on_random_positions(seed):
     """breakdowns (13.1) and reform_options (13.2) find the battalions the
     per-battalion tests accept, in the same order, on random boxes, levels,
     parents, reduced flags and morale states."""
-    from malta_sim.games.island_of_death import organisation
-    from malta_sim.games.island_of_death.state import (BOX_DISBANDMENT, BOX_ELIMINATED,
+    from malta_sim.iod.rules import organisation
+    from malta_sim.iod.state import (BOX_DISBANDMENT, BOX_ELIMINATED,
                                                        BOX_POOL)
     from tests.test_perf_combat import ref_breakdown_candidates, ref_reform_options
 
@@ -181,7 +181,7 @@ def test_retreat_and_advance_options_equal_plain_versions(seed):
     """The compiled retreat ranking (9.6, 9.61, 7.3) and advance options
     (9.84) equal the per-hexside versions on random stacks, visited hexes,
     blocking and ZOC maps and enemy hexes."""
-    from malta_sim.games.island_of_death.combat_moves import advance_options, retreat_options
+    from malta_sim.iod.rules.retreat_advance import advance_options, retreat_options
     from tests.oracles.iod_rules import fits_stacking
 
     rng = np.random.default_rng(seed)
@@ -232,8 +232,8 @@ def test_phase_end_checks_equal_plain_versions_on_random_positions(seed):
     """The compiled phase-end passes equal the plain versions on random
     positions with crowded hexes: over-stacking per side (7.1, 7.2), caught
     leaders (14.42) and the control map (2.1)."""
-    from malta_sim.games.island_of_death import organisation
-    from malta_sim.games.island_of_death.phase_checks import (caught_leader_list, control_update,
+    from malta_sim.iod.rules import organisation
+    from malta_sim.iod.rules.phase_end_checks import (caught_leader_list, control_update,
                                                               over_stacked)
     from tests.test_perf_combat import ref_caught, ref_stack_totals, ref_update_control
 
@@ -289,7 +289,7 @@ def _ref_attachment_options(game):
 def test_attachment_options_equal_plain_version_on_random_positions(seed):
     """The formations offered to each Axis unit (15.21) equal the per-unit
     version on random crowded positions with random current formations."""
-    from malta_sim.games.island_of_death import organisation
+    from malta_sim.iod.rules import organisation
 
     rng = np.random.default_rng(seed)
     n_opts = 0
@@ -317,7 +317,7 @@ def test_attachment_options_equal_plain_version_on_random_positions(seed):
 def _ref_defensive_support(bot, game, options):
     """The Allied bot's defensive support as written before (one unit query
     per neighbour for the threat of each hex)."""
-    from malta_sim.policies import params as P
+    from malta_sim.bots import params as P
 
     t = game.static
     out, used = {}, set()
@@ -341,7 +341,7 @@ def test_allied_defensive_support_equals_unit_query_version(seed):
     """The Allied bot's defensive support (9.2 b, 16.74), with the threat of
     each hex from one count per hex, equals the version with one unit query
     per neighbour (same hexes, guns and order) on random positions."""
-    from malta_sim.policies.allied import AlliedBot
+    from malta_sim.bots.allied import AlliedBot
 
     rng = np.random.default_rng(seed)
     n = 0

@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import organisation
-from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death.phase_checks import (PHASE_END_CAUGHT, PHASE_END_DONE,
+from malta_sim.iod.rules import organisation
+from malta_sim.iod import static as st
+from malta_sim.iod.rules.phase_end_checks import (PHASE_END_CAUGHT, PHASE_END_DONE,
                                                           PHASE_END_OVER, phase_end_kernel)
-from malta_sim.games.island_of_death.state import BOX_MAP
+from malta_sim.iod.state import BOX_MAP
 from tests.test_perf3_combat import _random_game
 from tests.test_perf_combat import ref_caught, ref_stack_totals, ref_update_control
 
@@ -91,8 +91,8 @@ def test_ammo_routes_equal_one_route_search_per_piece(seed):
     :func:`.supply.route_distance` search per piece (its own hex made
     passable) on random passable masks, hand-out hexes and piece positions,
     including pieces on a hand-out hex and on an impassable hex."""
-    from malta_sim.games.island_of_death.ammo_routes import ammo_route_ok
-    from malta_sim.games.island_of_death.supply import MAX_ROUTE, route_distance
+    from malta_sim.iod.rules.ammunition_routes import ammo_route_ok
+    from malta_sim.iod.rules.supply import MAX_ROUTE, route_distance
     from tests.iod_helpers import static
 
     t = static()

@@ -1,14 +1,14 @@
-"""The compiled attack forecasts (:mod:`malta_sim.policies.forecast`) give
+"""The compiled attack forecasts (:mod:`malta_sim.bots.forecast`) give
 the answers of the plain Python bots: on every call through whole games, and
 on random positions."""
 
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import combat as C
-from malta_sim.games.island_of_death.engine import play_games
-from malta_sim.policies import axis as AX
-from malta_sim.policies import forecast as FC
+from malta_sim.iod.rules import combat as C
+from malta_sim.play import play_games
+from malta_sim.bots import axis as AX
+from malta_sim.bots import forecast as FC
 from tests.oracles import iod_rules as oracle
 from tests.oracles import bots as bots_ref
 
@@ -138,7 +138,7 @@ def test_odds_shifts_and_scores_on_random_positions():
     and the compiled score of a target equals :meth:`_ParamBot._score_target`."""
     from iod_helpers import make
 
-    from malta_sim.policies.axis import AxisBot
+    from malta_sim.bots.axis import AxisBot
 
     rng = np.random.default_rng(5)
     g = make({"1311": ["allied.uk.inf_coy.1"]})
@@ -219,10 +219,10 @@ def test_compiled_plan_equals_plain_on_random_positions(preset, params):
     its order, hurricanes, air markers, bombardments) equals the plain one."""
     from iod_helpers import make
 
-    from malta_sim.games.island_of_death.combat import PlanOptions
-    from malta_sim.policies.allied import AlliedBot
-    from malta_sim.policies.axis import AxisBot
-    from malta_sim.policies.base import CombatPlan  # noqa: F401
+    from malta_sim.iod.rules.combat import PlanOptions
+    from malta_sim.bots.allied import AlliedBot
+    from malta_sim.bots.axis import AxisBot
+    from malta_sim.bots.base import CombatPlan  # noqa: F401
 
     rng = np.random.default_rng(11)
     g = make({"1311": ["allied.uk.inf_coy.1"]})
@@ -302,7 +302,7 @@ def test_defensive_support_equals_reference_through_games(monkeypatch):
     """Rule 9.2 b: the defensive support of the simple bots, threat counted
     from one set of enemy-held hexes, equals the per-neighbour count on every
     call through whole games (same hexes in the same order)."""
-    from malta_sim.policies.simple import BalancedPolicy
+    from malta_sim.bots.simple import BalancedPolicy
 
     orig = BalancedPolicy.defensive_support
     seen = [0]
@@ -328,8 +328,8 @@ def test_attack_pick_on_random_positions():
     hurricanes and air markers."""
     from iod_helpers import make
 
-    from malta_sim.policies.axis import AxisBot
-    from malta_sim.policies.base import CombatPlan
+    from malta_sim.bots.axis import AxisBot
+    from malta_sim.bots.base import CombatPlan
 
     rng = np.random.default_rng(11)
     g = make({"1311": ["allied.uk.inf_coy.1"]})
@@ -422,7 +422,7 @@ def test_bombard_order_equals_unit_queries_through_games(monkeypatch):
     games (including the plans made without a scoring call, when no gun is
     offered and no air marker is left) they equal the reference written out
     here with one :meth:`Game.units_at` query per target."""
-    from malta_sim.policies.base import CombatPlan
+    from malta_sim.bots.base import CombatPlan
 
     seen = {"plans": 0, "bombard": 0}
     orig = AX._ParamBot._plan_bombard
@@ -460,7 +460,7 @@ def test_choose_loss_equals_array_reads_through_games(monkeypatch):
     per-unit lists, is the one the static arrays give (no HQ while another
     unit can take it, fewest victory steps, weakest, lowest index) on every
     call through whole games."""
-    from malta_sim.policies.simple import _LandBot
+    from malta_sim.bots.simple import _LandBot
 
     orig = _LandBot.choose_loss
     seen = [0]

@@ -17,12 +17,12 @@ import copy
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import hercules as H
-from malta_sim.games.island_of_death import militia as mil
-from malta_sim.games.island_of_death import sequence
-from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death.engine import new_game, play_games
-from malta_sim.games.island_of_death.state import (ALLIED, AXIS, BOX_CUP, BOX_ELIMINATED, BOX_MAP)
+from malta_sim.iod import invasion as H
+from malta_sim.iod.rules import militia
+from malta_sim.iod.rules import militia as mil
+from malta_sim.iod import static as st
+from malta_sim.play import new_game, play_games
+from malta_sim.iod.state import (ALLIED, AXIS, BOX_CUP, BOX_ELIMINATED, BOX_MAP)
 
 
 # --------------------------------------------------------------------- references
@@ -44,7 +44,7 @@ def _ref_on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
                 flags[y] = True
     if flags[h]:
         H._guns_and_strongpoints(game, cgu, cgu.tolist(), sp, sp.tolist(), inv, h, how)
-    cup = H._militia_in_cup(game)
+    cup = militia._militia_in_cup(game)
     if not cup:
         return
     near = inv.urban_near[h]
@@ -57,7 +57,7 @@ def _ref_on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     for x in dict.fromkeys(near):
         if x < 0 or not urban[x] or s.militia_rolled[x]:
             continue
-        cup = H._militia_in_cup(game)
+        cup = militia._militia_in_cup(game)
         if not cup:
             return
         s.militia_rolled[x] = True
@@ -102,7 +102,7 @@ def _ref_can_enter(game, u: int, h: int) -> bool:
 
 
 def _ref_one_hex_options(game, u: int) -> list:
-    from malta_sim.games.island_of_death import organisation as org
+    from malta_sim.iod.rules import organisation as org
     h = int(game.state.hex[u])
     return [int(o) for o in game.static.neighbours[h]
             if o >= 0 and _ref_can_enter(game, u, int(o)) and org.fits_stacking(game, [int(u)], int(o))]
@@ -147,7 +147,7 @@ def test_on_enter_hex_equals_reference_on_every_call(scenario, games):
     """Every call of the entry hook through whole games (default and random
     bots): the fast hook and the plain reference, run from the same state and
     dice, leave the same state, pending uprisings, event log and dice."""
-    fast = sequence.HOOKS["on_enter_hex"]
+    fast = H.on_enter_hex
     n = [0, 0]
 
     def checked(game, u, h, how="move"):
@@ -177,13 +177,13 @@ def test_on_enter_hex_equals_reference_on_every_call(scenario, games):
         n[0] += 1
         n[1] += len(after[2]) > 0
 
-    sequence.register_hook("on_enter_hex", checked)
+    H.on_enter_hex = checked
     try:
         for pol in ("balanced", "random"):
             play_games(scenario, 11, np.arange(games), axis_policy=pol, allied_policy="static" if
                        pol == "balanced" else "random", event_log=True)
     finally:
-        sequence.register_hook("on_enter_hex", fast)
+        H.on_enter_hex = fast
     assert n[0] > 200 and n[1] > 0
 
 
@@ -255,8 +255,8 @@ def test_entry_flags_and_aa_counts_on_random_positions():
 def test_guns_with_box_targets_on_random_positions():
     """Coastal guns with a filled wave box in range (16.56; the default Allied
     bot keeps them for the landing craft) equal the plain per-gun test."""
-    from malta_sim.games.island_of_death import warships as ws
-    from malta_sim.games.island_of_death.state import BOX_FIRST_WAVE, BOX_SECOND_WAVE
+    from malta_sim.iod.rules import warships as ws
+    from malta_sim.iod.state import BOX_FIRST_WAVE, BOX_SECOND_WAVE
 
     g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
     s, t = g.state, g.static
@@ -282,7 +282,7 @@ def test_guns_with_box_targets_on_random_positions():
 def test_ships_in_play_on_random_boxes():
     """Warships on the map (16.7) from the per-static warship list equal a
     mask over every piece."""
-    from malta_sim.games.island_of_death import warships as ws
+    from malta_sim.iod.rules import warships as ws
 
     g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
     s, t = g.state, g.static

@@ -1,7 +1,7 @@
 """The compiled move choices give the answers of the plain code they replace.
 
 ``AxisBot.next_move`` walks its candidates in one compiled call
-(:mod:`malta_sim.policies.move_choice`); ``AxisBot._next_move_plain`` is the
+(:mod:`malta_sim.bots.move_choice`); ``AxisBot._next_move_plain`` is the
 plain loop with one ``legal_moves`` call per candidate.  The whole-game test
 asks both on every call (from the same bot state) and demands the same move,
 the same set of units tried, and, for a move the kernel chose, the engine's
@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import movement
-from malta_sim.games.island_of_death.engine import play_games
-from malta_sim.policies import axis as AX
-from malta_sim.policies import move_choice
+from malta_sim.iod.rules import movement
+from malta_sim.play import play_games
+from malta_sim.bots import axis as AX
+from malta_sim.bots import move_choice
 from tests.oracles import iod_rules as oracle
 from tests.oracles import bots as bots_ref
 
@@ -85,7 +85,7 @@ def test_axis_next_move_equals_plain_with_allowances_beyond_first_buffers(monkey
     ``next_move`` call of whole games still answers as the plain loop."""
     import dataclasses
 
-    from malta_sim.games.island_of_death import engine
+    from malta_sim.iod import engine
 
     orig = engine._static_cached
     kept = []
@@ -110,7 +110,7 @@ def test_destinations_equal_legal_kernel():
     hexes ascending, same MP, same predecessors) on random ZOC, blocking and
     stop masks, random stacks and random units, tactical and strategic.
     Deterministic (fixed seed)."""
-    from malta_sim.games.island_of_death.setup import load_static
+    from malta_sim.iod.setup import load_static
 
     t = load_static(None)
     rng = np.random.default_rng(11)
@@ -155,7 +155,7 @@ def test_allied_garrison_move_equals_plain(monkeypatch, scen, al, n):
     """The compiled garrison walk gives the plain loop's move and tries the
     same units on every call of whole games (turns 0 and 1 of Operation
     Hercules, under rule 17.7, included)."""
-    from malta_sim.policies import allied as AL
+    from malta_sim.bots import allied as AL
 
     fast, plain = AL.AlliedBot._garrison_move, bots_ref.garrison_move
     seen = {"calls": 0, "moves": 0}
@@ -191,7 +191,7 @@ def test_supply_kernel_equals_plain(monkeypatch, scen, ax, al, n):
     """``compute_supply`` (one compiled call) equals ``compute_supply_plain``
     for both sides on every call of whole games, units in and out of supply
     both seen (rules 8.11, 8.12, 8.51-8.53, 19.12)."""
-    from malta_sim.games.island_of_death import supply
+    from malta_sim.iod.rules import supply
 
     fast = supply.compute_supply
     seen = {"calls": 0, "out": 0, "in": 0}
@@ -216,7 +216,7 @@ def test_supply_kernel_equals_plain(monkeypatch, scen, ax, al, n):
 def _ref_one_hex_move(game, unit, options):
     """The plain one-hex choice (18.7, 19.6): a score per hex, one Allied
     total at a time."""
-    from malta_sim.policies import invasion as inv
+    from malta_sim.bots import invasion as inv
 
     if not options:
         return None
@@ -231,7 +231,7 @@ def _ref_one_hex_move(game, unit, options):
 
 def _ref_move_drop_marker(game, formation, options):
     """The plain drop zone marker move (19.13)."""
-    from malta_sim.policies import invasion as inv
+    from malta_sim.bots import invasion as inv
 
     here = int(game.state.dz_hex[0, formation])
     if here < 0 or not options or inv._allied_strength_near(game, here, 1) == 0:
@@ -243,7 +243,7 @@ def _ref_move_drop_marker(game, formation, options):
 def test_one_hex_and_marker_moves_equal_plain(monkeypatch, ax, al, n):
     """The batched beach / rally moves (18.7, 19.6) and drop zone marker
     moves (19.13) give the plain choices on every call of whole Hercules games."""
-    from malta_sim.policies.invasion import InvasionDecisions as D
+    from malta_sim.bots.invasion import InvasionDecisions as D
 
     fast_one, fast_marker = D.one_hex_move, D.move_drop_marker
     seen = {"one": 0, "one_moved": 0, "marker": 0}

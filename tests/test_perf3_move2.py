@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from malta_sim.games.island_of_death import movement
-from malta_sim.games.island_of_death.engine import play_games
+from malta_sim.iod.rules import movement
+from malta_sim.play import play_games
 from tests.oracles import iod_rules as oracle
 
 
@@ -93,7 +93,7 @@ def test_occupancy_kernel_equals_plain(monkeypatch, scen, ax, al, n):
 def test_occupancy_kernel_random():
     """The kernel against the numpy steps of ``_occupancy_plain`` on random
     pieces (warships, leaders, coastal guns, zero defense, shared hexes)."""
-    from malta_sim.games.island_of_death import static as st
+    from malta_sim.iod import static as st
     rng = np.random.default_rng(5)
     types = np.array([st.WARSHIP, st.LEADER, st.COASTAL_GUN, st.INFANTRY,
                       st.ARTILLERY, st.HQ], np.int8)

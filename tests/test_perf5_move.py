@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death.engine import play_games
-from malta_sim.policies import move_choice as mc
+from malta_sim.iod import static as st
+from malta_sim.play import play_games
+from malta_sim.bots import move_choice as mc
 
 
 @pytest.mark.parametrize("scen,ax,al,n", [("hercules", "balanced", "static", 4),

@@ -13,13 +13,14 @@ import functools
 
 import numpy as np
 
-from malta_sim.games.island_of_death import airborne as ab
-from malta_sim.games.island_of_death import airborne_phase as ap
-from malta_sim.games.island_of_death import hercules as H
-from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death.engine import new_game, play_games
-from malta_sim.policies import register_policy
-from malta_sim.policies.axis import AxisBot
+from malta_sim.iod.rules import airborne as ab
+from malta_sim.iod.rules import airborne as ap
+from malta_sim.iod import invasion as H
+from malta_sim.iod import static as st
+from malta_sim.play import new_game, play_games
+from malta_sim.bots import register_policy
+from malta_sim.bots.axis import AxisBot
+from malta_sim.iod.rules import airfields
 
 
 class PopMarkerBot(AxisBot):
@@ -119,7 +120,7 @@ def test_airfield_entry_after_a_replaced_break_down_that_returns_nothing(monkeyp
     or boxes changed.  Here a house rule breaks an airlanding artillery
     battalion down with the first glider battalion (one company attached to
     it) and returns None."""
-    from malta_sim.games.island_of_death.state import BOX_DISBANDMENT, BOX_POOL
+    from malta_sim.iod.state import BOX_DISBANDMENT, BOX_POOL
     from tests.iod_helpers import airfield_entry_spy
 
     g = new_game("hercules", 14, 0, axis_policy="balanced", allied_policy="static")
@@ -146,7 +147,7 @@ def test_airfield_entry_after_a_replaced_break_down_that_returns_nothing(monkeyp
     s.box[bns], s.hex[bns] = BOX_DISBANDMENT, -1
     s.box[art], s.hex[art] = BOX_DISBANDMENT, -1
     s.parent[comps], s.box[comps] = -1, BOX_POOL
-    H.airfield_entry(g)
+    airfields.airfield_entry(g)
     assert done and seen and H.is_broken(g, art[0])
     assert art[0] not in seen[0]
     assert all(u in seen[0] for u in art[1:])          # the others are still offered

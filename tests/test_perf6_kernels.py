@@ -36,9 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import kernel_replay as KR  # noqa: E402
-from malta_sim.games.island_of_death import movement as mv  # noqa: E402
-from malta_sim.policies import forecast as fc  # noqa: E402
-from malta_sim.policies import move_choice as mc  # noqa: E402
+from malta_sim.iod.rules import movement as mv  # noqa: E402
+from malta_sim.bots import forecast as fc  # noqa: E402
+from malta_sim.bots import move_choice as mc  # noqa: E402
 
 @pytest.fixture(scope="module", params=["hercules", "intro"])
 def recorded(request):
@@ -129,7 +129,7 @@ def test_near_table_lists_the_hexes_within_one():
     """``move_choice.near_table``: each row holds exactly the hexes at
     distance 0 or 1, ascending, padded with -1 (a hex grid: seven at most),
     on the game map and on a random patch."""
-    from malta_sim.games.island_of_death.engine import new_game
+    from malta_sim.play import new_game
 
     game = new_game("hercules", 0, 0)
     maps = [game.static.grid.distance_table, _random_map(np.random.default_rng(1))[1]]
@@ -146,7 +146,7 @@ def test_best_step_near_matches_best_step_on_random_positions():
     """``move_choice._best_step_near`` (enemy hexes as a mask, counted among
     the ``near_table`` rows) picks what ``axis._best_step`` picks from the
     list of enemy hexes (rules 6.1-6.6, 8.2, 9.92), ties included."""
-    from malta_sim.policies.axis import _best_step
+    from malta_sim.bots.axis import _best_step
 
     rng = np.random.default_rng(3)
     _nbr, dist, *_ = _random_map(rng, 11)

@@ -1,11 +1,11 @@
 """The scripted bots' speed-ups leave every answer as it was: memoised and
-compiled paths of :mod:`malta_sim.policies.axis` checked against a fresh
+compiled paths of :mod:`malta_sim.bots.axis` checked against a fresh
 computation on the states of whole games."""
 
 import numpy as np
 import pytest
 
-from malta_sim.policies import axis as AX
+from malta_sim.bots import axis as AX
 
 
 
@@ -35,7 +35,7 @@ def test_compiled_move_choice_equals_reference():
     """Rules 6.1-6.6, 8.2, 9.92: the compiled goal and destination choice of
     the Axis bot equal the plain loops on random positions (ties included:
     MP costs and envelopment bonuses drawn from few values)."""
-    from malta_sim.games.island_of_death.setup import load_static
+    from malta_sim.iod.setup import load_static
 
     dist = load_static().grid.distance_table
     n = dist.shape[0]
@@ -75,7 +75,7 @@ def test_expected_losses_memo_equals_fresh():
     g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"]})
     crt = g.static.charts.crt
     p = np.array([6 - abs(r - 7) for r in range(2, 13)]) / 36.0
-    from malta_sim.games.island_of_death.combat import crt_column
+    from malta_sim.iod.rules.combat import crt_column
     for line in range(crt.shape[0]):
         for level in range(-4, 9):
             for fort in (False, True):

@@ -1,10 +1,10 @@
 """Second round of bot speed-ups: every kept or shortcut answer of
-:mod:`malta_sim.policies.axis` equals a fresh computation on the states of
+:mod:`malta_sim.bots.axis` equals a fresh computation on the states of
 whole games."""
 
 import numpy as np
 
-from malta_sim.policies import axis as AX
+from malta_sim.bots import axis as AX
 
 
 
@@ -34,7 +34,7 @@ def test_expected_losses_capped_steps_exact():
     computation gives, for step counts far beyond the caps."""
     from iod_helpers import make
 
-    from malta_sim.games.island_of_death.combat import crt_column
+    from malta_sim.iod.rules.combat import crt_column
 
     g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"]})
     charts = g.static.charts
@@ -64,7 +64,7 @@ def test_near_enemy_mask_equals_distance_test():
     """Rules 6.1-6.6: the Allied garrison bot's mask of hexes within one hex
     of an enemy unit equals the per-unit distance test it replaces (the hex
     distance table is symmetric)."""
-    from malta_sim.games.island_of_death.setup import load_static
+    from malta_sim.iod.setup import load_static
 
     dist = load_static().grid.distance_table
     rng = np.random.default_rng(4)

@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import combat, movement
-from malta_sim.games.island_of_death.combat_options import in_range_kernel
-from malta_sim.games.island_of_death.state import DEMORALIZED, DISORGANIZED
+from malta_sim.iod.rules import combat, movement
+from malta_sim.iod.rules.combat_options import in_range_kernel
+from malta_sim.iod.state import DEMORALIZED, DISORGANIZED
 from malta_sim.kernels import crt as kcrt
 from malta_sim.games.registry import get_scenario
 
@@ -110,7 +110,7 @@ def _check_position(game, rng, counts):
 def test_fast_paths_equal_plain_versions_in_a_game(monkeypatch, scenario, axis, allied, seed):
     """At the start of each combat phase of a whole game, every fast path
     answers as its plain version."""
-    from malta_sim.games.island_of_death import sequence
+    from malta_sim.iod import sequence
 
     rng = np.random.default_rng(seed)
     counts: dict = {}
@@ -132,7 +132,7 @@ def test_fast_paths_equal_plain_versions_in_a_game(monkeypatch, scenario, axis, 
 def test_units_in_run_equals_mask_lookup():
     """The compiled per-side lookup of :meth:`Game.units_at` equals the mask
     lookup on random hex arrays, runs and hexes (off-map -1 included)."""
-    from malta_sim.games.island_of_death.game import units_in_run
+    from malta_sim.iod.game import units_in_run
 
     rng = np.random.default_rng(11)
     for _ in range(300):

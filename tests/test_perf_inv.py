@@ -11,7 +11,8 @@ import pickle
 
 import numpy as np
 
-from malta_sim.games.island_of_death.engine import new_game
+from malta_sim.play import new_game
+from malta_sim.iod.rules import airfields, coastal_guns
 
 
 def _snapshot(game):
@@ -53,8 +54,8 @@ def test_replayed_game_has_its_own_arrays():
 def test_line_of_fire_memo_equals_direct_check():
     """Rule 16.54: the memoised line of fire answers as ``line_of_fire_clear`` for
     every coastal-gun hex against every beach and ocean hex within 8 hexes."""
-    from malta_sim.games.island_of_death import coastal as cg
-    from malta_sim.games.island_of_death import hercules as H
+    from malta_sim.iod.rules import coastal_guns as cg
+    from malta_sim.iod import invasion as H
 
     g = new_game("hercules", 2, 0, axis_policy="balanced", allied_policy="static")
     inv, grid, t = H.inv_static(g), g.static.grid, g.static
@@ -66,8 +67,8 @@ def test_line_of_fire_memo_equals_direct_check():
         for b in targets[d[a, targets] <= 8]:
             b = int(b)
             want = cg.line_of_fire_clear(grid.hex_id(a), grid.hex_id(b), inv.los_block, inv.los_block_sides)
-            assert H.line_of_fire(inv, grid, a, b) == want
-            assert H.line_of_fire(inv, grid, a, b) == want      # second answer from the memo
+            assert coastal_guns.line_of_fire(inv, grid, a, b) == want
+            assert coastal_guns.line_of_fire(inv, grid, a, b) == want      # second answer from the memo
             n += 1
     assert n > 100
 
@@ -75,9 +76,9 @@ def test_line_of_fire_memo_equals_direct_check():
 def test_delayed_reaction_map_equals_kernel():
     """Rule 17.7: the per-hex map answers as ``allied_may_act`` for every hex,
     on random Axis positions on turns 0 and 1 (and the memo follows moves)."""
-    from malta_sim.games.island_of_death import special as sp
-    from malta_sim.games.island_of_death.hercules import axis_ground_hexes
-    from malta_sim.games.island_of_death.state import BOX_MAP
+    from malta_sim.iod.rules import special_rules as sp
+    from malta_sim.iod.invasion import axis_ground_hexes
+    from malta_sim.iod.state import BOX_MAP
 
     g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
     s, t = g.state, g.static
@@ -107,9 +108,9 @@ def test_allied_answers_follow_every_move():
     """Allied hexes, distance to the nearest Allied unit and AA counts (16.12,
     18.5, 19.41) from the per-position memo equal direct computations, move
     after move."""
-    from malta_sim.games.island_of_death import hercules as H
-    from malta_sim.games.island_of_death import static as st
-    from malta_sim.games.island_of_death.state import BOX_MAP
+    from malta_sim.iod import invasion as H
+    from malta_sim.iod import static as st
+    from malta_sim.iod.state import BOX_MAP
 
     g = new_game("hercules", 6, 0, axis_policy="balanced", allied_policy="static")
     s, t = g.state, g.static
@@ -140,9 +141,9 @@ def test_allied_answers_follow_every_move():
 def test_on_enter_hex_reveals_strongpoints_and_overruns_guns():
     """16.22 / 16.58: an Axis unit entering a hex reveals the Allied strongpoints
     in it and next to it (no others) and eliminates the coastal guns in it."""
-    from malta_sim.games.island_of_death import hercules as H
-    from malta_sim.games.island_of_death import static as st
-    from malta_sim.games.island_of_death.state import BOX_MAP
+    from malta_sim.iod import invasion as H
+    from malta_sim.iod import static as st
+    from malta_sim.iod.state import BOX_MAP
 
     g = new_game("hercules", 8, 0, axis_policy="balanced", allied_policy="static")
     s, t = g.state, g.static
@@ -162,8 +163,8 @@ def test_on_enter_hex_reveals_strongpoints_and_overruns_guns():
 def test_stick_targets_equal_plan_target_ok():
     """Rules 19.22 / 19.33: the vectorised stick targets equal
     ``airborne.plan_target_ok`` hex by hex, with and without the long stick."""
-    from malta_sim.games.island_of_death import airborne as ab
-    from malta_sim.games.island_of_death.airborne_phase import _target_hexes_ok, stick_targets
+    from malta_sim.iod.rules import airborne as ab
+    from malta_sim.iod.rules.airborne import _target_hexes_ok, stick_targets
 
     g = new_game("hercules", 9, 0, axis_policy="balanced", allied_policy="static")
     d = g.static.grid.distance_table
@@ -180,7 +181,7 @@ def test_stick_targets_equal_plan_target_ok():
 
 def _reference_marker_options(game, here):
     """Rule 19.13 reach of a drop zone marker, hex by hex through ``units_at``."""
-    from malta_sim.games.island_of_death import hercules as H
+    from malta_sim.iod import invasion as H
 
     s, t = game.state, game.static
     zoc = H.enemy_zoc(game, 0)
@@ -205,7 +206,7 @@ def _reference_marker_options(game, here):
 def test_drop_marker_moves_offer_the_rule_19_13_reach():
     """Rule 19.13: the hexes offered for a drop zone marker move equal a
     hex-by-hex search, on positions with Axis control spread at random."""
-    from malta_sim.games.island_of_death.airborne_phase import move_drop_markers
+    from malta_sim.iod.rules.airborne import move_drop_markers
 
     g = new_game("intro", 12, 0, axis_policy="balanced", allied_policy="static")
     s, t = g.state, g.static
@@ -235,7 +236,7 @@ def test_drop_marker_moves_offer_the_rule_19_13_reach():
 def test_invasion_static_neighbourhood_tables():
     """The per-hex tables used by the entry effects (16.22, 16.32) list a hex and
     its on-map neighbours in direction order, and the town/city ones among them."""
-    from malta_sim.games.island_of_death import hercules as H
+    from malta_sim.iod import invasion as H
 
     g = new_game("intro", 1, 0, axis_policy="balanced", allied_policy="static")
     t, inv = g.static, H.inv_static(g)
@@ -252,9 +253,9 @@ def test_airfield_entry_candidates_match_rule_16_1_filter():
     """Rule 16.1: the units offered for airfield entry equal a unit-by-unit
     filter (80th Division, commandos, glider companies; companies or
     artillery; battalions not broken down; no leaders), on random boxes."""
-    from malta_sim.games.island_of_death import hercules as H
-    from malta_sim.games.island_of_death import static as st
-    from malta_sim.games.island_of_death.state import BOX_DISBANDMENT, BOX_POOL
+    from malta_sim.iod import invasion as H
+    from malta_sim.iod import static as st
+    from malta_sim.iod.state import BOX_DISBANDMENT, BOX_POOL
 
     from tests.iod_helpers import airfield_entry_spy
 
@@ -272,7 +273,7 @@ def test_airfield_entry_candidates_match_rule_16_1_filter():
         s.parent[comps] = np.where(gen.random(len(comps)) < 0.3, t.battalion_of[comps], -1)
         s.box[comps] = np.where(gen.random(len(comps)) < 0.5, BOX_POOL, BOX_DISBANDMENT)
         seen.clear()
-        H.airfield_entry(g)
+        airfields.airfield_entry(g)
         want = []
         for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == 0)):
             u = int(u)
@@ -293,10 +294,10 @@ def test_airfield_entry_candidates_match_rule_16_1_filter():
 def test_fire_ranges_equal_pairwise_checks():
     """Rules 16.54, 16.55, 16.79: ship -> guns in its range and gun -> ships in
     range and line of fire equal pair-by-pair checks, on random ship hexes."""
-    from malta_sim.games.island_of_death import coastal as cg
-    from malta_sim.games.island_of_death import hercules as H
-    from malta_sim.games.island_of_death import static as st
-    from malta_sim.games.island_of_death.warships import _fire_ranges
+    from malta_sim.iod.rules import coastal_guns as cg
+    from malta_sim.iod import invasion as H
+    from malta_sim.iod import static as st
+    from malta_sim.iod.rules.warships import _fire_ranges
 
     g = new_game("hercules", 15, 0, axis_policy="balanced", allied_policy="static")
     s, t = g.state, g.static
@@ -329,7 +330,7 @@ def test_side_selector_selects_the_side_in_order():
     side's units in unit order, contiguous or not."""
     from types import SimpleNamespace
 
-    from malta_sim.games.island_of_death.special import side_selector
+    from malta_sim.iod.rules.special_rules import side_selector
 
     x = np.arange(10) * 3
     for sides in ([0, 0, 0, 1, 1, 1, 1, 0, 0, 0], [1, 1, 0, 0, 0, 0, 0, 0, 0, 0], [0] * 10):

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import movement, organisation
-from malta_sim.games.island_of_death.engine import play_games
-from malta_sim.policies import invasion
+from malta_sim.iod.rules import movement, organisation
+from malta_sim.play import play_games
+from malta_sim.bots import invasion
 
 
 # ---------------------------------------------------------------- references
@@ -35,7 +35,7 @@ def ref_objective_weight(game, h):
 
 
 def ref_allied_strength_near(game, h, radius=1):
-    from malta_sim.games.island_of_death.state import ALLIED, BOX_MAP
+    from malta_sim.iod.state import ALLIED, BOX_MAP
 
     s, t = game.state, game.static
     idx = ((s.box == BOX_MAP) & (t.side == ALLIED) & (s.hex >= 0)).nonzero()[0]
@@ -77,7 +77,7 @@ def ref_stick_scores(game, targets):
 
 
 def ref_place_warships(game, ships, options):
-    from malta_sim.games.island_of_death.hercules import target_beaches
+    from malta_sim.iod.invasion import target_beaches
 
     beaches = target_beaches(game)
     d = game.static.grid.distance_table
@@ -94,7 +94,7 @@ def ref_place_warships(game, ships, options):
 
 def ref_legal_moves(game, u, mode="tactical", hitch=False):
     """The destinations as worked out before the fused kernel (no side effects)."""
-    from malta_sim.games.island_of_death import static as st
+    from malta_sim.iod import static as st
 
     mv = movement
     s, t = game.state, game.static
@@ -131,7 +131,7 @@ def ref_legal_moves(game, u, mode="tactical", hitch=False):
 
 
 def ref_infiltration_options(game, side):
-    from malta_sim.games.island_of_death import static as st
+    from malta_sim.iod import static as st
 
     s, t = game.state, game.static
     zoc_start = game.extra.get("zoc_start")
@@ -160,8 +160,8 @@ def ref_infiltration_options(game, side):
 
 
 def ref_leader_bonus(game, side):
-    from malta_sim.games.island_of_death import static as st
-    from malta_sim.games.island_of_death.state import BOX_MAP
+    from malta_sim.iod import static as st
+    from malta_sim.iod.state import BOX_MAP
 
     s, t = game.state, game.static
     out = np.zeros(t.n_units, np.int8)
@@ -182,7 +182,7 @@ def ref_leader_bonus(game, side):
 
 
 def ref_exerting_hexes(game, side):
-    from malta_sim.games.island_of_death import static as st
+    from malta_sim.iod import static as st
 
     s, t = game.state, game.static
     nh = t.n_hexes
@@ -218,9 +218,9 @@ def ref_within2_of_enemy(game, side):
 
 
 def ref_compute_supply(game, side):
-    from malta_sim.games.island_of_death import static as st
-    from malta_sim.games.island_of_death import supply as sp
-    from malta_sim.games.island_of_death.state import ALLIED, AXIS, BOX_MAP
+    from malta_sim.iod import static as st
+    from malta_sim.iod.rules import supply as sp
+    from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP
 
     t, s = game.static, game.state
     units = game.on_map(side)
@@ -327,7 +327,7 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
     def strategic_movement(game, side):
         # the fused set-up kernel against the plain leader bonuses (14.1),
         # hexes near the enemy and candidates (6.2, 17.7)
-        from malta_sim.games.island_of_death import static as st
+        from malta_sim.iod import static as st
 
         s = game.state
         want_bonus = ref_leader_bonus(game, side)
@@ -353,7 +353,7 @@ def test_movement_fast_paths_equal_plain(monkeypatch, scen, ax, al):
         assert seen["cands"] == [int(u) for u in want_cands]
         calls["bonus"] = calls.get("bonus", 0) + int(want_bonus.any())
         calls["strategic"] = calls.get("strategic", 0) + len(want_cands)
-    from malta_sim.games.island_of_death import supply
+    from malta_sim.iod.rules import supply
 
     fast_supply = supply.compute_supply
 
@@ -461,7 +461,7 @@ def test_invasion_decisions_equal_plain(monkeypatch):
         calls["ships"] += 1
         return got
 
-    from malta_sim.policies import simple
+    from malta_sim.bots import simple
 
     # the land bots copy these methods into their class (simple.py): patch both
     for cls in (D, simple._LandBot):
@@ -542,7 +542,7 @@ def test_reach_search_with_cost_table_equals_first_search():
     """The bucket search over the per-static hexside cost table (``reach_core``
     with ``edge_cost_table``) gives the first search's costs and paths, for
     every class (leaders too) and both kinds of movement, on random masks."""
-    from malta_sim.games.island_of_death.setup import load_static
+    from malta_sim.iod.setup import load_static
 
     t = load_static()
     edge = movement.edge_cost_table(t.move_cost, t.strat_cost, t.road, t.creek, t.rise, t.neighbours,

@@ -1,12 +1,12 @@
-"""Scripted bots (malta_sim.policies.axis / allied): decisions on constructed
+"""Scripted bots (malta_sim.bots.axis / allied): decisions on constructed
 positions and legal whole games."""
 
 import pytest
 
-from malta_sim.games.island_of_death import combat
-from malta_sim.games.island_of_death.engine import play_games
-from malta_sim.policies import make_policy
-from malta_sim.policies import params as P
+from malta_sim.iod.rules import combat
+from malta_sim.play import play_games
+from malta_sim.bots import make_policy
+from malta_sim.bots import params as P
 
 from iod_helpers import h, make, u
 
@@ -28,7 +28,7 @@ def test_min_odds_threshold_gates_attacks():
 
 
 def test_forecast_prefers_more_attackers():
-    from malta_sim.policies.axis import Forecast
+    from malta_sim.bots.axis import Forecast
     g = _position()
     one = Forecast(g, 0, h("1311"), [u("axis.4.1_34")])
     two = Forecast(g, 0, h("1311"), [u("axis.4.1_34"), u("axis.4.2_34")])
@@ -87,7 +87,7 @@ def test_counterattack_reserve_and_garrison_values():
     """The counterattack preset keeps about a third of the mobile units in
     reserve; the static preset none.  Held victory cities outrank airfields,
     forts and towns as garrison hexes."""
-    from malta_sim.games.island_of_death.engine import new_game
+    from malta_sim.play import new_game
     g = new_game("intro", 3, 0, axis_policy="axis:balanced", allied_policy="allied:counterattack")
     ca = g.policy(1)
     res = ca.reserve_units(g)

@@ -1,14 +1,14 @@
-"""Bot parameter vectors and presets (malta_sim.policies.params / presets)."""
+"""Bot parameter vectors and presets (malta_sim.bots.params / presets)."""
 
 import numpy as np
 import pytest
 
 from malta_sim.errors import OptionError
 from malta_sim.exact.combat import combat_distribution
-from malta_sim.policies import make_policy, policy_names
-from malta_sim.policies import params as P
-from malta_sim.policies.axis import expected_losses
-from malta_sim.policies.presets import PRESETS, preset_names, preset_vector
+from malta_sim.bots import make_policy, policy_names
+from malta_sim.bots import params as P
+from malta_sim.bots.axis import expected_losses
+from malta_sim.bots.presets import PRESETS, preset_names, preset_vector
 
 from iod_helpers import make, static
 
@@ -60,7 +60,7 @@ def test_presets_registered_for_both_sides():
 
 def test_scenarios_accept_presets():
     from malta_sim.games.registry import get_scenario
-    import malta_sim.games.island_of_death  # noqa: F401  (registers)
+    import malta_sim.iod  # noqa: F401  (registers)
     for sc in ("intro", "hercules"):
         spec = get_scenario(sc)
         assert spec.axis_policies[0] == "balanced" and "axis:cautious" in spec.axis_policies
@@ -74,7 +74,7 @@ def test_expected_losses_match_exact_distribution(att, dfn, line, fort):
     when the step caps do not bind."""
     g = make({})
     charts = static().charts
-    from malta_sim.games.island_of_death.static import odds_level
+    from malta_sim.iod.static import odds_level
     exact = combat_distribution(att, dfn, 0, line, fort, charts)
     mine = expected_losses(g, line, odds_level(att, dfn), fort, 99, 99)
     if exact["cancelled"]:
@@ -91,7 +91,7 @@ def test_describe_tables():
 def test_compiled_attack_value_matches_python():
     """The numba attack test (parameter vector in, decision out) agrees with the
     Python forecast for every level of both lines."""
-    from malta_sim.policies.axis import nb_attack_value
+    from malta_sim.bots.axis import nb_attack_value
     g = make({})
     ch = static().charts
     vec = P.axis_vector()

@@ -2,8 +2,8 @@
 both arms play the same seeds and game indices, so the dice streams match
 until the decisions differ)."""
 
-from malta_sim.games.island_of_death import sequence
-from malta_sim.games.island_of_death.engine import new_game
+from malta_sim.iod import sequence
+from malta_sim.play import new_game
 
 
 def _play(axis_params, scenario="hercules", games=range(3), turns=8, seed=3):

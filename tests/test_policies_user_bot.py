@@ -1,7 +1,7 @@
 """The plain-Python user bot of experiments/user_bot_example.py runs in the engine."""
 
-from malta_sim.games.island_of_death.engine import play_games
-from malta_sim.policies import make_policy, policy_names
+from malta_sim.play import play_games
+from malta_sim.bots import make_policy, policy_names
 
 
 def test_user_bot_registers_and_plays():

@@ -3,10 +3,10 @@ examples (9.9 combat, 10.12 bombardment) in play."""
 
 import pytest
 
-from malta_sim.games.island_of_death import combat
-from malta_sim.games.island_of_death.state import (ALLIED, AXIS, BOX_ELIMINATED, BOX_MAP,
+from malta_sim.iod.rules import combat
+from malta_sim.iod.state import (ALLIED, AXIS, BOX_ELIMINATED, BOX_MAP,
                                                    DEMORALIZED, DISORGANIZED)
-from malta_sim.games.island_of_death.static import odds_level
+from malta_sim.iod.static import odds_level
 
 from iod_helpers import Scripted, h, make, static, u
 
@@ -238,8 +238,8 @@ def test_rule_16_74_warship_support_limits():
     g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"], "1006": ships[:2],
               "1005": ships[2:], "1209": ["axis.185.art_1"]})
     opts = combat.plan_options(g, AXIS)
-    from malta_sim.policies.base import CombatPlan
-    from malta_sim.games.island_of_death.game import IllegalDecision
+    from malta_sim.bots.base import CombatPlan
+    from malta_sim.iod.game import IllegalDecision
     sup = [s for s in opts.support[h("1311")] if static().names[s] in ships]
     if len(sup) == 4:
         with pytest.raises(IllegalDecision, match="16.74"):
@@ -258,7 +258,7 @@ def test_rule_16_42_air_support_and_16_23_16_34_standing():
     g2 = make({"1311": ["allied.mil.1", "allied.sp.a.1", "allied.uk.8m"]})
     assert combat._ma_zero(g2, u("allied.mil.1")) and combat._ma_zero(g2, u("allied.sp.a.1"))
     assert not combat._ma_zero(g2, u("allied.uk.8m"))
-    from malta_sim.games.island_of_death import organisation, movement
+    from malta_sim.iod.rules import organisation, movement
     assert organisation.stack_weight(g2, u("allied.mil.1")) == 0          # 16.33
     g3 = make({"1311": ["allied.cg.light.1"]})
     block, trivial = movement.occupancy(g3, ALLIED)

@@ -5,11 +5,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from malta_sim.games.island_of_death import movement, organisation
-from malta_sim.games.island_of_death.game import IllegalDecision
-from malta_sim.games.island_of_death.state import (ALLIED, AXIS, BOX_MAP,
+from malta_sim.iod.rules import movement, organisation
+from malta_sim.iod.game import IllegalDecision
+from malta_sim.iod.state import (ALLIED, AXIS, BOX_MAP,
                                                    DISORGANIZED)
-from malta_sim.policies.base import Move
+from malta_sim.bots.base import Move
 
 from iod_helpers import Scripted, h, make, static, u
 

@@ -3,8 +3,8 @@
 
 import numpy as np
 
-from malta_sim.games.island_of_death import (artillery, morale, organisation, supply)
-from malta_sim.games.island_of_death.state import (ALLIED, AXIS, BOX_DISBANDMENT, BOX_ELIMINATED,
+from malta_sim.iod.rules import artillery, morale, organisation, supply
+from malta_sim.iod.state import (ALLIED, AXIS, BOX_DISBANDMENT, BOX_ELIMINATED,
                                                    BOX_MAP, BOX_POOL, BOX_REMOVED, BOX_TURN_TRACK,
                                                    DEMORALIZED, DISORGANIZED, NORMAL)
 
@@ -20,7 +20,7 @@ def test_rule_8_2_route_length_and_blocking():
     # an empty hex in enemy ZOC blocks; a friendly-occupied one does not (5.3)
     g = make({"1612": ["allied.hq.malta"], "1610": ["allied.uk.8m"], "1509": ["axis.4.1_34"]}, turn=8)
     p = supply.passable_for(g, ALLIED)
-    zoc_axis = __import__("malta_sim.games.island_of_death.movement", fromlist=["x"]).zoc_map(g, AXIS)
+    zoc_axis = __import__("malta_sim.iod.rules.movement", fromlist=["x"]).zoc_map(g, AXIS)
     for x in np.flatnonzero(zoc_axis):
         if not len(g.units_at(int(x), ALLIED)):
             assert not p[x]

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from malta_sim.games.island_of_death import victory
-from malta_sim.games.island_of_death.engine import new_game
-from malta_sim.games.island_of_death.state import (ALLIED, AXIS, BOX_ELIMINATED, CLEAR, END_REASONS)
+from malta_sim.iod.rules import victory
+from malta_sim.play import new_game
+from malta_sim.iod.state import (ALLIED, AXIS, BOX_ELIMINATED, CLEAR, END_REASONS)
 
 from iod_helpers import make, static, u
 
@@ -72,12 +72,12 @@ def test_rule_17_2_weather_bands():
 
 def test_rule_20_0_modifier_equals_table_recount():
     """The engine's modifier equals the data table's rule-20.0 recount."""
-    from malta_sim.games.island_of_death.invariants import recount_surrender_modifier
+    from malta_sim.iod.invariants import recount_surrender_modifier
     g = new_game("intro", 1, 0, options=("no_invasion",))
     assert victory.surrender_modifier(g)[0] == recount_surrender_modifier(g)
     g2 = make({"1711": ["axis.4.1_34"], "1809": ["axis.4.2_34"], "1211": ["axis.4.3_34"],
                "1612": ["allied.uk.8m", "allied.uk.2rwk", "allied.uk.1_r"]}, turn=41)
-    from malta_sim.games.island_of_death import organisation
+    from malta_sim.iod.rules import organisation
     for x in ("allied.uk.8m", "allied.uk.2rwk", "allied.uk.1_r"):
         organisation.eliminate(g2, u(x))
     assert g2.state.allied_steps_lost[0] == 8

@@ -4,9 +4,9 @@ import dataclasses
 
 import numpy as np
 
-from malta_sim.games.island_of_death import movement
-from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death.setup import load_static
+from malta_sim.iod.rules import movement
+from malta_sim.iod import static as st
+from malta_sim.iod.setup import load_static
 
 
 def test_built_once_and_kept_per_static_data():

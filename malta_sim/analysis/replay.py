@@ -197,8 +197,9 @@ def replay_game(
 def _iod_day_end_snapshots(inp, game: int):
     """Play the game turn by turn through the engine's sequence; copy the state
     after each night turn (end of day, rule 4.41) and at game end."""
-    from ..games.island_of_death import sequence
-    from ..games.island_of_death.engine import game_row, new_game
+    from ..iod import sequence
+    from ..iod.engine import game_row
+    from ..play import new_game
 
     g = new_game(inp.spec.name, inp.seed, game, axis_policy=inp.axis_policy, allied_policy=inp.allied_policy,
                  options=tuple(inp.options), data_dir=inp.data_dir, event_log=False,
@@ -223,7 +224,7 @@ def _first(a):
 
 
 def _snapshot(g, when: str, turn: int | None = None) -> dict:
-    from ..games.island_of_death import state as st
+    from ..iod import state as st
 
     s = g.state
     static = g.static

@@ -94,7 +94,7 @@ def register(spec: ScenarioSpec) -> ScenarioSpec:
     return spec
 
 
-_ENGINE_PACKAGES = ("malta_sim.games.island_of_death", "malta_sim.games.invasion_malta")
+_ENGINE_PACKAGES = ("malta_sim.play", "malta_sim.games.invasion_malta")
 
 
 def _load_all() -> None:

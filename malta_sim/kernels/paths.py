@@ -409,7 +409,7 @@ def retreat_destination(nbr, side_ok, dist_table, start, length, enemy_zoc, bloc
         Friendly stacking already in each hex, in half-battalions.
     stack_size, stack_limit : int
         The retreating stack's stacking and the limit (rule 7.1:
-        ``games.island_of_death.static.STACK_LIMIT_HALVES``).
+        ``malta_sim.iod.static.STACK_LIMIT_HALVES``).
     enemy_hexes : int32[k]
         Hexes of the enemy units involved in the combat.
     pref : float64[n]

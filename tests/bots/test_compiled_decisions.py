@@ -1,7 +1,7 @@
 """The preset bots' compiled decisions against their plain references.
 
 The preset bots score attacks, plan support and walk their units in compiled
-kernels (:mod:`malta_sim.policies.forecast`, :mod:`malta_sim.policies.move_choice`).
+kernels (:mod:`malta_sim.bots.forecast`, :mod:`malta_sim.bots.move_choice`).
 :mod:`oracles.bots` states the same decisions as plain Python loops over the
 engine's queries.  Played on the same seeds, a preset and its plain twin
 must play the same game: the same result row and the same event log, entry
@@ -15,8 +15,8 @@ import pytest
 
 from tests.oracles.bots import plain_preset
 
-from malta_sim.games.island_of_death import sequence
-from malta_sim.games.island_of_death.engine import new_game
+from malta_sim.iod import sequence
+from malta_sim.play import new_game
 
 
 def _play(scenario, axis, allied, seed, g, plain_side=None, params=None):

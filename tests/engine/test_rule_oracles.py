@@ -17,12 +17,13 @@ import pytest
 
 from tests.oracles import iod_rules as ref
 
-from malta_sim.games.island_of_death import airborne_phase as ap
-from malta_sim.games.island_of_death import combat, movement, organisation, sequence, supply
-from malta_sim.games.island_of_death.combat_options import firer_candidates
-from malta_sim.games.island_of_death.engine import new_game
-from malta_sim.games.island_of_death.hercules import enemy_zoc
-from malta_sim.games.island_of_death.state import AXIS
+from malta_sim.iod.rules import airborne as ap
+from malta_sim.iod.rules import combat, movement, organisation, supply
+from malta_sim.iod import sequence
+from malta_sim.iod.rules.combat_options import firer_candidates
+from malta_sim.play import new_game
+from malta_sim.iod.invasion import enemy_zoc
+from malta_sim.iod.state import AXIS
 
 
 def _compare(game, phase, seen: Counter) -> None:

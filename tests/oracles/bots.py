@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death.combat import _penetration_leader, support_value
-from malta_sim.policies import params as P
-from malta_sim.policies.allied import AlliedBot
-from malta_sim.policies.axis import (AxisBot, _base_value, _best_step, _forecast_base,
+from malta_sim.iod import static as st
+from malta_sim.iod.rules.combat import _penetration_leader, support_value
+from malta_sim.bots import params as P
+from malta_sim.bots.allied import AlliedBot
+from malta_sim.bots.axis import (AxisBot, _base_value, _best_step, _forecast_base,
                                      _goal_hex, attack_groups, support_points)
-from malta_sim.policies.base import CombatPlan, Move
+from malta_sim.bots.base import CombatPlan, Move
 
 
 def bombard_order(game, enemy: int, bombard: dict) -> list:
-    """:func:`malta_sim.policies.axis._bombard_order` from ``game.units_at``
+    """:func:`malta_sim.bots.axis._bombard_order` from ``game.units_at``
     per hex (rule 10.1)."""
     return sorted(bombard.items(), key=lambda kv: -len(game.units_at(kv[0], enemy)))
 
@@ -147,7 +147,7 @@ def place_support(bot, game, options, scored, air_markers, allow_hurricane, thr)
 def next_move(bot, game, mode, candidates):
     """:meth:`next_move` as a plain loop over the candidates, one
     :meth:`Game.legal_moves` call each (the reference of the compiled
-    walk of :mod:`malta_sim.policies.move_choice`)."""
+    walk of :mod:`malta_sim.bots.move_choice`)."""
     t, s = game.static, game.state
     v = bot.vec
     dist = t.grid.distance_table
@@ -265,14 +265,14 @@ def choose_advance(game, units, target) -> list:
     pieces ``units`` (int), lowest index first, each kept when it fits in hex
     ``target`` with those kept before it (:func:`.organisation.fits_stacking`,
     7.1).  The plain reference of
-    :meth:`malta_sim.policies.simple._LandBot.choose_advance`.
+    :meth:`malta_sim.bots.simple._LandBot.choose_advance`.
 
     Returns
     -------
     list of int
         The advancing pieces, ascending.
     """
-    from malta_sim.games.island_of_death.organisation import fits_stacking
+    from malta_sim.iod.rules.organisation import fits_stacking
 
     out = []
     for u in sorted(units):
@@ -282,9 +282,9 @@ def choose_advance(game, units, target) -> list:
 
 
 def plain_preset(name: str, side: int, params: dict | None = None):
-    """The preset bot ``name`` (:data:`malta_sim.policies.presets.PRESETS`)
+    """The preset bot ``name`` (:data:`malta_sim.bots.presets.PRESETS`)
     deciding by the plain references of this module."""
-    from malta_sim.policies.presets import PRESETS
+    from malta_sim.bots.presets import PRESETS
 
     base = PlainAxisBot if side == 0 else PlainAlliedBot
     cls = type(f"Plain_{name}", (base,), {"name": name, "preset_base": dict(PRESETS[name][1])})

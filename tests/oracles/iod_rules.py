@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from malta_sim.games.island_of_death import airborne_phase as ap
-from malta_sim.games.island_of_death import combat, special, supply
-from malta_sim.games.island_of_death import static as st
-from malta_sim.games.island_of_death.state import ALLIED, AXIS, BOX_MAP, DEMORALIZED
+from malta_sim.iod.rules import airborne as ap
+from malta_sim.iod.rules import combat, special_rules as special, supply
+from malta_sim.iod import static as st
+from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, DEMORALIZED
 
 
 def marker_reach(game, here: int, zoc: np.ndarray, steps: int = ap.MARKER_MOVE) -> list:

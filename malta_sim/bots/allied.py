@@ -1,0 +1,280 @@
+"""Parameterised Allied bot for Island of Death (presets ``allied:static``
+and ``allied:counterattack``).
+
+Builds on :class:`malta_sim.bots.simple.StaticPolicy` (garrisons the
+objectives it holds) and the invasion defaults of
+:class:`malta_sim.bots.invasion.InvasionDecisions` (Variable Allied
+Placement 22.39, coastal guns, AA fire, water's edge attacks), adding:
+
+* counterattacks chosen by the exact CRT forecast of
+  :mod:`malta_sim.bots.axis` (``min_odds``, ``min_gain``, ``risk_weight``);
+* a mobile reserve (``reserve_fraction`` of the mobile combat units) that
+  closes on weak (``weak_stack``) Axis stacks near the objectives;
+* standing ground in key hexes (9.7), defensive artillery support (9.2 b) on
+  the most threatened hexes, strongpoint dismantling (16.25) and absorbing
+  security companies (17.42) as switches.
+
+Knobs: :data:`malta_sim.bots.params.ALLIED_PARAMS`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from malta_sim.iod import static as st
+from malta_sim.bots import params as P
+from malta_sim.bots.axis import _ParamBot
+from malta_sim.bots.base import Move
+from malta_sim.bots.simple import StaticPolicy
+
+
+class AlliedBot(_ParamBot, StaticPolicy):
+    """Parameterised Allied bot.
+
+    Parameters
+    ----------
+    side : int
+        Must be 1 (Allied).
+    params : dict, optional
+        Overrides of the preset's vector (names of ``ALLIED_PARAMS``).
+
+    Raises
+    ------
+    OptionError
+        Unknown parameter name or value out of range.
+    """
+
+    name = "static"
+    side_index = 1
+    preset_base: dict = {}
+    _thr_idx = (P.AL_MIN_ODDS, P.AL_MIN_GAIN, P.AL_RISK, P.AL_RETREAT)
+
+    def __init__(self, side: int, params: dict | None = None):
+        super().__init__(side, {})
+        self._init_vec(side, params)
+        self._reserve: set | None = None
+        self._garrison_static = None
+
+    # ------------------------------------------------------------ reserve
+    def reserve_units(self, game) -> set:
+        """The mobile reserve: ``reserve_fraction`` of the Allied mobile
+        combat units on the map (motorised/mechanised first, then the
+        strongest foot battalions), fixed the first time it is asked for."""
+        if self._reserve is None:
+            t, s = game.static, game.state
+            frac = float(self.vec[P.AL_RESERVE])
+            pool = [int(u) for u in game.on_map(self.side) if game.is_ground(int(u))
+                    and t.utype[u] not in (st.ARTILLERY, st.HQ, st.AA, st.STRONGPOINT, st.MILITIA,
+                                           st.SECURITY)
+                    and int(t.ma[u, s.level[u]]) > 0]
+            pool.sort(key=lambda u: (-int(t.move_class[u]), -int(t.attack[u, s.level[u]]), u))
+            self._reserve = set(pool[:int(round(frac * len(pool)))])
+        return self._reserve
+
+    def _weak_axis_hexes(self, game) -> np.ndarray:
+        """Hexes of Axis stacks with total defense at most ``weak_stack``."""
+        t, s = game.static, game.state
+        tot: dict[int, int] = {}
+        for u in game.on_map(1 - self.side):
+            u = int(u)
+            if not game.is_ground(u):
+                continue
+            h = int(s.hex[u])
+            tot[h] = tot.get(h, 0) + int(t.defense[u, s.level[u]])
+        return np.array([h for h, d in tot.items() if d <= self.vec[P.AL_WEAK]], dtype=np.int64)
+
+    # ------------------------------------------------------------ movement (6)
+    def next_move(self, game, mode, candidates):
+        """Rules 6.1-6.6: reserve units close on weak Axis stacks within
+        ``reserve_radius`` of an objective (ending next to them when they
+        can); the others garrison the objectives (see
+        :meth:`malta_sim.bots.simple.StaticPolicy.next_move`)."""
+        self._phase_reset(game, mode)
+        res = self.reserve_units(game)
+        if res:
+            mv = self._move_reserve(game, mode, [u for u in candidates if u in res])
+            if mv is not None:
+                return mv
+        garrison = [u for u in candidates if u not in res]
+        return self._garrison_move(game, mode, garrison) if garrison else None
+
+    def garrison_values(self, game) -> np.ndarray:
+        """float64[n_hexes]: hexes the Allies hold and want garrisoned --
+        victory cities 4, airfields 3, undestroyed forts 2, towns 1 (rule 20.0
+        objectives; forts also supply, 8.52)."""
+        t, s = game.static, game.state
+        w = self._garrison_weights(t) + 2.0 * (t.fort & ~s.fort_destroyed)   # whole numbers: exact in any order
+        return np.where((s.control == self.side) & t.land, w, 0.0)
+
+    def _garrison_weights(self, t) -> np.ndarray:
+        """float64[n_hexes]: the part of :meth:`garrison_values` that never
+        changes (victory cities 4, airfields 3, towns 1), once per game data."""
+        cached = self._garrison_static
+        if cached is None or cached[0] is not t:
+            w = 3.0 * t.airfield + 1.0 * t.town
+            w = w.astype(np.float64)
+            w[t.victory_cities] += 4.0
+            cached = self._garrison_static = (t, w)
+        return cached[1]
+
+    def _garrison_move(self, game, mode, cands):
+        """Rules 6.1-6.6: a unit not on an objective and not next to the
+        enemy moves onto the most valuable empty held objective it can reach
+        (nearest first on ties); see :meth:`garrison_values`.  The walk over
+        the candidates is one compiled call
+        (:func:`malta_sim.bots.move_choice.garrison_kernel`)."""
+        todo = [u for u in sorted(cands) if ("g", u) not in self._skip]
+        if not todo:                       # every candidate already tried this phase
+            return None
+        from malta_sim.bots import move_choice
+        stop_at, best = move_choice.garrison_step(game, mode, todo, self.side,
+                                                  self._garrison_weights(game.static))
+        if stop_at < 0:                    # no empty held objective: nothing tried
+            return None
+        self._skip.update(("g", u) for u in todo[:stop_at + 1])
+        return Move(todo[stop_at], int(best)) if best >= 0 else None
+
+    def _move_reserve(self, game, mode, cands):
+        t, s = game.static, game.state
+        dist = t.grid.distance_table
+        weak = self._weak_axis_hexes(game)
+        if not len(weak) or not cands:
+            return None
+        obj = (t.airfield | t.town).copy()
+        obj[t.victory_cities] = True
+        oh = np.flatnonzero(obj & t.land)
+        near_obj = weak[dist[np.ix_(weak, oh)].min(axis=1) <= self.vec[P.AL_RESERVE_RADIUS]]
+        if not len(near_obj):
+            return None
+        for u in sorted(cands):
+            if u in self._skip:
+                continue
+            self._skip.add(u)
+            here = int(s.hex[u])
+            if dist[here, near_obj].min() <= 1:
+                continue
+            legal = game.legal_moves(u, mode)
+            if not legal:
+                continue
+            n = len(legal)
+            hs = np.fromiter(legal, np.int64, n)
+            near = dist[hs[:, None], near_obj].min(axis=1)
+            i = np.lexsort((hs, np.fromiter(legal.values(), np.float64, n), near))[0]
+            if near[i] < dist[here, near_obj].min():         # nearest, fewest MP, lowest hex
+                return Move(u, int(hs[i]))
+        return None
+
+    # ------------------------------------------------------------ combat (9)
+    def combat_plan(self, game, options):
+        """Rule 9.2 a: support for the counterattacks the bot expects to make
+        (12.2, 16.74); no bombardment, no fire hurricane."""
+        return self._plan_support(game, options, 0, False)
+
+    def defensive_support(self, game, options):
+        """Rule 9.2 b: the hexes with the most Axis units adjacent get up to
+        ``support_per_hex`` artillery (strongest first; warships alone, at
+        most two, 16.74)."""
+        t = game.static
+        out, used = {}, set()
+        k = int(self.vec[P.AL_SUPPORT])
+        if not options:
+            return out
+        # threat of a hex: the enemy pieces in its neighbours (all pieces with
+        # a hex, as game.units_at counts them), from one count per hex
+        enemy = game.tables.side_mask[1 - self.side]
+        hx = game.state.hex[enemy]
+        cnt = np.bincount(hx[hx >= 0], minlength=t.n_hexes + 1)
+        cnt[t.n_hexes] = 0                               # index -1 below: off the grid
+        hs = np.fromiter(options, np.int64, len(options))
+        threat = cnt[t.neighbours[hs]].sum(axis=1).tolist()
+        for _, h in sorted(zip((-x for x in threat), hs.tolist())):
+            free = [u for u in options[h] if u not in used]
+            arty = sorted((u for u in free if t.utype[u] != st.WARSHIP),
+                          key=lambda u: (-int(t.def_support[u]), u))[:k]
+            pick = arty if arty else [u for u in free if t.utype[u] == st.WARSHIP][:min(2, k)]
+            if pick:
+                out[h] = pick
+                used.update(pick)
+        return out
+
+    def stand_ground(self, game, units, hits, attacker):
+        """Rule 9.7: stand in cities, forts, towns and airfields against at
+        most ``stand_max_hits`` retreat hexes; never when attacking."""
+        if attacker:
+            return False
+        t, s = game.static, game.state
+        h = int(s.hex[units[0]])
+        key = bool(t.city[h] or t.fort[h] or t.town[h] or t.airfield[h])
+        return bool(key and hits <= self.vec[P.AL_STAND])
+
+    # ------------------------------------------------------------ special rules
+    def absorb(self, game, pairs):
+        """Rule 17.42: absorb every security company offered (each unit once)
+        when ``absorb`` is on."""
+        if not self.vec[P.AL_ABSORB]:
+            return []
+        return super().absorb(game, pairs)
+
+    def dismantle_strongpoints(self, game, strongpoints, max_n):
+        """Rule 16.25: with ``dismantle`` on, the four strongpoints farthest
+        from Axis units (or from the invasion beaches before the landings)
+        become an engineer company."""
+        if not self.vec[P.AL_DISMANTLE] or max_n < 4 or len(strongpoints) < 4:
+            return []
+        t, s = game.static, game.state
+        dist = t.grid.distance_table
+        axis = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
+        ref = np.unique(s.hex[axis]) if axis else np.flatnonzero(t.beach)
+        if not len(ref):
+            return []
+        far = sorted(strongpoints, key=lambda u: (-int(dist[s.hex[u], ref].min()), u))
+        return far[:4]
+
+    def engineer_hex(self, game, options):
+        """Rule 16.25: the option nearest an Allied-held victory city."""
+        t = game.static
+        dist = t.grid.distance_table
+        vc = np.asarray(t.victory_cities)
+        return min(options, key=lambda h: (int(dist[h, vc].min()), h))
+
+    def allied_placement(self, game, units, options):
+        """Rule 22.39 Variable Allied Placement: combat units (not artillery,
+        AA, coastal guns, strongpoints, security companies, HQs, leaders) are
+        offered only hexes within ``place_radius`` of a victory city or
+        airfield, artillery within ``place_radius + 2`` of a victory city; the
+        engine's default placement (``hercules.default_allied_placement``:
+        stacking 7.1, one strongpoint / RAF company per hex, two guns per hex)
+        then picks among them.  Falls back to the unrestricted default when
+        some unit finds no room."""
+        from malta_sim.iod.scenarios.hercules import default_allied_placement
+
+        r = int(self.vec[P.AL_PLACE_RADIUS])
+        if r <= 0:
+            return default_allied_placement(game, units, options, None)
+        t = game.static
+        dist = t.grid.distance_table
+        vc = np.asarray(t.victory_cities)
+        keys = np.concatenate([vc, np.flatnonzero(t.airfield)])
+        fixed = (st.ARTILLERY, st.AA, st.COASTAL_GUN, st.STRONGPOINT, st.SECURITY, st.MILITIA,
+                 st.HQ, st.LEADER, st.WARSHIP)
+        narrowed = {}
+        for u in units:
+            opts = list(options[u])
+            if t.utype[u] == st.ARTILLERY:
+                near = [h for h in opts if dist[h, vc].min() <= r + 2]
+            elif t.utype[u] in fixed:
+                near = opts
+            else:
+                near = [h for h in opts if dist[h, keys].min() <= r]
+            narrowed[u] = near or opts
+        out = default_allied_placement(game, units, narrowed, None)
+        if any(u not in out for u in units):
+            out = default_allied_placement(game, units, options, None)
+        return out
+
+    def waters_edge_attacks(self, game, options):
+        """Rule 18.61: fire at the beach hex with the most Axis units when
+        ``waters_edge`` is on."""
+        if not self.vec[P.AL_WATERS_EDGE]:
+            return {}
+        return super().waters_edge_attacks(game, options)

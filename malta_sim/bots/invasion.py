@@ -1,0 +1,619 @@
+"""Invasion decisions (rules 16.1-16.7, 17.5-17.8, 18, 19, 21, 22.3, 22.39).
+
+Two mixins add the invasion methods to the policy interface:
+
+* :class:`InvasionDecisions` -- the documented interface **and** a sensible
+  default for each decision (used by every policy that does not override it,
+  e.g. ``axis:balanced`` and ``allied:static``).  The defaults play the way a
+  careful player would: both divisions on different beach zones weighted by
+  nearby objectives, waves landed as early and as fully as the boxes allow,
+  drop zone markers near airfields and away from strong Allied stacks, coastal
+  guns firing at the fullest wave box, Allied units firing at the water's edge
+  whenever they can.
+* :class:`RandomInvasionDecisions` -- uniformly random legal choices (the
+  conformance baseline, mixed into :class:`malta_sim.bots.random.RandomPolicy`).
+
+The engine (``malta_sim.iod.invasion``) computes the legal
+options, calls these methods and validates the answers; an illegal answer
+raises ``IllegalDecision`` naming the rule.  Units and hexes are indices (unit
+table rows, dense hex indices).  Randomness only from ``self.rng(game)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _dist(game):
+    return game.static.grid.distance_table
+
+
+def _allied_hexes(game):
+    from malta_sim.iod.state import ALLIED, BOX_MAP
+
+    s, t = game.state, game.static
+    m = (s.box == BOX_MAP) & (t.side == ALLIED)
+    return np.unique(s.hex[m])
+
+
+_ENGINE: list = []
+
+
+def _engine() -> tuple:
+    """The engine modules :mod:`.allied_proximity` and :mod:`.hercules`
+    (imported on first use: the engine imports the policies)."""
+    if not _ENGINE:
+        from malta_sim.iod import proximity as allied_proximity, invasion as hercules
+        _ENGINE.extend((allied_proximity, hercules))
+    return _ENGINE[0], _ENGINE[1]
+
+
+def _allied_strength_near(game, h, radius=1):
+    """Allied defense strength total within ``radius`` of hex ``h`` (a threat
+    measure): :func:`~malta_sim.iod.proximity.allied_strength_near`
+    of the one hex."""
+    return int(_engine()[0].allied_strength_near(game, (int(h),), radius)[0])
+
+
+def _allied_strength_near_many(game, hexes, radius=1) -> np.ndarray:
+    """:func:`_allied_strength_near` of each hex of ``hexes`` at once (one
+    compiled pass over the Allied pieces).
+
+    Parameters
+    ----------
+    hexes : sequence of int
+        Dense hex indices.
+    radius : int
+        Hexes.
+
+    Returns
+    -------
+    int64[len(hexes)]
+        Allied defense strength total within ``radius`` of each hex (integer
+        sums, so equal to the one-hex answers).
+    """
+    return _engine()[0].allied_strength_near(game, hexes, radius)
+
+
+def _objective_weights(game) -> list:
+    """Objective weight of every hex (see :func:`_objective_weight`), a list of
+    Python floats indexed by dense hex, built once per game."""
+    w = game.extra.get("_objective_weights")
+    if w is None:
+        t = game.static
+        vc = np.zeros(t.n_hexes, bool)
+        vc[np.asarray(t.victory_cities, np.int64)] = True
+        arr = (np.where(t.airfield, 3.0, 0.0) + np.where(vc, 3.0, np.where(t.city, 2.0, 0.0))
+               + np.where(t.town, 1.0, 0.0) + np.where(t.main_port, 2.0, 0.0))
+        w = game.extra["_objective_weights"] = arr.tolist()
+    return w
+
+
+def _ocean_within(game, h, r):
+    """Whether an ocean hex (or the map edge) lies within ``r`` hexes of ``h``:
+    scatter toward it drowns (19.45)."""
+    return int(_ocean_dist(game)[h]) <= r
+
+
+def _ocean_dist(game) -> np.ndarray:
+    """int[n_hexes]: distance in hexes from each hex to the nearest ocean hex
+    (99 when the map has none), built once per static data
+    (``InvasionStatic.ocean_dist``; read-only)."""
+    return _engine()[1].inv_static(game).ocean_dist
+
+
+def _objective_weight(game, h):
+    """Weight of a hex as an Axis objective: airfields 3, victory cities 3,
+    cities 2, towns 1, main ports 2 (rules 20.0, 12.54)."""
+    return _objective_weights(game)[h]
+
+
+class InvasionDecisions:
+    """Invasion decision methods with sensible defaults (see module docstring)."""
+
+    # ------------------------------------------------------------ preparation (3.0)
+    def hercules_attachments(self, game, units: list, divisions: list) -> dict:
+        """Rules 15.21, 18.21: attach each unassigned unit to one infantry
+        division.  Default: alternate so both divisions get marines, tanks and
+        motorcycles in turn.  Returns unit -> division (every unit)."""
+        return {u: divisions[i % len(divisions)] for i, u in enumerate(units)}
+
+    def hercules_beach_zones(self, game, divisions: list, zones: dict) -> dict:
+        """Rules 3.0 d, 18.21: choose the beach zone of each division.
+        ``zones`` maps zone index -> list of its beach hexes.  Default: the two
+        zones with the most objective weight within 4 hexes of their beaches,
+        the best for the first division (both may share a zone, 18.21)."""
+        d = _dist(game)
+        score = {}
+        land = np.flatnonzero(game.static.land)
+        for z, beaches in zones.items():
+            near = set()
+            for b in beaches:
+                near.update(int(x) for x in land[d[b, land] <= 4])
+            score[z] = sum(_objective_weight(game, h) for h in near) - 0.05 * sum(
+                _allied_strength_near(game, b, 2) for b in beaches)
+        ranked = sorted(zones, key=lambda z: (-score[z], z))
+        return {div: ranked[i % len(ranked)] for i, div in enumerate(divisions)}
+
+    # ------------------------------------------------------------ airborne planning (19.3)
+    def plan_marker(self, game, formation: int, turn: int, options: list):
+        """Rules 19.31 a, 19.33: planned hex of a drop zone marker (``options``
+        are legal hexes) or ``None`` not to plan it for ``turn``.  Default: the
+        legal hex with the best objective weight within 2 hexes, not adjacent
+        to an Allied unit, preferring hexes near an airfield."""
+        if not options:
+            return None
+        d = _dist(game)
+        arr = np.array(options)
+        ai = arr.astype(np.int64)
+        w = np.asarray(_objective_weights(game))
+        # every option scored at once; the weights are small integers, so the
+        # sums are exact, and each float step below is the one-hex formula's
+        # (same operations in the same order)
+        s = (d[ai[:, None], ai[None, :]] <= 2).astype(np.float64) @ w[ai]
+        s = s - (0.3 * _allied_strength_near_many(game, ai, 1) + 0.1 * _allied_strength_near_many(game, ai, 2))
+        od = _ocean_dist(game)[ai]
+        s = s - np.where(od <= 2, 3.0, np.where(od <= 3, 1.0, 0.0))
+        s = s + 0.01 * (formation % 3) * (arr % 7)  # spread the two formations
+        best, best_s = None, -1e9
+        for h, v in zip(options, s.tolist()):
+            if v > best_s:
+                best, best_s = h, v
+        return best
+
+    def plan_sticks(self, game, turn: int, sticks: list, targets: dict, limits: dict) -> list:
+        """Rules 19.2, 19.31 b, 19.32: choose sticks to jump in ``turn``.
+
+        Parameters
+        ----------
+        sticks : list of (stick_id, formation, kind)
+            Sticks available (kind: ``battalion``, ``artillery``, ``hq_engineers``, ``returning``).
+        targets : dict formation -> list of (hex, uses_long)
+            Legal target hexes for that formation's sticks.
+        limits : dict
+            ``{"total": n, formation: n, "kinds": {formation: allowed kinds}}``.
+
+        Returns
+        -------
+        list of (stick_id, hex)
+        Default: as many sticks as allowed, HQ stick first, each on the best
+        objective hex within reach not adjacent to Allied units, at most one
+        stick per hex.
+        """
+        out, used_hex = [], set()
+        per_form = {}
+        total = limits.get("total", 99)
+        # the facts each candidate's score reads, for all target hexes of a
+        # formation at once when its first stick is scored (same values as the
+        # one-hex helpers: Python ints and floats)
+        ow = _objective_weights(game)
+        od = _ocean_dist(game)
+        facts = {}
+
+        def facts_of(form):
+            f = facts.get(form)
+            if f is None:
+                hexes = sorted({int(h) for h, _ in targets.get(form, [])})
+                f = facts[form] = (dict(zip(hexes, _allied_strength_near_many(game, hexes, 1).tolist())),
+                                   dict(zip(hexes, _allied_strength_near_many(game, hexes, 2).tolist())),
+                                   dict(zip(hexes, od[hexes].tolist())) if hexes else {})
+            return f
+        long_used = {}
+        order = sorted(sticks, key=lambda s: (0 if s[2] == "hq_engineers" else 1 if s[2] == "battalion" else 2))
+        for sid, form, kind in order:
+            if len(out) >= total:
+                break
+            if per_form.get(form, 0) >= limits.get(form, 99):
+                continue
+            if kind not in limits.get("kinds", {}).get(form, (kind,)):
+                continue
+            cands = [(h, lg) for h, lg in targets.get(form, []) if h not in used_hex
+                     and not (lg and long_used.get(form))]
+            if not cands:
+                continue
+            hq_like = kind in ("hq_engineers", "returning", "artillery")
+            safe = 3 if hq_like else 2
+            a1, a2, odist = facts_of(form)
+            # the first candidate with the best (score, -hex), as max() picks it
+            best = best_key = None
+            for c in cands:
+                h = int(c[0])
+                v = ow[h] - 0.4 * a1[h] - (0.5 if c[1] else 0)
+                if hq_like:
+                    v -= 0.5 * a2[h]      # HQs and guns stay clear of fights
+                key = (v - (4.0 if odist[h] <= safe else 0.0), -c[0])
+                if best is None or key > best_key:
+                    best, best_key = c, key
+            h, lg = best
+            out.append((sid, h))
+            used_hex.add(h)
+            per_form[form] = per_form.get(form, 0) + 1
+            if lg:
+                long_used[form] = True
+        return out
+
+    def cancel_jumps(self, game, plans: list) -> list:
+        """Rule 19.35: plans (ids) to cancel voluntarily this turn.  Default: none."""
+        return []
+
+    def move_drop_marker(self, game, formation: int, options: list):
+        """Rule 19.13: new hex for the marker or ``None`` to leave it.  Default:
+        keep it, unless an Allied unit is adjacent: then the option farthest from
+        Allied units."""
+        here = int(game.state.dz_hex[0, formation])
+        if here < 0 or not options or _allied_strength_near(game, here, 1) == 0:
+            return None
+        near = _allied_strength_near_many(game, options, 2).tolist()     # one pass, integer totals
+        best = max(range(len(options)), key=lambda i: (-near[i], -options[i]))
+        return options[best]
+
+    # ------------------------------------------------------------ amphibious (18)
+    def follow_up_breakdowns(self, game, battalions: list) -> list:
+        """Rule 18.31 / 13.1: battalions in Follow-up boxes to break down into
+        companies now.  Default: all of them (only companies land)."""
+        return list(battalions)
+
+    def wave_boxes(self, game, options) -> dict:
+        """Rules 18.31, 18.32: fill First / Second Wave boxes.
+
+        ``options`` is a ``hercules.WaveOptions``: per box its key, wave, beach
+        hex and the units that may enter it.  Returns box key -> list of units.
+        Default: fill every legal box, companies of infantry and engineers
+        first, HQ with its leader early, artillery after.
+        """
+        from malta_sim.iod.rules.amphibious import fill_wave_boxes
+
+        return fill_wave_boxes(game, options, None)
+
+    def place_warships(self, game, ships: list, options: dict) -> dict:
+        """Rule 16.7 (4.22 b): hex for each warship (at most two per hex, 16.72).
+        ``options`` ship -> legal ocean hexes.  Default: as close as possible to
+        the beach zones in use."""
+        from malta_sim.iod.invasion import target_beaches
+
+        beaches = target_beaches(game)
+        d = _dist(game)
+        # distance from every hex to the nearest beach in use, once
+        near = d[:, beaches].min(axis=1) if beaches else np.zeros(d.shape[0], d.dtype)
+        out, count = {}, {}
+        for s in ships:
+            opts = options[s]
+            if not len(opts):
+                continue
+            arr = np.asarray(opts, np.int64)
+            # options by (distance, hex), a stable sort: the first one with
+            # room (16.72) is the first minimum of the plain scan
+            for i in np.lexsort((arr, near[arr])).tolist():
+                h = opts[i]
+                if count.get(h, 0) < 2:
+                    break
+            else:
+                continue
+            out[s] = h
+            count[h] = count.get(h, 0) + 1
+        return out
+
+    def move_warships(self, game, ships: list, options: dict) -> dict:
+        """Rule 16.71: new hex per warship (omit to stay).  Default: stay."""
+        return {}
+
+    def warship_fire(self, game, options: dict) -> dict:
+        """Rule 16.79: ``options`` ship -> (dice, guns in range).  Returns ship ->
+        {gun: dice} (dice of a ship may be split).  Default: every ship with guns
+        in range fires all its dice at the nearest gun."""
+        out = {}
+        d = _dist(game)
+        for ship, (n, guns) in options.items():
+            if guns and n > 0:
+                g = min(guns, key=lambda x: (d[game.state.hex[ship], game.state.hex[x]], x))
+                out[ship] = {g: n}
+        return out
+
+    def coastal_fire_warships(self, game, options: dict) -> dict:
+        """Rule 16.55 (Allied): gun -> warship to fire at (omit to hold fire for
+        the landing craft).  Default: hold fire unless no wave box is in range."""
+        out = {}
+        box_ok = getattr(game, "_guns_with_box_targets", set())
+        for g, ships in options.items():
+            if ships and g not in box_ok:
+                out[g] = ships[0]
+        return out
+
+    def coastal_fire_boxes(self, game, options: dict) -> dict:
+        """Rule 16.56 (Allied): gun -> wave box key.  Default: the box holding
+        the most steps, First Wave before Second."""
+        out = {}
+        from malta_sim.iod.invasion import box_steps
+
+        steps = {}                        # steps per box, counted once for all guns
+
+        def key(b):
+            n = steps.get(b)
+            if n is None:
+                n = steps[b] = box_steps(game, b)
+            return (n, b[0] == 2 and 0 or 1, -b[1])
+        for g, boxes in options.items():
+            if boxes:
+                out[g] = max(boxes, key=key)
+        return out
+
+    def waters_edge_attacks(self, game, options: dict) -> dict:
+        """Rule 18.61 (Allied): unit -> beach hex to fire at.  Default: every
+        able unit fires, at the hex with the most Axis units."""
+        from malta_sim.iod.state import AXIS
+
+        out = {}
+        for u, hexes in options.items():
+            if hexes:
+                out[u] = max(hexes, key=lambda h: (len(game.units_at(h, AXIS)), -h))
+        return out
+
+    def one_hex_move(self, game, unit: int, options: list, reason: str):
+        """Rules 18.7 (beach movement) and 19.6 (rally): hex to move to, or
+        ``None``.  Default: towards the best objective, off the beach, avoiding
+        hexes adjacent to strong Allied stacks."""
+        if not options:
+            return None
+        here = int(game.state.hex[unit])
+        hexes = list(options) + [here]
+        # the Allied totals of every hex in one pass (integer sums: the
+        # one-hex answers), then each score with the same float operations
+        near = _allied_strength_near_many(game, hexes, 1).tolist()
+        w, beach = _objective_weights(game), game.static.beach
+        scores = [w[h] - 0.3 * a + (0.5 if not beach[h] else 0) for h, a in zip(hexes, near)]
+        best = max(range(len(options)), key=lambda i: (scores[i], -options[i]))
+        return options[best] if scores[best] > scores[-1] else None
+
+    # ------------------------------------------------------------ airfields (16.1)
+    def airfield_landings(self, game, candidates: list, airfields: list, capacity: int, cost: dict) -> list:
+        """Rule 16.11: list of (unit, airfield hex) to land now, total cost <=
+        ``capacity``.  Default: infantry-type companies first (the HQ once two
+        companies are down), on the airfield farthest from Allied units."""
+        if not airfields:
+            return []
+        from malta_sim.iod import static as st
+
+        t = game.static
+
+        def prio(u):
+            if t.utype[u] == st.HQ:
+                return 1
+            if t.utype[u] == st.ARTILLERY:
+                return 3
+            return 0
+        cands = sorted(candidates, key=lambda u: (prio(u), u))
+        af = max(airfields, key=lambda h: (-_allied_strength_near(game, h, 3), -h))
+        out, used = [], 0
+        for u in cands:
+            c = cost[u]
+            if used + c <= capacity:
+                out.append((u, af))
+                used += c
+        return out
+
+    def aa_targets(self, game, options: dict) -> dict:
+        """Rule 16.12 (Allied): AA unit -> airfield to fire at.  Default: all fire,
+        at the airfield with the most units just landed."""
+        out = {}
+        for aa, fields in options.items():
+            if fields:
+                out[aa] = max(fields, key=lambda h: (len(game.units_at(h)), -h))
+        return out
+
+    # ------------------------------------------------------------ Initial Segment
+    def air_attacks(self, game, guns: list, n: int, aa_near: dict) -> dict:
+        """Rule 17.52: gun -> air attacks (sum <= ``n``).  Default: spread the
+        attacks over the guns closest to the planned beach zones, three per gun,
+        more where AA protects the gun."""
+        from malta_sim.iod.invasion import target_beaches
+
+        if n <= 0 or not guns:
+            return {}
+        beaches = target_beaches(game)
+        d = _dist(game)
+        ranked = sorted(guns, key=lambda g: (min((d[game.state.hex[g], b] for b in beaches), default=0), g))
+        out, left = {}, n
+        for g in ranked:
+            k = min(left, 3 + aa_near.get(g, 0))
+            if k <= aa_near.get(g, 0):
+                break
+            out[g] = k
+            left -= k
+            if left <= 0:
+                break
+        return out
+
+    def stragglers(self, game, units: list) -> list:
+        """Rule 17.8: reduced paratroop companies that try to recover (they may
+        not move this turn, 17.81).  Default: those not within 2 hexes of an
+        Allied unit."""
+        return [u for u in units if _allied_strength_near(game, int(game.state.hex[u]), 2) == 0]
+
+    def dismantle_strongpoints(self, game, strongpoints: list, max_n: int) -> list:
+        """Rule 16.25 (Allied): strongpoints to dismantle (a multiple of four
+        makes engineers).  Default: none."""
+        return []
+
+    def engineer_hex(self, game, options: list) -> int:
+        """Rule 16.25 (Allied): hex (of a dismantled strongpoint) for the engineer company."""
+        return options[0]
+
+    def rn_damage(self, game, ships: list, n: int) -> list:
+        """Rule 17.6 (Allied): which ``n`` warships the Royal Navy damages.
+        Default: the strongest."""
+        t = game.static
+        return sorted(ships, key=lambda s: (-int(t.off_support[s]), s))[:n]
+
+    def allied_placement(self, game, units: list, options: dict) -> dict:
+        """Rule 22.39 Variable Allied Placement: unit -> hex among ``options[unit]``.
+        Default: infantry near beaches and airfields, artillery and HQ central."""
+        from malta_sim.iod.scenarios.hercules import default_allied_placement
+
+        return default_allied_placement(game, units, options, None)
+
+    # ------------------------------------------------------------ solitaire (21)
+    def solitaire_marker_method(self, game, formation: int) -> str:
+        """Rule 21.11: ``"a"`` (choose a hex near a landing beach) or ``"b"`` (roll)."""
+        return "b"
+
+    def solitaire_n_sticks(self, game, turn: int, max_n: int) -> int:
+        """Rule 21.12: how many sticks jump this turn (at most ``max_n``)."""
+        return max_n
+
+
+class RandomInvasionDecisions(InvasionDecisions):
+    """Uniformly random legal invasion decisions (for ``RandomPolicy``)."""
+
+    def _r(self, game):
+        return self.rng(game)
+
+    def _choice(self, game, seq):
+        seq = list(seq)
+        return seq[int(self._r(game).integers(len(seq)))]
+
+    def hercules_attachments(self, game, units, divisions):
+        return {u: self._choice(game, divisions) for u in units}
+
+    def hercules_beach_zones(self, game, divisions, zones):
+        return {d: self._choice(game, sorted(zones)) for d in divisions}
+
+    def plan_marker(self, game, formation, turn, options):
+        return self._choice(game, options) if options else None
+
+    def plan_sticks(self, game, turn, sticks, targets, limits):
+        out, per_form, long_used = [], {}, {}
+        order = list(sticks)
+        self._r(game).shuffle(order)
+        total = limits.get("total", 99)
+        for sid, form, kind in order:
+            if len(out) >= total or self._r(game).random() < 0.3:
+                continue
+            if per_form.get(form, 0) >= limits.get(form, 99):
+                continue
+            if kind not in limits.get("kinds", {}).get(form, (kind,)):
+                continue
+            cands = [(h, lg) for h, lg in targets.get(form, []) if not (lg and long_used.get(form))]
+            if not cands:
+                continue
+            h, lg = cands[int(self._r(game).integers(len(cands)))]
+            out.append((sid, h))
+            per_form[form] = per_form.get(form, 0) + 1
+            if lg:
+                long_used[form] = True
+        return out
+
+    def cancel_jumps(self, game, plans):
+        return [p for p in plans if self._r(game).random() < 0.1]
+
+    def move_drop_marker(self, game, formation, options):
+        if options and self._r(game).random() < 0.3:
+            return self._choice(game, options)
+        return None
+
+    def follow_up_breakdowns(self, game, battalions):
+        return [b for b in battalions if self._r(game).random() < 0.7]
+
+    def wave_boxes(self, game, options):
+        from malta_sim.iod.rules.amphibious import fill_wave_boxes
+
+        return fill_wave_boxes(game, options, self._r(game))
+
+    def place_warships(self, game, ships, options):
+        out, count = {}, {}
+        for s in ships:
+            full = {h for h, c in count.items() if c >= 2}        # 16.72: two per hex at most
+            cands = [h for h in options[s] if h not in full] if full else list(options[s])
+            if cands:
+                h = self._choice(game, cands)
+                out[s] = h
+                count[h] = count.get(h, 0) + 1
+        return out
+
+    def move_warships(self, game, ships, options):
+        out = {}
+        where = {s: int(game.state.hex[s]) for s in ships}
+        for s in ships:
+            if options.get(s) and self._r(game).random() < 0.3:
+                h = self._choice(game, options[s])
+                if sum(1 for x, y in where.items() if y == h and x != s) < 2:   # 16.72
+                    out[s] = h
+                    where[s] = h
+        return out
+
+    def warship_fire(self, game, options):
+        out = {}
+        for ship, (n, guns) in options.items():
+            if guns and n > 0 and self._r(game).random() < 0.6:
+                split = {}
+                for _ in range(n):
+                    g = self._choice(game, guns)
+                    split[g] = split.get(g, 0) + 1
+                out[ship] = split
+        return out
+
+    def coastal_fire_warships(self, game, options):
+        return {g: self._choice(game, s) for g, s in options.items() if s and self._r(game).random() < 0.5}
+
+    def coastal_fire_boxes(self, game, options):
+        return {g: self._choice(game, b) for g, b in options.items() if b and self._r(game).random() < 0.8}
+
+    def waters_edge_attacks(self, game, options):
+        return {u: self._choice(game, h) for u, h in options.items() if h and self._r(game).random() < 0.6}
+
+    def one_hex_move(self, game, unit, options, reason):
+        if options and self._r(game).random() < 0.5:
+            return self._choice(game, options)
+        return None
+
+    def airfield_landings(self, game, candidates, airfields, capacity, cost):
+        if not airfields or not candidates:
+            return []
+        cands = list(candidates)
+        self._r(game).shuffle(cands)
+        out, used = [], 0
+        for u in cands:
+            if used + cost[u] <= capacity and self._r(game).random() < 0.8:
+                out.append((u, self._choice(game, airfields)))
+                used += cost[u]
+        return out
+
+    def aa_targets(self, game, options):
+        return {a: self._choice(game, f) for a, f in options.items() if f}
+
+    def air_attacks(self, game, guns, n, aa_near):
+        out = {}
+        for _ in range(n):
+            if not guns:
+                break
+            g = self._choice(game, guns)
+            out[g] = out.get(g, 0) + 1
+        return out
+
+    def stragglers(self, game, units):
+        return [u for u in units if self._r(game).random() < 0.5]
+
+    def dismantle_strongpoints(self, game, strongpoints, max_n):
+        if max_n >= 4 and self._r(game).random() < 0.2:
+            sp = list(strongpoints)
+            self._r(game).shuffle(sp)
+            return sp[:4]
+        return []
+
+    def engineer_hex(self, game, options):
+        return self._choice(game, options)
+
+    def rn_damage(self, game, ships, n):
+        sh = list(ships)
+        self._r(game).shuffle(sh)
+        return sh[:n]
+
+    def allied_placement(self, game, units, options):
+        from malta_sim.iod.scenarios.hercules import default_allied_placement
+
+        return default_allied_placement(game, units, options, self._r(game))
+
+    def solitaire_marker_method(self, game, formation):
+        return self._choice(game, ["a", "b"])
+
+    def solitaire_n_sticks(self, game, turn, max_n):
+        return int(self._r(game).integers(0, max_n + 1))

@@ -1,0 +1,848 @@
+"""The bots' move choices in one compiled call each (rules 5.2, 6.1-6.6, 7.1,
+8.2, 9.92, 17.7, 20.0).
+
+:meth:`malta_sim.bots.axis.AxisBot.next_move` walks its candidate units
+in ascending order and moves the first combat unit that has a legal
+destination closer to its goal.  Done in Python, each candidate costs a call
+of :func:`malta_sim.iod.rules.movement.legal_moves` (its
+allowance, the masks, a dict of destinations) and of the step choice
+``_best_step``, and the set-up of the position (objectives, enemy hexes) is
+rebuilt after every move.  :func:`axis_walk_kernel` does the whole walk in one
+call: it reads the objectives and enemy hexes off the state arrays, and for
+each candidate it works out the movement allowance, the goal hex, the
+destinations (the reach search of :func:`movement.reach_core`, run as
+:func:`movement.reach_sparse` into buffers kept for the whole walk, and the
+stacking room of rule 7.1, the same arithmetic as :func:`movement.legal_kernel`) and
+the chosen step (an HQ's step toward its formation included), and stops at
+the first unit that moves, or at hitched artillery outside an enemy ZOC,
+which the Python code handles itself (it may prepare in place, rule 6.6;
+never in an enemy ZOC, 5.4, where it stays and the walk goes on).  It then goes on walking
+on the position that move leaves (the mover in its destination, its path's
+hexes Axis-controlled), so one call makes the bot's next several decisions;
+:class:`AxisWalk` hands them out one per ``next_move`` call while executing
+the earlier moves left the game exactly as assumed (no overrun, entry
+effect, ...), and the bot asks afresh otherwise.
+
+:func:`garrison_kernel` does the same for the Allied bot's garrison moves.
+
+The answers are those of the plain loops of ``tests/oracles/bots.py``
+(compared on whole games by ``tests/bots/test_compiled_decisions.py``): same
+candidates tried, same destination, same MP, same tie-breaks.  Nothing here adds floats in a new order: the step score
+is ``_best_step``'s own.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from malta_sim.iod.rules import movement as mv
+from malta_sim.iod import static as st
+from malta_sim.iod.state import AXIS, DEMORALIZED, NIGHT
+from malta_sim.bots.axis import _goal_hex
+
+#: half battalions a hex holds (rule 7.1)
+_ROOM = mv.STACK_ROOM
+
+#: what :func:`axis_walk_kernel` stopped on
+DONE, MOVE, PYTHON = 0, 1, 2
+
+#: unit type codes the kernel tests: leader, artillery, HQ; foot class
+_CODES = np.array([st.LEADER, st.ARTILLERY, st.HQ, st.FOOT], np.int64)
+
+
+@nb.njit(cache=True)
+def _allowance(on_map, moved, entered_turn, turn, never, leader, printed, foot, out_of_supply,
+               morale, bonus, night):
+    """Movement allowance of an Axis combat unit this phase in MP, -1 when it
+    may not move: :func:`movement._ma_if_movable` for a piece that is no
+    artillery and no leader (rules 6.0, 6.53, 6.54, 8.33, 11.4, 14.1, 6.71,
+    16.13, 17.81, 19.8), from the piece's own entries (scalars, so that a
+    call in the walk's loop passes no array): on the map, moved, turn of
+    arrival, never moves, a leader, printed MA at its level, of the foot
+    class, out of supply, morale state, leader bonus (MP)."""
+    if not on_map or moved:
+        return -1
+    if never or entered_turn == turn:
+        return -1
+    if leader:
+        ma = 14                                        # 14.3
+    else:
+        ma = np.int64(printed)
+        if ma <= 0:
+            return -1
+        if out_of_supply and not foot:
+            ma = max(1, ma - 2)                        # 8.33
+        if morale == DEMORALIZED:
+            ma = max(1, ma - (2 if foot else 4))       # 11.4
+    ma += np.int64(bonus)                              # 14.1
+    if morale == DEMORALIZED and night:
+        ma = -(-ma // 2)                               # 6.71
+    return ma
+
+
+@nb.njit(cache=True)
+def _formation_distance(h, u, f, side_units, box, formation, ground, utype, codes, dist, hexes):
+    """Rules 8.2, 16.8: distance in hexes from hex ``h`` to the nearest
+    on-map ground unit of formation ``f`` other than ``u`` and not an HQ or
+    artillery piece (``codes[2]``, ``codes[1]``); ``1 << 30`` when there is
+    none.
+    ``side_units`` (int64[k]) are the side's pieces, ``dist``
+    (int[n_hexes, n_hexes]) the hex distance table."""
+    near = 1 << 30
+    for j in range(side_units.shape[0]):
+        x = side_units[j]
+        if (box[x] == 0 and formation[x] == f and x != u and ground[x]
+                and utype[x] != codes[2] and utype[x] != codes[1]):
+            d = np.int64(dist[h, hexes[x]])
+            if d < near:
+                near = d
+    return near
+
+
+@nb.njit(cache=True)
+def _objectives(control, weights, obj):
+    """Fill ``obj`` (float64[n_hexes]) with the objective weights the Axis
+    does not hold (``weights`` where ``control`` is not 0, else 0; rules
+    16.1, 20, :meth:`AxisBot.objective_values`) and return the hexes where
+    they are positive (int64[k], ascending)."""
+    n = obj.shape[0]
+    ng = 0
+    for h in range(n):
+        obj[h] = 0.0 if control[h] == 0 else weights[h]
+        if obj[h] > 0:
+            ng += 1
+    gh = np.empty(ng, np.int64)
+    ng = 0
+    for h in range(n):
+        if obj[h] > 0:
+            gh[ng] = h
+            ng += 1
+    return gh
+
+
+@nb.njit(cache=True)
+def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out_of_supply, morale,
+                     formation, turn, night, bonus, ground, never, utype, move_class, ma_tab,
+                     formation_hq, strategic, edge, ocean_side, nbr, land, strat_ok, zoc,
+                     blocked, stop, side_units, base, remnant_level, dist, ring, weights, control,
+                     enemy_units, envelop_w, decay, radius, codes, max_moves):
+    """Walk the Axis bot's candidates and pick its next moves (rules 5.2,
+    6.1-6.6, 7.1, 8.2, 9.92; see :meth:`AxisBot.next_move`): the first move,
+    then, on the position that move leaves (the mover in its destination,
+    marked moved, the hexes of its path Axis-controlled, 2.1, 6.1), the next
+    one, and so on, up to ``max_moves`` decisions.  Nothing in the game is
+    changed: the later decisions are those :meth:`AxisBot.next_move` makes
+    only when executing the earlier moves changes nothing else (no overrun,
+    fort, invasion entry effect or night disorganization); the caller checks
+    that before handing each one out (:class:`AxisWalk`).
+
+    Parameters
+    ----------
+    order : int64[k]
+        Candidate units still to try this phase, ascending.
+    box, hexes, level, moved, hitched, entered_turn, out_of_supply, morale, formation : ndarray[n_units]
+        The game state's per-piece arrays (``GameState`` dtypes; only read).
+    turn : int
+        Game turn (pieces that entered this turn do not move, 16.13, 19.8).
+    night : bool
+        A night turn (6.71).
+    bonus : int8[n_units]
+        Leader MP bonus of the phase (14.1).
+    ground : bool[n_units]
+        Ground combat units (``game.ground_mask``).
+    never, utype, move_class, ma_tab : ndarray
+        Static tables: pieces that never move (bool[n_units]), type and class
+        codes, printed MA per level (int[n_units, levels]).
+    formation_hq : int[n_formations]
+        HQ piece of each formation (supply anchor, 8.2).
+    strategic : bool
+        Strategic movement (6.2) rather than tactical (6.3).
+    edge : int32[4, n_hexes, 6]
+        Half-MP hexside costs for this kind of movement (rules 6.11, 6.2) by
+        class, ``edge[cls + 1]`` for class ``cls`` (0 foot, 1 mot, 2 mech):
+        one kind's slice of :func:`movement.edge_cost_table`.
+    ocean_side, nbr, land, strat_ok, zoc, blocked, stop : ndarray
+        As :func:`movement.legal_kernel` (enemy ZOC, blocking and trivial
+        hexes of rule 6.52 from ``movement._masks``).
+    side_units, base, remnant_level : ndarray
+        The Axis pieces (int64[m]) and :func:`movement.stack_tables` (each
+        piece's stacking weight, half battalions, 7.1, 17.31).
+    dist : int[n_hexes, n_hexes]
+        Hex distances.
+    ring : int64[n_hexes, w]
+        Per hex ``h`` the hexes ``x`` with ``dist[h, x] <= 1`` (``h`` itself
+        included), padded with -1 (:func:`near_table`).
+    weights : float64[n_hexes]
+        The bot's objective weights of every hex (0 off land; rules 16.1,
+        20): a hex the Axis controls (``control`` int8[n_hexes]) weighs 0
+        (:meth:`AxisBot.objective_values`).
+    enemy_units : int64[e]
+        The Allied pieces (their ground units on the map are the enemy
+        stacks of the envelopment bonus and the HQ's distance rule).
+    envelop_w, decay, radius : float
+        The bot's ``envelop`` bonus per adjacent enemy hex (9.92),
+        ``dist_decay`` and ``supply_radius`` (hexes).
+    codes : int64[4]
+        Leader, artillery and HQ type codes, foot class code.
+    max_moves : int
+        Most decisions to make (at least 1).
+
+    Returns
+    -------
+    steps : int64[j, 6]
+        One row per decision, in order: ``(stop_at, what, dest_hex, k,
+        n_path, at)``.
+        ``stop_at`` indexes ``order`` (the unit the walk ended on; ``k``
+        when it ran out of candidates), every unit up to it tried; ``what``
+        is :data:`MOVE` (``order[stop_at]`` moves to ``dest_hex``),
+        :data:`DONE` (no unit moves) or :data:`PYTHON` (``order[stop_at]``
+        is hitched artillery that may prepare in place, 6.6, outside an
+        enemy ZOC, 5.4: the caller decides for it; hitched artillery in an
+        enemy ZOC stays and the walk goes on); only the last row may be
+        DONE or PYTHON.
+        For a MOVE: ``k`` legal destinations, ``n_path`` hexes entered and
+        ``dest_hex`` at index ``at`` of the destinations.
+    dests, mps : int64[max_moves, n_hexes], float64[max_moves, n_hexes]
+        Row ``r``, first ``k`` entries: the mover's legal destinations
+        (ascending) and MP spent of move ``r``, as :func:`movement.legal_moves`
+        lists them.
+    preds : int32[max_moves, n_hexes]
+        Row ``r``: predecessors of move ``r``'s reach search (its path, 6.1).
+    after_hex, after_moved, after_control : arrays [max_moves, ...]
+        Row ``r``: ``hexes``, ``moved`` and ``control`` as the walk assumed
+        them after move ``r`` (what executing it must leave for move ``r + 1``
+        to stand).
+    paths : int64[max_moves, n_hexes]
+        Row ``r``, first ``n_path`` entries: the hexes move ``r`` enters, in
+        order, the destination last (:func:`movement._path`; the start
+        excluded).
+    """
+    n = nbr.shape[0]
+    hexes = hexes.copy()                  # the position the walk assumes (moves applied)
+    moved = moved.copy()
+    control = control.copy()
+    steps = np.zeros((max_moves, 6), np.int64)
+    paths = np.empty((max_moves, n), np.int64)
+    chain = np.empty(n + 1, np.int64)
+    dests = np.empty((max_moves, n), np.int64)
+    mps = np.empty((max_moves, n), np.float64)
+    preds = np.empty((max_moves, n), np.int32)
+    after_hex = np.empty((max_moves, hexes.shape[0]), hexes.dtype)
+    after_moved = np.empty((max_moves, moved.shape[0]), moved.dtype)
+    after_control = np.empty((max_moves, n), control.dtype)
+    # the reach searches' buffers (movement.reach_sparse), put back after each
+    cost, pred, done, pool_h, pool_n, seen = mv.reach_sparse_buffers(n)
+    # one bucket per half MP up to the largest allowance of the phase: no
+    # allowance exceeds the largest printed MA (a leader's 14, 14.3) plus the
+    # largest leader bonus (14.1); the other rules only lower it
+    top = max(np.int64(ma_tab.max()), 14) + max(np.int64(bonus.max()), 0)
+    head = np.empty(2 * top + 2, np.int64)
+    tail = np.empty(2 * top + 2, np.int64)
+    dest = np.empty(n, np.int64)
+    mp = np.empty(n, np.float64)
+    # what the bot reads of the whole position (AxisBot._move_setup): the
+    # objectives it does not hold, the hexes of enemy ground units
+    obj = np.empty(n, np.float64)
+    gh = _objectives(control, weights, obj)
+    ng = gh.shape[0]
+    enemy_at = np.zeros(n, np.bool_)
+    ne = 0
+    for j in range(enemy_units.shape[0]):
+        x = enemy_units[j]
+        if box[x] == 0 and ground[x] and not enemy_at[hexes[x]]:
+            enemy_at[hexes[x]] = True
+            ne += 1
+    ehex = np.empty(ne, np.int64)
+    ne = 0
+    for h in range(n):
+        if enemy_at[h]:
+            ehex[ne] = h
+            ne += 1
+    envelop = envelop_w if ne > 0 and envelop_w > 0 else 0.0
+    # stacking room per hex before the mover's own weight (7.1): the Axis
+    # side's totals, kept up to date as the walk's moves are applied
+    room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, _ROOM)
+    allowed = land & strat_ok if strategic else land
+    nf = formation_hq.shape[0]
+    m = 0
+    for i in range(order.shape[0]):
+        u = order[i]
+        ut = utype[u]
+        if ut == codes[0] or moved[u]:
+            continue
+        if ut == codes[1]:
+            # artillery: only hitched artillery that did not arrive this turn
+            # may prepare (6.6, 16.13, 19.8), never in an enemy ZOC (5.4: it
+            # stays, as AxisBot._special_move decides); the caller decides
+            # for the others
+            if hitched[u] and entered_turn[u] != turn and not zoc[hexes[u]]:
+                steps[m, 0], steps[m, 1], steps[m, 2] = i, PYTHON, -1
+                return steps[:m + 1], dests, mps, preds, after_hex, after_moved, after_control, paths
+            continue
+        here = np.int64(hexes[u])
+        best = -1
+        if ut == codes[2]:
+            # an HQ (8.2, 16.8): toward its formation's units when more than
+            # four hexes from the nearest, ending at least two hexes from
+            # enemy units; nearest, fewest MP, lowest hex
+            f = formation[u]
+            near_here = _formation_distance(here, u, f, side_units, box, formation, ground,
+                                            utype, codes, dist, hexes)
+            if near_here == 1 << 30 or near_here <= 4:
+                continue
+            ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], ut == codes[0],
+                            ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u],
+                            morale[u], bonus[u], night)
+            if ma < 0:
+                continue
+            t, k = _destinations_sparse(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
+                                        ocean_side, nbr, room, base, remnant_level, level, cost,
+                                        pred, done, pool_h, pool_n, seen, head, tail, dest, mp)
+            best_near, best_cost = 0, 0.0
+            for a in range(k):
+                h = dest[a]
+                if ehex.shape[0]:
+                    far = True
+                    for e in ehex:
+                        if dist[h, e] < 3:
+                            far = False
+                            break
+                    if not far:
+                        continue
+                nh = _formation_distance(h, u, f, side_units, box, formation, ground, utype,
+                                         codes, dist, hexes)
+                c = mp[a]
+                if best < 0 or nh < best_near or (nh == best_near and c < best_cost):
+                    best, best_near, best_cost = h, nh, c          # dest ascending: lowest hex on ties
+            if best < 0 or best_near >= near_here:
+                mv.reach_sparse_reset(seen, t, cost, pred, done)
+                continue
+        else:
+            if ng == 0:
+                continue
+            ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], ut == codes[0],
+                            ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u],
+                            morale[u], bonus[u], night)
+            if ma < 0:
+                continue
+            goal = _goal_hex(obj, gh, ng, dist, here, decay)
+            d_here = np.int64(dist[here, goal])
+            if d_here == 0:
+                continue
+            t, k = _destinations_sparse(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
+                                        ocean_side, nbr, room, base, remnant_level, level, cost,
+                                        pred, done, pool_h, pool_n, seen, head, tail, dest, mp)
+            if k == 0:
+                mv.reach_sparse_reset(seen, t, cost, pred, done)
+                continue
+            f = np.int64(formation[u])
+            anchor = -1
+            if 0 <= f < nf:
+                hq = np.int64(formation_hq[f])
+                if hq >= 0 and box[hq] == 0 and hexes[hq] >= 0:
+                    anchor = np.int64(hexes[hq])
+            best = _best_step_near(dist, ring, dest, mp, k, goal, d_here, anchor, radius, enemy_at,
+                                   envelop)
+            if best < 0:
+                mv.reach_sparse_reset(seen, t, cost, pred, done)
+                continue
+        # unit u moves to best: record the decision, the MP it spends and
+        # the hexes it enters (read back along the predecessors as
+        # movement._path reads them, 6.1)
+        a = 0
+        while dest[a] != best:
+            a += 1
+        c = 0
+        chain[0] = best
+        cur = best
+        while cur != here:
+            cur = pred[cur]
+            if cur < 0:
+                break
+            c += 1
+            chain[c] = cur
+        # chain[0..c] runs from best back to the start (or, were the chain
+        # broken, to the last hex found): the path is chain[c-1], ..., chain[0]
+        plen = c
+        for j in range(plen):
+            paths[m, j] = chain[plen - 1 - j]
+        steps[m, 0], steps[m, 1], steps[m, 2], steps[m, 3], steps[m, 4], steps[m, 5] = (
+            i, MOVE, best, k, plen, a)
+        dests[m, :k] = dest[:k]
+        mps[m, :k] = mp[:k]
+        preds[m] = pred
+        mv.reach_sparse_reset(seen, t, cost, pred, done)
+        # the position it leaves (movement.execute_move): the mover in its
+        # destination, moved; the hexes it entered controlled by the Axis
+        # (2.1); its stacking weight moved with it (7.1)
+        w = 1 if level[u] == remnant_level[u] else base[u]
+        room[here] += w
+        room[best] -= w
+        for j in range(plen):
+            h = paths[m, j]
+            control[h] = 0
+            obj[h] = 0.0                 # _objectives: a hex the Axis holds weighs 0
+        hexes[u] = best
+        moved[u] = True
+        after_hex[m] = hexes
+        after_moved[m] = moved
+        after_control[m] = control
+        m += 1
+        if m == max_moves:
+            return steps[:m], dests, mps, preds, after_hex, after_moved, after_control, paths
+        # the objectives left: those of gh whose weight still counts (only
+        # the path's hexes changed hands), in the same ascending order
+        q = 0
+        for j in range(ng):
+            h = gh[j]
+            if obj[h] > 0:
+                gh[q] = h
+                q += 1
+        ng = q
+    steps[m, 0], steps[m, 1], steps[m, 2] = order.shape[0], DONE, -1
+    return steps[:m + 1], dests, mps, preds, after_hex, after_moved, after_control, paths
+
+
+@nb.njit(cache=True)
+def _best_step_near(dist, ring, hs, cost, k, goal, d_here, anchor, radius, enemy_at, envelop):
+    """:func:`malta_sim.bots.axis._best_step` over ``hs[:k]`` (rules
+    6.1-6.6, 8.2, 9.92) with the enemy hexes as a mask (``enemy_at``
+    bool[n_hexes]): the enemy hexes next to a destination ``h`` are counted
+    among ``ring[h]`` (the hexes ``x`` with ``dist[h, x] <= 1``) as those
+    with ``dist[h, x] == 1``, the very hexes ``_best_step`` counts over the
+    list of enemy hexes; the same floats in the same order."""
+    best = -1
+    best_key = 0.0
+    best_cost = 0.0
+    w = ring.shape[1]
+    for i in range(k):
+        h = hs[i]
+        dh = dist[h, goal]
+        if dh >= d_here:
+            continue
+        if anchor >= 0 and dist[h, anchor] > radius:
+            continue
+        key = float(dh)
+        if envelop != 0.0:
+            n = 0
+            for j in range(w):
+                x = ring[h, j]
+                if x < 0:
+                    break
+                if enemy_at[x] and dist[h, x] == 1:
+                    n += 1
+            key = key - envelop * n
+        c = cost[i]
+        if (best < 0 or key < best_key or (key == best_key and (c < best_cost
+                                                                 or (c == best_cost and h < best)))):
+            best, best_key, best_cost = h, key, c
+    return best
+
+
+@nb.njit(cache=True)
+def _destinations_sparse(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, ocean_side,
+                         nbr, room, base, remnant_level, level, cost, pred, done, pool_h, pool_n,
+                         seen, head, tail, dest, mp):
+    """:func:`_destinations` (rules 5.2, 6.1-6.3, 6.53, 7.1) with the search
+    of :func:`movement.reach_sparse` into the kept buffers ``cost``,
+    ``pred``, ``done``, ``pool_h``, ``pool_n``, ``seen``, ``head``, ``tail``
+    (``head``, ``tail`` int64[>= 2 * ma + 2]): the destinations
+    written to ``dest``/``mp`` (int64[n], float64[n]; ascending), the
+    predecessors left in ``pred`` until :func:`movement.reach_sparse_reset`.
+    Returns ``(t, k)``: the search reached ``seen[:t]``, ``k`` destinations."""
+    cls = np.int64(move_class[u])
+    t = mv.reach_sparse(here, 2 * ma, cls, edge, zoc, blocked, stop, allowed, ocean_side,
+                        nbr, mv.ZOC_ENTER, mv.ZOC_EXIT, cost, pred, done, pool_h, pool_n, seen,
+                        head, tail)
+    w = np.int64(base[u])                   # 7.1; a remnant weighs 1 (17.31)
+    if level[u] == remnant_level[u]:
+        w = 1
+    k = 0
+    for j in range(1, t):                   # seen[0] is here; the rest reached, each once
+        h = seen[j]
+        if room[h] - w >= 0:
+            q = k                           # insertion: ascending hex order
+            while q > 0 and dest[q - 1] > h:
+                dest[q] = dest[q - 1]
+                mp[q] = mp[q - 1]
+                q -= 1
+            dest[q] = h
+            mp[q] = cost[h] / 2.0
+            k += 1
+    return t, k
+
+
+@nb.njit(cache=True)
+def _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, ocean_side, nbr, room,
+                  base, remnant_level, level):
+    """Legal destinations of unit ``u`` (not a leader, not artillery) from
+    hex ``here`` with ``ma`` MP: :func:`movement.legal_kernel`'s search
+    (rules 5.2, 6.1-6.3, 6.53) and stacking test (7.1) with the side's
+    stacking ``room`` per hex (int32[n_hexes], before the mover) given.
+    Returns ``(dest int64[n], mp float64[n], pred int32[n], k)``: the first
+    ``k`` entries of ``dest``/``mp`` are the hexes (ascending) and MP."""
+    n = nbr.shape[0]
+    cls = np.int64(move_class[u])
+    cost, pred = mv.reach_core(here, 2 * ma, cls, edge[cls + 1], zoc, blocked, stop, allowed,
+                               ocean_side, nbr, mv.ZOC_ENTER, mv.ZOC_EXIT)
+    w = 1 if level[u] == remnant_level[u] else np.int64(base[u])     # 7.1, 17.31
+    dest = np.empty(n, np.int64)
+    mp = np.empty(n, np.float64)
+    k = 0
+    for h in range(n):
+        if h != here and cost[h] < (1 << 28) and room[h] - w >= 0:
+            dest[k] = h
+            mp[k] = cost[h] / 2.0
+            k += 1
+    return dest, mp, pred, k
+
+
+def _statics(game) -> tuple:
+    """The static arguments of :func:`axis_walk_kernel`, gathered once per
+    :class:`StaticData` (kept on it)."""
+    return _walk_statics(game.static)
+
+
+@st.per_static
+def _walk_statics(t) -> tuple:
+    """:func:`_statics` of the static data ``t``."""
+    edge, base, rem = mv._static_args(t)
+    dist = t.grid.distance_table
+    return (mv._never_moves(t), t.utype, t.move_class, t.ma,
+            t.formation_hq, (np.ascontiguousarray(edge[0]), np.ascontiguousarray(edge[1])),
+            t.ocean_side, t.neighbours, t.land, base, rem, dist, near_table(dist))
+
+
+def near_table(dist: np.ndarray) -> np.ndarray:
+    """int64[n_hexes, w]: per hex ``h`` the hexes ``x`` with
+    ``dist[h, x] <= 1`` (``h`` and the hexes next to it, ascending), padded
+    with -1; ``w`` the most any hex has (7 on a hex grid).  ``dist`` is the
+    hex distance table (int[n_hexes, n_hexes]).  The walk counts the enemy
+    hexes next to a destination among these rows (envelopment, rule 9.92;
+    :func:`_best_step_near`).  Built once per static data; read-only."""
+    near = dist <= 1
+    w = max(1, int(near.sum(axis=1).max())) if near.size else 1
+    out = np.full((dist.shape[0], w), -1, np.int64)
+    for h in range(dist.shape[0]):
+        xs = np.flatnonzero(near[h])
+        out[h, :xs.shape[0]] = xs
+    out.flags.writeable = False
+    return out
+
+
+#: most decisions one :func:`axis_walk_kernel` call makes ahead for :class:`AxisWalk`
+WALK_MOVES = 8
+
+
+class AxisWalk:
+    """The decisions an :func:`axis_walk_kernel` call made beyond the first
+    (rules 6.1-6.6), handed out one per :meth:`AxisBot.next_move` call while
+    the game stands exactly where the walk assumed it would.
+
+    The walk assumed that executing each move changes only the mover's hex,
+    its moved flag and the control of the hexes it entered (2.1, 6.1).  Before
+    a later decision is handed out, :meth:`take` checks that against the
+    game: every piece's hex and moved flag and every hex's control equal the
+    walk's rows, and everything else the kernel read (boxes, levels, morale,
+    supply, hitched artillery, entry turns, formations, salvos, destroyed
+    forts, the leader bonus, the strategic-movement hexes, the candidates
+    left, turn, phase and mode) is unchanged.  Anything else (an overrun, a
+    fort destroyed, an invasion entry effect, a night disorganization, a
+    candidate gone) drops the rest of the walk, and the bot asks the kernel
+    afresh: the decision is the one a fresh call would make either way.
+    """
+
+    __slots__ = ("game", "key", "order", "rows", "r", "fixed", "morale")
+
+    def __init__(self):
+        self.game = None
+        self.rows = None
+
+    @staticmethod
+    def _fixed(s, bonus, strat_ok) -> tuple:
+        """The bytes of what the kernel reads that executing a move leaves as
+        it is (morale apart: see :meth:`take`)."""
+        return (s.box.tobytes(), s.level.tobytes(), s.hitched.tobytes(), s.entered_turn.tobytes(),
+                s.out_of_supply.tobytes(), s.formation.tobytes(), s.salvos.tobytes(),
+                s.fort_destroyed.tobytes(), bonus.tobytes(), strat_ok.tobytes())
+
+    def take(self, game, key: tuple, order: list, bonus, strat_ok):
+        """The walk's next decision for candidates ``order`` as
+        :func:`_hand_out` gives it, or None when there is none or the game is
+        not where the walk assumed.
+
+        Morale is read by the kernel only for units it has not moved (their
+        allowance, 6.71, 11.4), so a mover disorganized at night (6.71) by
+        its own move leaves the walk standing; any other change of morale
+        drops it."""
+        rows = self.rows
+        if rows is None:
+            return None
+        self.rows = None                       # taken (or dropped): put back below when it stands
+        if self.game is not game or self.key != key:
+            return None
+        steps, after_hex, after_moved, after_control = rows[0], rows[4], rows[5], rows[6]
+        r = self.r
+        first = int(steps[r - 1, 0]) + 1
+        s = game.state
+        if (order != self.order[first:] or s.hex.tobytes() != after_hex[r - 1].tobytes()
+                or s.moved.tobytes() != after_moved[r - 1].tobytes()
+                or s.control.tobytes() != after_control[r - 1].tobytes()
+                or self._fixed(s, bonus, strat_ok) != self.fixed):
+            return None
+        morale = s.morale_state
+        if morale.tobytes() != self.morale.tobytes():
+            if ((morale != self.morale) & ~after_moved[r - 1]).any():
+                return None
+        if r + 1 < len(steps):
+            self.rows, self.r = rows, r + 1
+        return _hand_out(self.order, rows, r, first)
+
+    def start(self, game, key: tuple, order: list, rows: tuple, bonus, strat_ok) -> None:
+        """Keep the decisions of ``rows`` (:func:`axis_walk_kernel`'s answer
+        for ``order``) after the first, when there are any."""
+        if len(rows[0]) > 1:
+            s = game.state
+            self.game, self.key, self.order, self.rows, self.r = game, key, order, rows, 1
+            self.fixed = self._fixed(s, bonus, strat_ok)
+            self.morale = s.morale_state.copy()
+        else:
+            self.rows = None
+
+
+_NO_BONUS: dict = {}
+
+
+def _no_bonus(n_units: int) -> np.ndarray:
+    """int8[n_units] zeros: no leader bonus (14.1) recorded for the phase
+    (one shared array per size; only read)."""
+    out = _NO_BONUS.get(n_units)
+    if out is None:
+        out = _NO_BONUS[n_units] = np.zeros(n_units, np.int8)
+    return out
+
+
+def _hand_out(order: list, rows: tuple, r: int, first: int):
+    """Decision ``r`` of a walk over ``order`` as ``(stop_at, what,
+    dest_hex)``, ``stop_at`` counted from ``order[first]``."""
+    stop_at, what, best = rows[0][r, :3].tolist()
+    return stop_at - first, what, best
+
+
+def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float, decay: float,
+              radius: float, walk: AxisWalk | None = None):
+    """The Axis bot's next decision over ``order`` (Axis candidate units,
+    ascending) for movement ``mode`` ("tactical" or "strategic", rules 6.2,
+    6.3) with the bot's objective ``weights`` (float64[n_hexes]) and its
+    ``envelop``, ``decay`` and ``radius`` knobs: the next decision kept in
+    ``walk`` when it still stands (:class:`AxisWalk`), else one
+    :func:`axis_walk_kernel` call (whose later decisions ``walk`` keeps).
+
+    Returns
+    -------
+    tuple
+        ``(stop_at, what, dest_hex)`` as a row of :func:`axis_walk_kernel`
+        (``stop_at`` indexes ``order``); the engine checks the move.
+    """
+    s, extra = game.state, game.extra
+    strategic = mode == "strategic"
+    strat_ok = extra["strat_allowed"][AXIS] if strategic else game.static.land
+    bonus = extra.get("leader_bonus")
+    if bonus is None:
+        bonus = _no_bonus(game.static.n_units)
+    turn = s.turn.item(0)
+    key = (turn, game.phase_name, mode, id(weights), envelop, decay, radius)
+    if walk is not None:
+        hit = walk.take(game, key, order, bonus, strat_ok)
+        if hit is not None:
+            return hit
+    never, utype, move_class, ma_tab, fhq, edges, ocean_side, nbr, land, base, rem, \
+        dist, ring = _statics(game)
+    zoc, block, trivial = mv._side_masks(game, AXIS)
+    rows = axis_walk_kernel(
+        np.array(order, np.int64), s.box, s.hex, s.level, s.moved, s.hitched, s.entered_turn,
+        s.out_of_supply, s.morale_state, s.formation, turn, turn % 4 == NIGHT, bonus, game.ground_mask,
+        never, utype, move_class, ma_tab, fhq, strategic, edges[strategic], ocean_side,
+        nbr, land, strat_ok, zoc, block, trivial, mv._side_units(game, AXIS), base, rem, dist, ring,
+        weights, s.control, mv._side_units(game, 1 - AXIS), envelop, decay, radius, _CODES,
+        1 if walk is None else WALK_MOVES)
+    if walk is not None:
+        walk.start(game, key, order, rows, bonus, strat_ok)
+    return _hand_out(order, rows, 0, 0)
+
+
+# ------------------------------------------------------------------ Allied garrison moves
+#: the AA type code (AA units never garrison)
+_AA = st.AA
+
+
+@nb.njit(cache=True)
+def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_supply, morale, turn,
+                    night, bonus, may_act, ground, never, utype, move_class, ma_tab,
+                    strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
+                    side_units, enemy_units, base, remnant_level, dist, static_val, fort,
+                    fort_destroyed, control, codes, aa):
+    """The Allied bot's garrison move (rules 6.1-6.6, 7.1, 17.7, 20.0; see
+    :meth:`AlliedBot._garrison_move`): the first of ``order`` that is not on
+    an objective nor next to the enemy and can reach an empty held objective
+    moves onto the most valuable one (fewest MP, then lowest hex, on ties).
+
+    Parameters
+    ----------
+    order : int64[k]
+        Candidates still to try this phase, ascending.
+    side : int
+        The bot's side (1, Allied).
+    box, hexes, level, moved, entered_turn, out_of_supply, morale : ndarray[n_units]
+        The game state's per-piece arrays.
+    turn, night, bonus
+        As :func:`axis_walk_kernel`.
+    may_act : bool[n_hexes]
+        Hexes from which rule 17.7 lets a unit move now (:func:`_may_act`).
+    ground, never, utype, move_class, ma_tab
+        As :func:`axis_walk_kernel`.
+    strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop
+        As :func:`axis_walk_kernel`, for the bot's side.
+    side_units, enemy_units : int64[m]
+        The bot's pieces and the enemy's pieces.
+    base, remnant_level : ndarray
+        :func:`movement.stack_tables`.
+    dist : int[n_hexes, n_hexes]
+        Hex distances.
+    static_val : float64[n_hexes]
+        The objective weights that never change (victory cities 4, airfields
+        3, towns 1; whole numbers).
+    fort, fort_destroyed : bool[n_hexes]
+        Forts and destroyed forts (an undestroyed fort adds 2).
+    control : int8[n_hexes]
+        Hex control (2.1); only hexes the side holds count.
+    codes : int64[4]
+        Leader, artillery and HQ type codes, foot class code (as
+        :func:`axis_walk_kernel`).
+    aa : int
+        The AA type code (artillery, HQs, leaders and AA never garrison).
+
+    Returns
+    -------
+    stop_at : int
+        Index into ``order`` of the unit the walk ended on (``k``: none
+        moves); -1 when no held objective is empty (no unit was tried).
+    dest_hex : int
+        The hex the unit moves to, -1 when none.
+    dest, mp : int64[j], float64[j]
+        When a unit moves: its legal destinations and MP (as
+        :func:`movement.legal_moves`); ``pred`` int32[n_hexes] its reach
+        predecessors.
+    """
+    n = nbr.shape[0]
+    empty_i = np.zeros(0, np.int64)
+    empty_f = np.zeros(0, np.float64)
+    empty_p = np.zeros(0, np.int32)
+    val = np.zeros(n, np.float64)
+    for h in range(n):
+        if control[h] == side and land[h]:
+            v = static_val[h]
+            if fort[h] and not fort_destroyed[h]:
+                v = v + 2.0
+            val[h] = v
+    occupied = np.zeros(n, np.bool_)
+    for j in range(side_units.shape[0]):
+        x = side_units[j]
+        if box[x] == 0 and ground[x]:
+            occupied[hexes[x]] = True
+    n_empty = 0
+    for h in range(n):
+        if val[h] > 0 and not occupied[h]:
+            n_empty += 1
+    if n_empty == 0:
+        return -1, -1, empty_i, empty_f, empty_p
+    # enemy ground units on the map: a unit next to one stays (rule 6.1 choice)
+    eh = np.empty(enemy_units.shape[0], np.int64)
+    ne = 0
+    for j in range(enemy_units.shape[0]):
+        x = enemy_units[j]
+        if box[x] == 0 and ground[x]:
+            eh[ne] = hexes[x]
+            ne += 1
+    room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, _ROOM)
+    allowed = land & strat_ok if strategic else land
+    for i in range(order.shape[0]):
+        u = order[i]
+        ut = utype[u]
+        here = np.int64(hexes[u])
+        if ut == codes[0] or ut == codes[1] or ut == codes[2] or ut == aa or val[here] > 0:
+            continue
+        near = False
+        for j in range(ne):
+            if dist[eh[j], here] <= 1:
+                near = True
+                break
+        if near:
+            continue
+        if not may_act[here]:
+            continue
+        ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], ut == codes[0],
+                        ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u], morale[u],
+                        bonus[u], night)
+        if ma < 0:
+            continue
+        dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
+                                          ocean_side, nbr, room, base, remnant_level, level)
+        best, best_val, best_mp = -1, 0.0, 0.0
+        for a in range(k):
+            h = dest[a]
+            if val[h] > 0 and not occupied[h]:
+                if best < 0 or val[h] > best_val or (val[h] == best_val and mp[a] < best_mp):
+                    best, best_val, best_mp = h, val[h], mp[a]     # ascending: lowest hex on ties
+        if best >= 0:
+            return i, best, dest[:k], mp[:k], pred
+    return order.shape[0], -1, empty_i, empty_f, empty_p
+
+
+_ALL_HEXES: dict = {}
+
+
+def _may_act(game, side: int) -> np.ndarray:
+    """bool[n_hexes]: hexes from which a unit of ``side`` may move under
+    rule 17.7 (:func:`movement.may_act_hexes`, every hex where the rule lets
+    every unit act)."""
+    may = mv.may_act_hexes(game, side)
+    if may is None:
+        n = game.static.n_hexes
+        may = _ALL_HEXES.get(n)
+        if may is None:
+            may = _ALL_HEXES[n] = np.ones(n, np.bool_)
+    return may
+
+
+def garrison_step(game, mode: str, order: list, side: int, static_val: np.ndarray):
+    """Run :func:`garrison_kernel` over ``order`` (the bot's candidates,
+    ascending) for movement ``mode`` (rules 6.2, 6.3).  When a unit moves,
+    the record of the last legal-move query is written as
+    :func:`movement.legal_moves` writes it (see :func:`axis_step`).
+
+    Returns
+    -------
+    (int, int)
+        ``(stop_at, dest_hex)`` as :func:`garrison_kernel`.
+    """
+    s = game.state
+    never, utype, move_class, ma_tab, _fhq, edges, ocean_side, nbr, land, base, rem, \
+        dist, _ring = _statics(game)
+    t = game.static
+    strategic = mode == "strategic"
+    zoc, block, trivial = mv._side_masks(game, side)
+    strat_ok = game.extra["strat_allowed"][side] if strategic else land
+    bonus = game.extra.get("leader_bonus")
+    if bonus is None:
+        bonus = np.zeros(len(utype), np.int8)
+    turn = game.turn
+    may_act = _may_act(game, side)
+    stop_at, best, _dest, _mp, _pred = garrison_kernel(
+        np.array(order, np.int64), side, s.box, s.hex, s.level, s.moved, s.entered_turn,
+        s.out_of_supply, s.morale_state, turn, turn % 4 == NIGHT, bonus, may_act, game.ground_mask, never,
+        utype, move_class, ma_tab, strategic, edges[strategic], ocean_side, nbr,
+        land, strat_ok, zoc, block, trivial, mv._side_units(game, side), mv._side_units(game, 1 - side),
+        base, rem, dist, static_val, t.fort, s.fort_destroyed, s.control, _CODES, _AA)
+    return stop_at, best

@@ -1,0 +1,221 @@
+"""Parameter vectors of the scripted Island of Death bots.
+
+Each side's bot is driven by a small float64 vector whose slots are documented
+here (name, unit, range, default).  The Python bots of :mod:`.axis` and
+:mod:`.allied` read their knobs from that vector only (``self.vec[AX_MIN_ODDS]``
+...), so a compiled decision loop can take the very same array: the slot
+indices are module constants (``AX_*``, ``AL_*``) and the vector is plain
+``numpy.ndarray[float64]`` of length ``len(AXIS_PARAMS)`` /
+``len(ALLIED_PARAMS)``.
+
+Flags (``kind="flag"``) are 0.0 / 1.0.  Odds levels follow rule 9.3 d
+(:func:`malta_sim.iod.static.odds_level`): ``1`` = 1:1,
+``2`` = 2:1, ``3`` = 3:1, ``0`` = 1:2, ``-1`` = 1:3; the bots compare the
+*final* level, after the column shifts of rule 9.92.
+
+Use :func:`axis_vector` / :func:`allied_vector` (or :func:`make_vector`) to
+turn a ``{name: value}`` override dict into a validated vector; unknown names
+or values outside the range raise :class:`malta_sim.errors.OptionError`
+listing the valid names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from malta_sim.errors import OptionError
+
+
+@dataclass(frozen=True)
+class Param:
+    """One slot of a bot parameter vector.
+
+    Attributes
+    ----------
+    name : str
+        Key used in ``policy_params`` (``{"axis": {"min_odds": 2}}``).
+    unit : str
+        Unit of the value (odds level, steps, hexes, weight, flag ...).
+    low, high : float
+        Inclusive valid range.
+    default : float
+        Value of the ``balanced`` / ``static`` presets.
+    doc : str
+        What the knob does and which rule it touches.
+    kind : {"real", "int", "flag"}
+        ``int`` values must be whole, ``flag`` values 0 or 1.
+    """
+
+    name: str
+    unit: str
+    low: float
+    high: float
+    default: float
+    doc: str
+    kind: str = "real"
+
+
+#: Axis bot parameters, in vector order.
+AXIS_PARAMS: tuple[Param, ...] = (
+    Param("min_odds", "odds level", -2, 8, 2,
+          "least final odds level (rule 9.3 d, after 9.92 shifts) at which the bot attacks; "
+          "2 = 2:1", "int"),
+    Param("min_gain", "steps", -3, 5, 0.3,
+          "least expected enemy steps lost minus risk_weight x own expected steps lost "
+          "(exact over 2d6, rules 9.3-9.4) for an attack"),
+    Param("risk_weight", "weight", 0, 5, 1.0,
+          "price of one own expected step lost against one enemy step"),
+    Param("retreat_value", "steps per hex", 0, 2, 0.25,
+          "value of one expected enemy retreat hex (9.6), in steps"),
+    Param("w_airfield", "weight", 0, 10, 4.0, "objective weight of an airfield hex (16.1, 20)"),
+    Param("w_city", "weight", 0, 10, 3.0, "objective weight of a victory city hex (20)"),
+    Param("w_town", "weight", 0, 10, 1.0, "objective weight of a town hex"),
+    Param("w_port", "weight", 0, 10, 1.5, "objective weight of a main port hex (12.54)"),
+    Param("dist_decay", "weight per hex", 0, 5, 0.35,
+          "objective score lost per hex of distance when a unit picks its goal"),
+    Param("supply_radius", "hexes", 1, 20, 10,
+          "a move may not end farther than this from the nearest own HQ or beach hex "
+          "(keeps supply, rule 8.2: 12-hex routes)", "int"),
+    Param("envelop_weight", "weight", 0, 5, 0.6,
+          "bonus for a move ending next to an enemy stack already adjacent to other "
+          "friendly hexes (envelopment, 9.92)"),
+    Param("stand_max_hits", "hexes", 0, 4, 1,
+          "stand ground (9.7) when defending a key hex against at most this many retreat hexes",
+          "int"),
+    Param("hurricane", "flag", 0, 1, 1,
+          "fire hurricanes (12.52) with artillery supporting an attack below min_odds", "flag"),
+    Param("bombard", "flag", 0, 1, 1,
+          "bombard (10.1) enemy hexes that no attack is planned against with spare artillery",
+          "flag"),
+    Param("breakdown", "flag", 0, 1, 0,
+          "break battalions down into companies (13.1) when next to the enemy to widen "
+          "envelopments", "flag"),
+    Param("reform", "flag", 0, 1, 1, "reform battalions from companies (13.2)", "flag"),
+    Param("advance_further", "flag", 0, 1, 1,
+          "advance beyond the attacked hex (9.84) toward the objectives", "flag"),
+    Param("solitaire_method_a", "flag", 0, 1, 0,
+          "rule 21.11: choose drop zone marker hexes near the landing beaches (method a) "
+          "instead of rolling (method b)", "flag"),
+    Param("stick_fraction", "fraction", 0, 1, 1.0,
+          "share of the allowed sticks that jump each turn (19.3, 21.12)"),
+)
+
+#: Allied bot parameters, in vector order.
+ALLIED_PARAMS: tuple[Param, ...] = (
+    Param("min_odds", "odds level", -2, 8, 3,
+          "least final odds level (9.3 d) for a counterattack", "int"),
+    Param("min_gain", "steps", -3, 5, 1.0,
+          "least expected Axis steps lost minus risk_weight x own expected steps lost"),
+    Param("risk_weight", "weight", 0, 5, 1.5, "price of one own expected step lost"),
+    Param("retreat_value", "steps per hex", 0, 2, 0.25, "value of one expected Axis retreat hex"),
+    Param("reserve_fraction", "fraction", 0, 1, 0.0,
+          "share of mobile Allied combat units kept as a mobile reserve instead of garrisoning"),
+    Param("reserve_radius", "hexes", 1, 12, 4,
+          "reserve units close on Axis stacks within this distance of an objective", "int"),
+    Param("weak_stack", "strength points", 0, 30, 6,
+          "Axis stacks with at most this total defense strength count as weak targets"),
+    Param("stand_max_hits", "hexes", 0, 4, 1,
+          "stand ground (9.7) in cities, forts, towns and airfields against at most this "
+          "many retreat hexes", "int"),
+    Param("support_per_hex", "units", 1, 6, 2,
+          "most artillery units giving defensive support (9.2 b) to one hex", "int"),
+    Param("waters_edge", "flag", 0, 1, 1, "fire water's edge attacks (18.61)", "flag"),
+    Param("dismantle", "flag", 0, 1, 0,
+          "dismantle four strongpoints far from the Axis into an engineer company (16.25)",
+          "flag"),
+    Param("absorb", "flag", 0, 1, 1,
+          "absorb security companies into British battalions (17.42)", "flag"),
+    Param("place_radius", "hexes", 0, 6, 1,
+          "Variable Allied Placement (22.39): combat units start within this distance of a "
+          "victory city or airfield, artillery within two more (0: the engine's default "
+          "placement near the beaches)", "int"),
+)
+
+AX = {p.name: i for i, p in enumerate(AXIS_PARAMS)}
+AL = {p.name: i for i, p in enumerate(ALLIED_PARAMS)}
+
+# Slot indices (for compiled loops and the bots).
+(AX_MIN_ODDS, AX_MIN_GAIN, AX_RISK, AX_RETREAT, AX_W_AIRFIELD, AX_W_CITY, AX_W_TOWN, AX_W_PORT,
+ AX_DECAY, AX_SUPPLY_RADIUS, AX_ENVELOP, AX_STAND, AX_HURRICANE, AX_BOMBARD, AX_BREAKDOWN,
+ AX_REFORM, AX_ADVANCE, AX_SOL_METHOD_A, AX_STICK_FRACTION) = range(len(AXIS_PARAMS))
+(AL_MIN_ODDS, AL_MIN_GAIN, AL_RISK, AL_RETREAT, AL_RESERVE, AL_RESERVE_RADIUS, AL_WEAK,
+ AL_STAND, AL_SUPPORT, AL_WATERS_EDGE, AL_DISMANTLE, AL_ABSORB, AL_PLACE_RADIUS) = range(len(ALLIED_PARAMS))
+
+
+def param_table(side: int) -> tuple[Param, ...]:
+    """The parameter table of ``side`` (0 Axis, 1 Allied)."""
+    return AXIS_PARAMS if side == 0 else ALLIED_PARAMS
+
+
+def defaults(side: int) -> np.ndarray:
+    """float64[n_params]: the default vector of ``side``."""
+    return np.array([p.default for p in param_table(side)], dtype=np.float64)
+
+
+def make_vector(side: int, overrides: dict | None = None, base: np.ndarray | None = None) -> np.ndarray:
+    """Validated parameter vector of ``side``.
+
+    Parameters
+    ----------
+    side : int
+        0 Axis, 1 Allied.
+    overrides : dict, optional
+        ``{name: number}``; names from :data:`AXIS_PARAMS` / :data:`ALLIED_PARAMS`.
+    base : float64[n_params], optional
+        Starting vector (a preset's); the side's defaults when None.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64[n_params], a fresh copy.
+
+    Raises
+    ------
+    OptionError
+        Unknown name (the message lists the valid ones), non-numeric value,
+        value outside ``[low, high]``, non-whole ``int`` or non-0/1 ``flag``.
+    """
+    table = param_table(side)
+    index = AX if side == 0 else AL
+    vec = defaults(side) if base is None else np.array(base, dtype=np.float64, copy=True)
+    who = ("axis", "allied")[side]
+    for name, value in (overrides or {}).items():
+        if name not in index:
+            raise OptionError(f"unknown {who} bot parameter {name!r}; valid names: "
+                              f"{', '.join(p.name for p in table)}")
+        p = table[index[name]]
+        if isinstance(value, bool):
+            value = float(value)
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise OptionError(f"{who} bot parameter {name} must be a number, got {value!r}") from None
+        if not (p.low <= v <= p.high):
+            raise OptionError(f"{who} bot parameter {name} must lie in [{p.low:g}, {p.high:g}] "
+                              f"({p.unit}), got {v:g}")
+        if p.kind == "int" and v != int(v):
+            raise OptionError(f"{who} bot parameter {name} must be a whole number, got {v:g}")
+        if p.kind == "flag" and v not in (0.0, 1.0):
+            raise OptionError(f"{who} bot parameter {name} is a flag (0 or 1), got {v:g}")
+        vec[index[name]] = v
+    return vec
+
+
+def axis_vector(overrides: dict | None = None) -> np.ndarray:
+    """:func:`make_vector` for the Axis."""
+    return make_vector(0, overrides)
+
+
+def allied_vector(overrides: dict | None = None) -> np.ndarray:
+    """:func:`make_vector` for the Allies."""
+    return make_vector(1, overrides)
+
+
+def describe(side: int) -> str:
+    """Markdown table of ``side``'s parameters (name, unit, range, default, meaning)."""
+    rows = ["| slot | name | unit | range | default | meaning |", "|---|---|---|---|---|---|"]
+    for i, p in enumerate(param_table(side)):
+        rows.append(f"| {i} | `{p.name}` | {p.unit} | {p.low:g} .. {p.high:g} | {p.default:g} | {p.doc} |")
+    return "\n".join(rows)

@@ -1,0 +1,130 @@
+"""Named bot presets: a bot class plus a base parameter vector.
+
+========================  =====================================================
+name                      meaning
+========================  =====================================================
+``axis:balanced``         default Axis bot: attacks at 2:1 or better with a
+                          positive expected exchange; all parameter defaults
+``axis:aggressive``       attacks from 1:1 with risk weighted down, stands
+                          ground more, breaks battalions down to envelop
+``axis:cautious``         attacks only at 3:1 or better with a clearly
+                          favourable exchange; no bombardment
+``axis:solitaire``        balanced play with the rule 21 choices: drop zone
+                          markers chosen near the beaches (21.11 method a),
+                          every allowed stick jumps (21.12)
+``allied:static``         default Allied bot: garrisons objectives,
+                          counterattacks only at 3:1 and a clear gain
+``allied:counterattack``  a third of the mobile units form a reserve that
+                          closes on weak Axis stacks; counterattacks from 2:1;
+                          dismantles strongpoints into engineers (16.25)
+``random``                random legal decisions (either side)
+========================  =====================================================
+
+Each preset is a function ``(side, params) -> policy`` registered in
+:mod:`malta_sim.bots` under its bare name (``balanced``, ``aggressive``
+...); ``params`` overrides slots of the preset vector by name
+(:mod:`malta_sim.bots.params`).
+"""
+
+from __future__ import annotations
+
+from malta_sim.errors import OptionError
+from malta_sim.bots import params as P
+
+#: preset name -> (side, overrides of the side's default vector, description)
+PRESETS: dict[str, tuple[int, dict, str]] = {
+    "balanced": (0, {}, "default Axis bot"),
+    "aggressive": (0, {"min_odds": 1, "min_gain": -0.2, "risk_weight": 0.5, "stand_max_hits": 2,
+                       "breakdown": 1, "envelop_weight": 1.0, "dist_decay": 0.2},
+                   "Axis bot attacking from 1:1"),
+    "cautious": (0, {"min_odds": 3, "min_gain": 0.8, "risk_weight": 2.0, "stand_max_hits": 0,
+                     "bombard": 0, "dist_decay": 0.5},
+                 "Axis bot attacking only at 3:1 or better"),
+    "solitaire": (0, {"solitaire_method_a": 1, "stick_fraction": 1.0},
+                  "balanced Axis bot with rule 21 solitaire choices"),
+    "static": (1, {}, "default Allied bot"),
+    "counterattack": (1, {"min_odds": 2, "min_gain": 0.3, "risk_weight": 1.0,
+                          "reserve_fraction": 0.34, "reserve_radius": 5, "dismantle": 1},
+                      "Allied bot with a mobile counterattack reserve"),
+}
+
+#: Registry entries (bare name -> "module:factory") added to malta_sim.bots.
+REGISTRY = {name: f"malta_sim.bots.presets:{name}" for name in PRESETS}
+
+#: Full names per side, default first (for the scenario registry).
+AXIS_NAMES = ("balanced", "aggressive", "cautious", "solitaire", "random")
+ALLIED_NAMES = ("static", "counterattack", "random")
+
+
+def preset_names(side: int, prefixed: bool = True) -> tuple[str, ...]:
+    """Policy names accepted for ``side``: bare names (default first) and,
+    with ``prefixed``, the same with the ``axis:`` / ``allied:`` prefix."""
+    bare = AXIS_NAMES if side == 0 else ALLIED_NAMES
+    if not prefixed:
+        return bare
+    pre = ("axis", "allied")[side]
+    return bare + tuple(f"{pre}:{n}" for n in bare)
+
+
+def preset_vector(name: str):
+    """float64 vector of preset ``name`` (validated)."""
+    side, over, _ = PRESETS[name]
+    return P.make_vector(side, over)
+
+
+def make_preset(name: str, side: int, params: dict | None = None):
+    """Instantiate preset ``name`` for ``side`` with ``params`` overrides.
+
+    Raises
+    ------
+    OptionError
+        Unknown preset, preset of the other side, bad parameter.
+    """
+    if name not in PRESETS:
+        raise OptionError(f"unknown preset {name!r}; choose one of: {', '.join(sorted(PRESETS))}, random")
+    pside, over, _ = PRESETS[name]
+    if pside != side:
+        raise OptionError(f"policy {name!r} is an {('axis', 'allied')[pside]} bot, "
+                          f"given for the {('axis', 'allied')[side]} side")
+    if side == 0:
+        from malta_sim.bots.axis import AxisBot as cls
+    else:
+        from malta_sim.bots.allied import AlliedBot as cls
+    bot = _CLASSES.get(name)
+    if bot is None:
+        bot = _CLASSES[name] = type(cls)(f"{cls.__name__}_{name}", (cls,),
+                                         {"name": name, "preset_base": dict(over)})
+    return bot(side, params)
+
+
+_CLASSES: dict = {}
+
+
+def balanced(side, params=None):
+    """``axis:balanced`` (see module docstring)."""
+    return make_preset("balanced", side, params)
+
+
+def aggressive(side, params=None):
+    """``axis:aggressive``."""
+    return make_preset("aggressive", side, params)
+
+
+def cautious(side, params=None):
+    """``axis:cautious``."""
+    return make_preset("cautious", side, params)
+
+
+def solitaire(side, params=None):
+    """``axis:solitaire`` (rule 21 choices)."""
+    return make_preset("solitaire", side, params)
+
+
+def static(side, params=None):
+    """``allied:static``."""
+    return make_preset("static", side, params)
+
+
+def counterattack(side, params=None):
+    """``allied:counterattack``."""
+    return make_preset("counterattack", side, params)

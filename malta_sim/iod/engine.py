@@ -1,0 +1,202 @@
+"""The Island of Death engine's entry points: set up a game with two bots
+(:func:`setup_game`), play it (:func:`play_game`, the sequence of play of
+:mod:`.sequence`), read its result row (:func:`game_row`), and play a block
+of games (:func:`play_games`).
+
+A game's row depends only on ``(seed, game index, scenario, bots, options,
+data)``.  Each game gets its own :class:`~.game.Game` (state arrays and named
+random streams).  The engine knows bots only through their decision methods
+(:class:`malta_sim.bots.base.Policy` documents them); turning bot names into
+bots is done above, in :mod:`malta_sim.play`.
+
+Performance shape: state is a NamedTuple of numpy arrays (:mod:`.state`);
+the spatial hot paths (legal moves, supply, attack options, retreats,
+phase-end checks) are compiled kernels called once per decision over all
+candidates; the phases run per game in Python (figures in
+``docs/performance.md``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from malta_sim.games.registry import GameBatchResult
+from malta_sim.iod import sequence
+from malta_sim.iod.rules import victory
+from malta_sim.iod.game import Game
+from malta_sim.iod.state import SIDE_NAMES, turn_name
+
+#: Columns of the one-row-per-game frame, in order.
+RESULT_COLUMNS = (
+    "game", "seed", "scenario", "axis_policy", "allied_policy", "options", "winner",
+    "end_reason", "end_turn", "end_date", "final_surrender_modifier", "last_surrender_roll",
+    "axis_steps_lost", "allied_steps_lost", "airfields_axis", "cities_axis", "towns_axis",
+    "forts_destroyed", "first_airfield_turn", "axis_hqs_lost", "warships_damaged",
+    "rn_intervention", "weather_days_rainy",
+)
+
+
+@lru_cache(maxsize=4)
+def _static_cached(data_dir: str | None):
+    """Static data of a data folder, built once per folder.
+
+    The folder first goes through the validated loader
+    (:func:`malta_sim.loaders.load_iod`, cached by :func:`setup.load_data`),
+    so a broken ``--data-dir`` raises a one-line
+    :class:`~malta_sim.errors.DataError` naming file, line and field before
+    the engine reads any table.
+
+    Raises
+    ------
+    DataError
+        The first problem in the data folder.
+    """
+    from malta_sim.iod.setup import load_data, load_static
+    load_data(data_dir)
+    return load_static(data_dir)
+
+
+def _provenance(scenario: str, data_dir) -> dict:
+    """What the run rests on: the components of the loaded data folder whose
+    rows are reconstructed rather than printed (``source`` column), per the
+    DATA loader's counts, and whether the charts (TEC, CRT, bombardment,
+    drop, scatter) are reconstructed or printed."""
+    from malta_sim.iod.setup import load_data
+    d = load_data(None if data_dir is None else str(data_dir))
+    comps = d.reconstructed_components(scenario)
+    charts = {"TEC", "CRT", "bombardment", "drop", "scatter"}
+    return {"engine": "island_of_death",
+            "charts": "reconstructed" if charts & set(comps) else "printed",
+            "reconstructed_components": comps,
+            "reconstructed_rows": {f: int(n) for f, n in d.reconstructed.items() if n}}
+
+
+def setup_game(scenario: str, seed: int, game_index: int, policies, *, options=(),
+               data_dir=None, event_log=False, check=False) -> Game:
+    """Set up one game of ``scenario`` ready to play (its set-up done, rule 3.0, 22).
+
+    Parameters
+    ----------
+    scenario : {"intro", "hercules"}
+    seed, game_index : int
+        Master seed and game index: the game's random streams.
+    policies : tuple of two bots
+        The Axis and the Allied player (objects with the decision methods of
+        :class:`malta_sim.bots.base.Policy`); fresh objects for each game.
+    options : tuple of str
+        Optional rules the scenario accepts (:mod:`malta_sim.iod.scenarios`).
+    data_dir : str or None
+        Data folder (packaged data when None).
+    event_log, check : bool
+        Keep the event log; verify the invariants at every phase end.
+
+    Returns
+    -------
+    Game
+
+    Raises
+    ------
+    OptionError
+        Unknown scenario or option.
+    DataError
+        The first problem in the data folder.
+    """
+    from malta_sim.iod.scenarios import check_options
+    from malta_sim.iod.setup import setup_scenario
+
+    check_options(scenario, options)
+    static = _static_cached(None if data_dir is None else str(data_dir))
+    return setup_scenario(static, scenario, seed, game_index, tuple(policies),
+                          options=tuple(options), log=event_log, check=check)
+
+
+def play_game(game: Game) -> Game:
+    """Play ``game`` to its end (the sequence of play, rule 4); returns it."""
+    sequence.play_game(game)
+    return game
+
+
+def game_row(game: Game, axis_policy: str, allied_policy: str) -> dict:
+    """The result row of a finished (or stopped) game."""
+    s = game.state
+    counts = victory.objective_counts(game)
+    return {
+        "game": game.game_index,
+        "seed": game.seed,
+        "scenario": game.scenario.name,
+        "axis_policy": axis_policy,
+        "allied_policy": allied_policy,
+        "options": ",".join(game.options),
+        "winner": SIDE_NAMES[int(s.winner[0])] if s.winner[0] >= 0 else "none",
+        "end_reason": victory.END_REASON_NAMES[int(s.end_reason[0])],
+        "end_turn": int(s.turn[0]),
+        "end_date": turn_name(int(s.turn[0])),
+        "final_surrender_modifier": int(s.surrender_modifier[0]),
+        "last_surrender_roll": int(s.last_surrender_roll[0]),
+        "axis_steps_lost": int(s.axis_steps_lost[0]),
+        "allied_steps_lost": int(s.allied_steps_lost[0]),
+        "airfields_axis": counts["airfields"],
+        "cities_axis": counts["cities"],
+        "towns_axis": counts["towns"],
+        "forts_destroyed": counts["forts_destroyed"],
+        "first_airfield_turn": int(s.first_airfield_turn[0]),
+        "axis_hqs_lost": int(s.hqs_lost[0]),
+        "warships_damaged": int(s.warships_damaged[0]),
+        "rn_intervention": int(s.rn_result[0]),
+        "weather_days_rainy": int(s.rainy_days[0]),
+    }
+
+
+def play_games(scenario: str, seed: int, games, make_policies, *, policy_names=("", ""),
+               options=(), data_dir=None, per_turn: bool = False, event_log: bool = False,
+               check: bool = False) -> GameBatchResult:
+    """Play a block of Island of Death games.
+
+    Parameters
+    ----------
+    scenario : {"intro", "hercules"}
+    seed : int
+        Master seed.
+    games : array of int64
+        Game indices to play; each game's row depends only on (seed, index,
+        scenario, policies, options, data).
+    make_policies : callable
+        ``f(game_index) -> (axis bot, allied bot)``: fresh bots for a game.
+    policy_names : (str, str)
+        The names written in the rows' ``axis_policy`` / ``allied_policy``.
+    options : tuple of str
+        Optional rules (see the scenario's ``options``).
+    data_dir : str or None
+        Data folder (packaged data when None).
+    per_turn, event_log : bool
+        Also return the long per-turn frame / the event log.
+    check : bool
+        Test mode: verify the invariants at every phase end (slower).
+
+    Returns
+    -------
+    GameBatchResult
+        ``games`` frame with :data:`RESULT_COLUMNS`, sorted by ``game``.
+    """
+    games = np.asarray(games, dtype=np.int64).ravel()
+    rows, turns, events = [], [], []
+    for g in sorted(int(x) for x in games):
+        game = setup_game(scenario, seed, g, make_policies(g), options=options, data_dir=data_dir,
+                          event_log=event_log, check=check)
+        game.record_turns = per_turn
+        sequence.play_game(game)
+        rows.append(game_row(game, *policy_names))
+        if per_turn:
+            turns.extend(game.per_turn_rows)
+        if event_log:
+            events.extend(game.events.rows)
+    frame = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+    return GameBatchResult(
+        games=frame,
+        per_turn=pd.DataFrame(turns) if per_turn else None,
+        events=pd.DataFrame(events) if event_log else None,
+        provenance=_provenance(scenario, data_dir),
+    )

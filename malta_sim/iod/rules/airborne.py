@@ -1,0 +1,934 @@
+"""Airborne landings (rules 4.23, 19.1-19.9, 21.1): result codes and odds,
+jump planning and the Airborne Landing Phase.
+
+The random work of a jump -- Drop Table, Scatter Diagram, drowning and
+airborne losses -- is done by :mod:`malta_sim.kernels.drop` (with its exact
+counterpart in :mod:`malta_sim.exact.drop`).
+
+* :func:`plan_jumps` -- 19.3: drop zone markers and sticks planned two days
+  ahead (the first two days during preparation, 3.0 a), with the per-turn
+  limits of the scenario (22.35) and the target limits of 19.22 / 19.33; each
+  stick's position is recorded relative to its formation's drop zone marker
+  (19.32).
+* :func:`move_drop_markers` -- 19.13 (Initial Segment).
+* :func:`airborne_landing_phase` -- 4.23 a-h: cancellation (19.35), drop zone
+  markers (19.41-19.42), sticks (19.43-19.45), airborne losses (19.46),
+  hostile landings (19.5), rally (19.6), reforming (13.2).  In solitaire play
+  (21.1) markers and sticks are placed by :mod:`.solitaire` instead.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numba as nb
+import numpy as np
+
+from malta_sim.kernels import drop as kd
+from malta_sim.iod import invasion
+from malta_sim.iod import static as st
+from malta_sim.iod.state import (ALLIED, AM, AXIS, BOX_DISBANDMENT, BOX_MAP, DEMORALIZED, DISORGANIZED,
+                    NIGHT, NOON, PM, RAINY)
+from malta_sim.iod.rules import amphibious
+from malta_sim.iod.rules import organisation
+
+
+# =====================================================================================
+# Result codes, odds and planning helpers (19.22, 19.32, 19.44, 19.46)
+# =====================================================================================
+# Drop Table result codes (19.41, 19.44), as in malta_sim.kernels.drop.
+ON_TARGET = 0
+ADJACENT = 1  # drop zone markers only
+HALF = 2
+ONE_DIE = 3
+TWO_DICE = 4
+DROP_RESULT_NAMES = ("on_target", "adjacent", "half", "1", "2")
+
+#: Solitaire modifier to every jump roll (rule 21.12, Drop Table).
+SOLITAIRE_DROP_MOD = 2
+
+
+# ---------------------------------------------------------------- 19.46
+
+def p_airborne_loss(n_modifiers: int) -> Fraction:
+    """Exact probability of :func:`airborne_loss_roll` with ``n_modifiers`` of +1."""
+    return Fraction(max(0, int(n_modifiers)), 6)
+
+
+# ---------------------------------------------------------------- 19.22, 19.3
+
+#: A stick may be planned within 3 hexes of its marker, one per formation within 5 (19.22).
+STICK_RANGE = 3
+LONG_STICK_RANGE = 5
+
+
+def relative_offset(marker: str, target: str) -> tuple[int, int]:
+    """Axial offset of ``target`` from ``marker`` (the "two hexes northeast of
+    the drop zone marker" record of rule 19.32)."""
+    from malta_sim.hexgrid import to_axial
+
+    qm, rm = to_axial(marker)
+    qt, rt = to_axial(target)
+    return qt - qm, rt - rm
+
+
+def apply_offset(marker: str, offset: tuple[int, int]) -> str | None:
+    """Hex at axial ``offset`` from ``marker`` (19.43); None off the id space."""
+    from malta_sim.hexgrid import axial_to_offset, format_hex, to_axial
+
+    q, r = to_axial(marker)
+    col, row = axial_to_offset(q + offset[0], r + offset[1])
+    if not (0 <= col <= 99 and 0 <= row <= 99):
+        return None
+    return format_hex(col, row)
+
+
+def plan_target_ok(target_terrain_ok: bool, dist_from_marker: int, long_used: bool) -> tuple[bool, bool, str]:
+    """Check a planned stick target (rules 19.22, 19.33).
+
+    Parameters
+    ----------
+    target_terrain_ok : bool
+        The target is not ocean, beach or coastal (19.33).
+    dist_from_marker : int
+        Hexes from the formation's planned drop zone marker hex.
+    long_used : bool
+        The formation's one stick beyond 3 (up to 5) hexes is already used.
+
+    Returns
+    -------
+    (ok, uses_long, reason)
+    """
+    if not target_terrain_ok:
+        return False, False, "rule 19.33: sticks may not be planned on ocean, beach or coastal hexes"
+    if dist_from_marker <= STICK_RANGE:
+        return True, False, ""
+    if dist_from_marker <= LONG_STICK_RANGE and not long_used:
+        return True, True, ""
+    return False, False, "rule 19.22: sticks land within 3 hexes of the marker (one per formation within 5)"
+
+
+
+
+PARA = (1, 2)  # Ramcke, Folgore formation codes
+
+#: Type of the answers kept for one loop over landed units (hex -> answer);
+#: a test replaces it by a dict that keeps nothing, to play the plain path.
+_loop_memo = dict
+
+
+def _stick_target(inv, grid, marker: int, offset) -> str | None:
+    """The hex id at axial ``offset`` from the dense hex ``marker`` (rule
+    19.43): ``apply_offset(grid.hex_id(marker), offset)``, kept in
+    ``inv.hex_memo`` (a pure function of the grid and its arguments)."""
+    key = ("apply", marker, offset)
+    memo_ = inv.hex_memo
+    if key in memo_:
+        return memo_[key]
+    out = memo_[key] = apply_offset(grid.hex_id(marker), offset)
+    return out
+
+
+def _plan_offset(inv, grid, marker: int, target: int) -> tuple:
+    """Axial offset of dense hex ``target`` from dense hex ``marker`` (rule
+    19.32): ``relative_offset`` of their hex ids, kept in ``inv.hex_memo``."""
+    key = ("rel", marker, target)
+    memo_ = inv.hex_memo
+    out = memo_.get(key)
+    if out is None:
+        out = memo_[key] = relative_offset(grid.hex_id(marker), grid.hex_id(target))
+    return out
+
+
+def _target_index(inv, grid, target) -> int:
+    """Dense index of hex id ``target``, -1 when it is None or off the grid
+    (a cancelled stick, 19.43): ``grid.contains`` then ``grid.index``, kept
+    in ``inv.hex_memo``."""
+    if target is None:
+        return -1
+    key = ("index", target)
+    memo_ = inv.hex_memo
+    out = memo_.get(key)
+    if out is None:
+        out = memo_[key] = grid.index(target) if grid.contains(target) else -1
+    return out
+
+
+# =====================================================================================
+# Sticks (19.21)
+# =====================================================================================
+def available_sticks(game, formation: int, planned_units: set) -> list:
+    """Sticks of ``formation`` that could be planned now (rule 19.21): each
+    paratroop battalion (or its three companies), each artillery battalion, the
+    HQ with the leader and all engineer companies, or a returning HQ/leader.
+
+    Returns
+    -------
+    list of (kind, tuple of units)
+    """
+    s = game.state
+    inv = invasion.inv_static(game)
+    utype, size, battalion_of = inv.unit_lists
+    broken = set(s.parent[(s.parent >= 0) & (s.box != 5)].tolist())
+    mine = inv.axis_by_formation.get(int(formation))          # the formation's Axis pieces
+    if mine is None:
+        return []
+    inbox = [u for u in mine[s.box[mine] == BOX_DISBANDMENT].tolist()
+             if u not in planned_units and u not in broken]
+    out = []
+    comps_by_bn: dict = {}
+    hq_group = []
+    for u in inbox:
+        ut, sz = utype[u], size[u]
+        if ut == st.PARATROOP and sz == st.BATTALION:
+            out.append(("battalion", (u,)))
+        elif ut == st.PARATROOP and sz == st.COMPANY and battalion_of[u] >= 0:
+            comps_by_bn.setdefault(battalion_of[u], []).append(u)
+        elif ut == st.ARTILLERY:
+            out.append(("artillery", (u,)))
+        elif ut in (st.HQ, st.LEADER, st.ENGINEER):
+            hq_group.append(u)
+    for bn, comps in sorted(comps_by_bn.items()):
+        out.append(("battalion", tuple(sorted(comps))))
+    if hq_group:
+        has_eng = any(utype[u] == st.ENGINEER for u in hq_group)
+        out.append(("hq_engineers" if has_eng else "returning", tuple(sorted(hq_group))))
+    return out
+
+
+def _target_hexes_ok(game) -> np.ndarray:
+    """Hexes a marker or stick may be planned on (19.33): land, not beach or coastal."""
+    t = game.static
+    return t.land & ~t.beach & ~t.coastal
+
+
+def _planning_hexes(game) -> tuple:
+    """The hexes of :func:`_target_hexes_ok` (rule 19.33), ascending: a
+    read-only int64 array kept per static data (``inv.hex_memo``) and a new
+    list of Python ints (handed to the bot, which may keep or change it)."""
+    memo_ = invasion.inv_static(game).hex_memo
+    hit = memo_.get("planning_hexes")
+    if hit is None:
+        arr = np.flatnonzero(_target_hexes_ok(game))
+        arr.flags.writeable = False
+        hit = memo_["planning_hexes"] = (arr, arr.tolist())
+    return hit[0], list(hit[1])
+
+
+def _scenario(game):
+    sc = getattr(game.scenario, "data", None)
+    if sc is None:
+        sc = invasion.inv_static(game).scenario_cfg.get("scenario_obj")
+    return sc
+
+
+def _limits(game, turn: int) -> dict:
+    """Stick limits of ``turn`` from the scenario (22.26, 22.35): ``total``,
+    per formation (1 Ramcke / German, 2 Folgore / Italian), allowed stick kinds,
+    whether markers may drop, forced battalions and their marker."""
+    sc = _scenario(game)
+    day, tod = turn // 4, turn % 4
+    out = {"total": 0, 1: 0, 2: 0, "kinds": {}, "markers": False, "forced": (), "at": ""}
+    if tod not in (AM, PM) or sc is None:
+        return out
+    for j in sc.jumps:
+        if j.day == day and j.turn == tod:
+            if j.max_sticks >= 0:
+                out.update({"total": j.max_sticks, 1: j.max_sticks, 2: j.max_sticks})
+            else:
+                out.update({1: j.max_sticks_german, 2: j.max_sticks_italian,
+                            "total": j.max_sticks_german + j.max_sticks_italian})
+            out["markers"] = bool(j.markers)
+            out["forced"], out["at"] = tuple(j.forced), j.at
+            if j.stick_types:
+                allowed = ("battalion", "hq_engineers", "returning")
+                out["kinds"] = {1: allowed, 2: allowed}
+            return out
+    first = min((j.day for j in sc.jumps), default=sc.first_day)
+    if day > first or (day == first and tod not in [j.turn for j in sc.jumps if j.day == first]):
+        if tod in tuple(sc.jumps_after_turns) and day > max((j.day for j in sc.jumps), default=-1):
+            n = int(sc.jumps_after_max)
+            out.update({"total": n, 1: n, 2: n, "markers": True})
+    return out
+
+
+# =====================================================================================
+# 19.3 planning
+# =====================================================================================
+def stick_targets(dist_table: np.ndarray, marker: int, legal: np.ndarray, long_used: bool) -> list:
+    """Hexes a stick may be planned on relative to its marker (rules 19.22,
+    19.33): :func:`plan_target_ok` for every hex of ``legal`` at once.
+
+    Parameters
+    ----------
+    dist_table : int16[H, H]
+        Hex distances.
+    marker : int
+        Dense hex of the formation's (planned) drop zone marker.
+    legal : int64[K]
+        Ascending hexes that are not ocean, beach or coastal (19.33).
+    long_used : bool
+        The formation's one stick beyond 3 (up to 5) hexes is already planned.
+
+    Returns
+    -------
+    list of (int, bool)
+        ``(hex, uses the long stick)`` in the order of ``legal``.
+    """
+    dist = dist_table[marker, legal]
+    fit = dist <= (STICK_RANGE if long_used else max(STICK_RANGE, LONG_STICK_RANGE))
+    idx = fit.nonzero()[0]
+    return [(x, dx > STICK_RANGE) for x, dx in zip(legal[idx].tolist(), dist[idx].tolist())]
+
+
+def _stick_targets_kept(inv, dist_table, marker: int, legal: np.ndarray, long_used: bool) -> list:
+    """:func:`stick_targets` (rules 19.22, 19.33) over the planning hexes (:func:`_planning_hexes`),
+    each answer kept in ``inv.hex_memo`` (a pure function of the static
+    distances, the marker hex, ``long_used`` and the stick ranges of
+    this module, all in the key); returns a new list (the bot
+    may keep or change it)."""
+    key = ("sticks", int(marker), bool(long_used), STICK_RANGE, LONG_STICK_RANGE)
+    hit = inv.hex_memo.get(key)
+    if hit is None:
+        hit = inv.hex_memo[key] = tuple(stick_targets(dist_table, marker, legal, long_used))
+    return list(hit)
+
+
+def plan_jumps(game, days) -> None:
+    """Plan the jumps of the given days (rule 19.3; 3.0 a for days 0-1, 3.0 e
+    for day d + 2 in the Initial Segment of day d).  Markers not yet planned
+    are planned first (both on 29 June, 19.0); then sticks, positioned relative
+    to the marker (19.32) within 3 hexes, one per formation within 5 (19.22),
+    never planned on ocean, beach or coastal hexes (19.33)."""
+    h = invasion
+    m, s, t = h.memo(game), game.state, game.static
+    inv = h.inv_static(game)
+    sc = _scenario(game)
+    n_days = int(sc.last_day) + 1 if sc is not None else 12
+    legal_arr, legal = _planning_hexes(game)
+    pol = game.policy(h.AXIS)
+    d = t.grid.distance_table
+    for day in days:
+        if day >= n_days or day <= m.planned_through_day:
+            continue
+        m.planned_through_day = max(m.planned_through_day, day)
+        for tod in (AM, PM):
+            turn = day * 4 + tod
+            lim = _limits(game, turn)
+            if lim["total"] <= 0 and not lim["markers"]:
+                continue
+            # markers (19.31 a)
+            for f in PARA:
+                if s.dz_hex[0, f] >= 0 or any(p.kind == "marker" and p.formation == f for p in m.plans):
+                    continue
+                if not lim["markers"]:
+                    continue
+                hx = pol.plan_marker(game, f, turn, legal)
+                if hx is None and day == 0 and tod == PM:
+                    raise h._illegal("19.0", "both drop zone markers drop on 29 June")
+                if hx is None:
+                    continue
+                if hx not in legal:
+                    raise h._illegal("19.33", "drop zone markers are not planned on ocean, beach or coastal hexes")
+                m.plans.append(h.JumpPlan(m.next_pid, f, turn, "marker", hex=int(hx)))
+                m.next_pid += 1
+            if lim["total"] <= 0:
+                continue
+            planned_units = {u for p in m.plans for u in p.units}
+            if lim["forced"]:
+                # 22.26: the named battalion jumps on its marker's hex; no other stick
+                f = 1 if lim["at"].endswith("ramcke") else 2
+                units = tuple(t.unit(x) for x in lim["forced"] if x in t._index)
+                units = tuple(u for u in units if u not in planned_units and s.box[u] == BOX_DISBANDMENT)
+                if units:
+                    m.plans.append(h.JumpPlan(m.next_pid, f, turn, "stick", offset=(0, 0), units=units,
+                                              stick_kind="battalion"))
+                    m.next_pid += 1
+                continue
+            sticks, ref = [], {}
+            for f in PARA:
+                r = int(s.dz_hex[0, f])
+                if r < 0:
+                    mk = [p for p in m.plans if p.kind == "marker" and p.formation == f and p.turn <= turn]
+                    r = mk[0].hex if mk else -1
+                if r < 0:
+                    continue
+                ref[f] = r
+                for kind, units in available_sticks(game, f, planned_units):
+                    sticks.append((len(sticks), f, kind, units))
+            if not sticks:
+                continue
+            long_used = game.extra.setdefault("long_stick_used", set())
+            targets = {}
+            for f, r in ref.items():
+                targets[f] = _stick_targets_kept(inv, d, r, legal_arr, f in long_used)
+            limits = {"total": lim["total"], 1: lim[1], 2: lim[2], "kinds": lim["kinds"]}
+            picks = pol.plan_sticks(game, turn, [(i, f, k) for i, f, k, _ in sticks], targets, limits)
+            per = {}
+            allowed_of = {}                          # formation -> {hex: uses the long stick}
+            for sid, hx in picks:
+                if not (0 <= sid < len(sticks)):
+                    raise h._illegal("19.31", "unknown stick")
+                _, f, kind, units = sticks[sid]
+                if any(u in planned_units for u in units):
+                    raise h._illegal("19.34", "a unit may be in one planned jump only")
+                allowed = allowed_of.get(f)
+                if allowed is None:
+                    allowed = allowed_of[f] = {x: lg for x, lg in targets.get(f, [])}
+                if hx not in allowed:
+                    raise h._illegal("19.22", "stick target not within reach of its drop zone marker")
+                if allowed[hx]:
+                    if f in long_used:
+                        raise h._illegal("19.22", "only one stick per formation within five hexes")
+                    long_used.add(f)
+                per[f] = per.get(f, 0) + 1
+                if per[f] > lim.get(f, 0) or sum(per.values()) > lim["total"]:
+                    raise h._illegal("22.35", "too many sticks planned for this turn")
+                if lim["kinds"] and kind not in lim["kinds"].get(f, ()):
+                    raise h._illegal("22.35", "stick type not allowed on 29 June AM")
+                planned_units.update(units)
+                off = _plan_offset(inv, t.grid, int(ref[f]), int(hx))
+                m.plans.append(h.JumpPlan(m.next_pid, f, turn, "stick", offset=off, units=tuple(units),
+                                          stick_kind=kind))
+                m.next_pid += 1
+    game.log("jumps_planned", side=h.AXIS, result=f"{len(m.plans)} plans", rule="19.3")
+
+
+# =====================================================================================
+# 19.13 moving drop zone markers
+# =====================================================================================
+def move_drop_markers(game) -> None:
+    """Rule 19.13: in an Initial Segment the Axis may move each drop zone marker
+    up to three hexes along friendly-controlled hexes without entering enemy
+    units or empty enemy-ZOC hexes; not while an Allied unit (other than coastal
+    guns) shares its hex (19.12)."""
+    h = invasion
+    s, t = game.state, game.static
+    inv = h.inv_static(game)
+    zoc = None
+    for f in PARA:
+        here = int(s.dz_hex[0, f])
+        if here < 0:
+            continue
+        if any(t.utype[e] != st.COASTAL_GUN for e in game.units_at(here, ALLIED)):
+            continue
+        if zoc is None:
+            # (nothing moves until a marker is moved below: one map for both)
+            zoc = h.enemy_zoc(game, AXIS)
+        options = marker_reach_kernel(here, MARKER_MOVE, inv.near_padded, t.land, s.control, zoc, s.hex,
+                                      t.side).tolist()
+        if not options:
+            continue
+        allowed = set(options)                # (the bot may change the list it is handed)
+        new = game.policy(AXIS).move_drop_marker(game, f, options)
+        if new is None:
+            continue
+        if new != here and new not in allowed:
+            raise h._illegal("19.13", "drop zone markers move up to three friendly hexes")
+        s.dz_hex[0, f] = int(new)
+        game.log("drop_zone_moved", side=AXIS, hexes=[here, int(new)], rule="19.13")
+
+
+#: Hexes a drop zone marker may move in an Initial Segment (19.13).
+MARKER_MOVE = 3
+
+
+@nb.njit(cache=True)
+def marker_reach_kernel(here, steps, near_padded, land, control, zoc, hexpos, side):
+    """Hexes a drop zone marker on ``here`` may move to (rule 19.13), in
+    one breadth-first search: up to ``steps`` hexes, each entered hex land,
+    Axis-controlled, free of Allied units, and not in the Allied ZOC unless
+    Axis units stand there.
+
+    Parameters
+    ----------
+    here : int
+        Dense hex of the marker.
+    steps : int
+        Most hexes moved.
+    near_padded : int64[H+1, 7]
+        ``InvasionStatic.near_padded``: each hex, then its on-map neighbours,
+        padded with ``H``.
+    land : bool[H]; control : int8[H]; zoc : bool[H]
+        Land hexes, controlling side, hexes in the Allied ZOC.
+    hexpos, side : arrays [n_units]
+        Hex of every piece (-1 off the map) and its side.
+
+    Returns
+    -------
+    int64[k]
+        The hexes reached, ``here`` excluded, ascending.
+    """
+    H = land.shape[0]
+    allied = np.zeros(H, np.bool_)
+    axis = np.zeros(H, np.bool_)
+    for u in range(hexpos.shape[0]):
+        x = hexpos[u]
+        if x >= 0:
+            if side[u] == ALLIED:
+                allied[x] = True
+            elif side[u] == AXIS:
+                axis[x] = True
+    dist = np.full(H, -1, np.int64)
+    queue = np.empty(H, np.int64)
+    dist[here] = 0
+    queue[0] = here
+    head, tail = 0, 1
+    while head < tail:
+        x = queue[head]
+        head += 1
+        if dist[x] >= steps:
+            continue
+        for j in range(1, near_padded.shape[1]):
+            y = near_padded[x, j]
+            if y >= H or dist[y] >= 0 or not land[y] or control[y] != AXIS:
+                continue
+            if allied[y]:
+                continue
+            if zoc[y] and not axis[y]:
+                continue
+            dist[y] = dist[x] + 1
+            queue[tail] = y
+            tail += 1
+    k = 0
+    out = np.empty(H, np.int64)
+    for y in range(H):
+        if dist[y] > 0:
+            out[k] = y
+            k += 1
+    return out[:k]
+
+
+# =====================================================================================
+# 4.23 the phase
+# =====================================================================================
+def airborne_landing_phase(game) -> None:
+    """Rule 4.23 a-h (AM and PM turns; nothing jumps in Rainy weather)."""
+    h = invasion
+    m, s = h.memo(game), game.state
+    if game.tod in (NOON, NIGHT):
+        return                                                   # 19.33
+    if m.solitaire:
+        from malta_sim.iod.rules.solitaire import solitaire_airborne_phase
+        solitaire_airborne_phase(game)
+        return
+    turn = game.turn
+    mine = [p for p in m.plans if p.turn == turn]
+    if not mine:
+        return
+    # a) cancellation (19.35)
+    if s.weather[0] == RAINY:
+        cancel = {p.pid for p in mine}
+    else:
+        cancel = set(game.policy(AXIS).cancel_jumps(game, [p.pid for p in mine]))
+        # 29 June markers must drop (19.0): never cancelled on day 0
+        cancel -= {p.pid for p in mine if p.kind == "marker" and game.day == 0}
+    if cancel:
+        for p in list(m.plans):
+            if p.pid in cancel:
+                m.plans.remove(p)
+                if p.kind == "marker":  # replan the marker for a later turn (19.35)
+                    m.plans.append(h.JumpPlan(m.next_pid, p.formation, game.turn + 4 - (game.turn % 4) + AM,
+                                              "marker", hex=p.hex))
+                    m.next_pid += 1
+        game.log("jumps_cancelled", side=AXIS, result=f"{len(cancel)}", rule="19.35")
+    mine = [p for p in m.plans if p.turn == turn]
+    # b) drop zone markers (19.41, 19.42)
+    for p in [p for p in mine if p.kind == "marker"]:
+        drop_marker(game, p.formation, p.hex, solitaire=False)
+        m.plans.remove(p)
+    # c-e) sticks, one at a time (19.43-19.5)
+    inv, grid = h.inv_static(game), game.static.grid
+    jumped = []
+    for p in [p for p in mine if p.kind == "stick"]:
+        m.plans.remove(p)
+        marker = int(s.dz_hex[0, p.formation])
+        if marker < 0:
+            continue                                             # 19.1: marker first
+        target = _stick_target(inv, grid, marker, p.offset)
+        jumped += jump_stick(game, p.formation, list(p.units), target, solitaire=False)
+    rally(game, jumped)                                          # f) 19.6
+    amphibious._reform(game, [int(s.hex[u]) for u in jumped if s.box[u] == BOX_MAP])  # h) 13.2
+
+
+def _aa_count(game) -> np.ndarray:
+    """int32[H]: Allied AA units on the map within three hexes of each hex (19.41)."""
+    s, t = game.state, game.static
+    m = (s.box == BOX_MAP) & (t.side == ALLIED) & t.aa
+    if not m.any():
+        return np.zeros(t.grid.n_hexes, np.int32)
+    return (t.grid.distance_table[:, s.hex[m]] <= 3).sum(axis=1).astype(np.int32)
+
+
+def drop_marker(game, formation: int, planned: int, solitaire: bool) -> int:
+    """Drop one drop zone marker (19.41, 19.42) with the kernels' drop kernel:
+    Drop Table 2d6, German -1, +1 per Allied AA within 3 hexes, solitaire +2;
+    on an ocean hex the whole procedure is repeated from the planned hex."""
+    h = invasion
+    inv, s, t = h.inv_static(game), game.state, game.static
+    ch = t.charts
+    hx, _ = kd.drop_marker(h.nstate(game, "scatter"), int(planned), formation == 1, _aa_count(game),
+                           bool(solitaire), inv.ocean, t.neighbours, ch.drop_roll_min, ch.drop_roll_max,
+                           ch.drop_marker, ch.drop_stick, ch.scatter_dir, False, 1000)
+    if hx < 0:
+        hx = int(planned)                      # planned hexes are never ocean (19.33)
+    s.dz_hex[0, formation] = int(hx)
+    game.log("drop_zone_marker", side=AXIS, hexes=[int(planned), int(hx)], rule="19.41")
+    return int(hx)
+
+
+def jump_stick(game, formation: int, units: list, target, solitaire: bool, first_intro: bool = False) -> list:
+    """Jump one stick (19.43-19.5).  ``target`` is the hex id where the stick is
+    placed (None or off the map: cancelled, 19.43).  Returns the units that
+    landed (alive or not)."""
+    h = invasion
+    inv, s, t = h.inv_static(game), game.state, game.static
+    grid = t.grid
+    th = _target_index(inv, grid, target)
+    if th < 0:
+        game.log("stick_cancelled", side=AXIS, units=units, rule="19.43")
+        return []
+    if inv.ocean[th]:
+        game.log("stick_cancelled", side=AXIS, hexes=[th], units=units, rule="19.43")
+        return []
+    # 4.23 c: paratroop battalions break down into their companies
+    utype, turn = game.tables.utype, game.turn         # (unit types as Python ints)
+    expanded = []
+    for u in units:
+        if utype[u] == st.PARATROOP and t.size[u] == st.BATTALION and s.box[u] == BOX_DISBANDMENT:
+            comps = h.break_down(game, u)
+            expanded += comps if comps else []
+        elif s.box[u] == BOX_DISBANDMENT:
+            expanded.append(u)
+    units = expanded
+    if not units:
+        return []
+    rollers = [u for u in units if utype[u] != st.LEADER]
+    german = all(t.nation[u] == st.GERMAN for u in rollers)
+    out = np.empty(max(1, len(rollers)), np.int32)
+    ch = t.charts
+    code = kd.drop_stick(h.nstate(game, "scatter"), th, len(rollers), german, h.aa_within(game, th),
+                         bool(solitaire), inv.ocean, t.neighbours, ch.drop_roll_min, ch.drop_roll_max,
+                         ch.drop_marker, ch.drop_stick, ch.scatter_dir, out)
+    if code < 0:
+        game.log("stick_cancelled", side=AXIS, hexes=[th], units=units, rule="19.43")
+        return []
+    final = {u: int(out[i]) for i, u in enumerate(rollers)}
+    hq = [u for u in rollers if utype[u] == st.HQ]
+    for u in units:
+        if utype[u] == st.LEADER:                             # 19.44: with the HQ
+            final[u] = final[hq[0]] if hq else (final[rollers[0]] if rollers else th)
+    if game.events is not None:
+        game.log("stick_drop", side=AXIS, hexes=[th], units=units,
+                 cell=DROP_RESULT_NAMES[int(code)] if 0 <= code < 5 else "", rule="19.44")
+    landed = []
+    for u in units:
+        x = final[u]
+        if x < 0:                                                # 19.45 drowned
+            if utype[u] == st.LEADER:
+                h.eliminate_leader(game, u)
+            else:
+                h.eliminate(game, u, "drowned 19.45")
+            game.log("drowned", side=AXIS, units=[u], rule="19.45")
+            continue
+        s.entered_turn[u] = turn
+        s.moved[u] = True                                        # 19.8
+        if utype[u] == st.ARTILLERY:
+            s.hitched[u] = True                                  # 19.47
+        if s.formation[u] < 0:
+            s.formation[u] = formation
+        h.move_unit(game, u, x, "jump")
+        landed.append(u)
+    # 19.46 airborne losses
+    rs = h.nstate(game, "drop")
+    # per hex: real Allied defenders there, Allied AA within 3 hexes, rough
+    # terrain; only Axis pieces are reduced or eliminated in this loop, so all
+    # three stay as found
+    seen = _loop_memo()
+    for u in landed:
+        if utype[u] in (st.LEADER, st.HQ) or s.box[u] != BOX_MAP:
+            continue
+        x = int(s.hex[u])
+        hit = seen.get(x)
+        if hit is None:
+            hit = seen[x] = (bool(_real_enemy(game, x)), h.aa_within(game, x) > 0,
+                             bool(t.woods[x] or t.town[x] or t.city[x] or (t.fort[x] and not s.fort_destroyed[x])))
+        reduced, _die = kd.airborne_loss_roll(rs, hit[0], hit[1], hit[2])
+        if reduced:
+            # any one-step company with a reduced side (paratroop and para engineer
+            # companies, 17.83) turns over; its values are those of its second level
+            if t.size[u] == st.COMPANY and getattr(t, "two_sided", None) is not None \
+                    and t.two_sided[u] and not s.reduced[u]:
+                s.reduced[u] = True
+                s.level[u] = min(1, int(t.n_levels[u]) - 1)
+                game.log("airborne_loss", side=AXIS, units=[u], result="reduced", rule="19.46")
+            else:
+                h.eliminate(game, u, "airborne losses 19.46")
+                game.log("airborne_loss", side=AXIS, units=[u], result="eliminated", rule="19.46")
+    # 19.5 hostile landings, hex by hex
+    for x in sorted({int(s.hex[u]) for u in landed if s.box[u] == BOX_MAP}):
+        here = [u for u in landed if s.box[u] == BOX_MAP and s.hex[u] == x]
+        hostile_landing(game, x, here)
+    return landed
+
+
+def _real_enemy(game, x: int) -> list:
+    """Allied units in ``x`` other than coastal guns, zero-defense units and leaders."""
+    t = game.static
+    return [int(e) for e in game.units_at(x, ALLIED)
+            if t.utype[e] not in (st.COASTAL_GUN, st.LEADER) and game.base_defense(e) > 0]
+
+
+def hostile_landing(game, x: int, axis_units: list) -> None:
+    """Rule 19.5: the units of one stick that land in an enemy-occupied hex must
+    attack it at once, alone, with no support (19.51); the Axis takes all hits
+    as step losses; repeat until one side is left.  Odds below the line's
+    lowest column eliminate the landed units (19.53).  Parachute artillery does
+    not attack and dies if alone or if its comrades die (19.52).  A hex with
+    only coastal guns / zero-strength units / leaders: those are eliminated
+    (6.52, 16.58)."""
+    h = invasion
+    s, t = game.state, game.static
+    if not len(game.units_at(x, ALLIED)):
+        return
+    if not _real_enemy(game, x):
+        _clear_trivial(game, x)
+        return
+    for _ in range(30):
+        axis_here = [u for u in axis_units if s.box[u] == BOX_MAP and s.hex[u] == x and t.utype[u] != st.LEADER]
+        fighters = [u for u in axis_here if t.utype[u] != st.ARTILLERY and t.utype[u] != st.HQ]
+        enemies = _real_enemy(game, x)
+        if not enemies:
+            _clear_trivial(game, x)
+            break
+        if not fighters:
+            for u in axis_here:                                  # 19.52
+                h.eliminate(game, u, "hostile landing 19.52")
+            _leaders_fate(game, x, axis_units)
+            break
+        if not resolve_drop_combat(game, x, fighters, enemies):
+            for u in axis_here:                                  # 19.53 odds too low
+                h.eliminate(game, u, "hostile landing 19.53")
+            _leaders_fate(game, x, axis_units)
+            break
+    else:  # pragma: no cover - bounded loop
+        pass
+    if not any(s.box[u] == BOX_MAP and s.hex[u] == x and t.utype[u] != st.LEADER for u in axis_units):
+        _leaders_fate(game, x, axis_units)
+
+
+def _clear_trivial(game, x: int) -> None:
+    """Only coastal guns, zero-strength units and leaders of the Allies left with
+    Axis units: eliminate them, roll for the leaders (6.52, 19.53)."""
+    h = invasion
+    t = game.static
+    for e in game.units_at(x, ALLIED):
+        if t.utype[e] == st.LEADER:
+            if game.dice2("leaders") <= 7:
+                h.eliminate_leader(game, int(e))
+            else:
+                _leader_away(game, int(e))
+        else:
+            h.eliminate(game, int(e), "overrun 6.52")
+
+
+def _leader_away(game, e: int) -> None:
+    """A surviving lone leader leaves the map until the next turn (14.42)."""
+    from malta_sim.iod.state import BOX_TURN_TRACK
+    s = game.state
+    s.box[e], s.hex[e] = BOX_TURN_TRACK, -1
+    s.return_turn[e] = game.turn + 1
+
+
+def _leaders_fate(game, x, axis_units) -> None:
+    """Axis leaders left alone with Allied units in a drop hex (6.52)."""
+    h = invasion
+    s, t = game.state, game.static
+    for u in axis_units:
+        if t.utype[u] == st.LEADER and s.box[u] == BOX_MAP and s.hex[u] == x:
+            if not any(t.utype[v] != st.LEADER for v in game.units_at(x, AXIS)) and len(game.units_at(x, ALLIED)):
+                if game.dice2("leaders") <= 7:
+                    h.eliminate_leader(game, u)
+                else:
+                    _leader_away(game, u)
+
+
+def resolve_drop_combat(game, x: int, attackers: list, defenders: list) -> bool:
+    """One combat of rule 19.51 on the CRT.  Returns False when the odds are
+    below the lowest column of the hex's line (19.53).
+
+    Attack: sum of attack strengths; defense: sum of defense strengths,
+    doubled in a city or undestroyed fort (9.91); odds shifts: morale
+    difference capped +3/-2 (11.2), defending armor -1 (9.92).  No support of
+    any kind (19.51).  Axis hits are all step losses; Allied hits halve (round
+    down) into steps and the rest is retreat (9.42-9.43), one hit less in a
+    fort (9.94); the Allies may stand their ground instead (9.7, through the
+    land engine's stand-ground roll) and retreat with its retreat procedure.
+    Simplification: no leader command rolls and no integrity shifts here.
+    """
+    h = invasion
+    s, t = game.state, game.static
+    ch = t.charts
+    att = sum(h.attack_strength(game, u) for u in attackers)
+    dfn = 0
+    for e in defenders:
+        dv = game.base_defense(e)
+        if s.morale_state[e] == DEMORALIZED:
+            dv = (dv + 1) // 2
+        dfn += dv
+    fort = bool(t.fort[x] and not s.fort_destroyed[x])
+    if t.city[x] or fort:
+        dfn *= 2
+    if dfn <= 0:
+        return True
+    level = st.odds_level(att, dfn)
+    am = -(-sum(game.morale_value(u) for u in attackers) // len(attackers))
+    dm = -(-sum(game.morale_value(e) for e in defenders) // len(defenders))
+    shift = max(-2, min(3, am - dm))
+    if any(t.utype[e] == st.TANK and s.morale_state[e] != DEMORALIZED for e in defenders) and \
+            any(t.utype[e] in st.ARMOR_PARTNERS for e in defenders):
+        shift -= 1
+    final = level + shift
+    line = int(t.crt_line[x]) if game.tod != NIGHT else int(ch.night_line)
+    lo, hi = int(ch.line_cols[line, 0]), int(ch.line_cols[line, 1])
+    col = -1
+    for c in range(lo, hi + 1):
+        if ch.col_level[c] <= final:
+            col = c
+    if final < ch.col_level[lo]:
+        return False
+    if col < 0:
+        col = lo
+    roll = game.dice2("combat")
+    ah, ae, dh, de = (int(v) for v in ch.crt[line, col, roll])
+    game.log("hostile_landing", side=AXIS, hexes=[x], units=attackers + defenders, dice=[roll],
+             cell=f"{ch.crt_columns[col]} {ch.line_names[line]}", result=f"{ah}/{dh}", rule="19.51")
+    if fort and dh > 0:
+        dh -= 1                                                  # 9.94
+    # Axis: all hits as steps (19.51)
+    for _ in range(ah):
+        alive = [u for u in attackers if s.box[u] == BOX_MAP]
+        if not alive:
+            break
+        v = game.policy(AXIS).choose_loss(game, alive, "hostile landing 19.51")
+        if v not in alive:
+            raise h._illegal("19.51", "loss must come from the landed units")
+        h.lose_step(game, v, "hostile landing 19.51")
+    _effect(game, [u for u in attackers if s.box[u] == BOX_MAP], ae)
+    # Allies: steps = hits // 2, retreat the rest (9.42, 9.43)
+    steps, retreat = dh // 2, dh - dh // 2
+    for _ in range(steps):
+        alive = [e for e in defenders if s.box[e] == BOX_MAP and s.hex[e] == x]
+        if not alive:
+            break
+        v = game.policy(ALLIED).choose_loss(game, alive, "hostile landing 19.51")
+        if v not in alive:
+            raise h._illegal("19.51", "loss must come from the defenders")
+        h.lose_step(game, v, "hostile landing 19.51")
+    alive = [e for e in defenders if s.box[e] == BOX_MAP and s.hex[e] == x]
+    _effect(game, alive, de)
+    if retreat and alive:
+        _allied_retreat(game, x, alive, retreat)
+    return True
+
+
+def _effect(game, units, eff) -> None:
+    """D / Z results (9.41)."""
+    h = invasion
+    s = game.state
+    for u in units:
+        if eff == 1:
+            if s.morale_state[u] == DISORGANIZED:
+                s.morale_state[u] = DEMORALIZED
+            elif s.morale_state[u] == 0:
+                s.morale_state[u] = DISORGANIZED
+        elif eff == 2:
+            if s.morale_state[u] == DEMORALIZED:
+                h.lose_step(game, u, "Z result 9.41")
+            else:
+                s.morale_state[u] = DEMORALIZED
+
+
+def _allied_retreat(game, x: int, units: list, n: int) -> None:
+    """Retreat the Allied stack ``n`` hexes out of the drop hex (9.6), through
+    the land engine's retreat when present; fallback: the adjacent land hexes
+    farthest from Axis units with room (7.3), a step lost per enemy-ZOC hex
+    entered (9.62); units that cannot move (MA 0, strongpoints, militia) or
+    find no hex take the remaining hits as steps."""
+    from malta_sim.iod.rules import combat
+
+    fn = getattr(combat, "retreat_stack", None)
+    if fn is not None:
+        # 9.7 stand-ground offer first, then the retreat away from the drop hex,
+        # where the enemy units of this combat stand (9.61)
+        sg = getattr(combat, "_stand_ground", None)
+        movers = sg(game, ALLIED, list(units), int(n), False) if sg is not None else list(units)
+        movers = [u for u in movers if game.state.box[u] == BOX_MAP and game.state.hex[u] == x]
+        if movers:
+            fn(game, movers, int(n), [x])
+        return
+    h = invasion
+    s, t = game.state, game.static
+    mobile = [u for u in units if game.movement_allowance(u) > 0 and t.utype[u] not in
+              (st.STRONGPOINT, st.MILITIA, st.COASTAL_GUN)]
+    for u in units:
+        if u not in mobile:
+            for _ in range(n):
+                if s.box[u] == BOX_MAP:
+                    h.lose_step(game, u, "stand ground 9.63")
+    if not mobile:
+        return
+    zoc = h.enemy_zoc(game, ALLIED)
+    axis_hex = h.axis_ground_hexes(game)
+    d = t.grid.distance_table
+    cur = x
+    for step in range(n):
+        cands = []
+        for y in t.neighbours[cur]:
+            y = int(y)
+            if y < 0 or not t.land[y] or len(game.units_at(y, AXIS)):
+                continue
+            load = sum(organisation.stack_weight(game, v) / 2 for v in game.units_at(y, ALLIED))
+            if load + sum(organisation.stack_weight(game, v) / 2 for v in mobile) > 4:
+                continue
+            far = int(d[y, axis_hex].min()) if axis_hex.size else 9
+            cands.append((zoc[y], -far, y))
+        if not cands:
+            for _ in range(n - step):
+                alive = [u for u in mobile if s.box[u] == BOX_MAP]
+                if alive:
+                    h.lose_step(game, game.policy(ALLIED).choose_loss(game, alive, "retreat blocked 9.61"), "retreat blocked 9.61")
+            return
+        cands.sort()
+        zoc_y, _, y = cands[0]
+        for u in mobile:
+            if s.box[u] == BOX_MAP:
+                s.hex[u] = y
+        if zoc_y:
+            alive = [u for u in mobile if s.box[u] == BOX_MAP]
+            if alive:
+                h.lose_step(game, game.policy(ALLIED).choose_loss(game, alive, "retreat through ZOC 9.62"), "retreat through ZOC 9.62")
+        cur = y
+
+
+def rally(game, jumped: list) -> None:
+    """Rule 19.6: surviving leaders, HQs, engineers and paratroop companies that
+    jumped this turn and are not in an enemy hex or enemy ZOC may move one hex
+    (not parachute artillery)."""
+    h = invasion
+    s, t = game.state, game.static
+    zoc = h.enemy_zoc(game, AXIS)
+    pol = game.policy(AXIS)
+    for u in jumped:
+        if s.box[u] != BOX_MAP or t.utype[u] == st.ARTILLERY:
+            continue
+        x = int(s.hex[u])
+        if zoc[x] or _real_enemy(game, x):
+            continue
+        opts = h.one_hex_options(game, u)
+        y = pol.one_hex_move(game, u, opts, "rally 19.6")
+        if y is None:
+            continue
+        if y not in opts:
+            raise h._illegal("19.6", "rally is one hex")
+        h.move_unit(game, u, int(y), "move")

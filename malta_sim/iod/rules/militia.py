@@ -1,0 +1,225 @@
+"""Maltese militia and the militia cup (rule 16.3).
+
+The cup holds the militia pieces still available (Hercules: all five, 16.31;
+the Introductory Scenario: four drawn at random from the five).  The first time
+an Axis unit moves, lands or parachutes into a town or city hex or a hex next
+to one, the Allied player rolls once for that town / city hex (16.32): 5-6 for
+a town, 3-6 for a city draws a militia piece at random from the cup and places
+it in the town / city hex.  One roll per town / city hex per game; no more
+rolls once the cup is empty (16.36).
+
+Militia do not count for stacking (16.33), never move, advance or retreat and
+stand their ground (16.34); those are properties of the unit type the land
+engine reads.  The piece is face down (``?``) unless a paratroop unit landed in
+that very town / city hex (16.32); it is revealed when attacked or attacking
+(16.35) -- revealing has no effect on the simulation (both players' decisions
+in the bots do not peek at hidden values beyond what the rules let them see).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numba as nb
+import numpy as np
+
+from malta_sim.rng import nb_die, nb_randint
+from malta_sim.iod import static as st
+from malta_sim.iod.state import (ALLIED, AXIS, BOX_CUP, BOX_ELIMINATED,
+                    BOX_MAP)
+from malta_sim.iod import invasion
+
+#: Lowest die that draws a militia piece (rule 16.32).
+TOWN_THRESHOLD = 5
+CITY_THRESHOLD = 3
+
+
+@nb.njit(cache=True)
+def militia_roll(rs, is_city):
+    """Roll for a militia uprising in one town / city hex (rule 16.32).
+
+    Parameters
+    ----------
+    rs : uint64[4]
+        Per-game random state.
+    is_city : bool
+        City hex (3-6 draws) rather than town (5-6 draws).
+
+    Returns
+    -------
+    bool
+        True when a militia piece is drawn.
+    """
+    d = nb_die(rs)
+    return d >= (3 if is_city else 5)
+
+
+def p_militia(is_city: bool) -> Fraction:
+    """Exact probability of :func:`militia_roll`: 2/3 for a city, 1/3 for a town."""
+    return Fraction(4, 6) if is_city else Fraction(2, 6)
+
+
+@nb.njit(cache=True)
+def draw_from_cup(rs, cup):
+    """Draw one piece at random from the cup (rule 16.32).
+
+    Parameters
+    ----------
+    rs : uint64[4]
+        Per-game random state.
+    cup : bool[M]
+        True for each militia piece still in the cup; the drawn one is set False.
+
+    Returns
+    -------
+    int
+        Index of the drawn piece, or -1 when the cup is empty (16.36).
+    """
+    n = 0
+    for i in range(cup.shape[0]):
+        if cup[i]:
+            n += 1
+    if n == 0:
+        return -1
+    k = nb_randint(rs, n)
+    for i in range(cup.shape[0]):
+        if cup[i]:
+            if k == 0:
+                cup[i] = False
+                return i
+            k -= 1
+    return -1
+
+
+@nb.njit(cache=True)
+def militia_trigger(rs, entered_hex, is_town, is_city, rolled, neighbours, cup, out_hexes):
+    """Apply the militia rule to one Axis arrival (rule 16.32).
+
+    Parameters
+    ----------
+    rs : uint64[4]
+        Per-game random state (militia purpose).
+    entered_hex : int
+        Dense index of the hex the Axis unit entered (moved, landed, jumped).
+    is_town, is_city : bool[H]
+        Static town / city flags per hex.
+    rolled : bool[H]
+        Per-game record of town / city hexes already rolled for (updated).
+    neighbours : int32[H, 6]
+        Neighbour table (-1 off-grid).
+    cup : bool[M]
+        Militia pieces still in the cup (updated).
+    out_hexes : int32[M]
+        Output: hex where each drawn piece is placed (updated for drawn pieces).
+
+    Returns
+    -------
+    int
+        Number of militia pieces placed by this arrival.
+    """
+    placed = 0
+    for k in range(7):
+        h = entered_hex if k == 0 else neighbours[entered_hex, k - 1]
+        if h < 0:
+            continue
+        if not (is_town[h] or is_city[h]):
+            continue
+        if rolled[h]:
+            continue
+        # 16.36: stop rolling when the cup is empty.
+        any_left = False
+        for i in range(cup.shape[0]):
+            if cup[i]:
+                any_left = True
+        if not any_left:
+            return placed
+        rolled[h] = True
+        if militia_roll(rs, is_city[h]):
+            i = draw_from_cup(rs, cup)
+            if i >= 0:
+                out_hexes[i] = h
+                placed += 1
+    return placed
+
+
+def initial_cup(n_pieces: int, n_available: int, rs: np.ndarray) -> np.ndarray:
+    """Fill the militia cup at the start of a scenario (rule 16.31).
+
+    Parameters
+    ----------
+    n_pieces : int
+        Militia pieces in the counter mix (five).
+    n_available : int
+        Pieces the scenario makes available (Hercules 5, Introductory 4).
+    rs : uint64[4]
+        Per-game random state (militia purpose) for the random draw.
+
+    Returns
+    -------
+    bool[n_pieces]
+        True for pieces in the cup.
+    """
+    cup = np.zeros(n_pieces, dtype=np.bool_)
+    if n_available >= n_pieces:
+        cup[:] = True
+        return cup
+    pool = np.ones(n_pieces, dtype=np.bool_)
+    for _ in range(n_available):
+        i = draw_from_cup(rs, pool)
+        cup[i] = True
+    return cup
+
+
+# ====================================================================================
+# Moved from the invasion engine
+# ====================================================================================
+# =====================================================================================
+# Entering hexes: militia (16.32), coastal guns (16.58), strongpoints (16.22)
+# =====================================================================================
+def _militia_in_cup(game) -> list:
+    """Militia pieces in the cup (16.32), ascending unit indices (Python ints)."""
+    t = game.static
+    mil = game.extra.get("_militia_units")
+    if mil is None:
+        idx = np.flatnonzero(t.utype == st.MILITIA)
+        mil = game.extra["_militia_units"] = (idx, idx.tolist())
+    idx, units = mil
+    return [m for m, b in zip(units, game.state.box[idx].tolist()) if b == BOX_CUP]
+
+
+def _cup_has_militia(game) -> bool:
+    """Whether a militia piece is left in the cup (16.32, 16.36)."""
+    mil = game.extra.get("_militia_units")
+    if mil is None:
+        idx = np.flatnonzero(game.static.utype == st.MILITIA)
+        mil = game.extra["_militia_units"] = (idx, idx.tolist())
+    return BOX_CUP in game.state.box[mil[0]].tolist()
+
+
+def _militia_uprisings(game, inv, near: list, h: int, how: str) -> None:
+    """Rule 16.32: an uprising roll for each town or city hex of ``near`` (in
+    order, each hex once per game) after an Axis unit's entry into hex ``h``
+    (``how`` as in :func:`on_enter_hex`)."""
+    s, t = game.state, game.static
+    urban = inv.urban
+    for x in dict.fromkeys(near):
+        if x < 0 or not urban[x] or s.militia_rolled[x]:
+            continue
+        cup = _militia_in_cup(game)
+        if not cup:
+            return                                              # 16.36
+        s.militia_rolled[x] = True
+        if not militia_roll(invasion.nstate(game, "militia"), bool(t.city[x])):
+            continue
+        piece = cup[int(invasion.rng(game, "militia").integers(len(cup)))]
+        axis_there = x == h or any(t.utype[v] != st.LEADER for v in game.units_at(x, AXIS))
+        if axis_there and not (how == "jump" and x == h):
+            s.box[piece], s.hex[piece] = BOX_ELIMINATED, -1     # crushed at once (see docstring)
+            invasion._log(game, "militia_crushed", side=ALLIED, hexes=[x], units=[piece], rule="16.32")
+            continue
+        s.box[piece], s.hex[piece] = BOX_MAP, x
+        s.formation[piece] = 0
+        s.revealed[piece] = how == "jump" and x == h            # 16.32 face up
+        if not axis_there:
+            s.control[x] = ALLIED
+        invasion._log(game, "militia", side=ALLIED, hexes=[x], units=[piece], rule="16.32")

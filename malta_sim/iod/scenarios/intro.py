@@ -1,0 +1,23 @@
+"""The Introductory Scenario, "With Heart in Mouth" (rule 22.2): the invasion's
+set-up steps after the printed placement."""
+
+from __future__ import annotations
+
+from malta_sim.iod import invasion
+from malta_sim.iod.rules import airborne
+
+
+def invasion_setup(game) -> None:
+    """Rules 22.2, 22.26, 19.3: the divisions are already in their Follow-up
+    boxes (their beach zones recorded for 18.21 and 16.82) and the drop zone
+    markers on the map; the jumps of the first two days are planned (none in
+    solitaire play, 21.1)."""
+    m, s = invasion.memo(game), game.state
+    m.solitaire = "solitaire" in game.options
+    fz = getattr(game.scenario, "follow_up_zone", {}) or {}
+    m.division_zone = {int(f): int(z) for f, z in fz.items()}
+    for f, z in m.division_zone.items():
+        s.division_zone[0, f] = z
+    if not m.solitaire:
+        d0 = int(getattr(game.scenario, "first_day", game.day))
+        airborne.plan_jumps(game, days=(d0, d0 + 1))
