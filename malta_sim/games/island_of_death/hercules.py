@@ -29,7 +29,6 @@ division beach zones (18.21), the landed-this-phase lists.
 from __future__ import annotations
 
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DataError
-from ...loaders.common import resolve_data_dir
+from ...loaders.common import read_toml, resolve_data_dir
 from ...policies.base import own_methods, plain_methods
 from . import coastal as cg
 from . import landings as ld
@@ -250,8 +249,7 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         pass
     scen = folder / "scenarios" / "hercules.toml"
     if scen.exists():
-        with open(scen, "rb") as fh:
-            cfg.update(tomllib.load(fh))
+        cfg.update(read_toml(scen))     # UTF-8 with or without BOM, any line ending
     near_lists = [[h] + [int(x) for x in static.neighbours[h] if x >= 0] for h in range(H)]
     urban = (static.town | static.city).tolist()
     return InvasionStatic(
