@@ -102,7 +102,7 @@ def box_contents(scenario: str, data_dir=None) -> dict[str, int]:
 
 def _short(unit: str) -> str:
     """A compact counter label: ``allied.uk.2rwk=6-6`` -> ``2rwk``."""
-    base = unit.split("=")[0]
+    base = unit.split("=")[0].split("@")[0]
     n = ""
     if "*" in base:
         n, base = base.split("*", 1)
