@@ -233,14 +233,20 @@ def _position(data_dir, axis, allied, disrupted):
 @click.option("--phases", type=int, default=1, show_default=True, help=">1: phases-to-reach map over that many Movement Phases.")
 @click.option("--to", "target", default=None, help="Report only this objective hex.")
 @click.option("--png", type=click.Path(), default=None, help="Also draw the map into this image file.")
+@click.option("--overwrite", is_flag=True, help="Replace the --png file if it exists (without it the command refuses).")
 @click.option("--json", "as_json", is_flag=True)
-def reach_cmd(data_dir, moving, start, axis, allied, disrupted, night, weather, gt1, phases, target, png, as_json):
+def reach_cmd(data_dir, moving, start, axis, allied, disrupted, night, weather, gt1, phases, target, png, overwrite,
+              as_json):
     """Movement reach (MP cost) or turns-to-objective map of a stack (rule 8)."""
     from ..games.invasion_malta.analysis import reach_map
     from ..games.invasion_malta.movement import MoveContext
 
     if phases < 1 or phases > 30:
         raise OptionError("--phases must be 1..30")
+    if png:
+        from .common import check_new_file
+
+        check_new_file(png, "--png", overwrite)
     sc, m, u, pos = _position(data_dir, axis, allied, disrupted)
     stack = [u.index(x) for x in moving]
     pos.hex[stack] = m.idx(start)
@@ -277,9 +283,15 @@ def reach_cmd(data_dir, moving, start, axis, allied, disrupted, night, weather, 
 @click.option("--nationality", type=click.Choice(["G", "I"]), default="G", show_default=True)
 @click.option("--paradropped", is_flag=True, help="Map for a paradropped unit (may use any Airhead, 6.31).")
 @click.option("--png", type=click.Path(), default=None, help="Also draw the supply map into this image file.")
+@click.option("--overwrite", is_flag=True, help="Replace the --png file if it exists (without it the command refuses).")
 @click.option("--json", "as_json", is_flag=True)
-def supply_cmd(data_dir, axis, allied, disrupted, beachhead, airhead, nationality, paradropped, png, as_json):
+def supply_cmd(data_dir, axis, allied, disrupted, beachhead, airhead, nationality, paradropped, png, overwrite,
+               as_json):
     """Supply status map for Axis units (rule 6) and the status of the units given."""
+    if png:
+        from .common import check_new_file
+
+        check_new_file(png, "--png", overwrite)
     from ..games.invasion_malta.analysis import supply_status_map
     from ..games.invasion_malta.supply import supplied_units
 

@@ -218,8 +218,9 @@ def render_drop_png(m, probs: dict, planned: int, title: str, out: str | Path) -
               help="Marker re-roll reading of 19.42: from the planned hex, or from the ocean hex where it came down.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--out", type=click.Path(), default=None, help="Write a heat map PNG.")
+@click.option("--overwrite", is_flag=True, help="Replace the --out file if it exists (without it the command refuses).")
 @click.option("--data-dir", type=click.Path(), default=None, help="Data directory (default: packaged data).")
-def drop_cmd(hex_id, marker, german, aa, solitaire, reroll_from, as_json, out, data_dir):
+def drop_cmd(hex_id, marker, german, aa, solitaire, reroll_from, as_json, out, overwrite, data_dir):
     """Where a stick unit (or a drop zone marker) planned on a hex lands."""
     from ..exact.drop import marker_landing, stick_unit_landing
     from ..loaders.iod_map import load_map
@@ -227,6 +228,10 @@ def drop_cmd(hex_id, marker, german, aa, solitaire, reroll_from, as_json, out, d
     _non_negative("aa", aa)
     if out is not None and not str(out).lower().endswith(".png"):
         raise OptionError(f"--out {out!r} must be a .png file")
+    if out is not None:
+        from .common import check_new_file
+
+        check_new_file(out, "--out", overwrite)
     ch = _charts(data_dir)
     m = load_map(data_dir)
     h = m.grid.index(hex_id)
