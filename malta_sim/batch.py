@@ -162,7 +162,8 @@ def _check_policy(side: str, policy: str | None, valid: tuple[str, ...]) -> str:
     if policy is None:
         return choices[0]
     if not isinstance(policy, str) or policy not in choices:
-        raise OptionError(f"unknown {side} policy {policy!r}; choose one of: {', '.join(choices)}")
+        shown = [c for c in choices if ":" not in c] or list(choices)     # 'axis:balanced' spellings left out
+        raise OptionError(f"unknown {side} policy {policy!r}; choose one of: {', '.join(shown)}")
     return policy
 
 

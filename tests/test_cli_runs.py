@@ -208,3 +208,20 @@ def test_corrupted_checkpoint_chunk_is_replayed_with_one_plain_line(tmp_path):
     assert len(notes) == 1 and "games 0-2" in notes[0] and "playing those games again" in notes[0]
     assert "Warning" not in r.stderr and "warnings.warn" not in r.stderr
     pd.testing.assert_frame_equal(pd.read_parquet(out), first)
+
+
+@pytest.mark.parametrize("args,words", [
+    (["im", "activation", "--a", "axis:XX", "--b", "allied:Central"], "axis formations with an AM: 7, O, R, St"),
+    (["im", "reach", "--unit", "I/Sx", "--hex", "2630"], "did you mean I/St"),
+    (["run", "--scenario", "intro", "--games", "1", "--seed", "1", "--axis-policy", "zz", "--out", "x.parquet"],
+     "choose one of: balanced, aggressive, cautious, solitaire, random"),
+    (["run", "--scenario", "nope", "--games", "1", "--seed", "1", "--out", "x.parquet"],
+     "choose one of: hercules, im-c3, intro"),
+    (["odds", "crt", "--attack", "3", "--defense", "2", "--terrain", "swamp", "--time", "day"], "one of: airfield"),
+    (["data", "export", "x", "--game", "chess"], "choose one of: island_of_death, invasion_malta"),
+])
+def test_unknown_names_come_with_the_valid_choices(tmp_path, args, words):
+    r = _cli(*args, cwd=tmp_path)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and words in lines[0], r.stderr
+    assert "axis:balanced" not in lines[0]

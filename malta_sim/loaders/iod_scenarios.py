@@ -33,7 +33,8 @@ from pathlib import Path
 
 from ..errors import DataError
 from ..hexgrid import IOD_GRID, neighbours
-from .common import Collector, check_source, read_csv, read_text, read_toml, resolve_data_dir, toml_line, Col
+from .common import (Col, Collector, check_source, did_you_mean, read_csv, read_text, read_toml, resolve_data_dir,
+                     toml_line)
 from .iod_units import UnitTables
 
 SCENARIO_NAMES = ("intro", "hercules")
@@ -435,7 +436,8 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
                 d = units.designs[units.piece_design[uid]]
                 ids = [uid]
             else:
-                err(f'"{ref}"', where, f"unknown unit {uid!r} (not in units.csv)")
+                err(f'"{ref}"', where, f"unknown unit {uid!r} (not in units.csv)"
+                    + did_you_mean(uid, list(units.designs) + list(units.piece_design)))
                 return []
         else:
             ids = None
@@ -616,12 +618,12 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
         forced = tuple(pid for ref in row.get("forced", []) for pid in [ref] if ref in units.designs)
         for ref in row.get("forced", []):
             if ref not in units.designs:
-                err(f'"{ref}"', f"{where}.forced", f"unknown unit {ref!r}")
+                err(f'"{ref}"', f"{where}.forced", f"unknown unit {ref!r}" + did_you_mean(ref, units.designs))
             elif s.placement(ref) is None or s.placement(ref).box != "disbandment":
                 err(f'"{ref}"', f"{where}.forced", f"{ref!r} must be in the Disbandment Box to jump (rule 22.26)")
         at = row.get("at", "")
         if at and at not in MARKERS:
-            err(f'"{at}"', f"{where}.at", f"unknown marker {at!r}")
+            err(f'"{at}"', f"{where}.at", f"unknown marker {at!r}; one of {', '.join(MARKERS)}")
         types = tuple(row.get("stick_types", []))
         for t in types:
             if t not in STICK_TYPES:
@@ -660,7 +662,7 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
         for side in ("allied", "axis"):
             for ref in el.get(side, []):
                 if ref not in units.designs:
-                    err(f'"{ref}"', f"eliminated.{side}", f"unknown unit {ref!r}")
+                    err(f'"{ref}"', f"eliminated.{side}", f"unknown unit {ref!r}" + did_you_mean(ref, units.designs))
                 elif ref in used:
                     err(f'"{ref}"', f"eliminated.{side}", f"{ref!r} is listed as eliminated but is also in play")
             s.eliminated[side] = tuple(el.get(side, []))
