@@ -733,7 +733,7 @@ class _Progress:
         self.bar = tqdm(total=total, initial=initial, unit="game", desc=desc, disable=not enabled,
                         file=sys.stderr, dynamic_ncols=True,
                         bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
-        self.bar.set_postfix_str("waiting for the first games", refresh=True)
+        self.bar.set_postfix_str("starting, no time estimate yet", refresh=True)
 
     def update(self, n: int) -> None:
         import time
@@ -749,7 +749,7 @@ class _Progress:
             left = (self.total - self.bar.n) / rate
             self.bar.set_postfix_str(f"{self.bar.format_interval(left)} left, {rate:.3g} games/s")
         else:
-            self.bar.set_postfix_str("waiting for the first games")
+            self.bar.set_postfix_str("no time estimate yet")
 
     def close(self) -> None:
         if self.bar.n >= self.total:
