@@ -823,6 +823,9 @@ def run_games(
         sixteenth of each worker's share, at most 1000.  Never changes results.
     checkpoint : path, optional
         Directory for finished chunks and the manifest; re-running resumes.
+        When the run is interrupted (``KeyboardInterrupt``, also SIGTERM on
+        the command line) the exception carries ``malta_sim_saved``:
+        ``(games saved, n_games, checkpoint folder or None)``.
     per_turn : bool
         Also return the long per-turn frame (one row per game and turn).
     data_dir : path, optional
@@ -832,7 +835,10 @@ def run_games(
         Bot parameters passed to the engine, e.g. ``{"axis": {"min_odds": 3}}``
         (JSON-able; part of the checkpoint key).
     progress : bool
-        Show a tqdm progress bar (games) on stderr.
+        Show a tqdm progress bar (games) on stderr, with no time estimate
+        until every worker has finished a chunk (:class:`_Progress`); before
+        the first run of a version compiles the game kernels, say so in one
+        line (:func:`malta_sim.numba_cache.kernels_cached`).
     on_error : {"raise", "skip"}
         When a game fails inside the engine (a bug, not bad data): ``"raise"``
         stops the run with the error, naming the game; ``"skip"`` leaves that
