@@ -596,8 +596,9 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
         L.append("")
         how = sorted(set(ns["interval"]) - {"", "exact"}) if "interval" in ns.columns else []
         L.append(f"Mean per game ({conf} interval of the mean"
-                 + (f"; {', '.join(how)}" if how else "") + "; an interval never leaves the observed range, "
-                 "so counts never get a negative bound):")
+                 + (f"; {', '.join(how)}" if how else "") + f": a count seen in fewer than {RARE_NONZERO} games "
+                 "gets the exact Poisson interval, any other number the t interval; a count never gets a "
+                 "negative bound):")
         L.append("")
         nn = ns[ns["column"] != "end_turn"].copy()
         nn["v"] = [f"{r.mean:.2f} [{r.low:.2f}, {r.high:.2f}]" if r.games else "" for r in nn.itertuples()]
