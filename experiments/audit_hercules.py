@@ -31,7 +31,7 @@ from malta_sim.iod import engine, sequence  # noqa: E402
 
 from malta_sim.iod.rules import organisation, victory, warships
 from malta_sim.iod.state import AXIS, turn_name  # noqa: E402
-from malta_sim import play
+from malta_sim.play import new_game  # noqa: E402
 
 _REC: dict = {"losses": [], "terms": [], "game": -1}
 
@@ -107,7 +107,7 @@ def play(scenario, seed, games, axis_policy, allied_policy, options, policy_para
     from malta_sim.iod.game import IllegalDecision
     failed = []
     for g in games:
-        game = play.new_game(scenario, seed, g, axis_policy=axis_policy, allied_policy=allied_policy,
+        game = new_game(scenario, seed, g, axis_policy=axis_policy, allied_policy=allied_policy,
                                options=options, policy_params=policy_params)
         game.record_turns = True
         base = (int(game.state.axis_steps_lost[0]), int(game.state.allied_steps_lost[0]))

@@ -88,12 +88,13 @@ __all__ = [
     "check_output_path",
     "data_hash",
     "RemoteUserError",
+    "CheckpointMismatch",
     "ID_COLUMNS",
     "BACKENDS",
 ]
 
 #: Identity columns put in front of every game row, in this order.
-ID_COLUMNS = ("game", "seed", "scenario", "axis_policy", "allied_policy", "options", "policy_params")
+ID_COLUMNS = ("game", "seed", "scenario", "axis_policy", "allied_policy", "options", "policy_params", "data_hash")
 
 #: Accepted values of ``backend``.
 BACKENDS = ("local", "dask")
@@ -161,7 +162,8 @@ def _check_policy(side: str, policy: str | None, valid: tuple[str, ...]) -> str:
     if policy is None:
         return choices[0]
     if not isinstance(policy, str) or policy not in choices:
-        raise OptionError(f"unknown {side} policy {policy!r}; choose one of: {', '.join(choices)}")
+        shown = [c for c in choices if ":" not in c] or list(choices)     # 'axis:balanced' spellings left out
+        raise OptionError(f"unknown {side} policy {policy!r}; choose one of: {', '.join(shown)}")
     return policy
 
 
@@ -419,6 +421,25 @@ def read_frame(path: str | os.PathLike) -> pd.DataFrame:
 # --------------------------------------------------------------------------- chunks
 
 
+class CheckpointMismatch(OptionError):
+    """A checkpoint folder holds the games of a run with other inputs.
+
+    Attributes
+    ----------
+    directory : str
+    differences : list of str
+        ``"<key> <value here> here vs <value there> in checkpoint"``.
+    """
+
+    def __init__(self, directory: str, differences: list[str]):
+        self.directory, self.differences = str(directory), list(differences)
+        super().__init__(f"--checkpoint {self.directory!r} was made with other inputs ({'; '.join(differences)}); "
+                         "use another checkpoint directory or delete this one")
+
+    def __reduce__(self):
+        return (type(self), (self.directory, self.differences))
+
+
 class RemoteUserError(MaltaSimError):
     """A user-caused error (bad data file, bad option) raised inside a worker.
 
@@ -573,10 +594,7 @@ class _Checkpoint:
                     for k in sorted(set(key) | set(old_key))
                     if key.get(k) != old_key.get(k)
                 ]
-                raise OptionError(
-                    f"--checkpoint {str(directory)!r} was made with other inputs ({'; '.join(diffs)}); "
-                    "use another checkpoint directory or delete this one"
-                )
+                raise CheckpointMismatch(str(directory), diffs)
         else:
             stray = [p.name for p in self.dir.iterdir() if not p.name.startswith(".")]
             if stray:
@@ -695,6 +713,67 @@ def _run_dask(spec, inputs, ranges, per_turn, n_jobs, scheduler, on_error) -> It
             cluster.close()
 
 
+# --------------------------------------------------------------------------- progress
+
+
+class _Progress:
+    """The games progress bar (tqdm, on stderr) with an honest time estimate.
+
+    The first chunk of each worker includes loading the data and, on the
+    first run of a version, compiling the kernels, so a rate measured from
+    the start would promise hours.  The estimate ("left") is shown only once
+    every worker has finished a chunk, and is measured from that moment.
+    """
+
+    def __init__(self, total: int, initial: int, desc: str, enabled: bool, workers: int = 1):
+        tqdm = _tqdm_class()
+        self.total, self.workers = total, max(1, workers)
+        self.completions = 0
+        self.t0 = self.n0 = None
+        self.bar = tqdm(total=total, initial=initial, unit="game", desc=desc, disable=not enabled,
+                        file=sys.stderr, dynamic_ncols=True,
+                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
+        self.bar.set_postfix_str("starting, no time estimate yet", refresh=True)
+
+    def update(self, n: int) -> None:
+        import time
+
+        self.completions += 1
+        now = time.monotonic()
+        self.bar.update(n)
+        if self.completions == self.workers:
+            self.t0, self.n0 = now, self.bar.n
+            self.bar.set_postfix_str("measuring speed")
+        elif self.t0 is not None and self.bar.n > self.n0 and now > self.t0:
+            rate = (self.bar.n - self.n0) / (now - self.t0)
+            left = (self.total - self.bar.n) / rate
+            self.bar.set_postfix_str(f"{self.bar.format_interval(left)} left, {rate:.3g} games/s")
+        else:
+            self.bar.set_postfix_str("no time estimate yet")
+
+    def close(self) -> None:
+        if self.bar.n >= self.total:
+            self.bar.set_postfix_str("done", refresh=False)
+        self.bar.close()
+
+
+def _tqdm_class():
+    """tqdm's notebook bar where it can draw (ipywidgets installed), else the text bar."""
+    try:
+        from IPython import get_ipython
+
+        if get_ipython() is not None and type(get_ipython()).__name__ == "ZMQInteractiveShell":
+            import ipywidgets  # noqa: F401
+
+            from tqdm.notebook import tqdm
+            return tqdm
+    except ImportError:
+        pass
+    from tqdm import tqdm
+
+    return tqdm
+
+
 # --------------------------------------------------------------------------- run_games
 
 
@@ -744,6 +823,9 @@ def run_games(
         sixteenth of each worker's share, at most 1000.  Never changes results.
     checkpoint : path, optional
         Directory for finished chunks and the manifest; re-running resumes.
+        When the run is interrupted (``KeyboardInterrupt``, also SIGTERM on
+        the command line) the exception carries ``malta_sim_saved``:
+        ``(games saved, n_games, checkpoint folder or None)``.
     per_turn : bool
         Also return the long per-turn frame (one row per game and turn).
     data_dir : path, optional
@@ -753,7 +835,10 @@ def run_games(
         Bot parameters passed to the engine, e.g. ``{"axis": {"min_odds": 3}}``
         (JSON-able; part of the checkpoint key).
     progress : bool
-        Show a tqdm progress bar (games) on stderr.
+        Show a tqdm progress bar (games) on stderr, with no time estimate
+        until every worker has finished a chunk (:class:`_Progress`); before
+        the first run of a version compiles the game kernels, say so in one
+        line (:func:`malta_sim.numba_cache.kernels_cached`).
     on_error : {"raise", "skip"}
         When a game fails inside the engine (a bug, not bad data): ``"raise"``
         stops the run with the error, naming the game; ``"skip"`` leaves that
@@ -811,8 +896,10 @@ def run_games(
                 continue
             try:
                 c = ckpt.read(a, b, per_turn)
-            except (OSError, pa.ArrowException) as exc:
-                warnings.warn(f"checkpoint chunk {a}-{b} unreadable ({exc}); playing those games again")
+            except (OSError, pa.ArrowException, ValueError, KeyError) as exc:
+                why = " ".join(str(exc).split()) or type(exc).__name__
+                print(f"checkpoint {ckpt.dir}: the file of games {a}-{b - 1} is unreadable ({why[:120]}); "
+                      "playing those games again", file=sys.stderr)
                 continue
             loaded.append(c)
             done[a : min(b, n_games)] = True
@@ -832,17 +919,13 @@ def run_games(
     }
     if progress and ckpt is not None and done.any():
         print(f"resuming from {ckpt.dir}: {int(done.sum())} of {n_games} games already played", file=sys.stderr)
-    from tqdm.auto import tqdm
+    if progress and len(ranges) and inp.spec.game == "island_of_death":
+        from .numba_cache import COMPILE_HINT, kernels_cached
 
-    bar = tqdm(
-        total=n_games,
-        initial=int(done.sum()),
-        unit="game",
-        desc=inp.spec.name,
-        disable=not progress,
-        file=sys.stderr,
-        dynamic_ncols=True,
-    )
+        if not kernels_cached():
+            print(f"compiling the game kernels for this version of malta_sim ({COMPILE_HINT}); "
+                  "this happens once, later runs start in seconds", file=sys.stderr)
+    bar = _Progress(n_games, int(done.sum()), inp.spec.name, progress, workers=min(n_jobs, max(len(ranges), 1)))
     computed: list[_Chunk] = []
     try:
         if backend == "local":
@@ -854,6 +937,10 @@ def run_games(
                 ckpt.write(chunk)
             computed.append(chunk)
             bar.update(chunk.stop - chunk.start)
+    except KeyboardInterrupt as exc:
+        saved = int(done.sum()) + sum(c.stop - c.start for c in computed) if ckpt is not None else 0
+        exc.malta_sim_saved = (saved, n_games, str(ckpt.dir) if ckpt is not None else None)
+        raise
     finally:
         bar.close()
 
@@ -869,6 +956,7 @@ def run_games(
         "allied_policy": inp.allied_policy,
         "options": opt_text,
         "policy_params": params_text,
+        "data_hash": inp.data_hash,
     }
     games = _with_ids(games, ids)
     attrs = {k: v for k, v in engine_prov.items() if _jsonable(v)}
@@ -940,7 +1028,7 @@ def _with_ids(games: pd.DataFrame, ids: dict) -> pd.DataFrame:
 # --------------------------------------------------------------------------- sweeps
 
 
-_ARM_KEYS = ("axis_policy", "allied_policy", "options", "policy_params")
+_ARM_KEYS = ("axis_policy", "allied_policy", "options", "policy_params", "data_dir")
 
 
 @dataclass(frozen=True)
@@ -954,6 +1042,9 @@ class Arm:
     axis_policy, allied_policy : str or None
     options : tuple of str
     policy_params : dict or None
+    data_dir : str or None
+        Game-data folder of this arm (a data variant); None: the sweep's
+        ``data_dir`` argument (``--data-dir``), else the packaged data.
     varied : dict
         The grid values that define this arm (flattened key -> value), written
         as extra columns.
@@ -964,6 +1055,7 @@ class Arm:
     allied_policy: str | None = None
     options: tuple[str, ...] = ()
     policy_params: dict | None = None
+    data_dir: str | None = None
     varied: dict = field(default_factory=dict, compare=False, hash=False)
 
 
@@ -1010,10 +1102,13 @@ def load_sweep(path: str | os.PathLike) -> Sweep:
 
     The format (documented with an example in ``docs/batch.md``): top-level
     ``scenario`` and ``seed`` (and optionally ``games``); a ``[base]`` table
-    with ``axis_policy``, ``allied_policy``, ``options`` and ``policy_params``
-    shared by all arms; a ``[grid]`` table whose keys (those four, or dotted
-    ``policy_params.<side>.<name>``) map to lists, every combination being one
-    arm; and optional ``[[arm]]`` tables, each a named explicit arm.
+    with ``axis_policy``, ``allied_policy``, ``options``, ``policy_params``
+    and ``data_dir`` shared by all arms; a ``[grid]`` table whose keys (those
+    five, or dotted ``policy_params.<side>.<name>``) map to lists, every
+    combination being one arm; and optional ``[[arm]]`` tables, each a named
+    explicit arm.  ``data_dir`` names a game-data folder (a data variant,
+    e.g. one written by ``malta-sim data export``); a relative path is read
+    from the sweep file's folder.
 
     Parameters
     ----------
@@ -1074,6 +1169,14 @@ def load_sweep(path: str | os.PathLike) -> Sweep:
                 raise DataError(str(p), None, f"{where}.{k}", f"must be a list of option names, got {v!r}")
             if k == "policy_params" and not isinstance(v, dict):
                 raise DataError(str(p), None, f"{where}.{k}", "must be a table, e.g. policy_params = { axis = { min_odds = 3 } }")
+            if k == "data_dir":
+                if not isinstance(v, str) or not v:
+                    raise DataError(str(p), None, f"{where}.{k}", f"must be a folder name (string), got {v!r}")
+                folder = Path(v).expanduser()
+                folder = folder if folder.is_absolute() else (p.parent / folder)
+                if not folder.is_dir():
+                    raise DataError(str(p), None, f"{where}.{k}", f"folder {str(folder)!r} does not exist")
+                v = str(folder.resolve())
             if k.startswith("policy_params."):
                 pp = out.setdefault("policy_params", {})
                 _set_dotted(pp, k[len("policy_params."):], v)
@@ -1094,6 +1197,7 @@ def load_sweep(path: str | os.PathLike) -> Sweep:
             allied_policy=s.get("allied_policy"),
             options=tuple(s.get("options", ())),
             policy_params=s.get("policy_params") or None,
+            data_dir=s.get("data_dir"),
             varied=varied,
         )
 
@@ -1157,7 +1261,10 @@ def run_sweep(
     per_turn : bool
         Also return the per-turn frames of every arm, with an ``arm`` column
         first (then a tuple ``(games, per_turn)`` is returned).
-    data_dir, progress, **kwargs
+    data_dir : path, optional
+        Game-data folder of the arms that do not name their own
+        (:attr:`Arm.data_dir`); default the packaged data.
+    progress, **kwargs
         Passed to :func:`run_games` (``n_jobs``, ``backend``, ``scheduler``,
         ``chunk_size``).
 
@@ -1167,8 +1274,11 @@ def run_sweep(
         ``len(arms) * n_games`` rows: ``arm`` first, then one column per
         dotted grid key (``policy_params.axis.min_odds``: its value in that
         arm), then :func:`run_games` columns; sorted
-        by arm (file order) then game.  ``attrs`` holds the common provenance
-        and ``arms`` (name -> settings).
+        by arm (file order) then game; every row carries its arm's
+        ``data_hash``.  ``attrs`` holds the common provenance and ``arms``
+        (name -> settings, with ``data_dir`` and ``data_hash``); ``data_hash``
+        and ``data_dir`` are common keys only when every arm used the same
+        data (otherwise ``"mixed"`` and None).
 
     Raises
     ------
@@ -1189,60 +1299,82 @@ def run_sweep(
     for a in sweep.arms:
         try:
             resolved.append(
-                _validate(sweep.scenario, seed, a.axis_policy, a.allied_policy, a.options, data_dir, a.policy_params)
+                _validate(sweep.scenario, seed, a.axis_policy, a.allied_policy, a.options,
+                          a.data_dir if a.data_dir is not None else data_dir, a.policy_params)
             )
         except OptionError as exc:
             raise OptionError(f"arm {a.name!r}: {exc}") from None
     frames = []
     turn_frames = []
     arms_attr = {}
-    for a, inp in zip(sweep.arms, resolved):
-        sub = None
-        if checkpoint is not None:
-            # Named by the arm's resolved inputs (data hash and version included), so a
-            # changed arm gets a fresh subdirectory and an unchanged one resumes.
-            key = json.dumps(inp.key(), sort_keys=True)
-            sub = Path(checkpoint) / ("arm-" + hashlib.sha256(key.encode()).hexdigest()[:16])
-        if progress:
-            print(f"arm {a.name}", file=sys.stderr)
-        res = run_games(
-            sweep.scenario,
-            n,
-            seed,
-            axis_policy=a.axis_policy,
-            allied_policy=a.allied_policy,
-            options=a.options,
-            policy_params=a.policy_params,
-            checkpoint=sub,
-            data_dir=data_dir,
-            per_turn=per_turn,
-            progress=progress,
-            **kwargs,
-        )
-        df = res[0] if per_turn else res
-        if per_turn:
-            t = res[1].reset_index(drop=True)
-            turn_frames.append(pd.concat([pd.DataFrame({"arm": [a.name] * len(t)}), t], axis=1))
-        attrs = df.attrs
-        front = {"arm": [a.name] * len(df)}
-        for k in varied_keys:
-            v = a.varied.get(k)
-            front[k] = [json.dumps(v) if isinstance(v, (dict, list)) else v] * len(df)
-        frames.append(pd.concat([pd.DataFrame(front), df.reset_index(drop=True)], axis=1))
-        arms_attr[a.name] = {
-            "axis_policy": attrs["axis_policy"],
-            "allied_policy": attrs["allied_policy"],
-            "options": attrs["options"],
-            "policy_params": attrs["policy_params"],
-        }
-        if "failed_games" in attrs:
-            arms_attr[a.name]["failed_games"] = attrs["failed_games"]
+    saved, total = 0, n * len(sweep.arms)
+    try:
+        for a, inp in zip(sweep.arms, resolved):
+            res = _sweep_arm(sweep, a, inp, n, seed, checkpoint, per_turn, progress, kwargs)
+            saved += n
+            df = res[0] if per_turn else res
+            if per_turn:
+                t = res[1].reset_index(drop=True)
+                turn_frames.append(pd.concat([pd.DataFrame({"arm": [a.name] * len(t)}), t], axis=1))
+            attrs = df.attrs
+            front = {"arm": [a.name] * len(df)}
+            for k in varied_keys:
+                v = a.varied.get(k)
+                front[k] = [json.dumps(v) if isinstance(v, (dict, list)) else v] * len(df)
+            frames.append(pd.concat([pd.DataFrame(front), df.reset_index(drop=True)], axis=1))
+            arms_attr[a.name] = {
+                "axis_policy": attrs["axis_policy"],
+                "allied_policy": attrs["allied_policy"],
+                "options": attrs["options"],
+                "policy_params": attrs["policy_params"],
+                "data_dir": attrs.get("data_dir"),
+                "data_hash": attrs.get("data_hash"),
+                "reconstructed_components": attrs.get("reconstructed_components", []),
+            }
+            if "failed_games" in attrs:
+                arms_attr[a.name]["failed_games"] = attrs["failed_games"]
+    except KeyboardInterrupt as exc:
+        done, _, folder = getattr(exc, "malta_sim_saved", (0, n, None))
+        exc.malta_sim_saved = (saved + done, total, str(checkpoint) if checkpoint is not None else folder)
+        raise
     out = _normalise(pd.concat(frames, ignore_index=True))
     per_arm = ("axis_policy", "allied_policy", "options", "policy_params", "failed_games")
     common = {k: v for k, v in attrs.items() if k not in per_arm}
+    hashes = {info["data_hash"] for info in arms_attr.values()}
+    if len(hashes) > 1:
+        common["data_hash"], common["data_dir"] = "mixed", None
+        common["reconstructed_components"] = list(dict.fromkeys(
+            c for info in arms_attr.values() for c in info["reconstructed_components"]))
     out.attrs = {**common, "n_games": n, "sweep_file": sweep.source, "arms": arms_attr}
     if not per_turn:
         return out
     turns = _normalise(pd.concat(turn_frames, ignore_index=True))
     turns.attrs = dict(out.attrs)
     return out, turns
+
+
+def _sweep_arm(sweep, a, inp, n, seed, checkpoint, per_turn, progress, kwargs):
+    """Play one arm of :func:`run_sweep` (its checkpoint in a subfolder named by its inputs)."""
+    sub = None
+    if checkpoint is not None:
+        # Named by the arm's resolved inputs (data hash and version included), so a
+        # changed arm gets a fresh subdirectory and an unchanged one resumes.
+        key = json.dumps(inp.key(), sort_keys=True)
+        sub = Path(checkpoint) / ("arm-" + hashlib.sha256(key.encode()).hexdigest()[:16])
+    if progress:
+        print(f"arm {a.name}", file=sys.stderr)
+    res = run_games(
+        sweep.scenario,
+        n,
+        seed,
+        axis_policy=a.axis_policy,
+        allied_policy=a.allied_policy,
+        options=a.options,
+        policy_params=a.policy_params,
+        checkpoint=sub,
+        data_dir=inp.data_dir,
+        per_turn=per_turn,
+        progress=progress,
+        **kwargs,
+    )
+    return res

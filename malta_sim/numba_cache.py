@@ -130,3 +130,36 @@ def configure(package_dir: Path = PACKAGE_DIR) -> str | None:
     if numba_config is not None:  # numba was imported first: its config is already read
         numba_config.CACHE_DIR = str(folder)
     return str(folder)
+
+
+#: Rough first-run compile time shown to the user (measured on the quick
+#: start, README "Quick start"); the kernels are compiled once per version.
+COMPILE_HINT = "about 1-2 minutes on 2 cores, longer on a busy machine"
+
+
+def kernels_cached(folder: str | os.PathLike | None = None) -> bool:
+    """Whether numba's on-disk cache already holds compiled kernels.
+
+    Parameters
+    ----------
+    folder : path, optional
+        The cache folder; default the ``NUMBA_CACHE_DIR`` in effect (the one
+        :func:`configure` chose, or the user's own).
+
+    Returns
+    -------
+    bool
+        True when the folder holds at least one numba index file (``*.nbi``):
+        this version has run before and will load its kernels instead of
+        compiling them.  False for a missing or empty folder, and when no
+        cache folder is known (then numba keeps its cache beside the source,
+        and nothing is promised).
+    """
+    folder = folder if folder is not None else os.environ.get("NUMBA_CACHE_DIR")
+    if not folder:
+        return False
+    try:
+        return next(Path(folder).rglob("*.nbi"), None) is not None
+    except OSError:
+        return False
+

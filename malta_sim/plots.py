@@ -15,11 +15,15 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .analysis.frames import calendar_for
+from .plots_map import ALLIED_COLOUR, AXIS_COLOUR
 
-_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f",
-            "#bcbd22", "#17becf"]
-REASON_COLOURS = {"surrender": "#b2182b", "sudden victory": "#d6604d", "objectives at end": "#f4a582",
-                  "operation cancelled": "#2166ac", "Axis eliminated": "#4393c3", "time limit": "#67a9cf"}
+#: Colours of arms (curves of the timing charts), in arm order; none is a side colour.
+_COLOURS = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666",
+            "#17becf", "#8c564b"]
+#: End reasons: Axis wins in shades of the Axis colour, Allied wins in shades of the Allied colour.
+REASON_COLOURS = {"surrender": AXIS_COLOUR, "sudden victory": "#d6604d", "objectives at end": "#f4a582",
+                  "operation cancelled": ALLIED_COLOUR, "Axis eliminated": "#4393c3", "time limit": "#92c5de",
+                  "turn cap": "#999999"}
 
 
 def _reason_order(reason: str) -> tuple:
@@ -52,21 +56,26 @@ def plot_win_rates(wr: pd.DataFrame, path, *, by: str = "arm", side: str = "Axis
     A dashed line marks 50 % (a balanced scenario).
     """
     labels = [_short(x) for x in wr[by]]
-    fig = _figure(7.5, max(2.2, 0.45 * len(wr) + 1.4))
+    fig = _figure(7.5, max(2.2, 0.5 * len(wr) + 1.4))
     ax = fig.add_subplot()
     y = np.arange(len(wr))
     rate = wr["rate"].to_numpy() * 100
-    err = np.vstack([rate - wr["low"].to_numpy() * 100, wr["high"].to_numpy() * 100 - rate])
-    ax.errorbar(rate, y, xerr=err, fmt="o", color="#b2182b", ecolor="#444", capsize=4)
+    low = np.clip(wr["low"].to_numpy() * 100, 0, rate)          # limits hold the rate (unanimous results too)
+    high = np.clip(wr["high"].to_numpy() * 100, rate, 100)
+    err = np.vstack([rate - low, high - rate])
+    colour = AXIS_COLOUR if side.lower().startswith("axis") else ALLIED_COLOUR
+    ax.errorbar(rate, y, xerr=err, fmt="o", color=colour, ecolor="#444", capsize=4, clip_on=False, zorder=3)
+    lo = max(0.0, min(40.0, float(np.nanmin(low)) - 5))
+    hi = min(100.0, max(60.0, float(np.nanmax(high)) + 5))
+    pad = 0.02 * (hi - lo)
+    ax.set_xlim(lo - pad, hi + pad)
     for yi, r, n in zip(y, rate, wr["games"]):
-        ax.annotate(f"{r:.1f}%  (n={n})", (r, yi), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+        ha = "right" if r > hi - 0.15 * (hi - lo) else "left" if r < lo + 0.15 * (hi - lo) else "center"
+        ax.annotate(f"{r:.1f}%  (n={n})", (r, yi), textcoords="offset points", xytext=(0, 7), ha=ha, fontsize=8)
     ax.axvline(50, ls="--", color="#888", lw=1)
     ax.set_yticks(y, labels)
     ax.set_ylim(-0.7, len(wr) - 0.3)
     ax.invert_yaxis()
-    lo = max(0, min(40, float(np.nanmin(wr["low"])) * 100 - 5))
-    hi = min(100, max(60, float(np.nanmax(wr["high"])) * 100 + 5))
-    ax.set_xlim(lo, hi)
     ax.set_xlabel(f"{side} win rate, % (bars: 95% interval)")
     ax.set_title(title or f"{side} win rate per arm")
     ax.grid(axis="x", alpha=0.3)
@@ -92,9 +101,10 @@ def plot_timing(curve: pd.DataFrame, path, *, by: str = "arm", title: str, scena
     """
     if last_turn is not None:
         curve = curve[curve["turn"] <= last_turn]
-    fig = _figure()
-    ax = fig.add_subplot()
     groups = list(curve.groupby(by, sort=True)) if by in curve.columns else [("all", curve)]
+    several = len(groups) > 1 or groups[0][0] != "all"
+    fig = _figure(9.5 if several else 7.5, 4.5)
+    ax = fig.add_subplot()
     if order is not None:
         rank = {a: i for i, a in enumerate(order)}
         groups.sort(key=lambda g: rank.get(g[0], len(rank)))
@@ -112,10 +122,11 @@ def plot_timing(curve: pd.DataFrame, path, *, by: str = "arm", title: str, scena
         ax.set_xlabel("turn")
     ax.set_ylim(0, 100)
     ax.set_ylabel(ylabel or "share of games, %")
-    ax.set_title(title)
+    ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
-    if len(groups) > 1 or groups[0][0] != "all":
-        ax.legend(fontsize=8, loc="upper left")
+    if several:  # beside the plot, never over a curve
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, title="arm",
+                  title_fontsize=8)
     return _save(fig, path)
 
 
@@ -126,7 +137,7 @@ def plot_steps_lost(games: pd.DataFrame, path, *, by: str = "arm") -> Path:
     ax = fig.add_subplot()
     groups = list(games.groupby(by, sort=True))
     data, labels, colours = [], [], []
-    for c, side, col in zip(cols, ("Axis", "Allied"), ("#b2182b", "#2166ac")):
+    for c, side, col in zip(cols, ("Axis", "Allied"), (AXIS_COLOUR, ALLIED_COLOUR)):
         for g, sub in groups:
             data.append(pd.to_numeric(sub[c], errors="coerce").dropna().to_numpy())
             labels.append(f"{side}\n{_short(g, 18)}" if len(groups) > 1 else side)
@@ -142,28 +153,54 @@ def plot_steps_lost(games: pd.DataFrame, path, *, by: str = "arm") -> Path:
     return _save(fig, path)
 
 
-def plot_end_reasons(er: pd.DataFrame, path, *, by: str = "arm") -> Path:
-    """Stacked bars: share of games ending by surrender / cancellation / time limit."""
+def plot_end_reasons(er: pd.DataFrame, path, *, by: str = "arm", order=None) -> Path:
+    """Stacked bars: share of games ending each way, one bar per arm (from ``end_reasons``).
+
+    Every share above zero is drawn at least half a point wide and labelled
+    (small ones beside the bar), so a rare ending never vanishes; the legend
+    sits below the axis label.  ``order``: arm names top to bottom (default:
+    the order of ``er``).
+    """
     piv = er.pivot_table(index=by, columns="end_reason", values="share", aggfunc="sum", fill_value=0)
+    arms = list(order) if order is not None else list(dict.fromkeys(er[by]))
+    piv = piv.reindex([a for a in arms if a in piv.index])
     piv = piv[sorted(piv.columns, key=_reason_order)]
-    fig = _figure(7.5, max(2.6, 0.45 * len(piv) + 2.0))
+    n_reasons = len(piv.columns)
+    fig = _figure(7.5, 0.55 * len(piv) + 1.6 + 0.22 * -(-n_reasons // 3))
     ax = fig.add_subplot()
-    left = np.zeros(len(piv))
     y = np.arange(len(piv))
-    for reason in piv.columns:
-        v = piv[reason].to_numpy() * 100
-        ax.barh(y, v, left=left, color=REASON_COLOURS.get(reason, "#999"), label=reason)
-        for yi, l, w in zip(y, left, v):
-            if w >= 6:
-                ax.text(l + w / 2, yi, f"{w:.0f}%", ha="center", va="center", fontsize=8, color="white")
-        left += v
+    shares = piv.to_numpy() * 100
+    shown = np.where(shares > 0, np.maximum(shares, 0.5), 0.0)
+    shown = shown * np.where(shown.sum(axis=1, keepdims=True) > 0, 100 / np.maximum(shown.sum(axis=1, keepdims=True),
+                                                                                     1e-9), 1)
+    left = np.zeros(len(piv))
+    for j, reason in enumerate(piv.columns):
+        w = shown[:, j]
+        ax.barh(y, w, left=left, color=REASON_COLOURS.get(reason, "#999"), label=reason, edgecolor="white", lw=0.4,
+                height=0.7)
+        for yi, l, wi, true in zip(y, left, w, shares[:, j]):
+            if true <= 0:
+                continue
+            txt = f"{true:.0f}%" if true >= 1 else f"{true:.1f}%"
+            if wi >= 7:
+                ax.text(l + wi / 2, yi, txt, ha="center", va="center", fontsize=8, color="white")
+            else:  # a thin slice: its share just above the bar
+                ax.text(l + wi / 2, yi - 0.36, txt, ha="center", va="bottom", fontsize=7,
+                        color=REASON_COLOURS.get(reason, "#555"))
+        left += w
     ax.set_yticks(y, [_short(x) for x in piv.index])
-    ax.invert_yaxis()
+    ax.set_ylim(len(piv) - 0.45, -0.75)
     ax.set_xlim(0, 100)
     ax.set_xlabel("share of games, %")
-    ax.set_title("How games end")
-    ax.legend(fontsize=8, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.28))
-    return _save(fig, path)
+    ax.set_title("How games end", fontsize=10)
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=8, ncols=min(3, n_reasons), loc="lower center",
+               frameon=False)
+    legend_in = 0.18 + 0.22 * -(-n_reasons // 3)
+    fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    return path
 
 
 def plot_end_dates(table: pd.DataFrame, path, *, by: str = "arm", dates=None, days=None) -> Path:
@@ -211,7 +248,9 @@ def plot_level_rates(lr: pd.DataFrame, path) -> Path:
         sub = lr[lr["parameter"] == p]
         y = np.arange(len(sub))
         r = sub["rate"].to_numpy() * 100
-        ax.errorbar(r, y, xerr=[r - sub["low"] * 100, sub["high"] * 100 - r], fmt="o", capsize=3, color="#b2182b")
+        lo = np.clip(sub["low"].to_numpy() * 100, 0, r)
+        hi = np.clip(sub["high"].to_numpy() * 100, r, 100)
+        ax.errorbar(r, y, xerr=[r - lo, hi - r], fmt="o", capsize=3, color=AXIS_COLOUR)
         ax.set_yticks(y, [_short(v, 24) for v in sub["level"]])
         ax.invert_yaxis()
         ax.axvline(50, ls="--", color="#888", lw=1)
@@ -243,15 +282,28 @@ def plot_heatmap(matrix: pd.DataFrame, path, *, title: str, fmt: str = "{:.0f}",
 # --------------------------------------------------------------------------- one game's map
 
 
-SIDE_MARKER_COLOURS = ("#c0392b", "#1f4e9c")  # Axis, Allied
+def _unit_label(name: str) -> str:
+    """Short counter name of a piece: ``axis.it.ram.1_2`` -> ``ram.1_2``, ``allied.uk.2rwk`` -> ``2rwk``."""
+    parts = str(name).split(".")
+    if parts and parts[0] in ("axis", "allied"):
+        parts = parts[1:]
+    if len(parts) > 1 and len(parts[0]) == 2:       # nation code (de, it, uk, mt)
+        parts = parts[1:]
+    return ".".join(parts)
 
 
-def plot_game_state(snapshot: dict, path, *, title: str = "", map_data=None, data_dir=None) -> Path:
+def plot_game_state(snapshot: dict, path, *, title: str = "", map_data=None, data_dir=None,
+                    width_in: float = 16.0, dpi: int = 100) -> Path:
     """Map picture of one game at one moment: control, units, drop zones, boxes.
 
     Draws the Island of Death map with :func:`malta_sim.plots_map.draw_map`
-    (terrain, beach zones and their Follow-up / First / Second Wave boxes) and
-    overlays the game state.
+    (terrain, beach zones and their Follow-up / First / Second Wave boxes,
+    place names, a legend of every symbol) and overlays the game state in the
+    two side colours of every picture (:data:`malta_sim.plots_map.AXIS_COLOUR`,
+    :data:`~malta_sim.plots_map.ALLIED_COLOUR`): Axis-controlled hexes
+    tinted, each side's stack in a hex as a square with its piece count and
+    the top piece's name beside it (placed where it covers no other label),
+    drop zone markers as stars, box contents and steps lost in a corner.
 
     Parameters
     ----------
@@ -266,76 +318,83 @@ def plot_game_state(snapshot: dict, path, *, title: str = "", map_data=None, dat
     title : str
     map_data : MapData, optional
         Loaded map (``load_map(data_dir)`` when None).
+    width_in, dpi : float, int
+        Picture size: 16 in at 100 dpi is 1600 pixels wide, where unit names
+        are about 10 pixels high.
 
     Returns
     -------
     pathlib.Path
     """
     import matplotlib.pyplot as plt
-
-    from .loaders.iod_map import load_map
-    from .mapgen.geo import hex_centre
-    import inspect
-
-    from . import plots_map
-    from .plots_map import _corners, draw_map
-
-    m = map_data if map_data is not None else load_map(data_dir)
-    accepted = inspect.signature(draw_map).parameters
-    wanted = {"width_in": 12.0, "figsize": (12, 9.5), "dpi": 90, "margin": 2.0, "show_ids": False, "title": title}
-    fig = draw_map(m, **{k: v for k, v in wanted.items() if k in accepted})
-    if "full" not in accepted and hasattr(plots_map, "crop_to_land"):
-        plots_map.crop_to_land(fig, m, margin=2.0)
-    ax = fig.axes[0]
-    ids = m.grid.hex_ids
-    control = np.asarray(snapshot.get("control", []), dtype=int).ravel()
-    for i in np.flatnonzero((control == 0) & np.asarray(m.land)[: len(control)]):
-        x, y = hex_centre(ids[i])
-        ax.add_patch(plt.Polygon(_corners(x, y), closed=True, facecolor="#e74c3c", alpha=0.40, lw=0, zorder=3))
-    hexes = np.asarray(snapshot["unit_hex"], dtype=int).ravel()
-    sides = np.asarray(snapshot["unit_side"], dtype=int).ravel()
-    names = list(snapshot.get("unit_names", []))
-    for h in np.unique(hexes[hexes >= 0]):
-        here = np.flatnonzero(hexes == h)
-        x, y = hex_centre(ids[int(h)])
-        for k, side in enumerate((0, 1)):
-            us = here[sides[here] == side]
-            if len(us) == 0:
-                continue
-            both = np.any(sides[here] == 0) and np.any(sides[here] == 1)
-            dx = (-0.22 if side == 0 else 0.22) if both else 0.0
-            ax.add_patch(plt.Rectangle((x + dx - 0.21, y - 0.21), 0.42, 0.42, facecolor=SIDE_MARKER_COLOURS[side],
-                                       edgecolor="white", lw=0.8, zorder=6))
-            ax.text(x + dx, y, str(len(us)), ha="center", va="center", color="white", fontsize=8, zorder=7,
-                    fontweight="bold")
-            if names:
-                first = str(names[int(us[0])])
-                for pre in ("axis.", "allied."):
-                    first = first[len(pre):] if first.startswith(pre) else first
-                lab = first + (f" +{len(us) - 1}" if len(us) > 1 else "")
-                ax.text(x + dx, y + 0.26, lab, ha="center", va="top", fontsize=5, zorder=7,
-                        color=SIDE_MARKER_COLOURS[side], fontweight="bold",
-                        bbox=dict(facecolor="white", alpha=0.6, lw=0, pad=0.5))
-    for dz in np.asarray(snapshot.get("dz_hex", []), dtype=int).ravel():
-        if dz >= 0:
-            x, y = hex_centre(ids[int(dz)])
-            ax.plot([x], [y - 0.25], marker="*", ms=14, color="#f1c40f", mec="black", zorder=8)
-    lines = [f"{k}: {v}" for k, v in (snapshot.get("boxes") or {}).items() if v]
-    lines += list(snapshot.get("notes") or [])
-    if lines:
-        ax.text(0.01, 0.99, "\n".join(lines), transform=ax.transAxes, va="top", ha="left", fontsize=7,
-                bbox=dict(facecolor="white", alpha=0.85, edgecolor="#888"), zorder=9)
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    handles = [Patch(facecolor="#e74c3c", alpha=0.40, label="Axis-controlled hex"),
-               Patch(facecolor=SIDE_MARKER_COLOURS[0], label="Axis units (count)"),
-               Patch(facecolor=SIDE_MARKER_COLOURS[1], label="Allied units (count)"),
-               Line2D([], [], marker="*", ls="", ms=12, color="#f1c40f", mec="black", label="drop zone marker")]
-    old = ax.get_legend()
-    if old is not None:
-        ax.add_artist(old)  # keep the map's own legend
-    ax.legend(handles=handles, loc="lower right", fontsize=7, framealpha=0.9)
+    from .loaders.iod_map import load_map
+    from .mapgen.geo import hex_centre
+    from .plots_map import ALLIED_COLOUR, AXIS_COLOUR, AXIS_CONTROL_TINT, _corners, draw_map
+
+    m = map_data if map_data is not None else load_map(data_dir)
+    ids = m.grid.hex_ids
+    side_colour = (AXIS_COLOUR, ALLIED_COLOUR)
+    unit_pt = None
+
+    def overlay(ax, placer):
+        nonlocal unit_pt
+        # points per map unit, for marker and font sizes
+        (a, _), (b, _) = ax.transData.transform([(0, 0), (1, 0)])
+        unit_pt = abs(b - a) * 72.0 / ax.figure.dpi
+        fs = max(6.5, min(9.0, unit_pt * 0.15))
+        control = np.asarray(snapshot.get("control", []), dtype=int).ravel()
+        for i in np.flatnonzero((control == 0) & np.asarray(m.land)[: len(control)]):
+            x, y = hex_centre(ids[i])
+            ax.add_patch(plt.Polygon(_corners(x, y), closed=True, facecolor=AXIS_CONTROL_TINT, alpha=0.45, lw=0,
+                                     zorder=3))
+        hexes = np.asarray(snapshot["unit_hex"], dtype=int).ravel()
+        sides = np.asarray(snapshot["unit_side"], dtype=int).ravel()
+        names = list(snapshot.get("unit_names", []))
+        labels = []
+        for h in np.unique(hexes[hexes >= 0]):
+            here = np.flatnonzero(hexes == h)
+            x, y = hex_centre(ids[int(h)])
+            both = np.any(sides[here] == 0) and np.any(sides[here] == 1)
+            for side in (0, 1):
+                us = here[sides[here] == side]
+                if len(us) == 0:
+                    continue
+                dx = (-0.2 if side == 0 else 0.2) if both else 0.0
+                sq = plt.Rectangle((x + dx - 0.19, y - 0.19), 0.38, 0.38, facecolor=side_colour[side],
+                                   edgecolor="white", lw=0.8, zorder=6)
+                ax.add_patch(sq)
+                placer.reserve(sq)
+                ax.text(x + dx, y, str(len(us)), ha="center", va="center", color="white", fontsize=fs * 1.15,
+                        zorder=7, fontweight="bold")
+                if names:
+                    lab = _unit_label(names[int(us[0])]) + (f" +{len(us) - 1}" if len(us) > 1 else "")
+                    labels.append((x + dx, y, lab, side))
+        for dz in np.asarray(snapshot.get("dz_hex", []), dtype=int).ravel():
+            if dz >= 0:
+                x, y = hex_centre(ids[int(dz)])
+                ax.plot([x], [y - 0.3], marker="*", ms=unit_pt * 0.3, color="#f1c40f", mec="black", zorder=8)
+                placer.reserve_data_box(x - 0.15, y - 0.45, x + 0.15, y - 0.15)
+        near = ((0.0, 0.21, "center", "top"), (0.0, -0.21, "center", "bottom"), (0.21, 0.0, "left", "center"),
+                (-0.21, 0.0, "right", "center"), (0.0, 0.45, "center", "top"), (0.0, -0.45, "center", "bottom"))
+        for x, y, lab, side in labels:
+            placer.place(x, y, lab, candidates=near, fontsize=fs, zorder=9, color=side_colour[side],
+                         fontweight="bold", bbox=dict(boxstyle="round,pad=0.1", facecolor="white", alpha=0.85, lw=0))
+        lines = [f"{k}: {v}" for k, v in (snapshot.get("boxes") or {}).items() if v]
+        lines += list(snapshot.get("notes") or [])
+        if lines:
+            t = ax.text(0.005, 0.995, "\n".join(lines), transform=ax.transAxes, va="top", ha="left",
+                        fontsize=fs * 1.1, bbox=dict(facecolor="white", alpha=0.9, edgecolor="#888"), zorder=12)
+            placer.reserve(t)
+
+    extra = [(Patch(facecolor=AXIS_CONTROL_TINT, alpha=0.45), "Axis-controlled hex"),
+             (Patch(facecolor=AXIS_COLOUR, edgecolor="white"), "Axis stack (number of pieces; top piece named)"),
+             (Patch(facecolor=ALLIED_COLOUR, edgecolor="white"), "Allied stack (number of pieces; top piece named)"),
+             (Line2D([], [], marker="*", ls="", ms=13, color="#f1c40f", mec="black"), "drop zone marker")]
+    fig = draw_map(m, show_ids=False, title=title, margin=2.0, width_in=width_in, dpi=dpi, overlay=overlay,
+                   extra_legend=extra)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)

@@ -31,11 +31,18 @@ from .analysis import (
     timing_curve,
     win_rates,
 )
+from .analysis.breakdown import RARE_NONZERO
 from .analysis.frames import END_REASON_MEANING, calendar_for, game_of, scenario_of, with_outcomes
 from .analysis.timing import EVENT_TITLES
 from .errors import OptionError
 
 BALANCE_BAND = (0.45, 0.55)
+
+#: Probability with which the report's "games needed" figures reach their width.
+NEED_ASSURANCE = 0.9
+
+#: Below this many discordant games the paired interval is conservative (see docs/analysis.md).
+FEW_DISCORDANT = 5
 
 
 def _pct(x, nd=1):
@@ -209,14 +216,16 @@ def write_report(
     scen = scenario_of(df)
     cal = calendar_for(scen, df)
     conf = f"{100 * (1 - alpha):g}%"
-    pooled = win_rates(df, by=None, alpha=alpha).iloc[0]
     wr = win_rates(df, alpha=alpha)
+    wr = wr.set_index("arm").loc[arms].reset_index()            # sweep-file order
+    headline = [{"arm": r.arm, "games": int(r.games), "wins": int(r.wins), "rate": r.rate, "low": r.low,
+                 "high": r.high, "verdict": verdict(r.rate, r.low, r.high)} for r in wr.itertuples()]
     er = end_reasons(df, alpha=alpha)
     gl = game_length(df)
     ns = numeric_summary(df, alpha=alpha)
     files = {}
     files["win_rates"] = plots.plot_win_rates(wr, out / "win_rates.png").name
-    files["end_reasons"] = plots.plot_end_reasons(er, out / "end_reasons.png").name
+    files["end_reasons"] = plots.plot_end_reasons(er, out / "end_reasons.png", order=arms).name
     game = game_of(scen, games)
     days = [cal.day_label(t) for t in cal.day_starts()]
     files["end_dates"] = plots.plot_end_dates(end_day_table(df, scenario=scen), out / "end_dates.png", days=days).name
@@ -236,7 +245,7 @@ def write_report(
              "victory_city": "victory_city.png"}
     for event, c in curves.items():
         files[event] = plots.plot_timing(
-            c, out / fname[event], scenario=scen,
+            c, out / fname[event], scenario=scen, order=arms,
             title=f"Share of games with {EVENT_TITLES[event]}, by {'date' if cal.dated else 'day'} ({conf} pointwise band)",
         ).name
     if {"axis_steps_lost", "allied_steps_lost"} & set(df.columns):
@@ -255,8 +264,10 @@ def write_report(
             eff_note = str(exc)
         files["parameter_effects"] = plots.plot_level_rates(lr, out / "parameter_effects.png").name
 
-    need = {w: games_needed(w, p=float(pooled["rate"]) if 0 < pooled["rate"] < 1 else 0.5, alpha=alpha)
-            for w in (0.10, 0.04, 0.02)}
+    # games per arm for a given width, at the observed rate nearest one half (the widest), with 90 % assurance
+    p_need = float(min(wr["rate"], key=lambda r: abs(r - 0.5)))
+    p_need = p_need if 0 < p_need < 1 else 0.5
+    need = {w: games_needed(w, p=p_need, alpha=alpha, assurance=NEED_ASSURANCE) for w in (0.10, 0.04, 0.02)}
 
     day_rows = {}
     for event, c in curves.items():
@@ -265,7 +276,9 @@ def write_report(
             d = d.drop(columns="date")
         day_rows[event] = d
 
-    highlights = _highlights(df, curves, cal, game)
+    highlight_arm = baseline if len(arms) > 1 else None
+    highlights = _highlights(df[df["arm"] == baseline] if highlight_arm else df, curves, cal, game,
+                             arm=highlight_arm)
     summary = {
         "malta_sim_version": __version__,
         "highlights": highlights,
@@ -280,13 +293,14 @@ def write_report(
         "alpha": alpha,
         "provenance": _clean(dict(games.attrs)) if games.attrs else {},
         "reconstructed_components": _reconstructed(dict(games.attrs), games),
+        "data": _data_variants(dict(games.attrs), df),
         "bots": _bots(dict(games.attrs), games),
         "failed_games": _failed_games(dict(games.attrs)),
-        "axis_win_rate": {"games": int(pooled["games"]), "wins": int(pooled["wins"]), "rate": pooled["rate"],
-                          "low": pooled["low"], "high": pooled["high"],
-                          "verdict": verdict(pooled["rate"], pooled["low"], pooled["high"])},
+        "axis_win_rate": headline[0] if len(headline) == 1 else None,
+        "axis_win_rate_by_arm": headline,
         "win_rates": _records(wr),
         "games_needed_for_width": {f"{w:g}": n for w, n in need.items()},
+        "games_needed_at": {"rate": p_need, "assurance": NEED_ASSURANCE},
         "end_reasons": _records(er),
         "game_length": _records(gl),
         "numeric": _records(ns),
@@ -305,10 +319,16 @@ def write_report(
     return summary
 
 
-def _highlights(df: pd.DataFrame, curves: dict, cal, game: str | None = None) -> list[str]:
-    """A few plain sentences a designer reads first (pooled over arms), worded for the game."""
+def _highlights(df: pd.DataFrame, curves: dict, cal, game: str | None = None, arm: str | None = None) -> list[str]:
+    """A few plain sentences a designer reads first, worded for the game.
+
+    ``df`` holds one arm's games (the baseline's when ``arm`` names it: arms
+    share their seeds, so their games are never pooled into one figure).
+    """
     out = []
     n = len(df)
+    if arm is not None:
+        out.append(f"In the baseline arm `{arm}` ({n} games):")
     first_day_end = int(cal.day_starts()[0]) + cal.turns_per_day - 1
     early = df[df["end_turn"] <= first_day_end]
     if len(early):
@@ -329,6 +349,8 @@ def _highlights(df: pd.DataFrame, curves: dict, cal, game: str | None = None) ->
         out.append("Allied wins: " + "; ".join(parts) + ".")
     c = curves.get("first_airfield")
     if c is not None:
+        if arm is not None:
+            c = c[c["arm"] == arm]
         end1 = c.loc[c["turn"] == first_day_end, "events"].sum() / max(1, c.loc[c["turn"] == first_day_end, "games"].sum())
         out.append(f"An airfield had been captured by the Axis by the end of the first day in {_pct(end1, 0)} of "
                    "games" + (" (beyond the airfields it held at set-up)." if game != "invasion_malta" else "."))
@@ -358,6 +380,35 @@ def _reconstructed(attrs: dict, games: pd.DataFrame) -> list[str]:
     return rc
 
 
+def _data_variants(attrs: dict, df: pd.DataFrame) -> list[dict]:
+    """One entry per game-data hash in the frame: ``hash``, ``folder`` (None:
+    unknown or packaged), ``packaged`` (bool: the packaged, reconstructed
+    data of its game) and ``arms`` (the arms played with it)."""
+    from .batch import data_hash as packaged_hash
+
+    arms_info = attrs.get("arms") or {}
+    if "data_hash" in df.columns:
+        groups = df.groupby(df["data_hash"].astype(str), sort=False)["arm"].unique()
+        items = [(h, list(a)) for h, a in groups.items()]
+    elif attrs.get("data_hash"):
+        items = [(str(attrs["data_hash"]), list(dict.fromkeys(df["arm"])))]
+    else:
+        return []
+    game = attrs.get("game") or game_of(scenario_of(df), df)
+    home = packaged_hash(None, game) if game else None
+    out = []
+    for h, arms in items:
+        folder = None
+        for a in arms:
+            info = arms_info.get(a) or {}
+            if info.get("data_hash") == h and info.get("data_dir"):
+                folder = info["data_dir"]
+        if folder is None and attrs.get("data_hash") == h:
+            folder = attrs.get("data_dir")
+        out.append({"hash": h, "folder": folder, "packaged": h == home, "arms": [str(a) for a in arms]})
+    return out
+
+
 def _bots(attrs: dict, games: pd.DataFrame) -> list[str]:
     """'Axis <policy> vs Allied <policy>' for each configuration that played."""
     if {"axis_policy", "allied_policy"} <= set(games.columns):
@@ -372,6 +423,22 @@ def _provenance_lines(s: dict) -> list[str]:
     """Markdown paragraphs on what the results rest on: data, bots, games left out."""
     L = []
     rc = s.get("reconstructed_components") or []
+    data = s.get("data") or []
+    if not rc and any(d["packaged"] for d in data):
+        rc = ["the packaged data (map, charts, counters and scenarios are reconstructed; see docs/data.md)"]
+    if len(data) > 1:
+        L.append("**Data variants.** These games were played with more than one set of game data; every figure "
+                 "below is per arm, never pooled across data:")
+        L.append("")
+        for d in data:
+            where = "packaged data" if d["packaged"] else (f"`{d['folder']}`" if d["folder"] else "folder not recorded")
+            L.append(f"- data `{d['hash']}` ({where}): {', '.join(f'`{a}`' for a in d['arms'])}")
+        L.append("")
+    elif data:
+        d = data[0]
+        where = "the packaged data" if d["packaged"] else (f"`{d['folder']}`" if d["folder"] else "a data folder")
+        L.append(f"Game data: {where} (hash `{d['hash']}`).")
+        L.append("")
     if rc:
         p = s.get("provenance") or {}
         extra = "; ".join(f"{k} `{p[k]}`" for k in ("components", "data_hash") if p.get(k))
@@ -431,18 +498,36 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
         + (f" Results: `{s['source']}`." if s.get("source") else "")
     )
     L.append("")
-    pooled_note = " pooled over all arms" if len(s["arms"]) > 1 else ""
-    L.append(f"**Axis win rate{pooled_note} {pct(a['rate'])}** ({conf} interval {pct(a['low'])} - "
-             f"{pct(a['high'])}, Wilson): {a['verdict']}.")
+    if a is not None:
+        L.append(f"**Axis win rate {pct(a['rate'])}** ({conf} interval {pct(a['low'])} - "
+                 f"{pct(a['high'])}, Wilson): {a['verdict']}.")
+    else:
+        L.append("**Axis win rate per arm** (arms play the same games with the same dice, so their games are "
+                 f"never pooled into one rate; {conf} Wilson intervals):")
+        L.append("")
+        for h in s["axis_win_rate_by_arm"]:
+            L.append(f"- `{h['arm']}`: **{pct(h['rate'])}** ({pct(h['low'])} - {pct(h['high'])}; {h['games']} games): "
+                     f"{h['verdict']}.")
     L.append("")
     L.extend(_provenance_lines(s))
     need = s["games_needed_for_width"]
+    at = s["games_needed_at"]
     L.append("")
-    L.append(f"Games per arm needed for a {conf} interval of ±5 points: {need['0.1']}; ±2 points: "
-             f"{need['0.04']}; ±1 point: {need['0.02']} (at the observed rate; at 50% when it is 0 or 100%).")
-    if s.get("highlights"):
+    L.append(f"Games per arm for a {conf} interval no wider than ±5 points: {need['0.1']}; ±2 points: "
+             f"{need['0.04']}; ±1 point: {need['0.02']}, each with {100 * at['assurance']:.0f}% probability at a "
+             f"true win rate of {pct(at['rate'], 0)} (the observed rate nearest 50%; 50% when every game went one "
+             "way).")
+    if min(h["games"] for h in s["axis_win_rate_by_arm"]) < 30:
         L.append("")
-        L.extend(f"- {h}" for h in s["highlights"])
+        L.append("*Fewer than 30 games in an arm: the intervals' actual coverage varies between about 91% and "
+                 "98% with the true rate (docs/analysis.md, \"Coverage\").*")
+    if s.get("highlights"):
+        hl = list(s["highlights"])
+        L.append("")
+        if hl[0].startswith("In the baseline arm"):
+            L.append(hl.pop(0))
+            L.append("")
+        L.extend(f"- {h}" for h in hl)
     L.append("")
     L.append("## Who wins")
     L.append("")
@@ -456,8 +541,15 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
         L.append("### Arms compared game by game (common random numbers)")
         L.append("")
         L.append("Each arm played the same game indices with the same seeds, so only games decided differently "
-                 "count. `difference` = arm - baseline Axis win rate (Newcombe paired interval); McNemar's test "
-                 "(exact when fewer than 25 discordant games).")
+                 "count. `difference` = arm - baseline Axis win rate (Tango's score interval for paired "
+                 "proportions); McNemar's test (exact when fewer than 25 discordant games).")
+        few = comparisons[(comparisons["a_only"] + comparisons["b_only"]) < FEW_DISCORDANT]
+        if len(few):
+            L.append("")
+            L.append(f"*Fewer than {FEW_DISCORDANT} games decided differently for "
+                     + ", ".join(f"`{x}`" for x in few["arm_b"])
+                     + ": the interval is then conservative (it covers the true difference more often than "
+                     f"{conf}) and says mostly that the arms rarely differ.*")
         L.append("")
         c = comparisons[["arm_a", "arm_b", "games", "rate_a", "rate_b", "difference", "low", "high",
                          "a_only", "b_only", "mcnemar_pvalue"]].rename(
@@ -504,8 +596,9 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
         L.append("")
         how = sorted(set(ns["interval"]) - {"", "exact"}) if "interval" in ns.columns else []
         L.append(f"Mean per game ({conf} interval of the mean"
-                 + (f"; {', '.join(how)}" if how else "") + "; an interval never leaves the observed range, "
-                 "so counts never get a negative bound):")
+                 + (f"; {', '.join(how)}" if how else "") + f": a count seen in fewer than {RARE_NONZERO} games "
+                 "gets the exact Poisson interval, any other number the t interval; a count never gets a "
+                 "negative bound):")
         L.append("")
         nn = ns[ns["column"] != "end_turn"].copy()
         nn["v"] = [f"{r.mean:.2f} [{r.low:.2f}, {r.high:.2f}]" if r.games else "" for r in nn.itertuples()]
@@ -518,9 +611,11 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
         L.append("")
         L.append("## Sweep parameters")
         L.append("")
-        L.append("Axis win rate at each level (pooled over the other parameters):")
+        L.append("Axis win rate at each level, pooled over the other parameters. A level holds several arms that "
+                 "share their game seeds, so its interval counts the effective number of independent games "
+                 "(games divided by `design_effect`, measured between game indices), not every row:")
         L.append("")
-        L.append(_md_table(lr, {"rate": pct, "low": pct, "high": pct}))
+        L.append(_md_table(lr, {"rate": pct, "low": pct, "high": pct, "design_effect": lambda v: f"{v:.2f}"}))
         L.append("")
         L.append(f"![parameter effects]({files['parameter_effects']})")
         if len(eff):
@@ -537,11 +632,15 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
     L.append("## Methods")
     L.append("")
     L.append(
-        f"- Win rates: Wilson score intervals ({conf}, statsmodels `proportion_confint`).\n"
-        "- Means of per-game counts: bootstrap percentile interval (scipy `bootstrap`, 2000 resamples, fixed "
-        "stream) up to 5000 games, above that the t interval clipped to the observed range.\n"
+        f"- Win rates and shares: Wilson score intervals ({conf}, statsmodels `proportion_confint`), clipped to "
+        "[0, 1]; per arm, never pooled over arms, which share their dice. Rates pooled over arms (sweep "
+        "levels) use the effective number of games (design effect between game indices).\n"
+        "- Means of per-game numbers: Student t interval (statsmodels `DescrStatsW`), not below 0 for counts; a "
+        f"count seen in fewer than {RARE_NONZERO} games gets the exact Poisson (Garwood) interval "
+        "(statsmodels `confint_poisson`).\n"
         "- Paired comparisons: arms share game indices and seeds (common random numbers); difference of rates "
-        "with Newcombe's paired interval, McNemar's test (statsmodels).\n"
+        "with Tango's score interval, McNemar's test (statsmodels).\n"
+        "- Coverage of each of these intervals on simulated data with known truth: docs/analysis.md.\n"
         "- Timing curves: cumulative share of *all* games; a game that ended before the event counts as never "
         "(nothing is censored because every game is followed to its end). Pointwise Wilson bands.\n"
         + _rules_line(s.get("game")) +

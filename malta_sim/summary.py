@@ -1,7 +1,7 @@
 """A short printable summary of a batch of games.
 
 :func:`winner_shares` gives each side's share of wins with a 95% Wilson score
-interval (``statsmodels.stats.proportion.proportion_confint``), :func:`end_reasons`
+interval (:func:`malta_sim.analysis.proportion_interval`), :func:`end_reasons`
 counts how games ended, :func:`median_end` finds the median end turn and its
 date, and :func:`format_summary` puts them into a few lines for the terminal
 (one line per arm for a sweep frame, with an ``arm`` column).
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
+from .analysis.rates import proportion_interval
 
 __all__ = ["winner_shares", "end_reasons", "median_end", "format_summary", "SIDES"]
 
@@ -42,7 +42,7 @@ def winner_shares(df: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     for w in names:
         k = int(counts.get(w, 0))
         if n:
-            lo, hi = proportion_confint(k, n, alpha=alpha, method="wilson")
+            lo, hi = proportion_interval(k, n, alpha=alpha, method="wilson")
             share = k / n
         else:
             lo = hi = share = float("nan")
@@ -51,16 +51,23 @@ def winner_shares(df: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
 
 
 def end_reasons(df: pd.DataFrame) -> pd.DataFrame:
-    """How games ended: count and share per ``end_reason``, most common first.
+    """How games ended: count and share per end reason, most common first.
+
+    End reasons are named as in the report and the docs
+    (:func:`malta_sim.analysis.frames.canonical_end_reason`: ``surrender``,
+    ``operation cancelled``, ``time limit`` ...), whatever code the engine
+    wrote in the frame.
 
     Returns
     -------
     pandas.DataFrame
         Index ``end_reason``; columns ``games`` (int), ``share`` (float).
     """
+    from .analysis.frames import canonical_end_reason
+
     if "end_reason" not in df.columns or not len(df):
         return pd.DataFrame({"games": [], "share": []}, index=pd.Index([], name="end_reason"))
-    c = df["end_reason"].value_counts()
+    c = df["end_reason"].map(canonical_end_reason).value_counts()
     out = pd.DataFrame({"games": c.astype(int), "share": c / len(df)})
     out.index.name = "end_reason"
     return out
@@ -112,7 +119,7 @@ def _block(df: pd.DataFrame) -> list[str]:
     if len(er):
         lines.append("  end reason            games   share")
         for reason, r in er.iterrows():
-            lines.append(f"  {str(reason).replace('_', ' '):<20} {int(r['games']):>6}  {_pct(r['share'])}")
+            lines.append(f"  {str(reason):<20} {int(r['games']):>6}  {_pct(r['share'])}")
     m = median_end(df)
     if m["turn"] is not None:
         when = f"turn {m['turn']}" + (f" ({m['date']})" if m["date"] else "")
@@ -127,7 +134,7 @@ def _arm_table(df: pd.DataFrame) -> list[str]:
         sub = df[df["arm"] == arm]
         ax = winner_shares(sub).loc["axis"]
         er = end_reasons(sub)
-        top = f"{str(er.index[0]).replace('_', ' ')} {_pct(er['share'].iloc[0]).strip()}" if len(er) else "-"
+        top = f"{er.index[0]} {_pct(er['share'].iloc[0]).strip()}" if len(er) else "-"
         m = median_end(sub)
         end = "-" if m["turn"] is None else f"turn {m['turn']}" + (f" ({m['date']})" if m["date"] else "")
         rows.append((str(arm), str(len(sub)), _pct(ax["share"]), f"{_pct(ax['ci_low'])} - {_pct(ax['ci_high'])}", top, end))
@@ -135,6 +142,29 @@ def _arm_table(df: pd.DataFrame) -> list[str]:
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     fmt = "  " + "  ".join(f"{{:{'>' if i in (1, 2) else '<'}{w}}}" for i, w in enumerate(widths))
     return [fmt.format(*head).rstrip()] + [fmt.format(*r).rstrip() for r in rows]
+
+
+def data_line(attrs: dict, games: pd.DataFrame | None = None) -> str | None:
+    """``data: <folder> (hash <16 hex>)`` for a frame's provenance; None when unknown.
+
+    The packaged data is named as such; a sweep whose arms used different data
+    folders names each arm's (``arms`` in ``attrs``).
+    """
+    arms = attrs.get("arms") or {}
+    hashes = {info.get("data_hash") for info in arms.values() if isinstance(info, dict)}
+    if len(hashes) > 1:
+        parts = [f"{arm}: {_folder(info.get('data_dir'))} ({info.get('data_hash')})" for arm, info in arms.items()]
+        return "data per arm: " + "; ".join(parts)
+    h = attrs.get("data_hash")
+    if h is None and games is not None and "data_hash" in games.columns and games["data_hash"].nunique() == 1:
+        h = str(games["data_hash"].iloc[0])
+    if h is None:
+        return None
+    return f"data: {_folder(attrs.get('data_dir'))} (hash {h})"
+
+
+def _folder(d) -> str:
+    return "the packaged data" if not d else str(d)
 
 
 def format_summary(df: pd.DataFrame) -> str:
@@ -161,7 +191,10 @@ def format_summary(df: pd.DataFrame) -> str:
     asked = a.get("n_games")
     of = f" of {asked * max(n_arms, 1)}" if isinstance(asked, int) and asked * max(n_arms, 1) != len(df) else ""
     lines.append(f"  {len(df)}{of} games{per_arm}, seed {a.get('seed', '?')}")
+    dl = data_line(a, df)
     if "arm" in df.columns:
+        if dl:
+            lines.append(f"  {dl}")
         lines.extend(_arm_table(df))
         for arm, info in (a.get("arms") or {}).items():
             failed = info.get("failed_games") if isinstance(info, dict) else None
@@ -174,6 +207,8 @@ def format_summary(df: pd.DataFrame) -> str:
     lines[-1] += f"; axis policy {a.get('axis_policy', '?')}, allied policy {a.get('allied_policy', '?')}; options: {opts}"
     if a.get("policy_params"):
         lines.append(f"  policy parameters: {a['policy_params']}")
+    if dl:
+        lines.append(f"  {dl}")
     lines.extend(_block(df))
     failed = a.get("failed_games") or []
     if failed:
@@ -189,6 +224,7 @@ def format_summary(df: pd.DataFrame) -> str:
     if rc:
         lines.append("  reconstructed (not printed) data used by these results: "
                      + ", ".join(map(str, rc)))
-        if a.get("engine") == "island_of_death":
+        if a.get("engine") == "island_of_death" or a.get("game") == "island_of_death":
             lines.append("    (rows per file: malta-sim data info; printed values can be given with --data-dir)")
+    lines.append("  columns of the result file: malta-sim glossary")
     return "\n".join(lines)

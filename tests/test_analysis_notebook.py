@@ -34,6 +34,17 @@ def _outputs(nb) -> str:
     return "\n".join(text)
 
 
+def _reads_cleanly(nb) -> None:
+    """No warning or error text in any cell's output (the tqdm 'IProgress not
+    found' warning was one), and the verdict reads as a sentence."""
+    for c in nb.cells:
+        for o in c.get("outputs", []):
+            assert o.get("name") != "stderr" or not o.get("text", "").strip(), o.get("text")
+            assert o.get("output_type") != "error", o
+    text = _outputs(nb)
+    assert "Warning" not in text and "the scenario the" not in text and "the scenario no clear" not in text
+
+
 def _engine_plays() -> bool:
     try:
         from malta_sim.play import new_game
@@ -56,6 +67,7 @@ def test_notebook_runs(tmp_path):
               'VARIANT_NAME = "Delayed Landings"\nOUT = "OUTDIR"\nMAPS = False')
     nb = _run(tmp_path, params)
     assert "same row as the batch: True" in _outputs(nb)
+    _reads_cleanly(nb)
 
 
 def _run_on_test_double(tmp_path):
@@ -68,5 +80,6 @@ def _run_on_test_double(tmp_path):
     text = _outputs(nb)
     assert "Axis win rate" in text and "McNemar" in text
     assert "same row as the batch: True" in text
+    _reads_cleanly(nb)
     assert (tmp_path / "out" / "report" / "report.md").exists()
     assert (tmp_path / "out" / "compare" / "summary.json").exists()

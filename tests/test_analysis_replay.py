@@ -99,7 +99,44 @@ def test_game_state_picture(tmp_path):
             "control": control, "dz_hex": np.array([IOD_GRID.index("1211"), -1]),
             "boxes": {"Axis in Follow-up boxes": 12}, "notes": ["surrender modifier -2"]}
     p = plot_game_state(snap, tmp_path / "m.png", title="test")
-    assert imread(p).shape[0] > 400
+    assert imread(p).shape[1] >= 1600          # unit names about 10 pixels high at this width
+
+
+def test_game_state_picture_labels_and_legend(tmp_path, monkeypatch):
+    """The replay picture names the top piece of each stack in its side's colour,
+    legibly, without overlapping another label; its legend has the overlay's
+    entries besides the map's."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+
+    from malta_sim.hexgrid import IOD_GRID
+    from malta_sim.plots import plot_game_state
+    from malta_sim.plots_map import ALLIED_COLOUR, AXIS_COLOUR
+
+    kept = {}
+    real_close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: kept.setdefault("fig", fig))
+    hexes = ["1210", "1211", "1311", "1310", "1209", "1110", "1111", "1212"]
+    snap = {"turn": 3, "unit_hex": np.array([IOD_GRID.index(h) for h in hexes]),
+            "unit_side": np.array([0, 0, 1, 1, 0, 1, 0, 1]),
+            "unit_names": [f"{'axis.it' if k % 2 == 0 else 'allied.uk'}.unit_{k}" for k in range(8)],
+            "control": np.full(IOD_GRID.n_hexes, 1, dtype=np.int8), "dz_hex": np.array([-1])}
+    plot_game_state(snap, tmp_path / "m.png", title="labels")
+    fig = kept["fig"]
+    try:
+        ax = fig.axes[0]
+        r = fig.canvas.get_renderer()
+        units = [t for t in ax.texts if t.get_text().startswith("unit_")]
+        assert len(units) == 8
+        assert {to_hex(t.get_color()) for t in units} == {AXIS_COLOUR, ALLIED_COLOUR}
+        assert min(t.get_fontsize() for t in units) * fig.dpi / 72 >= 9
+        boxes = [t.get_window_extent(r) for t in ax.texts if t.get_text() and t.get_bbox_patch() is not None
+                 and t.get_fontsize() < 12]
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+        labels = [t.get_text() for t in fig.legends[0].get_texts()]
+        assert any("Axis stack" in x for x in labels) and any("drop zone marker" in x for x in labels)
+    finally:
+        real_close(fig)
 
 
 def _iod_plays() -> bool:

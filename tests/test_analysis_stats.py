@@ -128,10 +128,31 @@ def test_paired_interval_coverage():
     assert hits / reps >= 0.92
 
 
-def test_paired_comparison_uses_newcombe_interval_of_b_minus_a():
-    r = paired_comparison(_paired_frame(30, 5, 15, 50), "A", "B")
+def test_paired_comparison_newcombe_method_gives_b_minus_a():
+    r = paired_comparison(_paired_frame(30, 5, 15, 50), "A", "B", method="newcombe")
     lo, hi = newcombe_paired_interval(30, 5, 15, 50)
     assert (r.low, r.high) == pytest.approx((-hi, -lo))
+
+
+def test_tango_interval_on_published_examples():
+    """Tango's score interval against the worked examples of Fagerland, Lydersen
+    and Laake (2014, Stat. Med. 33:2850, and their contingencytables package):
+    airway hyper-responsiveness (Bentur et al. 2009), table [[1, 1], [7, 12]],
+    difference (1 - 7) / 21 = -0.286 with interval -0.517 to -0.026."""
+    from malta_sim.analysis import tango_paired_interval
+
+    # arm A = 'before' (row), arm B = 'after' (column): A-only 1, B-only 7 -> B - A = +0.286
+    lo, hi = tango_paired_interval(1, 7, 21)
+    assert (lo, hi) == pytest.approx((0.026, 0.517), abs=6e-4)
+    # the default method of paired_comparison, orientation b - a
+    r = paired_comparison(_paired_frame(1, 7, 1, 12), "A", "B")
+    assert r.method == "tango" and (r.low, r.high) == pytest.approx((-0.517, -0.026), abs=6e-4)
+    # no discordant game: a real interval around 0, half-width z^2 / (n + z^2)
+    z2 = stats.norm.ppf(0.975) ** 2
+    lo, hi = tango_paired_interval(0, 0, 30)
+    assert (lo, hi) == pytest.approx((-z2 / (30 + z2), z2 / (30 + z2)), rel=1e-6)
+    lo, hi = tango_paired_interval(30, 0, 30)               # every game won by arm A only
+    assert lo == -1.0 and -1.0 < hi < -0.5
 
 
 def test_paired_t_method_and_errors():

@@ -51,15 +51,35 @@ def test_packaged_data_is_valid():
 
 def test_unknown_unit_in_scenario(copy):
     f = copy / "scenarios" / "intro.toml"
-    edit(f, '"allied.uk.4b=6-6"', '"allied.uk.4bb=6-6"')
+    edit(f, '"allied.uk.4b@1"', '"allied.uk.4bb@1"')
     one_problem(copy, "intro.toml", line_of(f, "allied.uk.4bb"), "setup[3].units", "unknown unit 'allied.uk.4bb'")
 
 
 def test_wrong_printed_strength(copy):
     f = copy / "scenarios" / "intro.toml"
-    edit(f, 'units = ["allied.uk.8m=4-6"', 'units = ["allied.uk.8m=5-6"')
+    edit(f, 'units = ["allied.uk.8m@2"', 'units = ["allied.uk.8m=5-6"')
     p = one_problem(copy, "intro.toml", line_of(f, "allied.uk.8m=5-6"), None, "has no strength level 5-6")
-    assert "6-6, 4-6, 2-6" in p.message
+    assert "@1 = 6-6, @2 = 4-6, @3 = 2-6" in p.message
+
+
+def test_setup_names_a_strength_level(copy):
+    """A set-up row may name the level (``@2``); the values then live in unit_steps.csv
+    alone: changing them there breaks no set-up row, and the piece starts at the
+    level's new values.  The printed-values form still works; a level the unit lacks
+    is refused with its levels listed."""
+    from malta_sim.loaders import load_iod
+
+    f = copy / "scenarios" / "intro.toml"
+    assert 'units = ["allied.uk.8m@2"' in f.read_text(encoding="utf-8")     # the packaged form
+    steps = copy / "unit_steps.csv"
+    edit(steps, "allied.uk.8m,2,4,4,6,", "allied.uk.8m,2,5,5,6,")             # raise its 4-6 level to 5-6
+    d = load_iod(copy)
+    p = d.scenario("intro").placement("allied.uk.8m")
+    assert p.level == 2 and d.units.designs["allied.uk.8m"].levels[1].label() == "5-6"
+    edit(f, 'units = ["allied.uk.8m@2"', 'units = ["allied.uk.8m=5-6"')
+    assert load_iod(copy).scenario("intro").placement("allied.uk.8m").level == 2
+    edit(f, 'units = ["allied.uk.8m=5-6"', 'units = ["allied.uk.8m@7"')
+    one_problem(copy, "intro.toml", line_of(f, "allied.uk.8m@7"), None, "has no strength level 7 (levels: @1 = 6-6")
 
 
 def test_unit_on_ocean_hex(copy):
@@ -76,7 +96,7 @@ def test_hex_off_the_grid(copy):
 
 def test_piece_used_twice_and_stacking(copy):
     f = copy / "scenarios" / "hercules.toml"
-    edit(f, 'units = ["allied.uk.8m=6-6"]', 'units = ["allied.uk.8m=6-6", "allied.uk.2rif", "allied.uk.1h", "allied.uk.4b", "allied.uk.1dli"]')
+    edit(f, 'units = ["allied.uk.8m@1"]', 'units = ["allied.uk.8m@1", "allied.uk.2rif", "allied.uk.1h", "allied.uk.4b", "allied.uk.1dli"]')
     one_problem(copy, "hercules.toml", None, "setup.units", "limit is 4 (rule 7.1)")
     one_problem(copy, "hercules.toml", None, None, "is used twice")
 
@@ -135,7 +155,7 @@ def test_rn_modifier_must_match_rule_20(copy):
 
 
 def test_cli_exit_2_one_line_per_problem(copy):
-    edit(copy / "scenarios" / "intro.toml", '"allied.uk.4b=6-6"', '"allied.uk.4bb=6-6"')
+    edit(copy / "scenarios" / "intro.toml", '"allied.uk.4b@1"', '"allied.uk.4bb@1"')
     edit(copy / "tables" / "militia.csv", "town,5,", "town,9,")
     r = CliRunner().invoke(main, ["data", "check", str(copy)])
     assert r.exit_code == 2
@@ -155,7 +175,7 @@ def test_load_iod_raises_first_problem(copy):
 
 def test_strongpoint_must_touch_a_beach(copy):
     f = copy / "scenarios" / "intro.toml"
-    edit(f, 'units = ["allied.uk.4b=6-6"]', 'units = ["allied.uk.4b=6-6", "allied.sp.b"]')
+    edit(f, 'units = ["allied.uk.4b@1"]', 'units = ["allied.uk.4b@1", "allied.sp.b"]')
     one_problem(copy, "intro.toml", line_of(f, 'hex = "1314"'), "setup[3].hex", "not next to a beach hex (rule 16.2)")
 
 

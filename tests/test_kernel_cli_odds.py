@@ -65,3 +65,36 @@ def test_odds_errors_one_line_exit_2(args, word):
     assert r.exit_code == 2
     lines = [ln for ln in r.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and word in lines[0] and "Traceback" not in r.output
+
+
+def test_odds_explain_codes_and_say_when_the_table_is_reconstructed(tmp_path):
+    """Each calculator says whether its table is printed or reconstructed and ends
+    with a key to its codes; a data folder whose chart rows all cite rules is
+    reported as printed."""
+    import re
+    import shutil
+
+    from click.testing import CliRunner
+
+    from malta_sim.cli import main
+    from malta_sim.cli.cmd_odds import table_source
+    from malta_sim.loaders.common import packaged_data_dir
+
+    runner = CliRunner()
+    crt = runner.invoke(main, ["odds", "crt", "--attack", "29", "--defense", "15", "--shift", "5", "--terrain",
+                               "clear", "--time", "day"])
+    assert crt.exit_code == 0 and crt.output.startswith("table: RECONSTRUCTED")
+    assert "D = every unit of that side disorganized, Z = demoralized" in crt.output
+    bomb = runner.invoke(main, ["odds", "bombard", "--strength", "10", "--battalions", "4"])
+    assert bomb.exit_code == 0 and "table: RECONSTRUCTED" in bomb.output and "key: - = no effect" in bomb.output
+    drop = runner.invoke(main, ["odds", "drop", "--hex", "1313", "--json"])
+    assert json.loads(drop.output)["table"]["status"] == "reconstructed"
+    d = tmp_path / "printed"
+    shutil.copytree(packaged_data_dir(), d)
+    for f in ("crt.csv", "crt_lines.csv"):
+        p = d / f
+        p.write_text(re.sub(r"reconstructed[^\n]*", "rule 9.4", p.read_text(encoding="utf-8")), encoding="utf-8")
+    assert table_source(d, "crt")["status"] == "printed"
+    out = runner.invoke(main, ["odds", "crt", "--attack", "29", "--defense", "15", "--terrain", "clear", "--time",
+                               "day", "--data-dir", str(d)])
+    assert out.exit_code == 0 and out.output.startswith("table: printed")

@@ -23,7 +23,12 @@ def test_report_cli_writes_files(tmp_path):
     assert "Axis win rate" in r.output
     s = json.loads((out / "summary.json").read_text())
     assert s["games"] == 240 and s["arms"] == ["base", "variant"]
-    assert s["axis_win_rate"]["wins"] == int((g["winner"] == "axis").sum())
+    # arms share their seeds: one headline per arm, no pooled rate
+    assert s["axis_win_rate"] is None
+    by_arm = {h["arm"]: h for h in s["axis_win_rate_by_arm"]}
+    for arm in ("base", "variant"):
+        assert by_arm[arm]["wins"] == int(((g["arm"] == arm) & (g["winner"] == "axis")).sum())
+    assert "base:" in r.output and "variant:" in r.output and "pooled over all arms" not in r.output
     assert len(s["paired_comparisons"]) == 1
     for f in ("win_rates", "surrender", "first_airfield", "victory_city", "steps_lost", "end_reasons"):
         png = out / s["files"][f]
@@ -86,3 +91,60 @@ def test_report_reads_a_checkpoint_folder(tmp_path):
     assert list(games["game"]) == list(range(12))
     assert per_turn is not None and len(per_turn) == len(turns)
     assert (games["winner"].to_numpy() == full["winner"].to_numpy()).all()
+
+
+def test_report_on_a_unanimous_run(tmp_path):
+    """Every game won by the Axis (the Introductory Scenario's 30 of 30 with the
+    default bots): the report is written, the interval reaches exactly 100 %."""
+    g, pt = synthetic_results(30, {"base": 1.0}, per_turn=True, seed=1)
+    g.to_csv(tmp_path / "g.csv", index=False)
+    pt.to_csv(tmp_path / "g_per_turn.csv", index=False)
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "g.csv"), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    s = json.loads((tmp_path / "rep" / "summary.json").read_text())
+    a = s["axis_win_rate"]
+    assert (a["rate"], a["high"]) == (1.0, 1.0) and 0.85 < a["low"] < 1.0
+    assert imread(tmp_path / "rep" / "win_rates.png").shape[0] > 100
+
+
+def test_report_charts_keep_legends_clear(tmp_path):
+    """The end-reason legend sits below the axis label, a 0.5 % ending is drawn and
+    labelled, and the timing legend is outside the plotting area (never over a curve)."""
+    import matplotlib.pyplot as plt
+
+    from malta_sim import plots
+    from malta_sim.analysis import end_reasons, timing_curve
+
+    g = synthetic_results(200, {"a": 0.8, "b": 0.5}, seed=3)
+    g.loc[(g["arm"] == "b") & (g["winner"] == "allied"), "end_reason"] = "last_turn"
+    g.loc[g.index[(g["arm"] == "b") & (g["winner"] == "allied")][0], "end_reason"] = "invasion_suspended"
+    kept = []
+    orig = plots._save
+
+    def keep(fig, path):
+        kept.append(fig)
+        return orig(fig, path)
+
+    plots._save = keep
+    try:
+        plots.plot_timing(timing_curve(g, "first_airfield"), tmp_path / "t.png", title="t", scenario="hercules")
+    finally:
+        plots._save = orig
+    fig = kept[0]
+    r = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    assert not ax.get_legend().get_window_extent(r).overlaps(ax.get_window_extent(r))
+
+    orig_savefig = plt.Figure.savefig
+    figs = []
+    plt.Figure.savefig = lambda self, *a, **k: (figs.append(self), orig_savefig(self, *a, **k))[1]
+    try:
+        plots.plot_end_reasons(end_reasons(g), tmp_path / "e.png", order=["a", "b"])
+    finally:
+        plt.Figure.savefig = orig_savefig
+    fig = figs[0]
+    r = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    assert not fig.legends[0].get_window_extent(r).overlaps(ax.xaxis.label.get_window_extent(r))
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
+    assert "0.5%" in [t.get_text() for t in ax.texts]

@@ -1,6 +1,7 @@
 """Regression tests of report fixes (calendar, provenance, intervals, arm order)."""
 
 import numpy as np
+from scipy import stats
 import pandas as pd
 import pytest
 
@@ -89,9 +90,14 @@ def test_count_means_never_get_a_negative_bound():
                        "scenario": "intro", "axis_hqs_lost": x})
     r = numeric_summary(df, ["axis_hqs_lost"]).iloc[0]
     assert 0 <= r["low"] < r["mean"] < r["high"] <= 1
-    assert r["interval"] == "bootstrap percentile"
-    again = numeric_summary(df, ["axis_hqs_lost"]).iloc[0]
-    assert (again["low"], again["high"]) == (r["low"], r["high"])     # reproducible
+    # a count seen in 4 games is rare: the exact Poisson (Garwood) interval of 4 events in 120 games
+    assert r["interval"] == "exact Poisson (Garwood)"
+    assert (r["low"], r["high"]) == pytest.approx((stats.chi2.ppf(0.025, 8) / 2 / 120,
+                                                   stats.chi2.ppf(0.975, 10) / 2 / 120))
+    never = numeric_summary(df.assign(axis_hqs_lost=0), ["axis_hqs_lost"]).iloc[0]
+    assert never["low"] == 0 and never["high"] == pytest.approx(-np.log(0.025) / 120)   # not [0, 0]
+    common = numeric_summary(df.assign(axis_hqs_lost=np.arange(120) % 3), ["axis_hqs_lost"]).iloc[0]
+    assert common["interval"] == "t" and common["low"] >= 0
 
 
 def test_im_report_uses_im_calendar_and_end_reasons(tmp_path):

@@ -119,19 +119,29 @@ def end_day_table(games: pd.DataFrame, by: str = "arm", scenario: str | None = N
     return out
 
 
-#: Largest sample for which :func:`mean_interval` bootstraps (above it the t interval is used).
-BOOTSTRAP_MAX_GAMES = 5000
+#: A count column with fewer non-zero games than this gets the exact Poisson
+#: (Garwood) interval of :func:`mean_interval`; with more, the t interval.
+RARE_NONZERO = 10
 
 
 def mean_interval(x: np.ndarray, alpha: float = 0.05) -> tuple[float, float, str]:
-    """Interval of the mean of a per-game count that stays inside the data's range.
+    """Interval of the mean of a per-game number (steps lost, places held, end turn).
 
-    Counts (steps lost, HQs lost, places held) are non-negative and often
-    mostly zero, where the t interval can reach below 0.  Up to
-    :data:`BOOTSTRAP_MAX_GAMES` values the interval is the bootstrap
-    percentile interval (:func:`scipy.stats.bootstrap`, 2000 resamples, a fixed
-    stream of :mod:`malta_sim.rng` so reports are reproducible); above that the
-    t interval (``DescrStatsW.tconfint_mean``), clipped to ``[min(x), max(x)]``.
+    * A *rare* count (non-negative integers, non-zero in fewer than
+      :data:`RARE_NONZERO` games and in at most half of them) gets an exact
+      Poisson (Garwood) interval: :func:`statsmodels.stats.rates.confint_poisson`
+      with ``method="exact-c"`` on the total over the games, widened for
+      counts that come in clumps (quasi-Poisson: with dispersion
+      ``phi = max(1, variance / mean)`` the interval of ``total / phi``
+      events, scaled back by ``phi``).  A count that was zero in every game
+      still gets an upper limit (``-ln(alpha / 2) / n``: 3.7 / n at 95 %),
+      where a bootstrap gives the empty interval ``[0, 0]``.
+    * Otherwise the Student t interval of the mean
+      (:meth:`statsmodels.stats.weightstats.DescrStatsW.tconfint_mean`),
+      with the lower limit raised to 0 for a column with no negative value
+      (a count cannot have a negative mean).
+    * Values that do not vary (or a single game) and are not a rare count
+      give the value itself, labelled ``'no variation'``.
 
     Parameters
     ----------
@@ -143,29 +153,43 @@ def mean_interval(x: np.ndarray, alpha: float = 0.05) -> tuple[float, float, str
     -------
     low, high : float
     method : str
-        ``'bootstrap percentile'``, ``'t (clipped to the data range)'`` or
-        ``'exact'`` (constant data or one game).
+        ``'exact Poisson (Garwood)'``, ``'t'`` or ``'no variation'``.
+
+    Notes
+    -----
+    Coverage on simulated counts with known mean (Poisson, negative binomial,
+    rare 0/1 events, clumped rare counts, turn numbers; 10 to 300 games) is
+    measured by ``tests/test_analysis_coverage.py``; figures in
+    ``docs/analysis.md``.  Rare counts are covered conservatively (97-99 %);
+    a clumped rare count in very few games cannot be covered when no game
+    shows it.
     """
-    from scipy import stats
+    from statsmodels.stats.rates import confint_poisson
 
-    from ..rng import generator
-
-    if len(x) < 2 or np.ptp(x) == 0:
-        m = float(x.mean())
-        return m, m, "exact"
-    if len(x) <= BOOTSTRAP_MAX_GAMES:
-        res = stats.bootstrap((x,), np.mean, vectorized=True, axis=-1, n_resamples=2000, batch=500,
-                              confidence_level=1 - alpha, method="percentile",
-                              random_state=generator(0, 0, "bootstrap"))
-        return float(res.confidence_interval.low), float(res.confidence_interval.high), "bootstrap percentile"
+    x = np.asarray(x, dtype=float)
+    n = len(x)
+    if n == 0:
+        return float("nan"), float("nan"), ""
+    m = float(x.mean())
+    nonzero = int(np.count_nonzero(x))
+    counts = bool(np.all(x >= 0) and np.all(x == np.round(x)))
+    if counts and nonzero < RARE_NONZERO and nonzero <= n / 2:
+        phi = max(1.0, float(x.var(ddof=1)) / m) if m > 0 and n > 1 else 1.0
+        lo, hi = confint_poisson(float(x.sum()) / phi, float(n) / phi, method="exact-c", alpha=alpha)
+        lo = 0.0 if not np.isfinite(lo) else float(lo)
+        return min(lo, m), max(float(hi), m), "exact Poisson (Garwood)"
+    if n < 2 or np.ptp(x) == 0:
+        return m, m, "no variation"
     lo, hi = DescrStatsW(x).tconfint_mean(alpha=alpha)
-    return float(max(lo, x.min())), float(min(hi, x.max())), "t (clipped to the data range)"
+    if np.all(x >= 0):
+        lo = max(lo, 0.0)
+    return float(lo), float(hi), "t"
 
 
 def numeric_summary(
     games: pd.DataFrame, columns=None, by: str = "arm", *, alpha: float = 0.05
 ) -> pd.DataFrame:
-    """Mean (with an interval that respects the data range), median and quartiles of numeric per-game columns.
+    """Mean (with an interval, :func:`mean_interval`), median and quartiles of numeric per-game columns.
 
     Parameters
     ----------
@@ -176,8 +200,8 @@ def numeric_summary(
     -------
     pandas.DataFrame
         group, ``column``, ``games``, ``mean``, ``low``, ``high`` (interval
-        of the mean, :func:`mean_interval`: never outside the observed
-        values, so never negative for counts), ``median``, ``q25``, ``q75``,
+        of the mean, :func:`mean_interval`: exact Poisson for rare counts, t
+        otherwise, never below 0 for counts), ``median``, ``q25``, ``q75``,
         ``interval`` (str, the method used).
     """
     df = with_outcomes(games)

@@ -17,8 +17,9 @@ Night; rule 8.4) and print no calendar date, so their calendar is undated
 ("day 2 PM"); which game a scenario belongs to comes from the frame's
 provenance or the scenario registry (:func:`game_of`).
 
-End reasons are shown under report names whatever the engine calls them
-(:data:`END_REASON_ALIASES`).  Island of Death: ``surrender`` (Axis win, rule
+End reasons are shown under one name each whatever the engine calls them
+(:data:`END_REASON_ALIASES`; the table of codes and names is
+:data:`malta_sim.analysis.glossary.END_REASON_CODES`).  Island of Death: ``surrender`` (Axis win, rule
 20.3), ``operation cancelled`` (the Axis suspends the invasion, modified
 surrender roll 14+, rule 20.3) and ``time limit`` (Malta holds at the end of
 the last turn).  Invasion: Malta (victory conditions reconstructed):
@@ -67,6 +68,8 @@ END_REASON_ALIASES = {
     "objectives at end": "objectives at end",
     "axis_eliminated": "Axis eliminated",
     "axis eliminated": "Axis eliminated",
+    "turn_cap": "turn cap",
+    "turn cap": "turn cap",
 }
 
 #: What each report end reason means, per game (for the report's wording).
@@ -77,6 +80,7 @@ END_REASON_MEANING = {
     "sudden victory": "the Axis holds every objective hex (sudden victory, rule 4.22; conditions reconstructed)",
     "objectives at end": "the Axis holds enough objectives at the end (reconstructed victory condition)",
     "Axis eliminated": "no Axis unit left on the map or to arrive (reconstructed victory condition)",
+    "turn cap": "the engine's safety stop on game length (never reached in a correct game)",
 }
 
 
@@ -417,7 +421,9 @@ def with_outcomes(games: pd.DataFrame) -> pd.DataFrame:
     (AM/noon/PM/night), replaces ``end_reason`` by its report name
     (:func:`canonical_end_reason`; the engine's name is kept in
     ``end_reason_raw``) and adds ``arm`` (the arm, or a label built from
-    scenario/policies/options when the frame has no ``arm``).
+    scenario/policies/options/data hash when the frame has no ``arm``;
+    rows of one label with different ``data_hash`` are split,
+    :func:`split_by_data`).
     """
     out = games.copy()
     out["axis_win"] = out["winner"].astype(str).eq("axis")
@@ -431,7 +437,31 @@ def with_outcomes(games: pd.DataFrame) -> pd.DataFrame:
     if "arm" not in out.columns:
         out["arm"] = default_arm_labels(out)
     out["arm"] = out["arm"].astype(str)
+    out["arm"] = split_by_data(out)
     return out
+
+
+def split_by_data(games: pd.DataFrame) -> pd.Series:
+    """Arm labels that never pool rows played with different game data.
+
+    Frames joined from several runs (or sweeps whose arms share a name) can
+    hold one arm label with more than one ``data_hash``; such a label gets
+    ``" [data <first 8 hex digits>]"`` per hash, so every analysis and the
+    report keep the data variants apart.  Labels with one hash are kept.
+
+    Returns
+    -------
+    pandas.Series of str
+        Aligned with ``games.index``.
+    """
+    arm = games["arm"].astype(str)
+    if "data_hash" not in games.columns:
+        return arm
+    h = games["data_hash"].astype(str)
+    mixed = h.groupby(arm).transform("nunique") > 1
+    if not mixed.any():
+        return arm
+    return arm.where(~mixed, arm + " [data " + h.str[:8] + "]")
 
 
 def default_arm_labels(games: pd.DataFrame) -> pd.Series:
@@ -439,7 +469,7 @@ def default_arm_labels(games: pd.DataFrame) -> pd.Series:
 
     With a single configuration the label is the scenario name (or ``'all'``).
     """
-    cols = [c for c in ("scenario", "axis_policy", "allied_policy", "options") if c in games.columns]
+    cols = [c for c in ("scenario", "axis_policy", "allied_policy", "options", "data_hash") if c in games.columns]
     varying = [c for c in cols if games[c].astype(str).nunique() > 1]
     if not varying:
         base = games["scenario"].astype(str) if "scenario" in games.columns else pd.Series("all", index=games.index)
@@ -449,7 +479,10 @@ def default_arm_labels(games: pd.DataFrame) -> pd.Series:
             opts = games["options"].astype(str)
             base = base + np.where(opts.isin(["", "none", "nan", "()"]), "", " + " + opts)
         return base
-    return games[varying].astype(str).agg(" | ".join, axis=1)
+    parts = games[varying].astype(str)
+    if "data_hash" in parts.columns:
+        parts["data_hash"] = "data " + parts["data_hash"].str[:8]
+    return parts.agg(" | ".join, axis=1)
 
 
 def scenario_of(games: pd.DataFrame) -> str | None:

@@ -99,7 +99,7 @@ def _resolve(scenario, seed, axis_policy, allied_policy, options, data_dir, poli
 def batch_rows(games: pd.DataFrame, inp) -> pd.DataFrame:
     """Engine rows dressed as :func:`malta_sim.batch.run_games` dresses them:
     the id columns (seed, scenario, policies, options text, policy parameters
-    text) in front and the same Arrow round trip of dtypes."""
+    text, data hash) in front and the same Arrow round trip of dtypes."""
     from ..batch import _normalise, _with_ids
 
     ids = {
@@ -110,6 +110,7 @@ def batch_rows(games: pd.DataFrame, inp) -> pd.DataFrame:
         "options": ",".join(inp.options) or "none",
         "policy_params": json.dumps(inp.policy_params, sort_keys=True, separators=(",", ":"))
         if inp.policy_params else "{}",
+        "data_hash": inp.data_hash,
     }
     return _with_ids(_normalise(games.sort_values("game", kind="stable")), ids)
 

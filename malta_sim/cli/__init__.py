@@ -3,7 +3,8 @@
 Subcommands live in modules ``malta_sim/cli/cmd_<name>.py``; each exposes
 ``command`` (a ``click.Command`` or ``click.Group``) and is found automatically.
 Errors caused by the user (:class:`malta_sim.errors.MaltaSimError` and click's
-usage errors) print as one line on stderr and exit with status 2.
+usage errors) print as one line on stderr and exit with status 2; Ctrl-C exits
+with status 130.  Shared option helpers live in :mod:`malta_sim.cli.common`.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ class _Main(click.Group):
 
         Usage errors of any command or group (unknown option or command, missing
         or bad value) print one ``error: ...`` line and exit with status 2.
-        SIGTERM ends it like Ctrl-C, with ``error: terminated`` and exit status
-        143 (128 + 15).
+        Ctrl-C ends it with status 130 (128 + SIGINT), after ``run`` and
+        ``sweep`` said how many games were kept and where; SIGTERM ends it
+        the same way, with ``error: terminated`` and exit status 143 (128 + 15).
         """
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
@@ -52,8 +54,8 @@ class _Main(click.Group):
                 if isinstance(exc.__context__, _Terminated) or isinstance(exc.__cause__, _Terminated):
                     click.echo("error: terminated", err=True)
                     sys.exit(128 + signal.SIGTERM)
-                click.echo("Aborted!", err=True)
-                sys.exit(1)
+                click.echo("interrupted", err=True)
+                sys.exit(128 + signal.SIGINT)
             except _Terminated:
                 click.echo("error: terminated", err=True)
                 sys.exit(128 + signal.SIGTERM)

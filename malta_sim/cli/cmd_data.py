@@ -1,4 +1,4 @@
-"""``malta-sim data``: validate and describe an Island of Death data directory."""
+"""``malta-sim data``: validate, describe and export game data folders."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ..errors import DataErrors, OptionError
 
 @click.group("data")
 def command():
-    """Check or describe game data (map, charts, counters, scenarios, tables)."""
+    """Check, describe or export game data (map, charts, counters, scenarios, tables)."""
 
 
 def _one_folder(cmd: str, data_dir, data_dir_opt):
@@ -68,3 +68,42 @@ def info(data_dir, data_dir_opt):
     for f, n in d.reconstructed.items():
         if n:
             click.echo(f"  {f}: {n}")
+
+
+#: Games whose packaged data ``data export`` writes.
+GAMES = ("island_of_death", "invasion_malta")
+
+
+@command.command("export")
+@click.argument("out_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.option("--game", default="island_of_death", show_default=True, metavar="GAME",
+              help="Whose data: island_of_death or invasion_malta.")
+@click.option("--overwrite", is_flag=True, help="Write into DIR even if it already holds files.")
+def export(out_dir, game, overwrite):
+    """Write the packaged data of a game into DIR as an editable folder.
+
+    Edit the copy, check it with 'malta-sim data check DIR' (Invasion: Malta:
+    'malta-sim im check-data --data-dir DIR'), then play it with 'malta-sim
+    run --data-dir DIR' or name it as data_dir in a sweep arm.  The copy has
+    the packaged data's hash until a file is changed.
+    """
+    import shutil
+    from pathlib import Path
+
+    from ..loaders.common import hash_dir, packaged_data_dir
+    from .common import check_new_folder
+
+    if game not in GAMES:
+        raise OptionError(f"unknown --game {game!r}; choose one of: {', '.join(GAMES)}")
+    check_new_folder(out_dir, "DIR", overwrite)
+    src = packaged_data_dir(game)
+    dst = Path(out_dir)
+    files = sorted(p for p in src.rglob("*") if p.is_file() and p.suffix in (".csv", ".toml", ".md")
+                   and "__pycache__" not in p.parts)
+    for p in files:
+        target = dst / p.relative_to(src)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(p, target)
+    check = f"malta-sim data check {dst}" if game == "island_of_death" else f"malta-sim im check-data --data-dir {dst}"
+    click.echo(f"wrote {dst}: {len(files)} files of the packaged {game} data (data hash {hash_dir(dst)}); "
+               f"edit them, check with '{check}' and play with --data-dir {dst}")

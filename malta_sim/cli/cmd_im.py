@@ -76,7 +76,9 @@ def activation_cmd(data_dir, night, axis_codes, allied_codes, axis_air, fa, fb, 
     b = _formation(fb, "--b") if fb else None
     for f, opt in ((a, "--a"), (b, "--b")):
         if f is not None and f[1] not in (ax if f[0] == 0 else al):
-            raise OptionError(f"{opt} formation {f[1]!r} has no AM in the cup")
+            side, codes = ("axis", ax) if f[0] == 0 else ("allied", al)
+            raise OptionError(f"{opt} formation {f[1]!r} has no AM in the cup; {side} formations with an AM: "
+                              f"{', '.join(dict.fromkeys(codes)) or '(none)'}")
     pol = (ac.HoldPolicy(frozenset(x for x in hold_axis.split(",") if x)),
            ac.HoldPolicy(frozenset(x for x in hold_allied.split(",") if x)))
     if no_exact and mc == 0:
@@ -194,12 +196,23 @@ def disruption_cmd(specs, results, drm, oos, mc, seed, as_json):
     _emit(out, as_json, text)
 
 
+def _unit(u, uid: str, opt: str) -> int:
+    """Index of unit ``uid``; an unknown id is refused listing the nearest ids and every id."""
+    if uid in u.ids:
+        return u.index(uid)
+    import difflib
+
+    near = difflib.get_close_matches(uid, u.ids, n=3, cutoff=0.4)
+    hint = f"; did you mean {', '.join(near)}?" if near else ""
+    raise OptionError(f"{opt}: unknown unit id {uid!r}{hint} Unit ids: {', '.join(u.ids)}")
+
+
 def _place(m, u, pos, specs, opt):
     for s in specs:
         if "=" not in s:
             raise OptionError(f"{opt} must be UNIT_ID=HEX, got {s!r}")
         uid, h = s.rsplit("=", 1)
-        pos.hex[u.index(uid)] = m.idx(h)
+        pos.hex[_unit(u, uid, opt)] = m.idx(h)
 
 
 def _position(data_dir, axis, allied, disrupted):
@@ -213,7 +226,7 @@ def _position(data_dir, axis, allied, disrupted):
     _place(m, u, pos, axis, "--axis")
     _place(m, u, pos, allied, "--allied")
     for uid in disrupted:
-        pos.disrupted[u.index(uid)] = True
+        pos.disrupted[_unit(u, uid, "--disrupted")] = True
     for k in np.flatnonzero(pos.hex >= 0):
         if not m.land[pos.hex[k]]:
             raise OptionError(f"unit {u.ids[k]} placed on sea hex {m.hid(pos.hex[k])}")
@@ -233,16 +246,22 @@ def _position(data_dir, axis, allied, disrupted):
 @click.option("--phases", type=int, default=1, show_default=True, help=">1: phases-to-reach map over that many Movement Phases.")
 @click.option("--to", "target", default=None, help="Report only this objective hex.")
 @click.option("--png", type=click.Path(), default=None, help="Also draw the map into this image file.")
+@click.option("--overwrite", is_flag=True, help="Replace the --png file if it exists (without it the command refuses).")
 @click.option("--json", "as_json", is_flag=True)
-def reach_cmd(data_dir, moving, start, axis, allied, disrupted, night, weather, gt1, phases, target, png, as_json):
+def reach_cmd(data_dir, moving, start, axis, allied, disrupted, night, weather, gt1, phases, target, png, overwrite,
+              as_json):
     """Movement reach (MP cost) or turns-to-objective map of a stack (rule 8)."""
     from ..games.invasion_malta.analysis import reach_map
     from ..games.invasion_malta.movement import MoveContext
 
     if phases < 1 or phases > 30:
         raise OptionError("--phases must be 1..30")
+    if png:
+        from .common import check_new_file
+
+        check_new_file(png, "--png", overwrite)
     sc, m, u, pos = _position(data_dir, axis, allied, disrupted)
-    stack = [u.index(x) for x in moving]
+    stack = [_unit(u, x, "--unit") for x in moving]
     pos.hex[stack] = m.idx(start)
     if not m.land[m.idx(start)]:
         raise OptionError(f"--hex {start} is a sea hex")
@@ -277,9 +296,15 @@ def reach_cmd(data_dir, moving, start, axis, allied, disrupted, night, weather, 
 @click.option("--nationality", type=click.Choice(["G", "I"]), default="G", show_default=True)
 @click.option("--paradropped", is_flag=True, help="Map for a paradropped unit (may use any Airhead, 6.31).")
 @click.option("--png", type=click.Path(), default=None, help="Also draw the supply map into this image file.")
+@click.option("--overwrite", is_flag=True, help="Replace the --png file if it exists (without it the command refuses).")
 @click.option("--json", "as_json", is_flag=True)
-def supply_cmd(data_dir, axis, allied, disrupted, beachhead, airhead, nationality, paradropped, png, as_json):
+def supply_cmd(data_dir, axis, allied, disrupted, beachhead, airhead, nationality, paradropped, png, overwrite,
+               as_json):
     """Supply status map for Axis units (rule 6) and the status of the units given."""
+    if png:
+        from .common import check_new_file
+
+        check_new_file(png, "--png", overwrite)
     from ..games.invasion_malta.analysis import supply_status_map
     from ..games.invasion_malta.supply import supplied_units
 
@@ -295,7 +320,7 @@ def supply_cmd(data_dir, axis, allied, disrupted, beachhead, airhead, nationalit
         raise OptionError("give at least one --beachhead or --airhead (the Axis Supply Sources, rule 6.31)")
     for s in axis:
         if paradropped:
-            pos.paradropped[u.index(s.rsplit("=", 1)[0])] = True
+            pos.paradropped[_unit(u, s.rsplit("=", 1)[0], "--paradropped")] = True
     out = supply_status_map(m, u, pos, nationality, paradropped)
     ok = supplied_units(m, u, pos)
     out["units"] = {u.ids[k]: bool(ok[k]) for k in np.flatnonzero((pos.hex >= 0) & (u.side == 0))}

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..errors import OptionError
+from .common import check_new_file, overwrite_option
 
 SCENARIOS = ("intro", "hercules")
 
@@ -18,7 +19,8 @@ SCENARIOS = ("intro", "hercules")
 @click.option("--data-dir", "data_dir", default=None, type=click.Path(), help="Data directory (default: packaged).")
 @click.option("--full", is_flag=True, default=False, help="Draw the whole 26x20 grid, not only the island.")
 @click.option("--no-ids", is_flag=True, default=False, help="Leave out the hex ids.")
-def command(scenario, out, data_dir, full, no_ids):
+@overwrite_option
+def command(scenario, out, data_dir, full, no_ids, overwrite):
     """Draw the Island of Death map to a PNG file."""
     if scenario is not None and scenario not in SCENARIOS:
         raise OptionError(f"unknown --scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}")
@@ -27,6 +29,7 @@ def command(scenario, out, data_dir, full, no_ids):
         raise OptionError(f"--out {out!r} must name a .png file")
     if out_path.parent and not out_path.parent.exists():
         raise OptionError(f"--out: folder {str(out_path.parent)!r} does not exist")
+    check_new_file(out_path, "--out", overwrite)
     from ..loaders.iod_map import load_map
     from ..plots_map import draw_map
 

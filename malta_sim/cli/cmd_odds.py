@@ -27,6 +27,53 @@ def _charts(data_dir):
     return load_charts(data_dir)
 
 
+#: Data files behind each calculator (their rows say whether a value is printed or reconstructed).
+TABLE_FILES = {
+    "crt": ("crt.csv", "crt_lines.csv"),
+    "bombard": ("bombardment.csv", "bombardment_lines.csv"),
+    "drop": ("drop_table.csv", "scatter.csv"),
+}
+
+#: What the result codes of each table mean.
+CODE_KEY = {
+    "crt": ("key: attacker/defender result; a number = hits (rule 9.43: the defender rounds hits down, "
+            "the attacker up; a hit is a step lost or a hex of retreat); D = every unit of that side "
+            "disorganized, Z = demoralized (rule 9.41); - = no effect"),
+    "bombard": ("key: - = no effect; D = every unit in the hex disorganized; Z = demoralized (a unit "
+                "already demoralized loses a step); 1 / 2 = one / two steps lost, at most what rule 10.14 "
+                "allows (Bombardment Table, rules 10.12-10.14)"),
+    "drop": ("key: probability that the piece lands in each hex (drop and scatter, rules 19.41-19.45); "
+             "drowned = it comes down in the sea"),
+}
+
+
+def table_source(data_dir, which: str) -> dict:
+    """Whether the table behind a calculator is printed or reconstructed.
+
+    Returns
+    -------
+    dict
+        ``status`` (``"reconstructed"`` when any row of its files says so,
+        else ``"printed"``), ``reconstructed_rows`` (file -> rows) and
+        ``note`` (one line for the text output).
+    """
+    from ..loaders.common import read_text, resolve_data_dir
+
+    folder = resolve_data_dir(data_dir)
+    rows = {}
+    for f in TABLE_FILES[which]:
+        text = read_text(folder / f)
+        rows[f] = sum(1 for ln in text.split("\n") if "reconstructed" in ln and not ln.lstrip().startswith("#"))
+    status = "reconstructed" if any(rows.values()) else "printed"
+    if status == "reconstructed":
+        counts = ", ".join(f"{f}: {n} reconstructed rows" for f, n in rows.items() if n)
+        note = (f"table: RECONSTRUCTED, not the printed chart ({counts}; how it was built: "
+                "docs/crt_calibration.md, docs/calibration.md); give printed charts with --data-dir")
+    else:
+        note = "table: printed (every row of " + ", ".join(rows) + " cites a rule)"
+    return {"status": status, "reconstructed_rows": rows, "note": note}
+
+
 def _non_negative(name: str, v: int) -> None:
     if v < 0:
         raise OptionError(f"--{name} must be 0 or more, got {v}")
@@ -48,7 +95,12 @@ def _terrain_row(data_dir, terrain: str) -> dict:
 
 @click.group(name="odds")
 def command():
-    """Exact odds of a combat, a bombardment or an airborne drop."""
+    """Exact odds of a combat, a bombardment or an airborne drop.
+
+    Each answer says whether the table it used is printed or reconstructed
+    (the packaged charts are reconstructed: docs/crt_calibration.md) and ends
+    with a key to the result codes.
+    """
 
 
 @command.command(name="crt")
@@ -92,10 +144,13 @@ def crt_cmd(attack, defense, shift, terrain, time_, fort, as_json, data_dir):
             "attacker": {"hits": d["expected"]["attacker_hits"], "steps": d["expected"]["attacker_steps"]},
             "defender": {"hits": d["expected"]["defender_hits"], "steps": d["expected"]["defender_steps"]},
         },
+        "table": table_source(data_dir, "crt"),
+        "key": CODE_KEY["crt"],
     }
     if as_json:
         click.echo(json.dumps(out, indent=2))
         return
+    click.echo(out["table"]["note"])
     click.echo(f"{attack} vs {defense}: basic odds {out['basic_odds']}, shift {shift:+d}, final odds {out['final_odds']}")
     click.echo(f"line: {out['line_title']}")
     if d["cancelled"]:
@@ -108,6 +163,7 @@ def crt_cmd(attack, defense, shift, terrain, time_, fort, as_json, data_dir):
     e = out["expected"]
     click.echo(f"expected hits   attacker {e['attacker']['hits']:.3f}  defender {e['defender']['hits']:.3f}")
     click.echo(f"expected steps  attacker {e['attacker']['steps']:.3f}  defender {e['defender']['steps']:.3f}")
+    click.echo(out["key"])
 
 
 @command.command(name="bombard")
@@ -146,10 +202,12 @@ def bombard_cmd(strength, battalions, companies, terrain, enemy_artillery, not_a
            "shift": int(sh), "column": d["column"], "ineffective": d["ineffective"],
            "outcomes": [{"result": o["result"], "probability": o["probability"], "rolls": o["rolls"]}
                         for o in d["outcomes"]],
-           "expected": {"steps": d["expected"]["steps"]}}
+           "expected": {"steps": d["expected"]["steps"]},
+           "table": table_source(data_dir, "bombard"), "key": CODE_KEY["bombard"]}
     if as_json:
         click.echo(json.dumps(out, indent=2))
         return
+    click.echo(out["table"]["note"])
     click.echo(f"strength {strength} -> {s} on {terrain}; {stack} battalion(s); shift {sh:+d}")
     if d["ineffective"]:
         click.echo("fire ineffective: strength below the row's minimum (rule 10.12)")
@@ -159,6 +217,7 @@ def bombard_cmd(strength, battalions, companies, terrain, enemy_artillery, not_a
     for o in out["outcomes"]:
         click.echo(f"{o['result']:>6}  {o['probability']:7.4f}  {','.join(str(r) for r in o['rolls'])}")
     click.echo(f"expected steps (1/2 results, before the 10.14 cap): {out['expected']['steps']:.3f}")
+    click.echo(out["key"])
 
 
 def render_drop_png(m, probs: dict, planned: int, title: str, out: str | Path) -> None:
@@ -218,8 +277,9 @@ def render_drop_png(m, probs: dict, planned: int, title: str, out: str | Path) -
               help="Marker re-roll reading of 19.42: from the planned hex, or from the ocean hex where it came down.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--out", type=click.Path(), default=None, help="Write a heat map PNG.")
+@click.option("--overwrite", is_flag=True, help="Replace the --out file if it exists (without it the command refuses).")
 @click.option("--data-dir", type=click.Path(), default=None, help="Data directory (default: packaged data).")
-def drop_cmd(hex_id, marker, german, aa, solitaire, reroll_from, as_json, out, data_dir):
+def drop_cmd(hex_id, marker, german, aa, solitaire, reroll_from, as_json, out, overwrite, data_dir):
     """Where a stick unit (or a drop zone marker) planned on a hex lands."""
     from ..exact.drop import marker_landing, stick_unit_landing
     from ..loaders.iod_map import load_map
@@ -227,6 +287,10 @@ def drop_cmd(hex_id, marker, german, aa, solitaire, reroll_from, as_json, out, d
     _non_negative("aa", aa)
     if out is not None and not str(out).lower().endswith(".png"):
         raise OptionError(f"--out {out!r} must be a .png file")
+    if out is not None:
+        from .common import check_new_file
+
+        check_new_file(out, "--out", overwrite)
     ch = _charts(data_dir)
     m = load_map(data_dir)
     h = m.grid.index(hex_id)
@@ -242,7 +306,8 @@ def drop_cmd(hex_id, marker, german, aa, solitaire, reroll_from, as_json, out, d
         drowned = float(dr)
     landing = [{"hex": m.grid.hex_id(k), "probability": p} for k, p in sorted(probs.items(), key=lambda kv: -kv[1])]
     res = {"hex": hex_id, "kind": "marker" if marker else "stick", "german": german, "aa": aa,
-           "solitaire": solitaire, "landing": landing, "drowned": drowned}
+           "solitaire": solitaire, "landing": landing, "drowned": drowned,
+           "table": table_source(data_dir, "drop"), "key": CODE_KEY["drop"]}
     if marker:
         res["reroll_from"] = reroll_from
     if out is not None:
@@ -252,8 +317,10 @@ def drop_cmd(hex_id, marker, german, aa, solitaire, reroll_from, as_json, out, d
     if as_json:
         click.echo(json.dumps(res, indent=2))
         return
+    click.echo(res["table"]["note"])
     click.echo(f"{res['kind']} planned on {hex_id}  (drowned: {drowned:.4f})")
     for row in landing:
         click.echo(f"  {row['hex']}  {row['probability']:.4f}")
+    click.echo(res["key"])
     if out is not None:
         click.echo(f"heat map written to {out}")

@@ -8,6 +8,10 @@ import os
 import click
 
 from ..errors import OptionError
+from .common import check_new_folder, overwrite_option
+
+#: Files a replay writes (an existing one is replaced only with --overwrite).
+REPLAY_FILES = ("events.csv", "per_turn.csv", "result.json", "replay.json", "map_*.png")
 
 
 @click.command("replay")
@@ -22,7 +26,9 @@ from ..errors import OptionError
 @click.option("--data-dir", default=None, metavar="DIR", help="Game-data directory replacing the packaged data.")
 @click.option("--no-maps", is_flag=True, help="Skip the day-end map pictures.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
-def command(scenario, seed, game, axis_policy, allied_policy, options, policy_params, data_dir, no_maps, out_dir):
+@overwrite_option
+def command(scenario, seed, game, axis_policy, allied_policy, options, policy_params, data_dir, no_maps, out_dir,
+            overwrite):
     """Replay game --game of a batch: DIR/events.csv, DIR/result.json, day-end map PNGs.
 
     result.json is the same row `malta-sim run` wrote for that game.  Example:
@@ -32,6 +38,7 @@ def command(scenario, seed, game, axis_policy, allied_policy, options, policy_pa
     from ..analysis.replay import replay_game
     from .cmd_run import check_data_dir, split_options
 
+    check_new_folder(out_dir, "--out", overwrite, REPLAY_FILES)
     check_data_dir(scenario, data_dir)
     options = split_options(options)
 

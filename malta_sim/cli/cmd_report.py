@@ -7,6 +7,10 @@ import os
 import click
 
 from ..errors import OptionError
+from .common import check_new_folder, overwrite_option
+
+#: Files a report writes (an existing one is replaced only with --overwrite).
+REPORT_FILES = ("report.md", "summary.json", "*.png")
 
 
 @click.command("report")
@@ -16,24 +20,32 @@ from ..errors import OptionError
 @click.option("--per-turn", "per_turn", default=None, type=click.Path(), help="Per-turn frame (malta-sim run --per-turn FILE).")
 @click.option("--baseline", default=None, help="Baseline arm for paired comparisons (default: the first arm of the sweep, in file order).")
 @click.option("--title", default=None, help="Report title.")
-def command(results, out_dir, per_turn, alpha, baseline, title):
+@overwrite_option
+def command(results, out_dir, per_turn, alpha, baseline, title, overwrite):
     """Write DIR/summary.json, DIR/report.md and PNG charts for RESULTS.
 
     RESULTS is a .parquet/.csv file of game rows or the output folder of
-    `malta-sim run` / `malta-sim sweep`.
+    `malta-sim run` / `malta-sim sweep`.  A folder that already holds a
+    report is refused unless --overwrite is given.
     """
     from ..analysis import load_results
     from ..report import write_report
 
     if not 0 < alpha < 1:
         raise OptionError(f"--alpha must lie in (0, 1), got {alpha}")
+    check_new_folder(out_dir, "--out", overwrite, REPORT_FILES)
     games, per_turn = load_results(results, per_turn)
     s = write_report(games, out_dir, per_turn=per_turn, alpha=alpha, baseline=baseline, title=title,
                      source=str(results))
-    a = s["axis_win_rate"]
-    click.echo(
-        f"{s['games']} games, Axis win rate {100 * a['rate']:.1f}% "
-        f"({100 * a['low']:.1f}-{100 * a['high']:.1f}%): {a['verdict']}"
-    )
+    heads = s["axis_win_rate_by_arm"]
+    if len(heads) == 1:
+        a = heads[0]
+        click.echo(f"{s['games']} games, Axis win rate {100 * a['rate']:.1f}% "
+                   f"({100 * a['low']:.1f}-{100 * a['high']:.1f}%): {a['verdict']}")
+    else:
+        click.echo(f"{s['games']} games in {len(heads)} arms (played on the same seeds; not pooled):")
+        for a in heads:
+            click.echo(f"  {a['arm']}: Axis win rate {100 * a['rate']:.1f}% "
+                       f"({100 * a['low']:.1f}-{100 * a['high']:.1f}%): {a['verdict']}")
     click.echo(f"wrote {os.path.join(os.path.normpath(out_dir), 'report.md')}, summary.json and "
                f"{len(s['files'])} charts")

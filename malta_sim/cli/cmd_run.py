@@ -38,10 +38,24 @@ class RunCommand(click.Command):
     """``run`` with the scenario options listed after the option table."""
 
     def format_epilog(self, ctx, formatter):
+        from ..games.registry import get_scenario, scenario_names
+
+        with formatter.section("Bots (--axis-policy / --allied-policy; the first is the default)"):
+            rows = []
+            for n in scenario_names():
+                spec = get_scenario(n)
+                if not spec.play.startswith("malta_sim."):
+                    continue
+                ax = [p for p in spec.axis_policies if ":" not in p]      # 'axis:balanced' spellings left out
+                al = [p for p in spec.allied_policies if ":" not in p]
+                rows.append((n, f"Axis: {', '.join(ax) or '(one built-in)'}; Allied: {', '.join(al) or '(one built-in)'}"))
+            formatter.write_dl(rows)
+            formatter.write_paragraph()
+            formatter.write_text("What each bot does: docs/policies.md.")
         with formatter.section("Scenario options"):
             from ..games.registry import get_scenario, scenario_names
 
-            names = [n for n in scenario_names() if get_scenario(n).play.startswith("malta_sim.games.")]
+            names = [n for n in scenario_names() if get_scenario(n).play.startswith("malta_sim.")]
             rows = [(n, ", ".join(get_scenario(n).options) or "(none)") for n in names]
             formatter.write_dl(rows)
             formatter.write_paragraph()
@@ -124,20 +138,24 @@ def check_data_dir(scenario: str, data_dir) -> None:
         load_scenario("c3", data_dir)
 
 
-def check_outputs(backend, scheduler, out, per_turn_out) -> None:
+def check_outputs(backend, scheduler, out, per_turn_out, overwrite: bool = False) -> None:
     """Shared by ``run`` and ``sweep``: the backend choice and both output files,
-    checked before any game is played.
+    checked before any game is played (an existing file is refused unless
+    ``overwrite``).
 
     Raises
     ------
     OptionError
     """
     from ..batch import check_output_path
+    from .common import check_new_file
 
     check_backend(backend, scheduler)
     check_output_path(out, "--out")
+    check_new_file(out, "--out", overwrite)
     if per_turn_out is not None:
         check_output_path(per_turn_out, "--per-turn")
+        check_new_file(per_turn_out, "--per-turn", overwrite)
         if str(per_turn_out) == str(out):
             raise OptionError("--per-turn and --out must be different files")
 
@@ -152,6 +170,57 @@ def write_outputs(res, out, per_turn_out):
     if turns is not None:
         write_frame(turns, per_turn_out)
     return games, turns
+
+
+def play_keeping_games(play, checkpoint, out, overwrite: bool):
+    """Run ``play(checkpoint_folder)`` so that an interrupted run keeps its games.
+
+    Without ``--checkpoint`` the finished games go to ``<out>.checkpoint``
+    (:func:`malta_sim.cli.common.default_checkpoint`), which is removed once
+    the run is complete; a leftover folder of a run with other inputs is
+    refused (or, with ``--overwrite``, discarded).  Ctrl-C prints how many
+    games were saved where and exits with status 130; SIGTERM prints the same
+    line before the usual ``error: terminated`` (status 143).
+
+    Returns
+    -------
+    The value of ``play`` and the folder to remove after the outputs are
+    written (None when the user chose the checkpoint).
+    """
+    import shutil
+    import sys
+
+    from ..batch import CheckpointMismatch
+    from . import _Terminated
+    from .common import default_checkpoint, interrupted_message
+
+    folder, own = (checkpoint, False) if checkpoint is not None else (default_checkpoint(out), True)
+    try:
+        try:
+            res = play(folder)
+        except CheckpointMismatch as exc:
+            if not own:
+                raise
+            if not overwrite:
+                raise OptionError(f"{exc.directory} holds the finished games of a run with other inputs "
+                                  f"({'; '.join(exc.differences)}); give --overwrite to discard them, or "
+                                  "delete that folder") from None
+            shutil.rmtree(exc.directory)
+            res = play(folder)
+    except KeyboardInterrupt as exc:
+        click.echo(interrupted_message(exc), err=True)
+        if isinstance(exc, _Terminated):
+            raise
+        sys.exit(130)
+    return res, (folder if own else None)
+
+
+def remove_default_checkpoint(folder) -> None:
+    """Remove the run's own checkpoint folder once its outputs are written."""
+    import shutil
+
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def batch_options(*, checkpoint_help: str, per_turn_help: str):
@@ -171,6 +240,8 @@ def batch_options(*, checkpoint_help: str, per_turn_help: str):
         click.option("--chunk-size", default=None, type=int,
                      help="Games per task and per checkpoint file (never changes results)."),
         click.option("--checkpoint", default=None, metavar="DIR", help=checkpoint_help),
+        click.option("--overwrite", is_flag=True,
+                     help="Replace --out / --per-turn files that already exist (without it the command refuses)."),
         click.option("--per-turn", "per_turn_out", default=None, metavar="FILE", help=per_turn_help),
         click.option("--out", "out", required=True, metavar="FILE",
                      help="Result file: .parquet (or .pq) or .csv."),
@@ -191,50 +262,60 @@ def batch_options(*, checkpoint_help: str, per_turn_help: str):
 @click.option("--scenario", required=True, help="Scenario: intro, hercules (Island of Death) or im-c3 (Invasion: Malta).")
 @click.option("--games", "n_games", required=True, type=int, help="Number of games (>= 1).")
 @click.option("--seed", required=True, type=int, help="Master seed (>= 0); game g uses streams of (seed, g).")
-@click.option("--axis-policy", default=None, help="Axis bot (default: the scenario's first).")
-@click.option("--allied-policy", default=None, help="Allied bot (default: the scenario's first).")
+@click.option("--axis-policy", default=None, help="Axis bot (default: the scenario's first); the names per "
+                                                  "scenario are under 'Bots' below.")
+@click.option("--allied-policy", default=None, help="Allied bot (default: the scenario's first); see 'Bots' below.")
 @click.option("--option", "options", multiple=True, metavar="NAME", help="Optional rule; repeat (or comma-separate) for several. "
                    "Valid names per scenario: see 'Scenario options' below.")
 @click.option("--policy-params", default=None, metavar="JSON",
               help='Bot parameters as JSON, e.g. \'{"axis": {"min_odds": 3}}\'.')
 @batch_options(
-    checkpoint_help="Write finished chunks here; re-running the command resumes.",
+    checkpoint_help="Keep finished games here (default: FILE.checkpoint beside --out, removed when the run "
+                    "completes); re-running the same command resumes.",
     per_turn_help="Also write the per-turn frame (one row per game and turn), .parquet or .csv.",
 )
 def command(scenario, n_games, seed, n_jobs, axis_policy, allied_policy, options, policy_params, data_dir, backend,
-            scheduler, chunk_size, checkpoint, per_turn_out, out, skip_failed, quiet):
+            scheduler, chunk_size, checkpoint, overwrite, per_turn_out, out, skip_failed, quiet):
     """Play --games seeded games of a scenario; write one row per game to --out.
 
     Results depend only on the seed, the game index and the inputs, never on
-    --jobs, --chunk-size or --backend.  Example:
+    --jobs, --chunk-size or --backend.  Finished games are kept as they
+    finish, so an interrupted run (Ctrl-C) resumes when the same command is
+    run again.  The columns of the result are explained by 'malta-sim
+    glossary'.  Example:
 
       malta-sim run --scenario hercules --games 1000 --seed 1942 --jobs 4 --out hercules.parquet
     """
     from ..batch import run_games
 
-    check_outputs(backend, scheduler, out, per_turn_out)
+    check_outputs(backend, scheduler, out, per_turn_out, overwrite)
     check_data_dir(scenario, data_dir)
     options = split_options(options)
     params = parse_policy_params(policy_params)
-    res = run_games(
-        scenario,
-        n_games,
-        seed,
-        axis_policy=axis_policy,
-        allied_policy=allied_policy,
-        options=options,
-        n_jobs=n_jobs,
-        backend=backend,
-        scheduler=scheduler,
-        chunk_size=chunk_size,
-        checkpoint=checkpoint,
-        per_turn=per_turn_out is not None,
-        data_dir=data_dir,
-        policy_params=params,
-        progress=not quiet,
-        on_error="skip" if skip_failed else "raise",
-    )
+
+    def play(folder):
+        return run_games(
+            scenario,
+            n_games,
+            seed,
+            axis_policy=axis_policy,
+            allied_policy=allied_policy,
+            options=options,
+            n_jobs=n_jobs,
+            backend=backend,
+            scheduler=scheduler,
+            chunk_size=chunk_size,
+            checkpoint=folder,
+            per_turn=per_turn_out is not None,
+            data_dir=data_dir,
+            policy_params=params,
+            progress=not quiet,
+            on_error="skip" if skip_failed else "raise",
+        )
+
+    res, own_folder = play_keeping_games(play, checkpoint, out, overwrite)
     games, turns = write_outputs(res, out, per_turn_out)
+    remove_default_checkpoint(own_folder)
     if not quiet:
         from ..summary import format_summary  # statsmodels/scipy: imported only when a summary is printed
 

@@ -23,7 +23,6 @@ Where each invasion rule lives:
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from malta_sim.errors import DataError
-from malta_sim.loaders.common import resolve_data_dir
+from malta_sim.loaders.common import read_toml, resolve_data_dir
 from malta_sim.iod.rules import amphibious as ld
 from malta_sim.iod.rules import special_rules as sp
 from malta_sim.iod.rules import one_hex_movement
@@ -242,8 +241,7 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         pass
     scen = folder / "scenarios" / "hercules.toml"
     if scen.exists():
-        with open(scen, "rb") as fh:
-            cfg.update(tomllib.load(fh))
+        cfg.update(read_toml(scen))     # UTF-8 with or without BOM, any line ending
     near_lists = [[h] + [int(x) for x in static.neighbours[h] if x >= 0] for h in range(H)]
     urban = (static.town | static.city).tolist()
     return InvasionStatic(

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import DataError, DataErrors
-from .common import Collector, hash_dir, resolve_data_dir
+from .common import Collector, hash_dir, read_text, resolve_data_dir
 
 __all__ = ["IodData", "load_iod", "check_iod", "reconstructed_components", "COMPONENTS"]
 
@@ -163,8 +163,11 @@ def _count_reconstructed(folder: Path) -> dict[str, int]:
     for p in sorted(folder.rglob("*")):
         if p.suffix not in (".csv", ".toml") or not p.is_file():
             continue
-        n = sum(1 for ln in p.read_text(encoding="utf-8").splitlines()
-                if "reconstructed" in ln and not ln.lstrip().startswith("#"))
+        try:
+            text = read_text(p)
+        except DataError:      # not UTF-8: the file's own loader reports it
+            text = ""
+        n = sum(1 for ln in text.split("\n") if "reconstructed" in ln and not ln.lstrip().startswith("#"))
         out[str(p.relative_to(folder))] = n
     return out
 
@@ -219,12 +222,57 @@ def load_iod(data_dir: str | Path | None = None) -> IodData:
     return _load(data_dir, None)
 
 
+#: Files whose problems make the checks of other files meaningless: a unit that
+#: ``units.csv`` lost reappears as an "unknown unit" in every file naming it.
+#: Keys and values are paths relative to the data folder (a value ending in
+#: ``/`` covers the folder).
+DEPENDS_ON: dict[str, tuple[str, ...]] = {
+    "units.csv": ("unit_steps.csv", "leaders.csv", "artillery.csv", "warships.csv", "coastal_guns.csv",
+                  "breakdown.csv", "scenarios/"),
+    "unit_steps.csv": ("scenarios/",),
+    "hexes.csv": ("hexsides.csv", "beach_zones.csv", "beach_boxes.csv", "places.csv", "scenarios/", "tables/"),
+}
+
+
+def _follow_on(errors: list[DataError], folder: Path) -> list[DataError]:
+    """Drop the problems of files that depend on a file that has problems
+    (:data:`DEPENDS_ON`), with one line saying which files were not checked."""
+    def rel(e):
+        try:
+            return Path(e.file).resolve().relative_to(folder.resolve()).as_posix()
+        except (ValueError, OSError):
+            return e.file
+
+    failed = {rel(e) for e in errors}
+    muted: dict[str, str] = {}
+    for up, downs in DEPENDS_ON.items():          # upstream files first
+        if up not in failed or up in muted:
+            continue
+        for r in failed:
+            if r != up and r not in muted and any(r == d or (d.endswith("/") and r.startswith(d)) for d in downs):
+                muted[r] = up
+    if not muted:
+        return errors
+    kept = [e for e in errors if rel(e) not in muted]
+    by_up: dict[str, list[str]] = {}
+    for r, up in muted.items():
+        by_up.setdefault(up, []).append(r)
+    for up, files in by_up.items():
+        kept.append(DataError(str(folder / up), None, None,
+                              f"{', '.join(sorted(files))} not checked further: they refer to {up}, which has the "
+                              "problems above; fix those first"))
+    return kept
+
+
 def check_iod(data_dir: str | Path | None = None) -> list[DataError]:
     """Validate a data directory and return every problem found (empty list: valid).
 
     Each loader collects the problems of its files; a file that cannot be read at
-    all (missing, missing column) gives one problem and the checks that depend on
-    it are skipped.
+    all (missing, missing column, not UTF-8) gives one problem and the checks
+    that depend on it are skipped.  Problems that only follow from another
+    file's (a unit missing from a truncated ``units.csv`` named in the scenarios
+    and counter files) are not listed: one line names the files left unchecked
+    (:data:`DEPENDS_ON`).
     """
     col = Collector()
     try:
@@ -238,9 +286,16 @@ def check_iod(data_dir: str | Path | None = None) -> list[DataError]:
             raise
         col.add(DataError(str(data_dir or "data"), None, None,
                           f"checking stopped after the problems above ({type(exc).__name__}: {exc})"))
+    folder = Path(data_dir) if data_dir is not None else None
+    errors = col.errors
+    if folder is not None or data_dir is None:
+        try:
+            errors = _follow_on(errors, resolve_data_dir(data_dir))
+        except DataError:
+            pass
     # de-duplicate while keeping order
     seen, out = set(), []
-    for e in col.errors:
+    for e in errors:
         k = e.format()
         if k not in seen:
             seen.add(k)

@@ -8,6 +8,12 @@ Problems raise :class:`malta_sim.errors.DataError` naming the file, the 1-based
 line (the header is line 1) and the field; :class:`Collector` gathers many
 problems for ``malta-sim data check``.
 
+Every data file is read as UTF-8 text, with or without a byte-order mark, with
+any line ending (``\n``, ``\r\n`` as a spreadsheet saves it, or ``\r``):
+:func:`read_text`.  A file in another encoding (UTF-16, Latin-1 ...) is refused
+in one line naming the file and the byte offset of the first byte that is not
+UTF-8.
+
 Example
 -------
 >>> spec = {"hex": Col(str, pattern=r"\\d{4}"), "mp": Col(int, min=0, max=12)}
@@ -51,6 +57,66 @@ def resolve_data_dir(data_dir: str | Path | None, game: str = "island_of_death")
     if not p.is_dir():
         raise DataError(str(p), None, None, "data directory does not exist")
     return p
+
+
+def did_you_mean(name: str, choices, n: int = 3) -> str:
+    """``"; did you mean a, b?"`` with the closest of ``choices`` to ``name`` (empty when none is close).
+
+    For "unknown X" messages whose valid choices are too many to list (unit
+    ids), so the message still names the valid ones a user most likely meant.
+    """
+    import difflib
+
+    near = difflib.get_close_matches(str(name), [str(c) for c in choices], n=n, cutoff=0.5)
+    return f"; did you mean {', '.join(near)}?" if near else ""
+
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def read_text(path: str | Path) -> str:
+    """The text of a data file: UTF-8 with or without a byte-order mark, any line ending.
+
+    Parameters
+    ----------
+    path : path
+
+    Returns
+    -------
+    str
+        The text without the byte-order mark, every line ending turned into
+        ``"\n"``.
+
+    Raises
+    ------
+    DataError
+        The file is missing, or is not UTF-8 text; the message names the file,
+        the encoding when its byte-order mark tells it (UTF-16, UTF-32), or the
+        byte offset (0-based) and value of the first byte that is not UTF-8.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError(str(path), None, None, "file not found") from None
+    for bom, name in ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+                      (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16")):
+        if raw.startswith(bom):
+            raise DataError(str(path), None, None, f"the file is {name} text; save it as UTF-8 (with or without "
+                            "byte-order mark)")
+    if raw.startswith(_UTF8_BOM):
+        raw = raw[len(_UTF8_BOM):]
+        shift = len(_UTF8_BOM)
+    else:
+        shift = 0
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise DataError(str(path), line, None, f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at byte offset "
+                        f"{exc.start + shift} cannot be read as UTF-8; save the file as UTF-8 (with or without "
+                        "byte-order mark)") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 @dataclass(frozen=True)
@@ -159,6 +225,8 @@ def read_csv(
     """Read a CSV file with a header row, converting and checking every field.
 
     Lines starting with ``#`` and blank lines are ignored (comments for designers).
+    The file is read by :func:`read_text` (UTF-8 with or without BOM, any line
+    ending).
 
     Parameters
     ----------
@@ -190,8 +258,7 @@ def read_csv(
         raise DataError(fname, None, None, "file not found")
     rows: list[Row] = []
     seen: dict[tuple, int] = {}
-    with open(path, newline="", encoding="utf-8") as f:
-        lines = [(i + 1, ln) for i, ln in enumerate(f.read().splitlines())]
+    lines = [(i + 1, ln) for i, ln in enumerate(read_text(path).split("\n"))]
     content = [(n, ln) for n, ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     if not content:
         raise DataError(fname, None, None, "file is empty (a header row is required)")
@@ -240,7 +307,8 @@ def read_csv(
 
 
 def read_toml(path: str | Path) -> dict:
-    """Read a TOML file; syntax errors become a DataError with the line.
+    """Read a TOML file (as :func:`read_text`: UTF-8 with or without BOM, any line
+    ending); syntax errors become a DataError with the line.
 
     Raises
     ------
@@ -249,9 +317,9 @@ def read_toml(path: str | Path) -> dict:
     path = Path(path)
     if not path.is_file():
         raise DataError(str(path), None, None, "file not found")
+    text = read_text(path)
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"line (\d+)", str(e))
         raise DataError(str(path), int(m.group(1)) if m else None, None, f"TOML syntax error: {e}") from None
@@ -260,10 +328,10 @@ def read_toml(path: str | Path) -> dict:
 def toml_line(path: str | Path, needle: str) -> int | None:
     """1-based line of the first occurrence of ``needle`` in a text file (for error messages)."""
     try:
-        for i, ln in enumerate(Path(path).read_text(encoding="utf-8").splitlines()):
+        for i, ln in enumerate(read_text(path).split("\n")):
             if needle in ln:
                 return i + 1
-    except OSError:
+    except (OSError, DataError):
         return None
     return None
 

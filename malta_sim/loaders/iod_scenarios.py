@@ -12,9 +12,14 @@ Unit references inside a scenario:
 
 ``"allied.uk.8m"``
     the piece at full strength (rule 2.1: unless the scenario says otherwise);
+``"allied.uk.8m@2"``
+    the piece at its strength level 2 (levels numbered as in ``unit_steps.csv``:
+    1 = full strength; ``@remnant`` names the remnant level, rule 17.31).  The
+    values then live only in ``unit_steps.csv``, so changing a unit's values
+    never breaks a set-up row;
 ``"allied.uk.8m=4-6"``
     the piece at the strength level whose printed values are ``4-6`` (rule 22.1:
-    units are listed by starting strength);
+    units are listed by starting strength; ``4-6-6`` with movement too);
 ``"2*allied.uk.inf_coy"``
     two pieces of a generic design (the next unused ``<id>.<k>``).  A plain
     reference to a generic design means one piece.
@@ -28,7 +33,8 @@ from pathlib import Path
 
 from ..errors import DataError
 from ..hexgrid import IOD_GRID, neighbours
-from .common import Collector, check_source, read_csv, read_toml, resolve_data_dir, toml_line, Col
+from .common import (Col, Collector, check_source, did_you_mean, read_csv, read_text, read_toml, resolve_data_dir,
+                     toml_line)
 from .iod_units import UnitTables
 
 SCENARIO_NAMES = ("intro", "hercules")
@@ -38,7 +44,7 @@ BOX_NAMES = ("followup.North", "followup.South", "followup.East", "followup.West
 MARKERS = ("drop_zone.ramcke", "drop_zone.folgore")
 FREE_CONSTRAINTS = ("adjacent_to_beach", "airfield", "port", "any_land")
 STICK_TYPES = ("leader", "hq", "paratrooper", "para_engineer", "para_artillery", "glider_artillery")
-_REF_RE = re.compile(r"^(?:(\d+)\*)?([a-z0-9_.]+)(?:=(\d+-\d+(?:-\d+)?))?$")
+_REF_RE = re.compile(r"^(?:(\d+)\*)?([a-z0-9_.]+)(?:=(\d+-\d+(?:-\d+)?)|@(\d+|remnant))?$")
 _DATE_RE = re.compile(r"^(0[67])-([0-3]\d)$")
 
 
@@ -313,7 +319,7 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
     doc = read_toml(path)
     col = collector if collector is not None else Collector()
 
-    text_lines = path.read_text(encoding="utf-8").splitlines()
+    text_lines = read_text(path).split("\n")
 
     def find_line(needle: str | None, fld: str | None) -> int | None:
         """1-based line of ``needle`` (outside comments), searched from the start of the
@@ -420,29 +426,43 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
             return []
         m = _REF_RE.match(ref.strip())
         if not m:
-            err(f'"{ref}"', where, f"{ref!r} is not a unit reference (id, id=4-6 or n*id)")
+            err(f'"{ref}"', where, f"{ref!r} is not a unit reference (id, id@2 for strength level 2, id=4-6 for "
+                "the level printed 4-6, or n*id)")
             return []
-        n_txt, uid, label = m.groups()
+        n_txt, uid, label, level_txt = m.groups()
         d = units.designs.get(uid)
         if d is None:
             if uid in units.piece_design:
                 d = units.designs[units.piece_design[uid]]
                 ids = [uid]
             else:
-                err(f'"{ref}"', where, f"unknown unit {uid!r} (not in units.csv)")
+                err(f'"{ref}"', where, f"unknown unit {uid!r} (not in units.csv)"
+                    + did_you_mean(uid, list(units.designs) + list(units.piece_design)))
                 return []
         else:
             ids = None
         if side and d.side != side:
             err(f'"{ref}"', where, f"{uid!r} is an {d.side} unit, listed for the {side} side")
         level = 1
+        levels = ", ".join(f"@{k} = {x.label()}" + (" (remnant)" if x.remnant else "")
+                           for k, x in enumerate(d.levels, start=1))
         if label:
             lv = d.level_for(label)
             if lv is None:
-                err(f'"{ref}"', where, f"{uid!r} has no strength level {label} "
-                    f"(levels: {', '.join(x.label() for x in d.levels)})")
+                err(f'"{ref}"', where, f"{uid!r} has no strength level {label} (levels: {levels})")
             else:
                 level = lv
+        elif level_txt:
+            if level_txt == "remnant":
+                rem = [k for k, x in enumerate(d.levels, start=1) if x.remnant]
+                if not rem:
+                    err(f'"{ref}"', where, f"{uid!r} has no remnant level (levels: {levels})")
+                else:
+                    level = rem[0]
+            elif not 1 <= int(level_txt) <= len(d.levels):
+                err(f'"{ref}"', where, f"{uid!r} has no strength level {level_txt} (levels: {levels})")
+            else:
+                level = int(level_txt)
         n = int(n_txt) if n_txt else 1
         if ids is None:
             if d.count == 1:
@@ -598,12 +618,12 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
         forced = tuple(pid for ref in row.get("forced", []) for pid in [ref] if ref in units.designs)
         for ref in row.get("forced", []):
             if ref not in units.designs:
-                err(f'"{ref}"', f"{where}.forced", f"unknown unit {ref!r}")
+                err(f'"{ref}"', f"{where}.forced", f"unknown unit {ref!r}" + did_you_mean(ref, units.designs))
             elif s.placement(ref) is None or s.placement(ref).box != "disbandment":
                 err(f'"{ref}"', f"{where}.forced", f"{ref!r} must be in the Disbandment Box to jump (rule 22.26)")
         at = row.get("at", "")
         if at and at not in MARKERS:
-            err(f'"{at}"', f"{where}.at", f"unknown marker {at!r}")
+            err(f'"{at}"', f"{where}.at", f"unknown marker {at!r}; one of {', '.join(MARKERS)}")
         types = tuple(row.get("stick_types", []))
         for t in types:
             if t not in STICK_TYPES:
@@ -642,7 +662,7 @@ def load_scenario(name_or_path: str | Path, units: UnitTables, data_dir: str | P
         for side in ("allied", "axis"):
             for ref in el.get(side, []):
                 if ref not in units.designs:
-                    err(f'"{ref}"', f"eliminated.{side}", f"unknown unit {ref!r}")
+                    err(f'"{ref}"', f"eliminated.{side}", f"unknown unit {ref!r}" + did_you_mean(ref, units.designs))
                 elif ref in used:
                     err(f'"{ref}"', f"eliminated.{side}", f"{ref!r} is listed as eliminated but is also in play")
             s.eliminated[side] = tuple(el.get(side, []))

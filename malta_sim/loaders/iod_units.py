@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError
-from .common import Col, Collector, read_csv, resolve_data_dir, source_col
+from .common import Col, Collector, did_you_mean, read_csv, resolve_data_dir, source_col
 
 SIDES = ("axis", "allied")                      #: code = index (AXIS = 0, ALLIED = 1)
 NATIONALITIES = ("de", "it", "uk", "mt")        #: German, Italian, British, Maltese
@@ -336,7 +336,7 @@ def load_units(data_dir: str | Path | None = None, collector: Collector | None =
         if d.parent:
             p = designs.get(d.parent)
             if p is None:
-                err("units.csv", d.line, "parent", f"unknown unit {d.parent!r}")
+                err("units.csv", d.line, "parent", f"unknown unit {d.parent!r}" + did_you_mean(d.parent, designs))
             elif p.size != "battalion" or d.size != "company":
                 err("units.csv", d.line, "parent", "parent must be a battalion and the unit a company")
 
@@ -345,7 +345,8 @@ def load_units(data_dir: str | Path | None = None, collector: Collector | None =
     by_unit: dict[str, list] = {}
     for r in srows:
         if r.unit not in designs:
-            err("unit_steps.csv", r.line, "unit", f"unknown unit {r.unit!r} (not in units.csv)")
+            err("unit_steps.csv", r.line, "unit", f"unknown unit {r.unit!r} (not in units.csv)"
+                + did_you_mean(r.unit, designs))
             continue
         by_unit.setdefault(r.unit, []).append(r)
     for uid, d in designs.items():
@@ -412,10 +413,10 @@ def load_units(data_dir: str | Path | None = None, collector: Collector | None =
     for r in read_csv(files["breakdown.csv"], BREAKDOWN_SPEC, unique=["battalion", "company"], collector=collector):
         b, c = designs.get(r.battalion), designs.get(r.company)
         if b is None:
-            err("breakdown.csv", r.line, "battalion", f"unknown unit {r.battalion!r}")
+            err("breakdown.csv", r.line, "battalion", f"unknown unit {r.battalion!r}" + did_you_mean(r.battalion, designs))
             continue
         if c is None:
-            err("breakdown.csv", r.line, "company", f"unknown unit {r.company!r}")
+            err("breakdown.csv", r.line, "company", f"unknown unit {r.company!r}" + did_you_mean(r.company, designs))
             continue
         if b.size != "battalion" or b.type in ARTILLERY_TYPES:
             err("breakdown.csv", r.line, "battalion", f"{b.id!r} is not a battalion that can break down (rule 13.0)")

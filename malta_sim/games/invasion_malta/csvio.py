@@ -41,8 +41,9 @@ def read_rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict]]:
     DataError
         If a required column is missing or a row has the wrong number of fields.
     """
-    with open(path, newline="", encoding="utf-8") as f:
-        lines = [(i + 1, ln) for i, ln in enumerate(f.read().splitlines())]
+    from ...loaders.common import read_text  # UTF-8 with or without BOM, any line ending; else one DataError
+
+    lines = [(i + 1, ln) for i, ln in enumerate(read_text(path).split("\n"))]
     body = [(n, ln) for n, ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     if not body:
         raise DataError(str(path), None, None, "empty file (no header)")
