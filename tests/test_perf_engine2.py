@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.oracles import iod_rules as oracle
 from malta_sim.iod.rules import combat, movement
 from malta_sim.iod.rules.combat_options import in_range_kernel
 from malta_sim.iod.state import DEMORALIZED, DISORGANIZED
@@ -31,9 +32,9 @@ def ref_odds_modifiers(game, side, attackers, defenders, target):
     """Rule 9.92 without leader rolls or air, one helper per modifier."""
     s, t, tb = game.state, game.static, game.tables
     m = {}
-    if combat._armor(game, attackers):
+    if oracle._armor(game, attackers):
         m["armor_attacking"] = 2
-    if combat._armor(game, defenders):
+    if oracle._armor(game, defenders):
         m["armor_defending"] = -1
     a_hex = [int(s.hex[u]) for u in attackers]
     hexes = set(a_hex)
@@ -42,9 +43,9 @@ def ref_odds_modifiers(game, side, attackers, defenders, target):
             m["engineers"] = 1
     if len(hexes) >= 4:
         m["envelopment"] = 1
-    if combat._integrity(game, attackers, set(attackers)):
+    if oracle._integrity(game, attackers, set(attackers)):
         m["attacker_integrity"] = 2
-    if combat._integrity(game, defenders, set(defenders)):
+    if oracle._integrity(game, defenders, set(defenders)):
         m["defender_integrity"] = -1
     keys = set()
     for u in attackers:
@@ -52,7 +53,7 @@ def ref_odds_modifiers(game, side, attackers, defenders, target):
         keys.add(("remnant", u) if r >= 0 and s.level[u] == r else int(s.formation[u]))
     if len(keys) > 1:
         m["mixed_formations"] = -1
-    d = combat._avg_morale(game, attackers) - combat._avg_morale(game, defenders)
+    d = oracle._avg_morale(game, attackers) - oracle._avg_morale(game, defenders)
     if d:
         m["morale"] = int(min(3, max(-2, d)))
     return m

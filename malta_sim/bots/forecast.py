@@ -26,7 +26,7 @@ import numpy as np
 
 from malta_sim.iod import static as st
 from malta_sim.iod.state import AXIS, DEMORALIZED, DISORGANIZED
-from malta_sim.kernels.crt import support_strength, unit_attack, unit_defense
+from malta_sim.kernels.crt import crt_cell, split_hits, support_strength, unit_attack, unit_defense
 
 #: 2d6 probabilities of the totals 2..12.
 _P2D6 = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
@@ -67,21 +67,22 @@ def loss_table(charts) -> tuple:
         lo, hi = int(charts.line_cols[line, 0]), int(charts.line_cols[line, 1])
         for col in range(lo, hi + 1):
             for fort in (0, 1):
-                c = crt[line, col, 2:13].astype(np.int64)
-                ah, dh = c[:, 0].copy(), c[:, 2].copy()
-                if fort:
-                    dh = np.maximum(0, dh - 1)
-                a_max = max(a_max, int(((ah + 1) // 2).max()))
-                d_max = max(d_max, int((dh // 2).max()) + 1)
-                cells.append((line, col, fort, ah, dh))
+                cell = [crt_cell(crt, line, col, roll, bool(fort)) for roll in range(2, 13)]   # 9.4, 9.94
+                ah = np.array([c[0] for c in cell], np.int64)
+                dh = np.array([c[2] for c in cell], np.int64)
+                a_steps = np.array([split_hits(x, False)[0] for x in ah], np.int64)            # 9.43
+                d_steps = np.array([split_hits(x, True)[0] for x in dh], np.int64)
+                a_max = max(a_max, int(a_steps.max()))
+                d_max = max(d_max, int(d_steps.max()) + 1)
+                cells.append((line, col, fort, a_steps, d_steps, dh - d_steps))
     out = np.full((n_lines, n_cols, 2, d_max + 1, a_max + 1, 3), np.nan)
-    for line, col, fort, ah, dh in cells:
+    for line, col, fort, a_st, d_st, d_rt in cells:
         for ds in range(d_max + 1):
             for as_ in range(a_max + 1):
-                # hits split into steps (9.43), capped at the steps present (9.42)
-                a_steps = np.minimum((ah + 1) // 2, as_)
-                d_steps = np.minimum(dh // 2, ds)
-                d_ret = np.where(dh // 2 >= ds, 0, dh - dh // 2)
+                # steps capped at the steps present; no retreat once all are lost (9.42)
+                a_steps = np.minimum(a_st, as_)
+                d_steps = np.minimum(d_st, ds)
+                d_ret = np.where(d_st >= ds, 0, d_rt)
                 out[line, col, fort, ds, as_] = (float(_P2D6 @ a_steps), float(_P2D6 @ d_steps),
                                                  float(_P2D6 @ d_ret))
     out.flags.writeable = False
@@ -184,7 +185,7 @@ def _support_one(u, target, grp, n, hurricane, unit, hexes, oos, mor, form, nigh
 
 
 #: :func:`malta_sim.iod.static.odds_level` compiled (rule 9.3 d).
-_odds_level = nb.njit(cache=True)(st.odds_level)
+_odds_level = st.odds_level
 
 
 @nb.njit(cache=True, inline="always")

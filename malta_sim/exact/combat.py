@@ -13,6 +13,7 @@ from ..kernels.crt import (
     LEVEL_NONE,
     basic_odds_level,
     combat_column,
+    crt_cell,
     split_hits,
 )
 from ..loaders.iod_charts import BOMB_RESULTS, IodCharts, format_result, level_to_odds_label
@@ -77,9 +78,7 @@ def combat_distribution(att_total: int, def_total: int, shift: int, line: int, f
     cells: dict[str, dict] = {}
     e = {k: Fraction(0) for k in ("ah", "dh", "as", "ds")}
     for roll in range(2, 13):
-        ah, ae, dh, de = (int(x) for x in charts.crt[line, col, roll])
-        if fort and dh > 0:
-            dh -= 1
+        ah, ae, dh, de = (int(x) for x in crt_cell(charts.crt, line, col, roll, fort))   # 9.4, 9.94
         key = format_result(ah, ae, dh, de)
         c = cells.setdefault(key, {"result": key, "p": Fraction(0), "rolls": []})
         p = p_2d6(roll)
@@ -109,9 +108,7 @@ def cell_probabilities(att_total, def_total, shift, line, fort, charts) -> dict[
     if col == CANCELLED:
         return out
     for roll in range(2, 13):
-        ah, ae, dh, de = (int(x) for x in charts.crt[line, col, roll])
-        if fort and dh > 0:
-            dh -= 1
+        ah, ae, dh, de = (int(x) for x in crt_cell(charts.crt, line, col, roll, fort))   # 9.4, 9.94
         out[(ah, ae, dh, de)] = out.get((ah, ae, dh, de), Fraction(0)) + p_2d6(roll)
     return out
 

@@ -70,8 +70,6 @@ def check_invariants(game, phase: str) -> None:
         if recount != tally:
             raise InvariantError(f"{where}: {('Axis', 'Allied')[side]} steps lost tally {tally} "
                                  f"!= recount {recount}")
-    # ZOC and supply routes agree with the path kernels (5.0-5.3, 8.2)
-    check_against_kernels(game, where)
     # surrender modifier against the data table's recount (20.0)
     from malta_sim.iod.rules.victory import surrender_modifier
     mod, _ = surrender_modifier(game)
@@ -110,49 +108,5 @@ def recount_surrender_modifier(game) -> int:
     return tables.surrender_modifier(counts) + terms["invasion"]
 
 
-_MAPDATA: dict = {}
 
 
-def check_against_kernels(game, where: str = "") -> None:
-    """The engine's ZOC map and HQ supply routes equal those of
-    :mod:`malta_sim.kernels.paths` (an independent implementation over the
-    map loader's per-hexside tables).  Leaders are not units for supply
-    routes (14.0)."""
-    from malta_sim.kernels import paths
-    from malta_sim.loaders.iod_map import load_map
-    from malta_sim.iod.rules import movement, supply
-    s, t = game.state, game.static
-    key = t.provenance.get("data_dir")
-    if key not in _MAPDATA:
-        _MAPDATA[key] = load_map(key)
-    md = _MAPDATA[key]
-    n = t.n_hexes
-    for side in (AXIS, ALLIED):
-        exert, foot = movement.exerting_hexes(game, side)
-        mine = movement.zoc_map(game, side)
-        theirs = paths.zoc_map(t.neighbours, exert, (~foot).astype(np.int8), md.zoc_across)
-        if not np.array_equal(mine, theirs):
-            bad = [game.hex_name(x) for x in np.flatnonzero(mine != theirs)[:4]]
-            raise InvariantError(f"{where}: ZOC of side {side} differs from the kernel at {bad}")
-        passable = supply.passable_for(game, side)
-        ezoc = movement.zoc_map(game, 1 - side)
-        blk, triv = movement.occupancy(game, 1 - side)
-        friendly = np.zeros(n, bool)
-        for u in game.on_map(side):
-            if t.utype[u] not in (st.LEADER, st.WARSHIP):
-                friendly[s.hex[u]] = True
-        for f in range(t.n_formations):
-            hq = int(t.formation_hq[f])
-            if hq < 0 or t.side[hq] != side or s.box[hq] != BOX_MAP:
-                continue
-            h = int(s.hex[hq])
-            d1 = supply.route_distance(h, passable | (np.arange(n) == h), t.neighbours,
-                                       t.ocean_side, supply.MAX_ROUTE)
-            src = np.zeros(n, bool)
-            src[h] = True
-            d2 = paths.supply_field(t.neighbours, md.supply_across, src, blk | triv, ezoc,
-                                    friendly, supply.MAX_ROUTE)
-            if not np.array_equal(d1.astype(int), d2.astype(int)):
-                bad = [game.hex_name(x) for x in np.flatnonzero(d1 != d2)[:4]]
-                raise InvariantError(f"{where}: supply routes from the {t.formation_names[f]} HQ "
-                                     f"differ from the kernel at {bad}")

@@ -21,6 +21,7 @@ from functools import cached_property, wraps
 import numpy as np
 
 from malta_sim.hexgrid import Grid
+from malta_sim.kernels import crt as _kcrt
 
 # unit types -----------------------------------------------------------------
 INFANTRY = 0
@@ -275,21 +276,11 @@ class StaticData:
         self._index = {n: i for i, n in enumerate(self.names)}
 
 
-def odds_level(att: int, dfn: int) -> int:
-    """Basic combat odds as a level (rule 9.3 d): ``k:1`` -> ``k`` for ``k >= 1``,
-    ``1:n`` -> ``-(n-1)`` ... i.e. 1:1 = 1, 2:1 = 2, 1:2 = 0, 1:3 = -1.
-
-    Rounded down to whole-number odds in the defender's favour: 15 vs 4 is 3:1;
-    5 vs 12 is 1:3 (12/5 = 2.4 rounds up against the attacker).
-    """
-    if dfn <= 0:
-        return 99
-    if att >= dfn:
-        return att // dfn
-    if att <= 0:
-        return -99
-    n = -(-dfn // att)  # ceil(d/a): 1:n
-    return 2 - n
+#: Basic combat odds as a level (rule 9.3 d): ``k:1`` -> ``k`` for ``k >= 1``,
+#: ``1:n`` -> ``2 - n`` (1:1 = 1, 2:1 = 2, 1:2 = 0, 1:3 = -1), rounded in the
+#: defender's favour (15 vs 4 is 3:1; 5 vs 12 is 1:3); the compiled
+#: :func:`malta_sim.kernels.crt.basic_odds_level`, the one implementation.
+odds_level = _kcrt.basic_odds_level
 
 
 def odds_name(level: int) -> str:

@@ -159,14 +159,3 @@ def bombard_steps_lost(result, steps_in_hex, demoralized_units):
     return min(lost, cap, steps_in_hex)
 
 
-def py_resolve_bombardment(strength, stack, shift, roll, bomb, bomb_columns, bomb_min_strength):
-    """Plain-Python twin of :func:`resolve_bombardment`."""
-    if stack <= 0:
-        return INEFFECTIVE, RESULT_NONE
-    row = min(stack, len(bomb_min_strength)) - 1
-    cols = [int(x) for x in bomb_columns]
-    if strength < bomb_min_strength[row] or strength < cols[0]:
-        return INEFFECTIVE, RESULT_NONE
-    j = max(i for i, v in enumerate(cols) if v <= strength)
-    j = min(max(j + shift, 0), len(cols) - 1)
-    return j, int(bomb[row][j][roll])

@@ -1,10 +1,14 @@
-"""Combat kernel: modified totals, odds, column shifts, terrain line, CRT result,
-hits to step losses and retreats, standing ground (rules 9.3-9.9, 10.2, 11.1-11.2,
-8.3-8.4, 12.21-12.22).
+"""The one implementation of the combat arithmetic of rules 9.3-9.9 and 12.2
+that the engine, the bots' forecasts and the exact odds calculators share:
+unit strengths (9.91, 8.3-8.4, 11.3-11.4), support strength (12.22, 12.52,
+10.22), basic odds (9.3 d), the CRT column (9.3 g) and cell (9.4, 9.94), hits
+to step losses and retreats with the order of damage and the excess-loss
+rule (9.42, 9.43, 9.51), standing ground (9.71).
 
-All functions are ``@njit(cache=True)`` pure functions on scalars and arrays, so
-the land engine can call them from its own compiled loops; plain-Python callers
-can call them directly too (numba compiles them on first use).
+All functions are ``@njit(cache=True)`` pure functions of scalars and arrays:
+compiled code calls them directly, and so does Python (numba compiles them on
+first use).  The odds-level modifiers of 9.92 are
+:mod:`malta_sim.iod.rules.column_shifts`.
 
 Odds levels
 -----------
@@ -23,14 +27,9 @@ Static CRT arrays (from :func:`malta_sim.loaders.iod_charts.load_charts`)
 ``col_level`` int32[n_cols]
     odds level of each column.
 
-Typical engine call
--------------------
->>> sup = capped_support(sum_of_support_strengths, printed_support, printed_attack, True)  # doctest: +SKIP
->>> a = attack_total(att_strengths, att_oos, att_disorg, att_demor, sup)               # doctest: +SKIP
->>> d = defense_total(def_strengths, def_demor, def_support, city_or_fort)             # doctest: +SKIP
->>> shift = odds_shift(armor_att, armor_def, engineers, n_att_hexes, att_int, def_int,
-...                    mixed, att_morale - def_morale, air, att_cmd, def_cmd)         # doctest: +SKIP
->>> col, roll, ah, ae, dh, de = roll_combat(state, a, d, shift, line, fort, crt, line_cols, col_level)  # doctest: +SKIP
+Typical call
+------------
+>>> col, roll, ah, ae, dh, de = roll_combat(state, att, dfn, shift, line, fort, crt, line_cols, col_level)  # doctest: +SKIP
 >>> a_st, a_rt, d_st, d_rt, a_left, d_left = apply_hits(ah, dh, att_steps, def_steps)  # doctest: +SKIP
 """
 
@@ -149,74 +148,6 @@ def support_strength(base, out_of_supply, disorganized, demoralized, night,
     return s
 
 
-@nb.njit(cache=True)
-def capped_support(support_total, printed_support_total, printed_ground_total, offensive):
-    """Apply the support caps of rule 12.21.
-
-    The printed offensive support may not exceed twice the printed attack
-    strength of the attacking ground units; the printed defensive support may
-    not exceed the printed strength of the defenders.  When the printed total
-    is over the cap, the modified total counted is cut to the cap.
-
-    Returns
-    -------
-    int
-        Support strength to add.
-    """
-    cap = 2 * printed_ground_total if offensive else printed_ground_total
-    if printed_support_total <= cap:
-        return support_total
-    return min(support_total, cap)
-
-
-@nb.njit(cache=True)
-def attack_total(attack, out_of_supply, disorganized, demoralized, support):
-    """Modified attack total (rule 9.3 b): sum of :func:`unit_attack` over the
-    attackers plus the (already modified and capped) offensive support.
-
-    Parameters
-    ----------
-    attack : int[n]
-        Printed attack strengths of the attacking units.
-    out_of_supply, disorganized, demoralized : bool[n]
-    support : int
-        Offensive support to add (see :func:`support_strength`, :func:`capped_support`).
-
-    Returns
-    -------
-    int
-    """
-    t = 0
-    for i in range(attack.shape[0]):
-        t += unit_attack(attack[i], out_of_supply[i], disorganized[i], demoralized[i])
-    return t + support
-
-
-@nb.njit(cache=True)
-def defense_total(defense, demoralized, support, doubled):
-    """Modified defense total (rule 9.3 c): sum of :func:`unit_defense`, doubled
-    in a city or fort hex (9.91), then plus defensive support (not doubled).
-
-    Parameters
-    ----------
-    defense : int[n]
-    demoralized : bool[n]
-    support : int
-    doubled : bool
-        Defending hex is a city or fort.
-
-    Returns
-    -------
-    int
-    """
-    t = 0
-    for i in range(defense.shape[0]):
-        t += unit_defense(defense[i], demoralized[i])
-    if doubled:
-        t *= 2
-    return t + support
-
-
 # --------------------------------------------------------------------------
 # odds (9.3 d-g, 9.92, 11.1-11.2)
 # --------------------------------------------------------------------------
@@ -236,125 +167,6 @@ def basic_odds_level(attack, defense):
         return attack // defense
     n = (defense + attack - 1) // attack  # 1:n with n = ceil(D/A)
     return 2 - n
-
-
-@nb.njit(cache=True)
-def morale_level(morale):
-    """A side's morale level: the mean of its units' current morale, rounded
-    up (rule 11.1).  ``morale`` int[n] (already -1 for demoralized, 9.93)."""
-    n = morale.shape[0]
-    if n == 0:
-        return 0
-    s = 0
-    for i in range(n):
-        s += morale[i]
-    return -((-s) // n)
-
-
-@nb.njit(cache=True)
-def morale_shift(att_level, def_level):
-    """Odds shift from morale (rules 9.92, 11.2): attacker level minus defender
-    level, capped at +3 and -2."""
-    d = att_level - def_level
-    if d > 3:
-        return 3
-    if d < -2:
-        return -2
-    return d
-
-
-@nb.njit(cache=True)
-def odds_shift(armor_attacking, armor_defending, engineers_vs_fort, attacking_hexes,
-               attacker_integrity, defender_integrity, mixed_formations, morale_diff,
-               air_support, attacker_command, defender_command):
-    """Total column shift of rule 9.92.
-
-    Parameters
-    ----------
-    armor_attacking : bool
-        Non-demoralized tank attacking stacked with infantry-type units: +2.
-    armor_defending : bool
-        Same on defence: -1.
-    engineers_vs_fort : bool
-        Fort defender and every attacking hex has an engineer: +1.
-    attacking_hexes : int
-        Hexes the (non-artillery) attackers attack from; 4 or more: +1 (envelopment).
-    attacker_integrity : bool
-        Whole regiment/brigade attacking (rules 9.92, 9.95): +2.
-    defender_integrity : bool
-        Whole regiment/brigade defending: -1.
-    mixed_formations : bool
-        Attackers from more than one formation (15.4, remnants 9.95): -1.
-    morale_diff : int
-        Attacker morale level minus defender level (capped here, 11.2).
-    air_support : int
-        Air support markers on the hex (16.42): +1 each.
-    attacker_command, defender_command : bool
-        Leader command rolls succeeded (14.2): +1 / -1.
-
-    Returns
-    -------
-    int
-        Column shift (positive favours the attacker).
-    """
-    s = 0
-    if armor_attacking:
-        s += 2
-    if armor_defending:
-        s -= 1
-    if engineers_vs_fort:
-        s += 1
-    if attacking_hexes >= 4:
-        s += 1
-    if attacker_integrity:
-        s += 2
-    if defender_integrity:
-        s -= 1
-    if mixed_formations:
-        s -= 1
-    s += morale_shift(morale_diff, 0)
-    s += air_support
-    if attacker_command:
-        s += 1
-    if defender_command:
-        s -= 1
-    return s
-
-
-@nb.njit(cache=True)
-def command_roll(state, tactical_value):
-    """Leader command roll (rule 14.2): one die <= tactical value succeeds."""
-    return nb_die(state) <= tactical_value
-
-
-@nb.njit(cache=True)
-def terrain_line(hex_lines, line_rank, night, night_line):
-    """CRT line for a defending hex (rules 9.3 f, 10.2).
-
-    Parameters
-    ----------
-    hex_lines : int[k]
-        Day line of each terrain in the hex (``-1`` entries ignored).
-    line_rank : int32[n_lines]
-        Defender rank of each line (larger = more favourable to the defender).
-    night : bool
-        Night turn: the night line whatever the terrain.
-    night_line : int
-
-    Returns
-    -------
-    int
-    """
-    if night:
-        return night_line
-    best = -1
-    for i in range(hex_lines.shape[0]):
-        li = hex_lines[i]
-        if li < 0:
-            continue
-        if best < 0 or line_rank[li] > line_rank[best]:
-            best = li
-    return best
 
 
 @nb.njit(cache=True)
@@ -541,78 +353,33 @@ def apply_hits(att_hits, def_hits, att_steps_available, def_steps_available):
 
 
 @nb.njit(cache=True)
-def stand_ground_roll(state, morale, with_leader):
-    """Standing-ground attempt of one unit (rule 9.71): one die, -1 when stacked
-    with its formation leader; the unit stands when its current morale is
-    greater than the modified die.  Returns ``(stands, die)``."""
-    die = nb_die(state)
+def stands_ground(die, morale, with_leader):
+    """Rule 9.71: a unit attempting to stand its ground stands when its
+    current morale is greater than the die, less one when it is stacked with
+    its formation leader."""
     mod = die - 1 if with_leader else die
-    return morale > mod, die
+    return morale > mod
+
+
+@nb.njit(cache=True)
+def stand_ground_roll(state, morale, with_leader):
+    """Standing-ground attempt of one unit (rule 9.71) with a die drawn from
+    ``state``: ``(stands, die)`` (:func:`stands_ground`)."""
+    die = nb_die(state)
+    return stands_ground(die, morale, with_leader), die
 
 
 @nb.njit(cache=True)
 def stand_ground_probability(morale, with_leader):
-    """Exact probability that :func:`stand_ground_roll` succeeds (rule 9.71)."""
+    """Exact probability that a unit stands its ground (rule 9.71,
+    :func:`stands_ground` over the six faces of the die)."""
     k = 0
     for die in range(1, 7):
-        mod = die - 1 if with_leader else die
-        if morale > mod:
+        if stands_ground(die, morale, with_leader):
             k += 1
     return k / 6.0
-
-
-@nb.njit(cache=True)
-def morale_effect(effect, disorganized, demoralized):
-    """New morale state and step loss of one unit hit by a D or Z (rules 9.41,
-    11.3, 11.4).
-
-    Parameters
-    ----------
-    effect : int
-        0 none, 1 D, 2 Z.
-    disorganized, demoralized : bool
-        Current state.
-
-    Returns
-    -------
-    tuple
-        ``(disorganized, demoralized, step_lost)``.  D: normal -> disorganized,
-        disorganized -> demoralized, demoralized -> no effect (11.4).  Z:
-        -> demoralized; already demoralized -> one step lost.
-    """
-    if effect == 1:
-        if demoralized:
-            return False, True, False
-        if disorganized:
-            return False, True, False
-        return True, False, False
-    if effect == 2:
-        if demoralized:
-            return False, True, True
-        return False, True, False
-    return disorganized, demoralized, False
 
 
 # --------------------------------------------------------------------------
 # plain-Python reference (for tests and the benchmark)
 # --------------------------------------------------------------------------
-def py_resolve_combat(att_total, def_total, shift, line, fort, roll, crt, line_cols, col_level):
-    """Plain-Python twin of :func:`resolve_combat` (same inputs, same output)."""
-    att_total, def_total = int(att_total), int(def_total)
-    if att_total <= 0:
-        return CANCELLED, 0, 0, 0, 0
-    if def_total <= 0:
-        lv = LEVEL_INFINITE
-    elif att_total >= def_total:
-        lv = att_total // def_total + shift
-    else:
-        lv = 2 - (-(-def_total // att_total)) + shift
-    lo, hi = int(line_cols[line][0]), int(line_cols[line][1])
-    levels = [int(x) for x in col_level]
-    if lv < levels[lo]:
-        return CANCELLED, 0, 0, 0, 0
-    col = max(j for j in range(lo, hi + 1) if levels[j] <= lv)
-    ah, ae, dh, de = (int(x) for x in crt[line][col][roll])
-    if fort and dh > 0:
-        dh -= 1
-    return col, ah, ae, dh, de

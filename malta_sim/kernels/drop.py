@@ -249,32 +249,3 @@ def drop_marker_many(states, planned, german, aa_count, solitaire, is_ocean, nbr
                              reroll_from_landing, 1000)[0]
 
 
-def py_drop_marker(rng, planned, german, aa_count, solitaire, is_ocean, nbr, charts, reroll_from_landing=False,
-                   max_tries=1000):
-    """Plain-Python twin of :func:`drop_marker` (``rng``: a ``numpy.random.Generator``);
-    for the benchmark's speed-up figure and as a readable reference."""
-    def d6():
-        return int(rng.integers(1, 7))
-
-    pos = planned
-    for t in range(max_tries):
-        m = aa_count[pos] + (GERMAN_DRM if german else 0) + (SOLITAIRE_DRM if solitaire else 0)
-        roll = d6() + d6() + m
-        r = 0
-        while r + 1 < len(charts.drop_roll_min) and roll > charts.drop_roll_max[r]:
-            r += 1
-        code = int(charts.drop_marker[r])
-        land = last = pos
-        if code != ON_TARGET:
-            n = {ADJACENT: lambda: 1, HALF: lambda: (d6() + 1) // 2, ONE: d6}.get(code, lambda: d6() + d6())()
-            d = int(charts.scatter_dir[d6()])
-            for _ in range(n):
-                j = int(nbr[last, d])
-                if j < 0:
-                    land = -1
-                    break
-                last = land = j
-        if land >= 0 and not is_ocean[land]:
-            return land, t + 1
-        pos = (land if land >= 0 else last) if reroll_from_landing else planned
-    return -1, max_tries

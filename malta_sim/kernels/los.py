@@ -191,28 +191,3 @@ def line_of_fire_table(axial, nbr, guns, hex_blocks, side_blocks, dist_table, ma
     return out
 
 
-def py_line_of_fire(grid, gun: str, target: str, hex_blocks, side_blocks) -> bool:
-    """Plain-Python reference built on :func:`malta_sim.hexgrid.hex_line` (hex ids)."""
-    from ..hexgrid import direction_between, hex_line
-
-    steps = hex_line(gun, target)
-    blocks = lambda h: grid.contains(h) and bool(hex_blocks[grid.index(h)])  # noqa: E731
-
-    def side(a, b):
-        if not (grid.contains(a) and grid.contains(b)):
-            return False
-        return bool(side_blocks[grid.index(a), direction_between(a, b)])
-
-    for s in steps[1:-1]:
-        if len(s) == 1:
-            if blocks(s[0]):
-                return False
-        else:
-            if blocks(s[0]) and blocks(s[1]):
-                return False
-            if side(s[0], s[1]):
-                return False
-    for s, t in zip(steps, steps[1:]):
-        if len(s) == 1 and len(t) == 1 and side(s[0], t[0]):
-            return False
-    return True

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from tests.oracles import iod_rules as ref
+from tests.oracles import paths as ref_paths
 
 from malta_sim.iod.rules import airborne as ap
 from malta_sim.iod.rules import combat, movement, organisation, supply
@@ -23,7 +24,48 @@ from malta_sim.iod import sequence
 from malta_sim.iod.rules.combat_options import firer_candidates
 from malta_sim.play import new_game
 from malta_sim.iod.invasion import enemy_zoc
-from malta_sim.iod.state import AXIS
+from malta_sim.iod import static as st
+from malta_sim.iod.state import AXIS, BOX_MAP
+from malta_sim.kernels import paths
+from malta_sim.loaders.iod_map import load_map
+
+_MAPS: dict = {}
+
+
+def _zoc_and_routes(game, phase, seen: Counter) -> None:
+    """Rules 5.0-5.3, 8.2: each side's ZOC map equals :func:`malta_sim.kernels.paths.zoc_map`
+    over the map loader's per-hexside tables, and each HQ's supply routes
+    equal the independent search of :func:`oracles.paths.supply_field`."""
+    s, t = game.state, game.static
+    key = t.provenance.get("data_dir")
+    if key not in _MAPS:
+        _MAPS[key] = load_map(key)
+    md = _MAPS[key]
+    n = t.n_hexes
+    for side in (0, 1):
+        exert, foot = movement.exerting_hexes(game, side)
+        theirs = paths.zoc_map(t.neighbours, exert, (~foot).astype(np.int8), md.zoc_across)
+        assert np.array_equal(movement.zoc_map(game, side), theirs), (phase, "zoc", side)
+        passable = supply.passable_for(game, side)
+        ezoc = movement.zoc_map(game, 1 - side)
+        blk, triv = movement.occupancy(game, 1 - side)
+        friendly = np.zeros(n, bool)
+        for u in game.on_map(side):
+            if t.utype[u] not in (st.LEADER, st.WARSHIP):
+                friendly[s.hex[u]] = True
+        for f in range(t.n_formations):
+            hq = int(t.formation_hq[f])
+            if hq < 0 or t.side[hq] != side or s.box[hq] != BOX_MAP:
+                continue
+            h = int(s.hex[hq])
+            d1 = supply.route_distance(h, passable | (np.arange(n) == h), t.neighbours,
+                                       t.ocean_side, supply.MAX_ROUTE)
+            src = np.zeros(n, bool)
+            src[h] = True
+            d2 = ref_paths.supply_field(t.neighbours, md.supply_across, src, blk | triv, ezoc,
+                                        friendly, supply.MAX_ROUTE)
+            assert np.array_equal(d1.astype(int), d2.astype(int)), (phase, "supply routes", f)
+            seen["routes"] += 1
 
 
 def _compare(game, phase, seen: Counter) -> None:
@@ -81,6 +123,7 @@ def _compare(game, phase, seen: Counter) -> None:
                                              s.hex, t.side)
                 assert got.tolist() == ref.marker_reach(game, here, zoc, steps), (phase, "marker")
                 seen["marker"] += int(len(got) > 0)
+    _zoc_and_routes(game, phase, seen)
     seen["phases"] += 1
 
 
@@ -96,7 +139,7 @@ def test_engine_queries_equal_plain_references_in_games(scenario, axis, allied, 
         game.observers.append(lambda game, phase: _compare(game, phase, seen))
         sequence.play_game(game)
     assert seen["phases"] > 50
-    for key in ("occupancy", "supply_out", "modifiers", "command_leader", "stacking"):
+    for key in ("occupancy", "supply_out", "modifiers", "command_leader", "stacking", "routes"):
         assert seen[key] > 0, (key, dict(seen))
     if scenario == "hercules":
         assert seen["marker"] > 0 and seen["barred_any"] + seen["penetration_leader"] > 0, dict(seen)

@@ -155,9 +155,9 @@ def odds_modifiers(game, side, attackers, defenders, target, air=0, roll_leaders
             m["engineers"] = 1
     if len(hexes) >= 4:
         m["envelopment"] = 1
-    if regs and combat._regiments_intact(game, regs, set(attackers)):
+    if regs and _regiments_intact(game, regs, set(attackers)):
         m["attacker_integrity"] = 2
-    if d_regs and combat._regiments_intact(game, d_regs, set(defenders)):
+    if d_regs and _regiments_intact(game, d_regs, set(defenders)):
         m["defender_integrity"] = -1
     if len(keys) > 1:
         m["mixed_formations"] = -1
@@ -255,3 +255,68 @@ def advance_eligible(game, side: int, stayers) -> list[int]:
              if x not in stay and ground[x] and ut[x] not in (st.LEADER, st.HQ, st.AA)]
     return [u for u in list(stayers) + extra
             if ut[u] != st.ARTILLERY and not combat._ma_zero(game, u)]
+
+
+def _integrity(game, units, need_all_in: set) -> bool:
+    """Rule 9.92/9.95/17.32: some regiment or brigade whose battalions are all
+    on the map, none demoralized or a remnant, all among ``units``."""
+    s, tb = game.state, game.tables
+    reg = tb.regiment
+    regs = {reg[u] for u in units if reg[u] >= 0}
+    if not regs:
+        return False
+    box, mor, lev, rem = s.box, s.morale_state, s.level, tb.remnant_level_l
+    for r in regs:
+        if s.integrity_lost[0, r]:
+            continue
+        mem = tb.members[r]
+        if not mem:
+            continue
+        if need_all_in.issuperset(mem) and all(
+                box[m] == BOX_MAP and mor[m] != DEMORALIZED and not (rem[m] >= 0 and lev[m] == rem[m])
+                for m in mem):
+            return True
+    return False
+
+
+def _armor(game, units) -> bool:
+    """Rule 9.92: a hex of ``units`` holds a tank that is not demoralized
+    together with an infantry-type partner (:data:`static.ARMOR_PARTNERS`)."""
+    s, tb = game.state, game.tables
+    tank, mor, hexa = tb.tank, s.morale_state, s.hex
+    tank_hexes = {int(hexa[u]) for u in units if tank[u] and mor[u] != DEMORALIZED}
+    if not tank_hexes:
+        return False
+    partner = tb.armor_partner
+    return any(partner[u] and int(hexa[u]) in tank_hexes for u in units)
+
+
+def _avg_morale(game, units) -> int:
+    """Rules 9.92, 11.2: average current morale (:meth:`Game.morale_value`) of
+    ``units``, fractions rounded up; 0 for no units."""
+    tb, s = game.tables, game.state
+    sp, mo, lev, mor = tb.strongpoint, tb.morale, s.level, s.morale_state
+    tot = n = 0
+    for u in units:
+        v = 4 if sp[u] else mo[u][lev[u]]                              # 16.24
+        if mor[u] == DEMORALIZED:
+            v -= 1                                                     # 11.4
+        tot += v
+        n += 1
+    return -(-tot // n) if n else 0
+
+
+def _regiments_intact(game, regs, units: set) -> bool:
+    """:func:`_integrity` for the regiments ``regs`` of ``units`` (rules 9.92,
+    9.95, 17.32): one of them has all its battalions among ``units``, on the
+    map, none demoralized or a remnant."""
+    s, tb = game.state, game.tables
+    box, mor, lev, rem = s.box, s.morale_state, s.level, tb.remnant_level_l
+    lost, members = s.integrity_lost, tb.members
+    for r in regs:
+        mem = members[r]
+        if mem and units.issuperset(mem) and not lost[0, r] and all(
+                box[m] == BOX_MAP and mor[m] != DEMORALIZED and not (rem[m] >= 0 and lev[m] == rem[m])
+                for m in mem):
+            return True
+    return False

@@ -554,55 +554,6 @@ def support_value(game, u: int, offensive: bool, target: int, combat_units, hurr
 
 
 # ------------------------------------------------------------------ modifiers (9.92)
-def _integrity(game, units, need_all_in: set) -> bool:
-    """Rule 9.92/9.95/17.32: some regiment or brigade whose battalions are all
-    on the map, none demoralized or a remnant, all among ``units``."""
-    s, tb = game.state, game.tables
-    reg = tb.regiment
-    regs = {reg[u] for u in units if reg[u] >= 0}
-    if not regs:
-        return False
-    box, mor, lev, rem = s.box, s.morale_state, s.level, tb.remnant_level_l
-    for r in regs:
-        if s.integrity_lost[0, r]:
-            continue
-        mem = tb.members[r]
-        if not mem:
-            continue
-        if need_all_in.issuperset(mem) and all(
-                box[m] == BOX_MAP and mor[m] != DEMORALIZED and not (rem[m] >= 0 and lev[m] == rem[m])
-                for m in mem):
-            return True
-    return False
-
-
-def _armor(game, units) -> bool:
-    """Rule 9.92: a hex of ``units`` holds a tank that is not demoralized
-    together with an infantry-type partner (:data:`static.ARMOR_PARTNERS`)."""
-    s, tb = game.state, game.tables
-    tank, mor, hexa = tb.tank, s.morale_state, s.hex
-    tank_hexes = {int(hexa[u]) for u in units if tank[u] and mor[u] != DEMORALIZED}
-    if not tank_hexes:
-        return False
-    partner = tb.armor_partner
-    return any(partner[u] and int(hexa[u]) in tank_hexes for u in units)
-
-
-def _avg_morale(game, units) -> int:
-    """Rules 9.92, 11.2: average current morale (:meth:`Game.morale_value`) of
-    ``units``, fractions rounded up; 0 for no units."""
-    tb, s = game.tables, game.state
-    sp, mo, lev, mor = tb.strongpoint, tb.morale, s.level, s.morale_state
-    tot = n = 0
-    for u in units:
-        v = 4 if sp[u] else mo[u][lev[u]]                              # 16.24
-        if mor[u] == DEMORALIZED:
-            v -= 1                                                     # 11.4
-        tot += v
-        n += 1
-    return -(-tot // n) if n else 0
-
-
 def _command_roll(game, side: int, units, target: int, sign: int) -> int:
     """Rules 14.2, 14.21, 15.3: one leader of ``side`` stacked with or next to a
     unit of its formation in the combat rolls one die; <= tactical value gives
@@ -657,22 +608,6 @@ def _command_die(game, side: int, best, sign: int) -> int:
         game.log("command roll", side=side, units=[ld], dice=[die],
                  result="success" if die <= tv else "no effect", rule="14.2")
     return sign if die <= tv else 0
-
-
-def _regiments_intact(game, regs, units: set) -> bool:
-    """:func:`_integrity` for the regiments ``regs`` of ``units`` (rules 9.92,
-    9.95, 17.32): one of them has all its battalions among ``units``, on the
-    map, none demoralized or a remnant."""
-    s, tb = game.state, game.tables
-    box, mor, lev, rem = s.box, s.morale_state, s.level, tb.remnant_level_l
-    lost, members = s.integrity_lost, tb.members
-    for r in regs:
-        mem = members[r]
-        if mem and units.issuperset(mem) and not lost[0, r] and all(
-                box[m] == BOX_MAP and mor[m] != DEMORALIZED and not (rem[m] >= 0 and lev[m] == rem[m])
-                for m in mem):
-            return True
-    return False
 
 
 #: The keys of :func:`odds_modifiers` for the parts of
@@ -751,7 +686,8 @@ _CRT_COLUMNS: dict = {}
 
 def crt_column(charts, line: int, level: int) -> int:
     """Rule 9.3 g: highest column at or below ``level`` on ``line``; -1 when
-    below the line's lowest column (attack cancelled); capped at its highest.
+    below the line's lowest column (attack cancelled); capped at its highest
+    (:func:`malta_sim.kernels.crt.final_column`).
 
     The charts are static data, so each answer is worked out once and kept."""
     memo = _CRT_COLUMNS.get(id(charts))
@@ -762,19 +698,7 @@ def crt_column(charts, line: int, level: int) -> int:
     key = (line, level)
     c = memo[1].get(key)
     if c is None:
-        c = memo[1][key] = _crt_column(charts, line, level)
-    return c
-
-
-def _crt_column(charts, line: int, level: int) -> int:
-    """:func:`crt_column` worked out from the charts (rule 9.3 g)."""
-    lo, hi = int(charts.line_cols[line, 0]), int(charts.line_cols[line, 1])
-    if level < charts.col_level[lo]:
-        return -1
-    c = lo
-    for k in range(lo, hi + 1):
-        if charts.col_level[k] <= level:
-            c = k
+        c = memo[1][key] = int(kcrt.final_column(level, line, charts.line_cols, charts.col_level))
     return c
 
 
@@ -1003,9 +927,9 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
         return res
     roll = fixed_roll if fixed_roll is not None else game.dice2("combat")
     res.roll = roll
-    ah, ae, dh, de = t.charts.crt[line, col, roll].tolist()
-    if t.fort[target] and not s.fort_destroyed[target]:
-        dh = max(0, dh - 1)                                            # 9.94
+    fort = bool(t.fort[target]) and not s.fort_destroyed[target]
+    ah, ae, dh, de = kcrt.crt_cell(t.charts.crt, line, col, roll, fort)   # 9.4, 9.94
+    ah, ae, dh, de = int(ah), int(ae), int(dh), int(de)
     res.result = (ah, ae, dh, de)
     if game.events is not None:            # the entry's text is made only when it is kept
         game.log("attack", side=side, hexes=[target], units=attackers + defenders, dice=[roll],
@@ -1040,26 +964,19 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
 def _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mods, res) -> None:
     """Rules 9.41-9.43, 9.51, 9.7, 9.6, 9.8 for one combat result."""
     s, t = game.state, game.static
-    att_steps, att_ret = -(-ah // 2), ah - (-(-ah // 2))               # 9.43: attacker rounds up
-    def_steps, def_ret = dh // 2, dh - dh // 2                         # defender rounds down
-    eng_first = -(-att_steps // 2) if "engineers" in mods else 0
-    pending_def = 0
-    # 9.51 order: more hits first; defender first on a tie
-    order = ("def", "att") if dh >= ah else ("att", "def")
+    # 9.42, 9.43, 9.51: steps and retreats of both sides, the order of damage
+    # and the excess-loss rule (malta_sim.kernels.crt.apply_hits)
+    a_avail = sum(game.steps(u) for u in attackers if s.box[u] == BOX_MAP)
+    d_avail = sum(game.steps(u) for u in defenders if s.box[u] == BOX_MAP)
+    att_steps, att_ret, def_steps, def_ret, _att_left, pending_def = (
+        int(x) for x in kcrt.apply_hits(ah, dh, a_avail, d_avail))
+    eng_first = -(-att_steps // 2) if "engineers" in mods else 0      # 9.92
+    order = ("def", "att") if dh >= ah else ("att", "def")            # 9.51
     for who in order:
         if who == "def":
-            excess = take_steps(game, defenders, def_steps, "combat")
-            if excess > 0:
-                pending_def = excess + def_ret
-                if order[0] == "def" and ah > 0:                       # 9.42 / 9.94
-                    ah -= 1
-                    att_steps, att_ret = -(-ah // 2), ah - (-(-ah // 2))
-                    eng_first = -(-att_steps // 2) if "engineers" in mods else 0
+            take_steps(game, defenders, def_steps, "combat")
         else:
-            excess = take_steps(game, attackers, att_steps, "combat", eng_first)
-            if excess > 0 and order[0] == "att" and dh > 0:
-                dh -= 1
-                def_steps, def_ret = dh // 2, dh - dh // 2
+            take_steps(game, attackers, att_steps, "combat", eng_first)
     defenders_alive = [u for u in defenders if s.box[u] == BOX_MAP]
     attackers_alive = [u for u in attackers if s.box[u] == BOX_MAP]
     # 9.7 standing ground (before D/Z effects)
@@ -1099,7 +1016,7 @@ def _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mod
             if t.defense[u, s.level[u]] > 0]:
         stayers = [u for u in attackers if s.box[u] == BOX_MAP and u not in att_retreating]
         length = max(res.defender_retreat, pending_def, 1)
-        _advance(game, side, target, stayers, length, res)
+        advance_after_combat(game, side, target, stayers, length, res)
 
 
 def _stand_ground(game, side: int, units, hits: int, attacker: bool) -> list[int]:
@@ -1119,8 +1036,9 @@ def _stand_ground(game, side: int, units, hits: int, attacker: bool) -> list[int
         retreating = []
         for u in free:
             ld = t.formation_leader[s.formation[u]] if s.formation[u] >= 0 else -1
-            d = die - 1 if ld >= 0 and s.box[ld] == BOX_MAP and s.hex[ld] == s.hex[u] else die
-            (standing if game.morale_value(u) > d else retreating).append(u)
+            with_leader = bool(ld >= 0 and s.box[ld] == BOX_MAP and s.hex[ld] == s.hex[u])
+            stands = kcrt.stands_ground(die, game.morale_value(u), with_leader)          # 9.71
+            (standing if stands else retreating).append(u)
         if game.events is not None:
             game.log("stand ground", side=side, units=free, dice=[die],
                      result=f"{len(free) - len(retreating)} stand", rule="9.71")
@@ -1198,36 +1116,83 @@ def _advance_eligible(game, side: int, stayers) -> list[int]:
                             t.ma).tolist()
 
 
-def _advance(game, side, target, stayers, length, res) -> None:
-    """Rule 9.8 (9.81-9.88, 10.23, 17.1): eligible survivors may advance into
-    the attacked hex and, when the length allows, beyond it."""
+#: Most hexes a piece of each movement class may advance in one combat phase
+#: (rule 9.86): foot 2, motorized and mechanized 3.
+MAX_ADVANCE = {st.FOOT: 2, st.MOT: 3, st.MECH: 3}
+
+
+def advance_limit(game, units) -> int:
+    """Rule 9.86: the most hexes ``units`` (sequence of unit indices,
+    advancing together as one stack) may advance in a combat phase: the
+    least :data:`MAX_ADVANCE` of their movement classes."""
+    mc = game.static.move_class
+    return min(MAX_ADVANCE.get(int(mc[u]), 2) for u in units)
+
+
+def advance_after_combat(game, side: int, target: int, stayers, length: int, res=None) -> list:
+    """Rule 9.8 (9.81-9.88, 10.23, 17.1): survivors advance into the
+    vacated hex ``target`` and, when the length allows, beyond it.
+
+    Parameters
+    ----------
+    game : Game
+    side : int
+        The attacking side.
+    target : int
+        Dense index of the attacked hex (now empty of defenders).
+    stayers : sequence of int
+        The surviving attackers that did not retreat (9.81).
+    length : int
+        Length of advance won (9.82): the greater of the hexes the defender
+        retreated, the hits left pending, and one.
+    res : AttackResult, optional
+        Gets the advancing units in ``advanced``.
+
+    Returns
+    -------
+    list of int
+        The units that advanced (leaders going along not counted).
+
+    Notes
+    -----
+    The owner picks who advances (``choose_advance``, offered the most hexes
+    any eligible piece could go) and the hexes beyond the attacked one
+    (``advance_further``).  The pieces advance as one stack, so the slowest
+    limits it (9.86): foot 2, motorized and mechanized 3.  Into the attacked
+    hex only after an attack on a city or an undestroyed fort (9.86, 17.1; a
+    destroyed fort has no effect) or at night (9.82, 10.23).  Each enemy ZOC
+    hex left during the advance, the start hex included, shortens it by one,
+    never below one (9.85): a step out of a ZOC hex is taken only when the
+    shortened length still allows it.
+
+    Raises
+    ------
+    IllegalDecision
+        A chosen unit that may not advance, a stack over the limit (9.83),
+        a hex beyond the attacked one that the advance may not enter (9.84).
+    """
     s, t = game.state, game.static
-    # 9.81: surviving attackers that did not retreat, and units stacked with
-    # them that did not attack; never artillery or units that cannot move
     tb = game.tables
-    ut = tb.utype
-    elig = _advance_eligible(game, side, stayers)
-    if not elig:
-        return
-    if t.city[target] or (t.fort[target]) or game.night:
-        length = 1                                                     # 9.86, 10.23, 17.1
-    cls_max = min(3 if t.move_class[u] != st.FOOT else 2 for u in elig)
-    length = min(length, cls_max)
-    if _blocking_in(game, target, 1 - side):
-        return
-    chosen = [int(u) for u in game.policy(side).choose_advance(game, elig, target, length)]
+    elig = _advance_eligible(game, side, stayers)                      # 9.81, 9.87
+    if not elig or _blocking_in(game, target, 1 - side):
+        return []
+    fort_intact = bool(t.fort[target]) and not s.fort_destroyed[target]
+    if t.city[target] or fort_intact or game.night:
+        length = 1                                                     # 9.86, 17.1, 10.23
+    offered = min(length, max(advance_limit(game, [u]) for u in elig))
+    chosen = [int(u) for u in game.policy(side).choose_advance(game, elig, target, offered)]
     if not chosen:
-        return
+        return []
     if any(u not in elig for u in chosen):
         raise illegal("9.81", "only surviving attackers that did not retreat may advance")
     if not organisation.fits_stacking(game, chosen, target):
         raise illegal("9.83", "advance would exceed the stacking limit")
+    length = min(length, advance_limit(game, chosen))                  # 9.86
     origins = {int(s.hex[u]) for u in chosen}
-    left = length - 1
-    if left > 0:
-        zoc = movement.zoc_map(game, 1 - side)
-        if any(zoc[o] for o in origins):
-            left = max(0, left - 1)                                    # 9.85
+    zoc = movement.zoc_map(game, 1 - side)
+    left = length - 1                # hexes still allowed beyond the attacked hex
+    if any(zoc[o] for o in origins):
+        left -= 1                                                      # 9.85: the start hex
     # leaders stacked with advancing units may go along (9.81)
     leaders = [x for o in origins for x in _leaders_in(game, o, side)]
     group = chosen + leaders
@@ -1235,13 +1200,14 @@ def _advance(game, side, target, stayers, length, res) -> None:
         s.hex[u] = target
     movement.enter_hex(game, group, target, "advance")
     path = [target]
-    if left > 0:
-        on_path = np.zeros(t.n_hexes, bool)
-        on_path[target] = True
-        ca = np.array(chosen, np.int64)
     cur = target
-    while left > 0:
+    on_path = np.zeros(t.n_hexes, bool)
+    on_path[target] = True
+    ca = np.array(chosen, np.int64)
+    while True:
         zoc = movement.zoc_map(game, 1 - side)
+        if left - (1 if zoc[cur] else 0) < 1:
+            break                                                      # 9.85: leaving cur would end it
         block = _blocking_next_to(game, cur, 1 - side)
         # 9.84: the hexes the group may go on into, in one call
         opts = retreat_advance.advance_options(cur, ca, on_path, block, s.hex, s.level, tb.side_mask[side],
@@ -1256,9 +1222,7 @@ def _advance(game, side, target, stayers, length, res) -> None:
         nxt = int(nxt)
         if nxt not in opts:
             raise illegal("9.84", f"cannot advance into {game.hex_name(nxt)}")
-        left -= 1
-        if zoc[cur]:
-            left = max(0, left - 1)                                    # 9.85
+        left -= 1 + (1 if zoc[cur] else 0)
         for u in group:
             s.hex[u] = nxt
         movement.enter_hex(game, group, nxt, "advance")
@@ -1267,10 +1231,12 @@ def _advance(game, side, target, stayers, length, res) -> None:
         cur = nxt
     for u in chosen:
         s.advanced[u] = True                                           # 9.88
-    res.advanced = chosen
+    if res is not None:
+        res.advanced = chosen
     if game.events is not None:
         game.log("advance", side=side, hexes=path, units=group, rule="9.8")
     movement.invalidate(game)
+    return chosen
 
 
 # ------------------------------------------------------------------ bombardment (10.1)
