@@ -20,6 +20,21 @@ def hexes(m, mask):
     return {m.hid(i) for i in np.flatnonzero(mask)}
 
 
+class Faces:
+    """Dice for a test: the d10 faces to come (0..9, a 0 read as ten, rule 2.4), in order."""
+
+    def __init__(self, *faces):
+        self.faces = list(faces)
+
+    def integers(self, lo, hi=None, size=None):
+        return self.faces.pop(0)
+
+
+def _no_zoc_foot_gun(side="Allied"):
+    """A coast-artillery-like unit: No ZOC band, plain (non-motorized) MA, no range."""
+    return dict(id="CA", side=side, nat="B", steps=1, attack=0, defense=2, ma=2, er=5, no_zoc=True, stacking=1)
+
+
 # --- 2.1 / 2.4 -------------------------------------------------------------------------------
 
 def test_rule_2_1_grid_parity_from_zoc_example():
@@ -98,6 +113,41 @@ def test_rule_3_24_limited_zoc_and_3_34_overstacked():
     assert len(hexes(m, zc.zoc_map(m, u, p, un.ALLIED))) == 7
     p.overstacked[inf] = True  # over-stacked units exert no ZOC, and do not lend it (3.24, 3.34)
     assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED)) == {"1425"}
+
+
+def test_rule_3_24_stack_zoc_is_the_union_of_what_its_units_project():
+    """A road-bound tank (3.22 note) lends ZOC to a No-ZOC foot unit in its hex, which then
+    projects into all six neighbours: the stack's ZOC is the union, not the tank's road hex only."""
+    m = ex.block_map(hexsides=[dict(hex_a="1425", hex_b="1426", feature="road_minor")])
+    rows = [dict(id="Matilda", side="Allied", nat="B", steps=2, attack=6, defense=5, ma=6, er=6, ma_class="red",
+                 armored=True, stacking=2),
+            dict(id="25pdr", side="Allied", nat="B", steps=1, defense=2, ma=4, er=6, ma_class="orange", range=6,
+                 no_zoc=True, stacking=1),
+            _no_zoc_foot_gun()]
+    u = un.make_units(rows)
+    all7 = {"1425", "1424", "1524", "1525", "1426", "1325", "1324"}
+    assert hexes(m, zc.zoc_map(m, u, ex.place(m, u, {"CA": "1425"}), un.ALLIED)) == {"1425"}
+    assert hexes(m, zc.zoc_map(m, u, ex.place(m, u, {"Matilda": "1425"}), un.ALLIED)) == {"1425", "1426"}
+    p = ex.place(m, u, {"Matilda": "1425", "CA": "1425"})
+    assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED)) == all7
+    # a motorized No-ZOC gun gets ZOC from the tank but, like it, only along the road (3.22)
+    p2 = ex.place(m, u, {"Matilda": "1425", "25pdr": "1425"})
+    assert hexes(m, zc.zoc_map(m, u, p2, un.ALLIED)) == {"1425", "1426"}
+    # an over-stacked tank lends nothing (3.24 bracket, 3.34)
+    p.overstacked[u.index("Matilda")] = True
+    assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED)) == {"1425"}
+    # for Supply Routes a Disrupted tank's own ZOC is ignored (6.23), but the foot unit it
+    # enables is not Disrupted and still closes its six hexes
+    p.overstacked[:] = False
+    p.disrupted[u.index("Matilda")] = True
+    assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED, skip_disrupted=True)) == all7
+    p.disrupted[u.index("CA")] = True
+    assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED, skip_disrupted=True)) == set()
+    # and the stack's ZOC stops movement in all six hexes (8.22): an Axis unit entering 1424 stops
+    ax = un.make_units(rows + [dict(id="5/3", side="Axis", nat="G", formation="St", steps=2, ma=4, er=8)])
+    q = ex.place(m, ax, {"Matilda": "1425", "CA": "1425", "5/3": "1423"})
+    c = mv.reach(m, ax, q, [ax.index("5/3")])
+    assert c[m.idx("1424")] == 4 and c[m.idx("1524")] == 6  # 1 MP + 1 MP ZOC; 1524 only via 1523
 
 
 # --- 3.3 stacking, 3.4 steps, 3.5 halving, 3.6 classes -------------------------------------------
@@ -226,6 +276,105 @@ def test_rule_3_84_disruption_of_already_disrupted():
     assert r2["checked"] == [para] and r2["newly"] == [inf] and r2["lead"] == para
 
 
+def _disrupted_pair(m, h="1424"):
+    """Two previously Disrupted two-step Axis units in one hex: 'hi' (ER 9, current 7) and 'lo' (ER 6, current 4)."""
+    rows = [dict(id="hi", side="Axis", nat="G", formation="St", steps=2, attack=4, defense=6, er=9, er_r=8, stacking=3),
+            dict(id="lo", side="Axis", nat="G", formation="St", steps=2, attack=4, defense=3, er=6, er_r=5, stacking=3)]
+    u = un.make_units(rows)
+    p = ex.place(m, u, {"hi": h, "lo": h})
+    p.disrupted[:] = True
+    return u, p
+
+
+def test_rule_3_73_explicit_lead_cannot_be_overstacked():
+    m = ex.block_map()
+    u, p = _disrupted_pair(m)
+    hi, lo = u.index("hi"), u.index("lo")
+    p.overstacked[hi] = True
+    with pytest.raises(OptionError, match="3.73"):
+        ef.apply_disruption(u, p, m.idx("1424"), Faces(1), lead=hi)
+    assert p.steps.tolist() == [2, 2]  # refused before any roll or loss
+    r = ef.apply_disruption(u, p, m.idx("1424"), Faces(5), lead=lo)  # 5 > current ER 4: fails
+    assert r["lead"] == lo and r["passed"] is False
+    # the default never picks the over-stacked unit either, though its ER is the better one
+    r = ef.apply_disruption(u, p, m.idx("1424"), Faces(3))
+    assert r["lead"] == lo
+    # when every previously Disrupted unit is over-stacked, one of them must still lead (3.84)
+    p.overstacked[lo] = True
+    assert ef.apply_disruption(u, p, m.idx("1424"), Faces(1), lead=lo)["lead"] == lo
+
+
+def test_rule_3_84_owner_chooses_which_unit_loses_the_step():
+    """Reading recorded in docs/invasion_malta.md: on a failed 3.84 check the owner picks
+    the unit that loses the step (3.84 'owner's choice of unit'), overriding 3.74's Lead
+    takes the first step.  The default choice spares the Lead; the owner may name it."""
+    m = ex.block_map()
+    u, p = _disrupted_pair(m)
+    hi, lo = u.index("hi"), u.index("lo")
+    r = ef.apply_disruption(u, p, m.idx("1424"), Faces(8))  # 8 > current ER 7 of the Lead: fails
+    assert r["lead"] == hi and r["passed"] is False
+    assert r["step_lost"] == lo and p.steps[hi] == 2 and p.steps[lo] == 1
+    assert p.disrupted.all()  # the group stays Disrupted
+    u, p = _disrupted_pair(m)
+    r = ef.apply_disruption(u, p, m.idx("1424"), Faces(8), loss_choice=lambda units, pos, group, lead: lead)
+    assert r["step_lost"] == hi and p.steps[hi] == 1 and p.steps[lo] == 2
+    # default choice among the others: a full two-step unit flips before a reduced one is
+    # eliminated, even with the higher defense; the Lead only when it is alone
+    u, p = _disrupted_pair(m)
+    p.steps[lo] = 1
+    assert ef.default_loss_choice(u, p, [hi, lo], hi) == lo
+    assert ef.default_loss_choice(u, p, [hi, lo], lo) == hi
+    assert ef.default_loss_choice(u, p, [hi], hi) == hi
+    p.steps[lo] = 2
+    assert ef.default_loss_choice(u, p, [hi, lo], hi) == lo
+    p.steps[hi] = 2
+    three = un.make_units([dict(id="a", side="Axis", steps=2, defense=9), dict(id="b", side="Axis", steps=2, defense=1),
+                           dict(id="c", side="Axis", steps=2, defense=5)])
+    q = ex.place(m, three, {"a": "1424", "b": "1424", "c": "1424"})
+    q.steps[1] = 1
+    assert ef.default_loss_choice(three, q, [0, 1, 2], 0) == 2  # c flips (two steps) before b is eliminated
+    q.steps[1] = 2
+    assert ef.default_loss_choice(three, q, [0, 1, 2], 0) == 1  # then the lowest defense
+    # a pass costs nothing
+    u, p = _disrupted_pair(m)
+    r = ef.apply_disruption(u, p, m.idx("1424"), Faces(7))
+    assert r["passed"] is True and r["step_lost"] is None and p.steps.tolist() == [2, 2]
+
+
+def test_rule_3_84_one_check_per_hex_for_attackers_in_several_hexes():
+    """Reading recorded in docs/invasion_malta.md: 3.84 checks the previously Disrupted units
+    'in that hex', so attackers Disrupted together from several hexes check hex by hex, each
+    with a Lead from its own hex."""
+    from types import SimpleNamespace
+
+    from malta_sim.games.invasion_malta.components import ReconstructedComponents
+
+    m = ex.block_map()
+    rows = [dict(id="X", side="Axis", nat="G", formation="St", steps=2, attack=2, defense=4, er=10, er_r=10, stacking=3),
+            dict(id="Y", side="Axis", nat="G", formation="St", steps=2, attack=2, defense=4, er=3, er_r=3, stacking=3),
+            dict(id="D", side="Allied", nat="B", steps=2, attack=2, defense=4, er=5, stacking=3)]
+    u = un.make_units(rows)
+    x, y = u.index("X"), u.index("Y")
+
+    def position():
+        p = ex.place(m, u, {"X": "1423", "Y": "1425", "D": "1424"})
+        p.disrupted[[x, y]] = True  # current ER: X 8, Y 1
+        return p
+
+    # the reconstructed combat: 2 (halved, Disrupted) vs 4 is 1:2, a 1 is 'attacker loses':
+    # the Lead X takes the first step (3.74), then each attacking hex checks (3.84)
+    p = position()
+    game = SimpleNamespace(map=m, units=u, pos=p, mark=lambda k, h: None)
+    r = ReconstructedComponents().combat(game, [x, y], m.idx("1424"), 0, Faces(1, 5, 5))
+    assert r["result"] == "attacker loses" and r["column"] == 0
+    assert p.steps[x] == 1 and p.steps[y] == 1  # one check for both hexes, led by X, would spare Y
+    # the rule itself, for any Disruption result on units in several hexes
+    p = position()
+    res = ef.disrupt_by_hex(u, p, [x, y], Faces(5, 5))
+    assert [(m.hid(r["hex"]), r["lead"], r["passed"]) for r in res] == [("1423", x, True), ("1425", y, False)]
+    assert p.steps[x] == 2 and p.steps[y] == 1
+
+
 def test_rule_3_84_recovery_with_italian_exception():
     m = ex.block_map()
     rows = [dict(id="it", side="Axis", nat="I", formation="L", er=10, steps=2),
@@ -323,6 +472,55 @@ def test_rule_6_22_enemy_fort_blocks_and_6_32_markers():
     p.hex[u.index("B/3 KOMR")] = m.idx("1225")
     sp.recovery_markers(m, u, p, ctrl)
     assert m.idx("1225") not in p.beachheads
+
+
+def test_rule_6_31_airhead_on_an_airfield_removes_off_airfield_airheads():
+    """Two land areas with no land route between them: a paradropped German unit traces only
+    to its Airhead in the east.  Once the Recovery Phase puts an Airhead on the airfield in the
+    west (6.32), the German Airheads off airfields leave the map (6.31) and the unit is cut off;
+    the Italian one stays."""
+    west = ["1121", "1122", "1221"]
+    east = ["1623", "1624", "1723"]
+    m = ex.block_map(land=west + east, airfield=["1121"])
+    u = ex.example_units()
+    para, inf = u.index("5/3"), u.index("II/104")
+    p = ex.place(m, u, {"5/3": "1624", "II/104": "1121"})
+    p.paradropped[para] = True
+    p.airheads = {m.idx("1623"): "G", m.idx("1723"): "I"}
+    assert sp.supplied_units(m, u, p)[para]
+    sp.recovery_markers(m, u, p, zc.control_map(m, u, p) == un.AXIS)
+    assert p.airheads == {m.idx("1121"): "G", m.idx("1723"): "I"}
+    assert not sp.supplied_units(m, u, p)[para] and sp.supplied_units(m, u, p)[inf]
+    # an Airhead put on a hex that is not an airfield removes nothing
+    assert sp.place_airhead(m, p, m.idx("1624"), "G") == [] and m.idx("1121") in p.airheads
+    # a second airfield Airhead removes the off-airfield ones again, and keeps the other airfield's
+    m2 = ex.block_map(land=west + east, airfield=["1121", "1723"])
+    assert sp.place_airhead(m2, p, m2.idx("1723"), "G") == [m2.idx("1624")]
+    assert p.airheads == {m2.idx("1121"): "G", m2.idx("1723"): "G"}
+
+
+def test_rule_6_23_supply_map_agrees_with_a_unit_standing_in_each_hex():
+    """The supply map marks a hex Supplied exactly when an Axis unit standing there could
+    trace a Supply Route: a Beachhead in an enemy ZOC is Supplied for the unit on it (6.23)."""
+    m = ex.block_map()
+    u = ex.example_units()
+    komr, para = u.index("B/3 KOMR"), u.index("5/3")
+    p = ex.place(m, u, {"B/3 KOMR": "1425"})
+    p.beachheads.add(m.idx("1424"))  # in the KOMR's ZOC
+    p.airheads[m.idx("1121")] = "G"
+    for paradropped in (False, True):
+        smap = sp.supply_map(m, u, p, "G", paradropped)
+        assert smap[m.idx("1424")]
+        for h in np.flatnonzero(m.land):
+            q = p.copy()
+            q.hex[para] = h
+            q.paradropped[para] = paradropped
+            expect = bool(sp.supplied_units(m, u, q)[para]) if h != q.hex[komr] else False
+            assert smap[h] == expect, (m.hid(h), paradropped)
+    # the analysis map that `malta-sim im supply` prints says the same
+    from malta_sim.games.invasion_malta.analysis import supply_status_map
+    out = supply_status_map(m, u, p)
+    assert "1424" in out["supplied"] and "1424" not in out["out_of_supply"]
 
 
 # --- 8 movement ------------------------------------------------------------------------------------

@@ -53,6 +53,20 @@ def traceable_from(m: IMMap, passable: np.ndarray, sources) -> np.ndarray:
     return seen
 
 
+def traces_from(m: IMMap, reach: np.ndarray, sources, h: int) -> bool:
+    """Whether a unit standing in hex ``h`` can trace a Supply Route (rules 6.11, 6.21-6.23).
+
+    ``reach`` (``bool[n_hexes]``, from :func:`traceable_from`) holds the hexes
+    joined to a source through passable hexes.  The unit's own hex is
+    friendly-occupied, so an enemy ZOC there does not close it (rule 6.23): the
+    unit is Supplied if it stands on one of ``sources``, on a reached hex, or next
+    to a reached hex across a hexside that is neither sea nor cliff (rule 6.22).
+    """
+    if h in sources or reach[h]:
+        return True
+    return any(j >= 0 and reach[j] and not m.water[h, d] and not m.cliff[h, d] for d, j in enumerate(m.nbr[h]))
+
+
 def sources_for(m: IMMap, units: UnitTable, pos: Position, u: int) -> list[int]:
     """Supply Sources open to Axis unit ``u`` (rule 6.31).
 
@@ -80,12 +94,7 @@ def supplied_units(m: IMMap, units: UnitTable, pos: Position) -> np.ndarray:
         src = tuple(sorted(sources_for(m, units, pos, int(u))))
         if src not in cache:
             cache[src] = traceable_from(m, passable, src)
-        # the unit's own hex is friendly-occupied, so ZOC there does not block (6.23)
-        h = pos.hex[u]
-        reach = cache[src]
-        ok = reach[h] or any(reach[j] and not m.water[h, d] and not m.cliff[h, d]
-                             for d, j in enumerate(m.nbr[h]) if j >= 0)
-        out[u] = bool(ok) if src else False
+        out[u] = bool(src) and traces_from(m, cache[src], src, int(pos.hex[u]))
     return out
 
 
@@ -110,10 +119,34 @@ def supply_status_phase(m: IMMap, units: UnitTable, pos: Position, night: bool) 
     return dict(marked=[int(x) for x in marked], cleared=[int(x) for x in cleared])
 
 
+def place_airhead(m: IMMap, pos: Position, h: int, nationality: str) -> list[int]:
+    """Put an Airhead marker of ``nationality`` ('G' or 'I') on hex ``h`` (rules 6.31, 6.32).
+
+    An Airhead placed on an airfield removes from the map every other Airhead of
+    the same nationality that is not on an airfield (rule 6.31, third point):
+    from then on that nationality's units trace only to Beachheads or to its
+    Airheads on airfields.  Modifies ``pos.airheads`` in place.
+
+    Returns
+    -------
+    list of int
+        Hex indices whose Airhead was removed.
+    """
+    pos.airheads[int(h)] = nationality
+    if not m.airfield[h]:
+        return []
+    gone = [k for k, nat in pos.airheads.items() if nat == nationality and not m.airfield[k]]
+    for k in gone:
+        del pos.airheads[k]
+    return gone
+
+
 def recovery_markers(m: IMMap, units: UnitTable, pos: Position, axis_control: np.ndarray) -> None:
     """Recovery Phase marker upkeep (rule 6.32): an Airhead on every airfield the
     Axis controls (one per airfield; nationality of the first Axis unit there, else
-    German); Airhead and Beachhead markers under Allied units are removed.
+    German; placed by :func:`place_airhead`, so the same nationality's Airheads off
+    airfields go, rule 6.31); Airhead and Beachhead markers under Allied units are
+    removed.
 
     Parameters
     ----------
@@ -124,7 +157,7 @@ def recovery_markers(m: IMMap, units: UnitTable, pos: Position, axis_control: np
         if int(h) not in pos.airheads:
             here = pos.at(int(h))
             here = here[units.side[here] == AXIS]
-            pos.airheads[int(h)] = str(units.nat[here[0]]) if len(here) else "G"
+            place_airhead(m, pos, int(h), str(units.nat[here[0]]) if len(here) else "G")
     allied = occupied(units, pos, ALLIED, m.n)
     pos.beachheads = {h for h in pos.beachheads if not allied[h]}
     pos.airheads = {h: n for h, n in pos.airheads.items() if not allied[h]}
@@ -141,12 +174,9 @@ def supply_map(m: IMMap, units: UnitTable, pos: Position, nationality: str = "G"
     src = list(pos.beachheads) + [h for h, nat in pos.airheads.items()
                                   if nat == nationality and (m.airfield[h] or paradropped)]
     reach = traceable_from(m, passable, src)
-    out = reach.copy()
-    # a unit standing in an enemy ZOC hex occupies it itself (6.23)
+    out = np.zeros(m.n, dtype=bool)
+    # a unit standing in the hex occupies it itself, so an enemy ZOC there does not close it (6.23)
     enemy_occ = occupied(units, pos, ALLIED, m.n)
-    for h in np.flatnonzero(m.land & ~reach & ~enemy_occ):
-        for d, j in enumerate(m.nbr[h]):
-            if j >= 0 and reach[j] and not m.water[h, d] and not m.cliff[h, d]:
-                out[h] = True
-                break
+    for h in np.flatnonzero(m.land & ~enemy_occ):
+        out[h] = traces_from(m, reach, src, int(h))
     return out

@@ -2,10 +2,13 @@
 
 A combat unit's ZOC is its own hex plus the six adjacent hexes (rule 3.21),
 projected across every hexside the unit itself could cross (rule 3.22), never
-into a fort hex (rule 3.25, fort occupied or not), never by a No-ZOC-band unit
-(rule 3.24) nor by an over-stacked unit (rule 3.34); a hex with one projecting
-unit makes all its units project (rule 3.24).  Air and naval units and markers
-have no ZOC (rule 3.26): they are not in the unit table.
+into a fort hex (rule 3.25, fort occupied or not), never by an over-stacked
+unit (rule 3.34).  A No-ZOC-band unit projects nothing of its own, but a hex
+holding at least one projecting unit that is not over-stacked makes every
+(not over-stacked) unit in it project (rule 3.24): the stack's ZOC is the
+union of what its units could project, each across the hexsides it could
+cross itself.  Air and naval units and markers have no ZOC (rule 3.26): they
+are not in the unit table.
 """
 
 from __future__ import annotations
@@ -37,11 +40,24 @@ def crossable(m: IMMap, units: UnitTable, pos: Position, u: int, i: int, d: int)
     return True
 
 
-def projects_zoc(m: IMMap, units: UnitTable, pos: Position, u: int) -> np.ndarray:
-    """Hexes into which the single unit ``u`` projects ZOC, ``bool[n_hexes]``.
+def _adjacent_zoc(m: IMMap, units: UnitTable, pos: Position, u: int, out: np.ndarray) -> None:
+    """Mark in ``out`` the adjacent hexes unit ``u`` projects into once its hex projects ZOC
+    (rules 3.22, 3.25): across the hexsides it could cross itself, never into a fort."""
+    i = pos.hex[u]
+    for d in range(6):
+        j = m.nbr[i, d]
+        if j >= 0 and not m.fort[j] and crossable(m, units, pos, u, i, d):  # 3.22, 3.25
+            out[j] = True
 
-    Only the unit's own rules (rules 3.21-3.26); see :func:`zoc_map` for the
-    limited-ZOC stack rule.
+
+def projects_zoc(m: IMMap, units: UnitTable, pos: Position, u: int) -> np.ndarray:
+    """Hexes into which unit ``u`` would project ZOC standing alone, ``bool[n_hexes]``
+    (rules 3.21-3.26).
+
+    Its own hex always (rule 3.21); the adjacent hexes it could enter across its
+    hexsides, except forts (rules 3.22, 3.25), unless it has the No ZOC band
+    (rule 3.24) or is over-stacked (rule 3.34).  See :func:`zoc_map` for a whole
+    stack (rule 3.24).
     """
     out = np.zeros(m.n, dtype=bool)
     i = pos.hex[u]
@@ -50,10 +66,7 @@ def projects_zoc(m: IMMap, units: UnitTable, pos: Position, u: int) -> np.ndarra
     out[i] = True  # a unit always controls its own hex (rule 3.21)
     if units.no_zoc[u] or pos.overstacked[u]:
         return out  # rule 3.24 / 3.34
-    for d in range(6):
-        j = m.nbr[i, d]
-        if j >= 0 and not m.fort[j] and crossable(m, units, pos, u, i, d):  # 3.22, 3.25
-            out[j] = True
+    _adjacent_zoc(m, units, pos, u, out)
     return out
 
 
@@ -65,20 +78,30 @@ def zoc_map(m: IMMap, units: UnitTable, pos: Position, side: int, skip_disrupted
     side : int
         0 Axis, 1 Allied.
     skip_disrupted : bool
-        Ignore Disrupted units (for Supply Routes, rule 6.23).
+        Leave out what Disrupted units project (for Supply Routes, rule 6.23).
 
     Notes
     -----
-    Rule 3.24: a hex projects into a neighbour when at least one of its units
-    that is not over-stacked could project there; its No-ZOC units then project
-    too, which adds nothing beyond that union.
+    Rule 3.24, hex by hex: when at least one unit there that is not over-stacked
+    lacks the No ZOC band, every unit there that is not over-stacked projects
+    into the adjacent hexes it could cross into, so the hex projects the union
+    (a road-bound tank stacked with a foot unit that has the No ZOC band gives the
+    stack the foot unit's six hexes).  A Disrupted unit still lends its ZOC to
+    its stack: with ``skip_disrupted`` only the projection of the Disrupted
+    units themselves is left out, not that of the others it enables.
     """
     out = np.zeros(m.n, dtype=bool)
     mask = pos.on_map() & (units.side == side)
-    if skip_disrupted:
-        mask &= ~pos.disrupted
-    for u in np.flatnonzero(mask):
-        out |= projects_zoc(m, units, pos, u)
+    for h in np.unique(pos.hex[mask]):
+        here = np.flatnonzero(mask & (pos.hex == h))
+        regular = here[~pos.overstacked[here]]
+        lends = bool((~units.no_zoc[regular]).any())  # rule 3.24
+        for u in here:
+            if skip_disrupted and pos.disrupted[u]:
+                continue  # rule 6.23
+            out[h] = True  # rule 3.21
+            if lends and not pos.overstacked[u]:  # rules 3.24, 3.34
+                _adjacent_zoc(m, units, pos, int(u), out)
     return out
 
 
