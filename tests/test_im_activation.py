@@ -49,8 +49,6 @@ def test_rule_4_42_livorno_example_with_army_units():
     from malta_sim.games.invasion_malta.efficiency import lead_candidates
     cands = lead_candidates(u, p, [u.index("L0"), army[0], u.index("A4"), u.index("Fo0")], "L", p.activated)
     assert cands == [u.index("L0"), army[0]]
-    with pytest.raises(OptionError):  # a fifth Army unit (7.23)
-        ac.activate_army_units(u, p, [u.index("A4")] * 1 + army[:4])
     with pytest.raises(OptionError):  # already activated this turn (7.22)
         ac.activate_army_units(u, p, [army[0]])
     with pytest.raises(OptionError):  # not an Army unit
@@ -59,6 +57,42 @@ def test_rule_4_42_livorno_example_with_army_units():
     hold = ac.HoldPolicy(hold=frozenset({"L"}))
     ev, pools = ac.resolve_draw(c, k, after, (-1, -1), (hold, ac.ALWAYS_PLAY))
     assert ev == [("draw", 0, "L"), ("pass", 0, "L")] and pools == (k, -1)
+
+
+def test_rule_7_23_at_most_four_army_units_per_activation():
+    u = livorno_units()
+    army = [u.index(f"A{k}") for k in range(5)]
+    p = un.Position.fresh(u)
+    with pytest.raises(OptionError, match="7.23"):
+        ac.activate_army_units(u, p, army)  # five fresh Army units: one too many
+    assert not p.activated.any()  # refused whole, nothing marked
+    assert ac.activate_army_units(u, p, army[:4]) == army[:4] and p.activated[army[:4]].all()
+    assert not p.activated[army[4]]
+    # the fifth may go with a later formation's activation (7.21)
+    assert ac.activate_army_units(u, p, [army[4]]) == [army[4]] and p.activated[army].all()
+
+
+def test_rule_7_14_b_note_4_no_pass_with_the_last_am():
+    """A player holding every AM he can (pass policy) still plays his last one at once:
+    no Pass event, the Activation Pool stays empty."""
+    c = cup(ax=["L"], al=["Central", "Western"], air=1)
+    hold = ac.HoldPolicy(hold=frozenset({"L"}))
+    kL = c.types.index(ac.PieceType(0, ac.AM, "L"))
+    counts = list(c.counts)
+    counts[kL] -= 1
+    ev, pools = ac.resolve_draw(c, kL, tuple(counts), (-1, -1), (hold, ac.ALWAYS_PLAY))
+    assert ev == [("draw", 0, "L"), ("act", 0, "L")] and pools == (-1, -1)
+    # with a second Axis AM still in the cup the same player does pass (7.14 B)
+    c2 = cup(ax=["L", "Fo"], al=["Central"], air=0)
+    k2 = c2.types.index(ac.PieceType(0, ac.AM, "L"))
+    after = tuple(n - (i == k2) for i, n in enumerate(c2.counts))
+    ev, pools = ac.resolve_draw(c2, k2, after, (-1, -1), (hold, ac.ALWAYS_PLAY))
+    assert ev == [("draw", 0, "L"), ("pass", 0, "L")] and pools == (k2, -1)
+    # in whole segments: the lone Livorno AM is never passed, however the draw falls
+    rng = generator(9, 0, "activation")
+    for _ in range(40):
+        ev = ac.simulate_segment(c, rng, (hold, ac.ALWAYS_PLAY))
+        assert ("pass", 0, "L") not in ev and ev.count(("act", 0, "L")) == 1
 
 
 def test_rule_7_14_no_pass_with_last_am_and_7_15_pool_choice():

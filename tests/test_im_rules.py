@@ -545,6 +545,49 @@ def test_rule_8_22_zoc_example():
     assert c2[m2.idx("1525")] == 6  # continues through vacant ZOC hexes paying 1 MP each
 
 
+def _corridor(**flags):
+    """Four land hexes: 1422 - 1423 - 1523 is the only way east, and an Allied unit in 1323
+    puts 1423, and no other hex of the way, in its ZOC."""
+    m = ex.block_map(land=["1422", "1423", "1523", "1323"], **flags)
+    assert {m.hid(j) for j in m.nbr[m.idx("1323")] if j >= 0 and m.land[j]} == {"1423"}
+    return m
+
+
+def test_rule_8_22_unit_stops_on_entering_an_enemy_zoc():
+    m = _corridor()
+    u = ex.example_units()
+    para = u.index("5/3")  # MA 4
+    p = ex.place(m, u, {"5/3": "1422", "B/3 KOMR": "1323"})
+    c = mv.reach(m, u, p, [para])
+    assert c[m.idx("1423")] == 4  # 1 MP + 1 MP for the ZOC (8.21)
+    assert c[m.idx("1523")] >= mv.INF  # 1 MP more would do, but the unit stopped in 1423
+    p.hex[u.index("B/3 KOMR")] = -1
+    assert mv.reach(m, u, p, [para])[m.idx("1523")] == 4  # no ZOC: straight through
+
+
+def test_rule_8_23_red_box_unit_continues_through_vacant_zoc_hexes():
+    m = _corridor(urban=["1422", "1423", "1523", "1323"])  # urban to urban: road rate, so the tank may move
+    rows = [dict(id="tank", side="Axis", nat="G", formation="", army=True, steps=2, attack=6, defense=5, ma=4,
+                 er=7, ma_class="red", armored=True, stacking=2),
+            dict(id="inf", side="Axis", nat="G", formation="St", steps=2, attack=4, defense=4, ma=4, er=7, stacking=2),
+            dict(id="KOMR", side="Allied", nat="B", steps=1, attack=2, defense=3, ma=3, er=5, stacking=1)]
+    u = un.make_units(rows)
+    tank = u.index("tank")
+    p = ex.place(m, u, {"tank": "1422", "KOMR": "1323"})
+    c = mv.reach(m, u, p, [tank])
+    assert c[m.idx("1423")] == 3  # 1/2 MP + 1 MP for the ZOC
+    assert c[m.idx("1523")] == 4  # and on through the ZOC hex
+    assert mv.reach(m, u, p, [tank], ma_hmp=3)[m.idx("1523")] >= mv.INF  # the ZOC MP is paid in full
+    # only through vacant hexes: with a friend in 1423 the tank stops there (8.22)
+    p.hex[u.index("inf")] = m.idx("1423")
+    c = mv.reach(m, u, p, [tank])
+    assert c[m.idx("1423")] == 3 and c[m.idx("1523")] >= mv.INF
+    # a foot unit in the tank's place stops in the ZOC hex
+    p.hex[u.index("inf")] = m.idx("1422")
+    p.hex[tank] = -1
+    assert mv.reach(m, u, p, [u.index("inf")])[m.idx("1523")] >= mv.INF
+
+
 def test_rule_8_12_stack_lowest_ma_and_8_15_zero_ma():
     m = ex.block_map()
     u = ex.example_units()
@@ -560,16 +603,40 @@ def test_rule_8_12_stack_lowest_ma_and_8_15_zero_ma():
         mv.reach(m, u, p, [u.index("5/3"), u.index("Cdo")])
 
 
-def test_rule_8_14_no_entry_into_enemy_hex_and_8_25_artillery():
+def test_rule_8_14_no_entry_into_enemy_hex():
+    """A lone No-ZOC gun leaves its neighbours free, so an Axis unit next to it could afford to
+    enter its hex (1 MP + 1 MP ZOC of the hex itself): only 8.14 keeps it out.  Friendly
+    hexes cost nothing extra."""
     m = ex.block_map()
     u = ex.example_units()
-    p = ex.place(m, u, {"5/3": "1424", "25pdr": "1623"})
-    ctx = mv.MoveContext(night=True)
-    c = mv.reach(m, u, p, [u.index("25pdr")], ctx)
-    assert c[m.idx("1424")] >= mv.INF
-    # artillery cannot enter enemy ZOC (1523 is adjacent to 5/3) unless a friend is there
-    gun_ctx_reach = c[m.idx("1523")]
-    assert gun_ctx_reach >= mv.INF
+    p = ex.place(m, u, {"5/3": "1424", "25pdr": "1425", "II/104": "1423"})
+    c = mv.reach(m, u, p, [u.index("5/3")])
+    assert c[m.idx("1425")] >= mv.INF
+    assert c[m.idx("1423")] == 2 and c[m.idx("1524")] == 2 and c[m.idx("1525")] == 4  # around the gun
+    p.hex[u.index("25pdr")] = -1
+    assert mv.reach(m, u, p, [u.index("5/3")])[m.idx("1425")] == 2  # the same hex, empty
+
+
+def test_rule_8_25_artillery_enters_enemy_zoc_only_with_a_friend_there():
+    """An Axis foot gun (Axis artillery moves any time, 8.41) two hexes from the Allied ZOC:
+    an infantry unit with the same MA gets into 1424, the gun only when a friend holds it."""
+    m = ex.block_map()
+    rows = [dict(id="gun", side="Axis", nat="G", formation="St", steps=1, attack=0, defense=2, ma=4, er=7, range=4,
+                 no_zoc=True, stacking=1),
+            dict(id="inf", side="Axis", nat="G", formation="St", steps=2, attack=4, defense=4, ma=4, er=7, stacking=2),
+            dict(id="pal", side="Axis", nat="G", formation="St", steps=2, attack=4, defense=4, ma=4, er=7, stacking=2),
+            dict(id="KOMR", side="Allied", nat="B", steps=1, attack=2, defense=3, ma=3, er=5, stacking=1)]
+    u = un.make_units(rows)
+    p = ex.place(m, u, {"gun": "1422", "inf": "1422", "KOMR": "1425"})
+    assert mv.reach(m, u, p, [u.index("inf")])[m.idx("1424")] == 6  # 1 + 1 + 1 ZOC
+    cg = mv.reach(m, u, p, [u.index("gun")])
+    assert cg[m.idx("1423")] == 2 and cg[m.idx("1424")] >= mv.INF and cg[m.idx("1324")] >= mv.INF
+    p.hex[u.index("pal")] = m.idx("1424")
+    cg = mv.reach(m, u, p, [u.index("gun")])
+    assert cg[m.idx("1424")] == 6 and cg[m.idx("1324")] >= mv.INF  # only the hex with the friend
+    # a stack holding a gun obeys it too (8.12: the stack crosses only what every unit may)
+    p.hex[u.index("pal")] = -1
+    assert mv.reach(m, u, p, [u.index("gun"), u.index("inf")])[m.idx("1424")] >= mv.INF
 
 
 def test_rule_8_31_8_36_terrain_slope_cliff():
@@ -623,7 +690,7 @@ def test_rule_8_33_motorized_pass_only_on_main_road():
         assert (c[m.idx("1123")] < mv.INF) == ok
 
 
-def test_rule_8_34_urban_and_8_41_allied_artillery_by_day():
+def test_rule_8_34_urban():
     m = ex.block_map(urban=["1322", "1323"], rough=["1323"])
     u = ex.example_units()
     p = ex.place(m, u, {"II/104": "1321", "B/3 KOMR": "1721"})
@@ -631,10 +698,32 @@ def test_rule_8_34_urban_and_8_41_allied_artillery_by_day():
     assert mv.reach(m, u, p, [k])[m.idx("1322")] == 2  # urban entered off-road: TEC value (1 MP)
     p.hex[k] = m.idx("1322")
     assert mv.reach(m, u, p, [k])[m.idx("1323")] == 1  # urban to urban at road rate; urban beats rough
-    gun = u.index("25pdr")
-    p.hex[gun] = m.idx("1121")
-    assert (mv.reach(m, u, p, [gun]) < mv.INF).sum() == 1  # day: Allied artillery cannot move
-    assert mv.movement_allowance(u, p, gun, mv.MoveContext(night=True)) == 8
+
+
+def test_rule_8_41_allied_artillery_moves_only_at_night():
+    """The Allied 25pdr (motorized) stands on a road it could follow: by day it cannot move at
+    all, at night it moves along the road; an Axis gun on the same road moves by day."""
+    road = [("1121", "1122"), ("1122", "1123"), ("1123", "1124")]
+    m = ex.block_map(hexsides=[dict(hex_a=a, hex_b=b, feature="road_minor") for a, b in road])
+    rows = [dict(id="25pdr", side="Allied", nat="B", steps=1, defense=2, ma=4, er=6, ma_class="orange", range=6,
+                 no_zoc=True, stacking=1),
+            dict(id="Axis gun", side="Axis", nat="I", formation="L", steps=1, defense=2, ma=4, er=6,
+                 ma_class="orange", range=6, no_zoc=True, stacking=1),
+            dict(id="KOMR", side="Allied", nat="B", steps=1, defense=3, ma=3, er=5, stacking=1)]
+    u = un.make_units(rows)
+    gun, axis_gun, komr = u.index("25pdr"), u.index("Axis gun"), u.index("KOMR")
+    p = ex.place(m, u, {"25pdr": "1121"})
+    for weather in ("good", "storm"):
+        day = mv.reach(m, u, p, [gun], mv.MoveContext(night=False, weather=weather))
+        assert hexes(m, day < mv.INF) == {"1121"}
+    assert mv.movement_allowance(u, p, gun, mv.MoveContext()) == 0
+    night = mv.reach(m, u, p, [gun], mv.MoveContext(night=True))
+    assert hexes(m, night < mv.INF) == {"1121", "1122", "1123", "1124"} and night[m.idx("1124")] == 3
+    # other Allied units move by day (at the Allied day road rate, 8.33)
+    p.hex[komr] = m.idx("1121")
+    assert mv.reach(m, u, p, [komr])[m.idx("1122")] == 2
+    q = ex.place(m, u, {"Axis gun": "1121"})
+    assert mv.reach(m, u, q, [axis_gun])[m.idx("1124")] == 3  # Axis artillery moves any time
 
 
 def test_rule_7_12_allied_first_turn_penalty_and_disrupted_ma():
