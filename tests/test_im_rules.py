@@ -143,6 +143,11 @@ def test_rule_3_24_stack_zoc_is_the_union_of_what_its_units_project():
     assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED, skip_disrupted=True)) == all7
     p.disrupted[u.index("CA")] = True
     assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED, skip_disrupted=True)) == set()
+    assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED)) == all7  # Disrupted units keep their ZOC otherwise (3.2)
+    # hex by hex: a lone No-ZOC unit elsewhere borrows nothing from this stack
+    p.disrupted[:] = False
+    p.hex[u.index("25pdr")] = m.idx("1122")
+    assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED)) == all7 | {"1122"}
     # and the stack's ZOC stops movement in all six hexes (8.22): an Axis unit entering 1424 stops
     ax = un.make_units(rows + [dict(id="5/3", side="Axis", nat="G", formation="St", steps=2, ma=4, er=8)])
     q = ex.place(m, ax, {"Matilda": "1425", "CA": "1425", "5/3": "1423"})

@@ -40,34 +40,15 @@ def crossable(m: IMMap, units: UnitTable, pos: Position, u: int, i: int, d: int)
     return True
 
 
-def _adjacent_zoc(m: IMMap, units: UnitTable, pos: Position, u: int, out: np.ndarray) -> None:
-    """Mark in ``out`` the adjacent hexes unit ``u`` projects into once its hex projects ZOC
-    (rules 3.22, 3.25): across the hexsides it could cross itself, never into a fort."""
+def zoc_neighbours(m: IMMap, units: UnitTable, pos: Position, u: int, out: np.ndarray) -> None:
+    """Mark in ``out`` (``bool[n_hexes]``, modified in place) the adjacent hexes into which
+    unit ``u`` projects ZOC once its hex projects (rules 3.21, 3.22, 3.25): those it could
+    enter across the hexside itself (:func:`crossable`), never a fort hex."""
     i = pos.hex[u]
     for d in range(6):
         j = m.nbr[i, d]
         if j >= 0 and not m.fort[j] and crossable(m, units, pos, u, i, d):  # 3.22, 3.25
             out[j] = True
-
-
-def projects_zoc(m: IMMap, units: UnitTable, pos: Position, u: int) -> np.ndarray:
-    """Hexes into which unit ``u`` would project ZOC standing alone, ``bool[n_hexes]``
-    (rules 3.21-3.26).
-
-    Its own hex always (rule 3.21); the adjacent hexes it could enter across its
-    hexsides, except forts (rules 3.22, 3.25), unless it has the No ZOC band
-    (rule 3.24) or is over-stacked (rule 3.34).  See :func:`zoc_map` for a whole
-    stack (rule 3.24).
-    """
-    out = np.zeros(m.n, dtype=bool)
-    i = pos.hex[u]
-    if i < 0 or pos.steps[u] <= 0:
-        return out
-    out[i] = True  # a unit always controls its own hex (rule 3.21)
-    if units.no_zoc[u] or pos.overstacked[u]:
-        return out  # rule 3.24 / 3.34
-    _adjacent_zoc(m, units, pos, u, out)
-    return out
 
 
 def zoc_map(m: IMMap, units: UnitTable, pos: Position, side: int, skip_disrupted: bool = False) -> np.ndarray:
@@ -82,9 +63,10 @@ def zoc_map(m: IMMap, units: UnitTable, pos: Position, side: int, skip_disrupted
 
     Notes
     -----
-    Rule 3.24, hex by hex: when at least one unit there that is not over-stacked
-    lacks the No ZOC band, every unit there that is not over-stacked projects
-    into the adjacent hexes it could cross into, so the hex projects the union
+    Each unit controls its own hex (rule 3.21).  Rule 3.24, hex by hex: when at
+    least one unit there that is not over-stacked lacks the No ZOC band, every
+    unit there that is not over-stacked projects into the adjacent hexes it
+    could cross into (:func:`zoc_neighbours`), so the hex projects the union
     (a road-bound tank stacked with a foot unit that has the No ZOC band gives the
     stack the foot unit's six hexes).  A Disrupted unit still lends its ZOC to
     its stack: with ``skip_disrupted`` only the projection of the Disrupted
@@ -101,7 +83,7 @@ def zoc_map(m: IMMap, units: UnitTable, pos: Position, side: int, skip_disrupted
                 continue  # rule 6.23
             out[h] = True  # rule 3.21
             if lends and not pos.overstacked[u]:  # rules 3.24, 3.34
-                _adjacent_zoc(m, units, pos, int(u), out)
+                zoc_neighbours(m, units, pos, int(u), out)
     return out
 
 
