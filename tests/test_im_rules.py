@@ -752,3 +752,321 @@ def test_rule_8_37_fort_has_no_movement_effect():
     p = ex.place(m, u, {"II/104": "1321"})
     assert mv.reach(m, u, p, [u.index("II/104")])[m.idx("1322")] == 2  # clear cost, fort ignored
     assert m.terrain_cost(m.idx("1322")) == m.terrain_cost(m.idx("1323"))
+
+
+# --- edge cases each rule's code must get right (each found by benchmarks/rule_knockout.py) ----------------
+
+def test_rule_2_1_grid_ids_parity_and_bounds():
+    for g in (IMGrid(10, 18, 20, 28), IMGrid(11, 17, 21, 27)):  # parity does not depend on the block's origin
+        assert {"1523", "1524"} <= set(g.neighbours("1424")) and "1523" not in g.neighbours("1425")
+        assert all(g.hex_id(g.index(h)) == h for h in g.hex_ids)
+        assert [g.index(h) for h in g.hex_ids] == list(range(g.n_hexes))
+    g = IMGrid(10, 12, 20, 22)
+    assert g.index("1020") == 0 and g.hex_id(0) == "1020" and g.n_hexes == 9
+    assert g.contains("1020") and g.contains("1222") and not g.contains("0920") and not g.contains("1320")
+    assert not g.contains("1019") and not g.contains("1023")
+    assert "1020" in g.neighbours("1021") and g.neighbours("1020")[0] is None  # the corner: no hex to the north
+    with pytest.raises(OptionError):
+        g.index("1320")
+    with pytest.raises(OptionError):
+        IMGrid(10, 99, 20, 22)
+    assert IMGrid(10, 98, 20, 20).n_hexes == 89
+
+
+def test_rule_2_24_unit_table_classes():
+    u = ex.example_units()
+    assert list(u.artillery) == [False, False, False, False, False, True]
+    assert list(u.motorized) == [False, False, False, False, True, True]
+    one = un.make_units([dict(id="g", range=1, ma_class="orange"), dict(id="p", range=0)])
+    assert list(one.artillery) == [True, False] and list(one.motorized) == [True, False]
+    assert u.index("Cdo") == 3 and u.n == 6
+    with pytest.raises(OptionError, match="unknown unit id"):
+        u.index("nope")
+
+
+def test_rule_2_29_position_markers_and_units_in_play():
+    m = ex.block_map()
+    u = ex.example_units()
+    p = un.Position.fresh(u, m.n)
+    assert (p.hex == -1).all() and (p.steps == u.max_steps).all() and (p.hex_owner == -1).all()
+    assert p.hex_owner.size == m.n and un.Position.fresh(u).hex_owner.size == 0
+    for a in (p.disrupted, p.oos, p.overstacked, p.activated, p.fired, p.paradropped):
+        assert a.dtype == bool and not a.any()
+    assert not p.on_map().any() and p.alive().all() and p.at(0).size == 0
+    p.hex[[0, 1, 2]] = [0, 0, 5]  # hex index 0 is an ordinary hex
+    p.steps[1] = 0  # eliminated: out of play (3.41)
+    p.steps[0] = 1
+    assert list(np.flatnonzero(p.on_map())) == [0, 2] and list(np.flatnonzero(p.alive())) == [0, 2, 3, 4, 5]
+    assert list(p.at(0)) == [0] and list(p.at(5)) == [2]
+    q = p.copy()  # deep
+    q.hex[0] = 7
+    q.beachheads.add(3)
+    q.airheads[4] = "G"
+    q.hex_owner[0] = 1
+    assert p.hex[0] == 0 and not p.beachheads and not p.airheads and p.hex_owner[0] == -1
+
+
+def test_rule_2_4_d10_single_rolls():
+    assert [un.d10(Faces(f)) for f in (0, 1, 9)] == [10, 1, 9]
+    assert un.read_d10_face(9) == 9 and un.read_d10_face(0) == 10
+    for bad in (-1, 10):
+        with pytest.raises(OptionError):
+            un.read_d10_face(bad)
+
+
+def test_rule_3_41_steps_edge_cases():
+    u = ex.example_units()
+    p = un.Position.fresh(u)
+    k = u.index("B/3 KOMR")  # one step
+    p.hex[k] = 3
+    p.disrupted[k] = p.oos[k] = p.overstacked[k] = True
+    assert un.lose_step(u, p, k) and p.hex[k] == -1
+    assert not (p.disrupted[k] or p.oos[k] or p.overstacked[k])  # its markers go with it
+    bad = un.make_units([dict(id="three", steps=3), dict(id="gun1", range=1, steps=2), dict(id="ok", steps=2),
+                         dict(id="gun", range=1, steps=1)])
+    assert un.check_steps(bad) == ["three", "gun1"]
+    assert un.can_attack(1) and not un.can_attack(0)
+
+
+def test_rule_3_32_stack_at_the_limit_and_3_34_order():
+    m = ex.block_map()
+    u = _stack_units()
+    p = un.Position.fresh(u, m.n)
+    h = m.idx("1424")
+    p.hex[[0, 1, 2, 5]] = h  # 3 + 3 + 2 + 1 = 9 points: regular stacking
+    assert un.designate_excess(u, p, h).size == 0 and un.end_phase_stacking(u, p).size == 0
+    p.hex[3] = h  # 11 points
+    assert [u.ids[k] for k in un.end_phase_stacking(u, p)] == ["u3"]
+    # equal defense: the higher ER stays regular
+    v = un.make_units([dict(id=f"v{k}", side="Allied", steps=1, defense=4, er=er, stacking=5) for k, er in enumerate((3, 7))])
+    q = un.Position.fresh(v, m.n)
+    q.hex[:] = h
+    assert [v.ids[k] for k in un.designate_excess(v, q, h)] == ["v0"]
+    assert not un.armored_conflict(u, p, h)
+    p.hex[[u.index("tk1"), u.index("tk2")]] = m.idx("1121")
+    assert un.armored_conflict(u, p, m.idx("1121"))
+
+
+def test_rule_3_33_armored_unit_cannot_enter_a_hex_with_another():
+    """Urban hexes, so both tanks could move; only 3.33 keeps one out of the other's hex."""
+    m = ex.block_map(urban=list(IMGrid(*ex.EXAMPLE_GRID).hex_ids))
+    u = _stack_units()
+    p = un.Position.fresh(u, m.n)
+    p.hex[u.index("tk1")] = m.idx("1424")
+    p.hex[u.index("tk2")] = m.idx("1423")
+    c = mv.reach(m, u, p, [u.index("tk2")], mv.MoveContext(night=True))
+    assert c[m.idx("1424")] >= mv.INF and c[m.idx("1523")] == 1 and c[m.idx("1525")] == 3
+    p.hex[u.index("tk1")] = -1
+    assert mv.reach(m, u, p, [u.index("tk2")], mv.MoveContext(night=True))[m.idx("1424")] == 1
+
+
+def test_rule_8_33_motorized_pass_through_urban_and_airfield():
+    for flag in ("urban", "airfield"):
+        m = ex.block_map(**{flag: ["1121", "1122", "1123"]})
+        rows = [dict(id="t1", side="Allied", steps=2, ma=6, er=6, ma_class="red", stacking=1),
+                dict(id="t2", side="Allied", steps=2, ma=6, er=6, ma_class="red", stacking=1)]
+        u = un.make_units(rows)
+        p = ex.place(m, u, {"t1": "1121", "t2": "1122"})
+        c = mv.reach(m, u, p, [0], mv.MoveContext(night=True))
+        assert c[m.idx("1123")] < mv.INF, flag
+
+
+def test_rule_8_13_8_15_allowance_and_whole_search():
+    m = ex.block_map(hexsides=[dict(hex_a="1121", hex_b="1122", feature="road_minor")])
+    u = ex.example_units()
+    p = ex.place(m, u, {"5/3": "1121"})
+    k = u.index("5/3")
+    c = mv.reach(m, u, p, [k], ma_hmp=1)  # 1/2 MP: one Axis road hex, nothing else (8.13)
+    assert hexes(m, c < mv.INF) == {"1121", "1122"} and c[m.idx("1121")] == 0
+    assert hexes(m, mv.reach(m, u, p, [k], ma_hmp=0) < mv.INF) == {"1121"}  # 8.15
+    with pytest.raises(OptionError):
+        mv.reach(m, u, p, [])
+    with pytest.raises(OptionError):
+        mv.reach(m, u, ex.place(m, u, {}), [k])  # off the map
+    # the search runs past the first enemy-ZOC hex it settles: far hexes on a free path
+    q = ex.place(ex.block_map(), u, {"5/3": "1422", "B/3 KOMR": "1425"})
+    cq = mv.reach(ex.block_map(), u, q, [k])
+    assert cq[m.idx("1724")] == 8 and cq[m.idx("1124")] == 8 and cq[m.idx("1424")] == 6
+    # an Allied unit is stopped by Axis ZOC the same way (8.21-8.22)
+    q2 = ex.place(m, u, {"5/3": "1425", "B/3 KOMR": "1422"})
+    c2 = mv.reach(m, u, q2, [u.index("B/3 KOMR")])
+    assert c2[m.idx("1424")] == 6 and c2[m.idx("1425")] >= mv.INF and c2[m.idx("1524")] >= mv.INF
+    assert mv.move_stack(m, u, q2, [u.index("B/3 KOMR")], m.idx("1424")) == 6 and q2.hex[u.index("B/3 KOMR")] == m.idx("1424")
+    with pytest.raises(OptionError):
+        mv.move_stack(m, u, q2, [u.index("B/3 KOMR")], m.idx("1121"))
+
+
+def test_rule_6_15_7_12_allowance_changes():
+    rows = [dict(id="tank", side="Axis", nat="G", army=True, steps=2, ma=6, er=7, ma_class="red", armored=True),
+            dict(id="inf", side="Axis", nat="G", formation="St", steps=2, ma=4, er=7),
+            dict(id="slow", side="Allied", steps=1, ma=1, er=5),
+            dict(id="gun1", side="Allied", steps=1, ma=4, er=5, range=1, ma_class="orange")]
+    u = un.make_units(rows)
+    p = un.Position.fresh(u)
+    day, pen = mv.MoveContext(), mv.MoveContext(first_turn_penalty=True)
+    p.oos[[0, 1]] = True
+    assert mv.movement_allowance(u, p, 0, day) == 0 and mv.movement_allowance(u, p, 1, day) == 8  # 6.15: armored only
+    assert mv.movement_allowance(u, p, 1, pen) == 8  # the GT 1 penalty is Allied only (7.12)
+    assert mv.movement_allowance(u, p, 2, pen) == 0 and mv.movement_allowance(u, p, 2, day) == 2  # never below 0
+    assert mv.movement_allowance(u, p, 3, day) == 0 and mv.movement_allowance(u, p, 3, mv.MoveContext(night=True)) == 8
+
+
+def test_rule_3_71_check_without_modifier_and_3_72_candidates():
+    assert ef.er_check(6, Faces(6)) == (True, 6) and ef.er_check(6, Faces(7)) == (False, 7)
+    assert ef.er_check(6, Faces(0)) == (False, 10)
+    u = ex.example_units()
+    p = un.Position.fresh(u)
+    para, inf, komr = u.index("5/3"), u.index("II/104"), u.index("B/3 KOMR")
+    p.overstacked[para] = True
+    p.steps[inf] = 1
+    assert ef.lead_candidates(u, p, [para, inf, komr]) == [inf, komr]  # one-step units lead; the over-stacked not
+    p.steps[inf] = 0
+    assert ef.lead_candidates(u, p, [inf, komr]) == [komr]  # an eliminated unit cannot
+    p.overstacked[para] = False
+    assert ef.lead_candidates(u, p, [inf, komr, para], active_formation="St") == [para]
+
+
+def test_rule_3_84_eliminated_and_off_map_units_take_no_part():
+    m = ex.block_map()
+    u, p = _disrupted_pair(m)
+    hi, lo = u.index("hi"), u.index("lo")
+    p.steps[lo] = 0
+    p.hex[lo] = -1
+    r = ef.apply_disruption(u, p, m.idx("1424"), Faces(9), affected=[hi, lo])
+    assert r["checked"] == [hi] and r["step_lost"] == hi  # the Lead alone: it takes the step
+    assert ef.default_loss_choice(u, p, [lo, hi], hi) == hi
+    u, p = _disrupted_pair(m)
+    p.hex[lo] = -1
+    res = ef.disrupt_by_hex(u, p, [hi, lo], Faces(9))  # default drm 0: 9 > 7 fails
+    assert [(r["hex"], r["checked"], r["passed"]) for r in res] == [(m.idx("1424"), [hi], False)]
+    u, p = _disrupted_pair(m)
+    p.hex[[hi, lo]] = 0  # hex index 0 is a hex like any other
+    assert [r["hex"] for r in ef.disrupt_by_hex(u, p, [hi, lo], Faces(1))] == [0]
+    r = ef.apply_disruption(u, p, 0, Faces(1))
+    assert r["eliminated"] is False and r["passed"] is True
+
+
+def test_rule_3_84_recovery_checks_and_markers():
+    m = ex.block_map()
+    rows = [dict(id="it", side="Axis", nat="I", formation="L", er=10, steps=2),
+            dict(id="de", side="Axis", nat="G", formation="St", er=7, steps=2),
+            dict(id="al", side="Allied", nat="B", er=6, steps=2),
+            dict(id="ax", side="Axis", nat="G", formation="St", er=7, steps=2),
+            dict(id="gone", side="Axis", nat="G", formation="St", er=7, steps=2)]
+    u = un.make_units(rows)
+    p = un.Position.fresh(u, m.n)
+    p.hex[:] = [m.idx("1121"), m.idx("1721"), m.idx("1625"), m.idx("1624"), -1]
+    p.disrupted[:] = True
+    p.steps[4] = 0
+    zoc = lambda s: zc.zoc_map(m, u, p, 1 - s)  # noqa: E731
+    # Allied 'al' is in the ZOC of Axis 'ax' and rolls (current ER 4): a 4 passes; the Italian (current 8)
+    # rolls an 8 and passes; 'ax' is in the ZOC of 'al' (current ER 5) and a 6 fails it
+    r = ef.recovery(u, p, zoc, Faces(8, 4, 6))
+    assert r["auto"] == [1] and [(c[0], c[1], c[2]) for c in r["checks"]] == [(0, 8, True), (2, 4, True), (3, 6, False)]
+    assert list(p.disrupted) == [False, False, False, True, True]  # eliminated units are not touched
+    p.disrupted[:4] = True
+    r = ef.recovery(u, p, zoc, Faces(9, 4, 6), drm=lambda k: -1)
+    assert [c[2] for c in r["checks"]] == [True, True, True]
+
+
+def test_rule_5_11_weather_table_rows(tmp_path):
+    def table(rows):
+        (tmp_path / "weather.csv").write_text("roll,weather,source\n" + "".join(f"{r},{w},reconstructed\n" for r, w in rows))
+        return we.load_weather_table(tmp_path)
+
+    full = [(r, "good") for r in range(1, 10)] + [(10, "storm")]
+    tab = table(full)
+    assert tab[10] == 2 and (tab[1:10] == 0).all() and tab[0] == -1 and tab.dtype == np.int8
+    from malta_sim.errors import DataError
+    for rows, field in ((full[:-1], "roll"), (full[1:], "roll"), (full + [(3, "windy")], "roll"),
+                        (full + [(0, "good")], "roll"), (full + [(11, "good")], "roll")):
+        with pytest.raises(DataError) as e:
+            table(rows)
+        assert e.value.field == field
+    assert we.allowed("naval_transport", "good", night=True) and we.allowed("amphibious", "windy", night=True)
+    assert we.allowed("paradrop", "good") and not we.allowed("paradrop", "good", night=True)
+    with pytest.raises(ValueError):
+        we.allowed("swim", "good")
+
+
+def test_rule_6_12_status_phase_lists_and_allied_units():
+    m = ex.block_map()
+    u = ex.example_units()
+    para, inf, komr = u.index("5/3"), u.index("II/104"), u.index("B/3 KOMR")
+    m = ex.block_map(land=["1124", "1224", "1225", "1324", "1424", "1524", "1624"])  # a strip of land
+    p = ex.place(m, u, {"5/3": "1624", "II/104": "1224", "B/3 KOMR": "1424"})
+    p.beachheads.add(m.idx("1225"))  # II/104 beside it; the KOMR cuts 5/3 off
+    p.oos[komr] = True  # an Allied unit is never Out of Supply (6.0)
+    r = sp.supply_status_phase(m, u, p, night=True)
+    assert r == dict(marked=[para], cleared=[]) and p.oos[para] and not p.oos[inf] and not p.oos[komr]
+    r = sp.supply_status_phase(m, u, p, night=True)  # still cut off: the marker stays, nothing cleared
+    assert r == dict(marked=[], cleared=[]) and p.oos[para]
+    p.hex[komr] = -1
+    assert sp.supply_status_phase(m, u, p, night=False) == dict(marked=[], cleared=[para])
+
+
+def test_rule_6_21_6_22_sources_and_routes_edge_cases():
+    # a Beachhead under an enemy unit is no source, even for the unit next to it
+    m = ex.block_map()
+    u = ex.example_units()
+    para = u.index("5/3")
+    p = ex.place(m, u, {"5/3": "1121", "B/3 KOMR": "1424"})
+    p.beachheads.add(m.idx("1424"))
+    p.disrupted[u.index("B/3 KOMR")] = True  # its ZOC is ignored; the hex itself is not
+    p.hex[para] = m.idx("1423")
+    assert not sp.supplied_units(m, u, p)[para]
+    p.beachheads.add(m.idx("1121"))
+    assert sp.supplied_units(m, u, p)[para]
+    # a position without a record of friendly hexes: no fort counts as the enemy's
+    q = un.Position.fresh(u)
+    q.hex[para] = m.idx("1423")
+    q.beachheads.add(m.idx("1121"))
+    mf = ex.block_map(fort=["1322"])
+    assert sp.supplied_units(mf, u, q)[para]
+    # the map's default is a unit that was not paradropped
+    p2 = ex.place(m, u, {"B/3 KOMR": "1425"})
+    p2.airheads[m.idx("1121")] = "G"  # not an airfield: a source for paradropped units only (6.31)
+    assert not sp.supply_map(m, u, p2).any() and sp.supply_map(m, u, p2, "G", True)[m.idx("1122")]
+
+
+def test_rule_6_23_supply_map_configurations():
+    """More positions for the map-against-unit comparison, with what the rules print for each."""
+    m = ex.block_map()
+    u = un.make_units([dict(id="ax", side="Axis", nat="G", formation="St", steps=2, ma=4, er=7)]
+                      + [dict(id=f"al{k}", side="Allied", nat="B", steps=1, ma=3, er=5) for k in range(5)])
+    ring = {"al0": "1422", "al1": "1622", "al2": "1624", "al3": "1426", "al4": "1224"}
+    p = ex.place(m, u, ring)
+    p.beachheads.add(m.idx("1424"))  # outside every ZOC, but all six neighbours are in one
+    smap = sp.supply_map(m, u, p)
+    nbrs = {"1423", "1523", "1524", "1425", "1324", "1323"}
+    assert hexes(m, smap) == nbrs | {"1424"}  # each neighbour: a unit there traces to the Beachhead (6.23)
+    for h in np.flatnonzero(m.land):
+        q = p.copy()
+        q.hex[0] = h
+        if not sp.occupied(u, p, un.ALLIED, m.n)[h]:
+            assert smap[h] == sp.supplied_units(m, u, q)[0], m.hid(h)
+    # a Disrupted enemy's ZOC is ignored, but its hex is never Supplied
+    p = ex.place(m, u, {"al0": "1424"})
+    p.disrupted[1] = True
+    p.beachheads.add(m.idx("1423"))
+    smap = sp.supply_map(m, u, p)
+    assert not smap[m.idx("1424")] and smap[m.idx("1425")] and smap[m.idx("1524")]
+
+
+def test_rule_6_32_recovery_markers_nationality_and_removal():
+    m = ex.block_map(airfield=["1121", "1621"])
+    rows = [dict(id="it", side="Axis", nat="I", formation="L", steps=2, er=6),
+            dict(id="de", side="Axis", nat="G", formation="St", steps=2, er=7),
+            dict(id="al", side="Allied", nat="B", steps=1, er=5)]
+    u = un.make_units(rows)
+    p = ex.place(m, u, {"al": "1621", "it": "1121", "de": "1121"})
+    p.beachheads |= {m.idx("1424"), m.idx("1621")}
+    p.airheads[m.idx("1621")] = "G"
+    sp.recovery_markers(m, u, p, zc.control_map(m, u, p) == un.AXIS)
+    assert p.airheads == {m.idx("1121"): "I"}  # nationality of the first Axis unit there; the Allied-held one goes
+    assert p.beachheads == {m.idx("1424")}  # only the Beachhead under the Allied unit goes
+    q = ex.place(m, u, {"al": "1125"})
+    ctrl = np.zeros(m.n, dtype=bool)
+    ctrl[m.idx("1121")] = True  # an Axis-controlled airfield with no Axis unit in it
+    sp.recovery_markers(m, u, q, ctrl)
+    assert q.airheads == {m.idx("1121"): "G"}

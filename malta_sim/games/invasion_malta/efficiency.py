@@ -240,7 +240,8 @@ def disrupt_by_hex(units: UnitTable, pos: Position, group: Sequence[int], rng, d
     list of dict
         One :func:`apply_disruption` result per hex, with ``hex`` added.
     """
-    alive = [int(k) for k in group if pos.steps[k] > 0 and pos.hex[k] >= 0]
+    on = pos.on_map()
+    alive = [int(k) for k in group if on[k]]
     out = []
     for h in sorted({int(pos.hex[k]) for k in alive}):
         r = apply_disruption(units, pos, h, rng, drm, affected=[k for k in alive if pos.hex[k] == h])
@@ -276,10 +277,11 @@ def recovery(units: UnitTable, pos: Position, enemy_zoc_of: Callable[[int], np.n
         ``(unit, roll, passed)``).
     """
     zocs = {s: enemy_zoc_of(s) for s in (0, 1)}
+    on = pos.on_map()
     auto, checks = [], []
     for u in np.flatnonzero(pos.disrupted & pos.alive()):
         u = int(u)
-        in_zoc = pos.hex[u] >= 0 and bool(zocs[int(units.side[u])][pos.hex[u]])
+        in_zoc = bool(on[u] and zocs[int(units.side[u])][pos.hex[u]])
         if not in_zoc and units.nat[u] != "I":
             pos.disrupted[u] = False
             auto.append(u)

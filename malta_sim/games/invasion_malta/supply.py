@@ -14,18 +14,18 @@ from .units import ALLIED, AXIS, Position, UnitTable
 from .zoc import occupied, zoc_map
 
 
-def route_passable(m: IMMap, units: UnitTable, pos: Position, side: int = AXIS) -> np.ndarray:
-    """Hexes a Supply Route of ``side`` may use, ``bool[n_hexes]`` (rules 6.21-6.23).
+def route_passable(m: IMMap, units: UnitTable, pos: Position) -> np.ndarray:
+    """Hexes an Axis Supply Route may use, ``bool[n_hexes]`` (rules 6.0, 6.21-6.23).
 
     A hex is closed when an enemy combat unit is in it, when it is a fort still
     friendly to the enemy (6.22), or when it is in the ZOC of a non-Disrupted
     enemy unit (enemy controlled or contested, 6.21) and no friendly combat unit
     occupies it (6.23).
     """
-    enemy = 1 - side
+    enemy = ALLIED  # only Axis units have a supply status (6.0)
     ok = m.land.copy()
     ok &= ~occupied(units, pos, enemy, m.n)
-    friend = occupied(units, pos, side, m.n)
+    friend = occupied(units, pos, AXIS, m.n)
     ez = zoc_map(m, units, pos, enemy, skip_disrupted=True)
     ok &= ~(ez & ~friend)
     if pos.hex_owner is not None and pos.hex_owner.size == m.n:
@@ -45,8 +45,10 @@ def traceable_from(m: IMMap, passable: np.ndarray, sources) -> np.ndarray:
     while q:
         i = q.popleft()
         for d in range(6):
+            if m.water[i, d] or m.cliff[i, d]:
+                continue  # off the map, sea or cliff (rule 6.22)
             j = m.nbr[i, d]
-            if j < 0 or seen[j] or not passable[j] or m.water[i, d] or m.cliff[i, d]:
+            if seen[j] or not passable[j]:
                 continue
             seen[j] = True
             q.append(int(j))
@@ -64,7 +66,7 @@ def traces_from(m: IMMap, reach: np.ndarray, sources, h: int) -> bool:
     """
     if h in sources or reach[h]:
         return True
-    return any(j >= 0 and reach[j] and not m.water[h, d] and not m.cliff[h, d] for d, j in enumerate(m.nbr[h]))
+    return any(not m.water[h, d] and not m.cliff[h, d] and reach[j] for d, j in enumerate(m.nbr[h]))
 
 
 def sources_for(m: IMMap, units: UnitTable, pos: Position, u: int) -> list[int]:
@@ -88,7 +90,7 @@ def supplied_units(m: IMMap, units: UnitTable, pos: Position) -> np.ndarray:
     are always Supplied.
     """
     out = np.ones(units.n, dtype=bool)
-    passable = route_passable(m, units, pos, AXIS)
+    passable = route_passable(m, units, pos)
     cache: dict = {}
     for u in np.flatnonzero(pos.on_map() & (units.side == AXIS)):
         src = tuple(sorted(sources_for(m, units, pos, int(u))))
@@ -170,7 +172,7 @@ def supply_map(m: IMMap, units: UnitTable, pos: Position, nationality: str = "G"
     trace a Supply Route to a source it may use (rules 6.2-6.3).  Enemy hexes
     are False.
     """
-    passable = route_passable(m, units, pos, AXIS)
+    passable = route_passable(m, units, pos)
     src = list(pos.beachheads) + [h for h, nat in pos.airheads.items()
                                   if nat == nationality and (m.airfield[h] or paradropped)]
     reach = traceable_from(m, passable, src)

@@ -30,9 +30,9 @@ def crossable(m: IMMap, units: UnitTable, pos: Position, u: int, i: int, d: int)
     road or enter urban or airfield hexes (rule 8.33).  Used for ZOC projection
     (rule 3.22) and movement.
     """
+    if m.water[i, d]:
+        return False  # sea hexside: every side off the map or touching a sea hex is one (terrain.build_map)
     j = m.nbr[i, d]
-    if j < 0 or m.water[i, d] or not m.land[j]:
-        return False
     if m.cliff[i, d] and not (units.commando[u] and not pos.disrupted[u]):
         return False
     if units.ma_class[u] != 0 and not (m.road[i, d] > 0 or m.urban[j] or m.airfield[j]):
@@ -46,9 +46,8 @@ def zoc_neighbours(m: IMMap, units: UnitTable, pos: Position, u: int, out: np.nd
     enter across the hexside itself (:func:`crossable`), never a fort hex."""
     i = pos.hex[u]
     for d in range(6):
-        j = m.nbr[i, d]
-        if j >= 0 and not m.fort[j] and crossable(m, units, pos, u, i, d):  # 3.22, 3.25
-            out[j] = True
+        if crossable(m, units, pos, u, i, d) and not m.fort[m.nbr[i, d]]:  # 3.22, 3.25
+            out[m.nbr[i, d]] = True
 
 
 def zoc_map(m: IMMap, units: UnitTable, pos: Position, side: int, skip_disrupted: bool = False) -> np.ndarray:
