@@ -101,6 +101,9 @@ def test_rule_3_22_red_box_projects_along_road_only():
     u = ex.example_units()
     p = ex.place(m, u, {"Matilda": "1425"})
     assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED)) == {"1425", "1426"}
+    # and into urban or airfield hexes, which it may enter off-road (8.33)
+    m2 = ex.block_map(hexsides=sides, urban=["1424"], airfield=["1524"])
+    assert hexes(m2, zc.zoc_map(m2, u, ex.place(m2, u, {"Matilda": "1425"}), un.ALLIED)) == {"1425", "1426", "1424", "1524"}
 
 
 def test_rule_3_24_limited_zoc_and_3_34_overstacked():
@@ -148,6 +151,8 @@ def test_rule_3_24_stack_zoc_is_the_union_of_what_its_units_project():
     p.disrupted[:] = False
     p.hex[u.index("25pdr")] = m.idx("1122")
     assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED)) == all7 | {"1122"}
+    p.hex[u.index("CA")] = m.idx("1121")
+    assert hexes(m, zc.zoc_map(m, u, p, un.ALLIED)) == {"1425", "1426", "1122", "1121"}
     # and the stack's ZOC stops movement in all six hexes (8.22): an Axis unit entering 1424 stops
     ax = un.make_units(rows + [dict(id="5/3", side="Axis", nat="G", formation="St", steps=2, ma=4, er=8)])
     q = ex.place(m, ax, {"Matilda": "1425", "CA": "1425", "5/3": "1423"})
@@ -771,6 +776,14 @@ def test_rule_2_1_grid_ids_parity_and_bounds():
     with pytest.raises(OptionError):
         IMGrid(10, 99, 20, 22)
     assert IMGrid(10, 98, 20, 20).n_hexes == 89
+    assert IMGrid(0, 2, 0, 2).hex_id(0) == "0000" and distance("9820", "9821") == 1
+    with pytest.raises(OptionError):
+        distance("9920", "9921")  # column 99 is outside the id space once shifted
+    from malta_sim.games.invasion_malta.grid import direction_between
+    assert [direction_between("1424", h) for h in ("1423", "1523", "1524", "1425", "1324", "1323")] == list(range(6))
+    assert [direction_between("1323", h) for h in ("1322", "1423", "1424", "1324", "1224", "1223")] == list(range(6))
+    with pytest.raises(OptionError):
+        direction_between("1424", "1426")
 
 
 def test_rule_2_24_unit_table_classes():
@@ -837,6 +850,7 @@ def test_rule_3_32_stack_at_the_limit_and_3_34_order():
     assert un.designate_excess(u, p, h).size == 0 and un.end_phase_stacking(u, p).size == 0
     p.hex[3] = h  # 11 points
     assert [u.ids[k] for k in un.end_phase_stacking(u, p)] == ["u3"]
+    assert un.end_phase_stacking(u, un.Position.fresh(u, m.n)).tolist() == []  # nobody on the map
     # equal defense: the higher ER stays regular
     v = un.make_units([dict(id=f"v{k}", side="Allied", steps=1, defense=4, er=er, stacking=5) for k, er in enumerate((3, 7))])
     q = un.Position.fresh(v, m.n)
@@ -879,14 +893,25 @@ def test_rule_8_13_8_15_allowance_and_whole_search():
     c = mv.reach(m, u, p, [k], ma_hmp=1)  # 1/2 MP: one Axis road hex, nothing else (8.13)
     assert hexes(m, c < mv.INF) == {"1121", "1122"} and c[m.idx("1121")] == 0
     assert hexes(m, mv.reach(m, u, p, [k], ma_hmp=0) < mv.INF) == {"1121"}  # 8.15
-    with pytest.raises(OptionError):
+    with pytest.raises(OptionError, match="empty stack"):
         mv.reach(m, u, p, [])
-    with pytest.raises(OptionError):
+    with pytest.raises(OptionError, match="one map hex"):
         mv.reach(m, u, ex.place(m, u, {}), [k])  # off the map
     # the search runs past the first enemy-ZOC hex it settles: far hexes on a free path
     q = ex.place(ex.block_map(), u, {"5/3": "1422", "B/3 KOMR": "1425"})
     cq = mv.reach(ex.block_map(), u, q, [k])
     assert cq[m.idx("1724")] == 8 and cq[m.idx("1124")] == 8 and cq[m.idx("1424")] == 6
+    assert [cq[m.idx(h)] for h in ("1421", "1521", "1522", "1423", "1322", "1321")] == [2] * 6  # all six directions
+    # a forbidden first direction (an enemy hex to the north, 8.14) leaves the other five open
+    q3 = ex.place(m, u, {"5/3": "1422", "25pdr": "1421"})
+    c3 = mv.reach(m, u, q3, [k])
+    assert c3[m.idx("1421")] >= mv.INF and [c3[m.idx(h)] for h in ("1521", "1522", "1423", "1322", "1321")] == [2] * 5
+    # a hex first found across rough ground and then, cheaper, along a road: the search still settles
+    # everything else (1323 is rough, and also two road hexes from 1422)
+    road = [dict(hex_a="1422", hex_b="1423", feature="road_minor"), dict(hex_a="1423", hex_b="1323", feature="road_minor")]
+    mr = ex.block_map(hexsides=road, rough=["1323"])
+    cr = mv.reach(mr, u, ex.place(mr, u, {"5/3": "1422"}), [k])
+    assert cr[mr.idx("1323")] == 2 and cr[mr.idx("1724")] == 7 and cr[mr.idx("1125")] == 8
     # an Allied unit is stopped by Axis ZOC the same way (8.21-8.22)
     q2 = ex.place(m, u, {"5/3": "1425", "B/3 KOMR": "1422"})
     c2 = mv.reach(m, u, q2, [u.index("B/3 KOMR")])
@@ -939,6 +964,15 @@ def test_rule_3_84_eliminated_and_off_map_units_take_no_part():
     p.hex[lo] = -1
     res = ef.disrupt_by_hex(u, p, [hi, lo], Faces(9))  # default drm 0: 9 > 7 fails
     assert [(r["hex"], r["checked"], r["passed"]) for r in res] == [(m.idx("1424"), [hi], False)]
+    u, p = _disrupted_pair(m)
+    p.hex[lo] = -1
+    assert ef.disrupt_by_hex(u, p, [hi], Faces(7))[0]["passed"] is True  # no modifier: 7 is the current ER
+    assert ef.disrupt_by_hex(u, p, [hi], Faces(8))[0]["passed"] is False
+    u, p = _disrupted_pair(m)
+    p.disrupted[lo] = False
+    p.steps[lo] = 1  # a reduced unit named in the result is Disrupted like any other
+    r = ef.apply_disruption(u, p, m.idx("1424"), Faces(1), affected=[lo])
+    assert r["newly"] == [lo] and p.disrupted[lo]
     u, p = _disrupted_pair(m)
     p.hex[[hi, lo]] = 0  # hex index 0 is a hex like any other
     assert [r["hex"] for r in ef.disrupt_by_hex(u, p, [hi, lo], Faces(1))] == [0]
@@ -1017,6 +1051,15 @@ def test_rule_6_21_6_22_sources_and_routes_edge_cases():
     assert not sp.supplied_units(m, u, p)[para]
     p.beachheads.add(m.idx("1121"))
     assert sp.supplied_units(m, u, p)[para]
+    # a route along a strip of land that runs north-west from the Beachhead, one step at a time
+    strip = ["1424"]
+    g = IMGrid(*ex.EXAMPLE_GRID)
+    for _ in range(3):
+        strip.append(g.neighbours(strip[-1])[5])
+    ms = ex.block_map(land=strip)
+    ps = ex.place(ms, u, {"5/3": strip[-1]})
+    ps.beachheads.add(ms.idx("1424"))
+    assert sp.supplied_units(ms, u, ps)[para] and sp.supply_map(ms, u, ps)[ms.idx(strip[-1])]
     # a position without a record of friendly hexes: no fort counts as the enemy's
     q = un.Position.fresh(u)
     q.hex[para] = m.idx("1423")
