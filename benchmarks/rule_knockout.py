@@ -83,6 +83,9 @@ class Target:
     env: dict = field(default_factory=dict)
 
 
+#: Game names as the rulebooks print them.
+TITLES = {"invasion_malta": "Invasion: Malta", "island_of_death": "Island of Death"}
+
 TARGETS = {
     "invasion_malta": Target(
         package="malta_sim/games/invasion_malta",
@@ -265,9 +268,11 @@ def section_scores(mutants: list[dict], rows: list[dict], target: Target, explai
         other = sorted(x for x in sec["other"] if x)
         note = ""
         if not ms:
-            note = ("code not mutated: " + ", ".join(f"{x} ({target.excluded.get(x, 'not a rule module')})" for x in other)
-                    if other else "no code (rule needs none)")
-        out.append(dict(section=name, rules=" ".join(sec["rules"]), functions=len(sec["fns"]), mutants=len(ms),
+            parts = [f"{x} ({target.excluded.get(x, 'not a rule module')})" for x in other]
+            parts += [f"{mod}:{fn} has no mutant" for mod, fn in sorted(sec["fns"])]
+            note = "; ".join(parts) if parts else "no code (rule needs none)"
+        out.append(dict(section=name, rules=" ".join(sec["rules"]), not_mutated=" ".join(other),
+                        functions=len(sec["fns"]), mutants=len(ms),
                         killed=killed, survived=len(surv), explained=len(expl), unexplained=len(surv) - len(expl),
                         errors=sum(m["outcome"] not in ("killed", "timeout", "survived") for m in ms),
                         score=round(killed / len(ms), 3) if ms else None, note=note))
@@ -534,20 +539,22 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
         "- A section's score is killed / mutants, over the mutants in the code its rows name.  A function named by several",
         "  sections counts in each.",
         "",
-        f"## {game.replace('_', ' ').title()}: scores per rule section",
+        f"## {TITLES.get(game, game)}, scores per rule section",
         "",
         f"Last full run: {run_info['date']}, {run_info['mutants']} mutants, {run_info['jobs']} jobs, "
         f"{run_info['wall_s'] / 60:.1f} minutes on {run_info['cpu_count']} cores (load average {run_info['load_average']:.1f} at the end).",
         f"Left out: {run_info['skipped']['outside_rule_code']} mutants in code no row names, "
         f"{run_info['skipped']['annotation']} in annotations, {run_info['skipped']['operator']} of the operators not used.",
         "",
-        "| section | rules | mutants | killed | survived (explained) | unexplained | score |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "The last column names modules that some of the section's rows also point to but that are not mutated (see below).",
+        "",
+        "| section | rules | mutants | killed | survived (explained) | unexplained | score | also in, not mutated |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
     ]
     for s in secs:
         if int(s["mutants"]):
             lines.append(f"| {s['section']} | {s['rules']} | {s['mutants']} | {s['killed']} | {s['survived']} ({s['explained']}) "
-                         f"| {s['unexplained']} | {float(s['score']):.2f} |")
+                         f"| {s['unexplained']} | {float(s['score']):.2f} | {s['not_mutated']} |")
     total = len(ms)
     killed = sum(m["outcome"] in ("killed", "timeout") for m in ms)
     surv = [m for m in ms if m["outcome"] == "survived"]
@@ -562,6 +569,8 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
         lines += ["Modules not mutated:", ""]
         lines += [f"- `{target.package}/{k}`: {v}." for k, v in target.excluded.items()]
         lines.append("")
+    if not target.env.get("NUMBA_DISABLE_JIT"):
+        lines += ["No rule module of this game is compiled with numba, so every mutant runs as plain Python.", ""]
     lines += ["## Surviving mutants and why they may survive", "",
               "Equivalent: the mutant computes the same result as the original for every input the rule code can receive.",
               "Unreachable: the mutated code only runs for inputs the callers never pass (stated in each case).", ""]
