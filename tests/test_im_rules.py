@@ -776,8 +776,8 @@ def test_rule_2_1_grid_ids_parity_and_bounds():
     with pytest.raises(OptionError):
         IMGrid(10, 99, 20, 22)
     assert IMGrid(10, 98, 20, 20).n_hexes == 89
-    assert IMGrid(0, 2, 0, 2).hex_id(0) == "0000" and distance("9820", "9821") == 1
-    with pytest.raises(OptionError):
+    assert IMGrid(0, 2, 0, 2).hex_id(0) == "0000" and distance("9820", "9821") == 1 and distance("0020", "0021") == 1
+    with pytest.raises(OptionError, match="outside the Invasion: Malta id space"):
         distance("9920", "9921")  # column 99 is outside the id space once shifted
     from malta_sim.games.invasion_malta.grid import direction_between
     assert [direction_between("1424", h) for h in ("1423", "1523", "1524", "1425", "1324", "1323")] == list(range(6))
@@ -907,11 +907,11 @@ def test_rule_8_13_8_15_allowance_and_whole_search():
     c3 = mv.reach(m, u, q3, [k])
     assert c3[m.idx("1421")] >= mv.INF and [c3[m.idx(h)] for h in ("1521", "1522", "1423", "1322", "1321")] == [2] * 5
     # a hex first found across rough ground and then, cheaper, along a road: the search still settles
-    # everything else (1323 is rough, and also two road hexes from 1422)
-    road = [dict(hex_a="1422", hex_b="1423", feature="road_minor"), dict(hex_a="1423", hex_b="1323", feature="road_minor")]
-    mr = ex.block_map(hexsides=road, rough=["1323"])
+    # everything else (1322 is rough next to 1422, and also two road hexes from it)
+    road = [dict(hex_a="1422", hex_b="1423", feature="road_minor"), dict(hex_a="1423", hex_b="1322", feature="road_minor")]
+    mr = ex.block_map(hexsides=road, rough=["1322"])
     cr = mv.reach(mr, u, ex.place(mr, u, {"5/3": "1422"}), [k])
-    assert cr[mr.idx("1323")] == 2 and cr[mr.idx("1724")] == 7 and cr[mr.idx("1125")] == 8
+    assert cr[mr.idx("1322")] == 2 and cr[mr.idx("1724")] == 7 and cr[mr.idx("1124")] == 7
     # an Allied unit is stopped by Axis ZOC the same way (8.21-8.22)
     q2 = ex.place(m, u, {"5/3": "1425", "B/3 KOMR": "1422"})
     c2 = mv.reach(m, u, q2, [u.index("B/3 KOMR")])
