@@ -49,8 +49,6 @@ def test_rule_4_42_livorno_example_with_army_units():
     from malta_sim.games.invasion_malta.efficiency import lead_candidates
     cands = lead_candidates(u, p, [u.index("L0"), army[0], u.index("A4"), u.index("Fo0")], "L", p.activated)
     assert cands == [u.index("L0"), army[0]]
-    with pytest.raises(OptionError):  # a fifth Army unit (7.23)
-        ac.activate_army_units(u, p, [u.index("A4")] * 1 + army[:4])
     with pytest.raises(OptionError):  # already activated this turn (7.22)
         ac.activate_army_units(u, p, [army[0]])
     with pytest.raises(OptionError):  # not an Army unit
@@ -59,6 +57,42 @@ def test_rule_4_42_livorno_example_with_army_units():
     hold = ac.HoldPolicy(hold=frozenset({"L"}))
     ev, pools = ac.resolve_draw(c, k, after, (-1, -1), (hold, ac.ALWAYS_PLAY))
     assert ev == [("draw", 0, "L"), ("pass", 0, "L")] and pools == (k, -1)
+
+
+def test_rule_7_23_at_most_four_army_units_per_activation():
+    u = livorno_units()
+    army = [u.index(f"A{k}") for k in range(5)]
+    p = un.Position.fresh(u)
+    with pytest.raises(OptionError, match="7.23"):
+        ac.activate_army_units(u, p, army)  # five fresh Army units: one too many
+    assert not p.activated.any()  # refused whole, nothing marked
+    assert ac.activate_army_units(u, p, army[:4]) == army[:4] and p.activated[army[:4]].all()
+    assert not p.activated[army[4]]
+    # the fifth may go with a later formation's activation (7.21)
+    assert ac.activate_army_units(u, p, [army[4]]) == [army[4]] and p.activated[army].all()
+
+
+def test_rule_7_14_b_note_4_no_pass_with_the_last_am():
+    """A player holding every AM he can (pass policy) still plays his last one at once:
+    no Pass event, the Activation Pool stays empty."""
+    c = cup(ax=["L"], al=["Central", "Western"], air=1)
+    hold = ac.HoldPolicy(hold=frozenset({"L"}))
+    kL = c.types.index(ac.PieceType(0, ac.AM, "L"))
+    counts = list(c.counts)
+    counts[kL] -= 1
+    ev, pools = ac.resolve_draw(c, kL, tuple(counts), (-1, -1), (hold, ac.ALWAYS_PLAY))
+    assert ev == [("draw", 0, "L"), ("act", 0, "L")] and pools == (-1, -1)
+    # with a second Axis AM still in the cup the same player does pass (7.14 B)
+    c2 = cup(ax=["L", "Fo"], al=["Central"], air=0)
+    k2 = c2.types.index(ac.PieceType(0, ac.AM, "L"))
+    after = tuple(n - (i == k2) for i, n in enumerate(c2.counts))
+    ev, pools = ac.resolve_draw(c2, k2, after, (-1, -1), (hold, ac.ALWAYS_PLAY))
+    assert ev == [("draw", 0, "L"), ("pass", 0, "L")] and pools == (k2, -1)
+    # in whole segments: the lone Livorno AM is never passed, however the draw falls
+    rng = generator(9, 0, "activation")
+    for _ in range(40):
+        ev = ac.simulate_segment(c, rng, (hold, ac.ALWAYS_PLAY))
+        assert ("pass", 0, "L") not in ev and ev.count(("act", 0, "L")) == 1
 
 
 def test_rule_7_14_no_pass_with_last_am_and_7_15_pool_choice():
@@ -217,3 +251,76 @@ def test_exact_chain_equals_brute_force_enumeration():
         brute = {k: v / len(perms) for k, v in tally.items()}
         exact = ac.exact_distribution(c, tr, pol)
         assert set(brute) == set(exact) and all(abs(brute[k] - exact[k]) < 1e-12 for k in brute)
+
+
+def test_rule_4_43_pools_of_both_sides_and_empty_types():
+    c = cup(ax=["L", "Fo"], al=["Central", "Western"], air=0)
+    counts = list(c.counts)
+    kL = c.types.index(ac.PieceType(0, ac.AM, "L"))
+    kW = c.types.index(ac.PieceType(1, ac.AM, "Western"))
+    counts[kL] = 0  # already drawn: nothing left to take out of the cup
+    counts, pools, removed = ac.remove_unavailable(c, counts, (-1, kW), {(0, "Fo"), (1, "Central")})
+    assert removed == [(1, "Western"), (1, "Western")] and pools == (-1, -1)  # cup and Allied pool
+    assert counts[kW] == 0 and sum(counts) == 2
+
+
+def test_rule_4_51_allied_sectors_count_allied_units_only():
+    forms = [ac.FormationDef(1, "Central", "Central"), ac.FormationDef(1, "Western", "Western"),
+             ac.FormationDef(0, "L", "Livorno")]
+    u = un.make_units([dict(id="al", side="Allied"), dict(id="ax", side="Axis", formation="L"),
+                       dict(id="act", side="Allied"), dict(id="off", side="Allied")])
+    p = un.Position.fresh(u)
+    sector_of = np.array([1, 0, 1], dtype=np.int8)  # Central, Western, Central
+    p.hex[:] = [0, 1, 2, -1]  # an Axis unit alone in the Western sector
+    p.activated[2] = True
+    assert [f.code for f in ac.available_formations(forms, u, p, sector_of)] == ["Central", "L"]
+    # the Central AM activates the Allied units now in Central without an Activated marker (4.52)
+    assert list(ac.formation_units(u, p, 1, "Central", sector_of)) == [0]
+    assert list(ac.formation_units(u, p, 1, "Western", sector_of)) == []
+    p.steps[1] = 0  # Livorno's only unit removed from play (4.43)
+    assert [f.code for f in ac.available_formations(forms, u, p, sector_of)] == ["Central"]
+
+
+def test_rule_4_52_only_allied_units_that_change_sector():
+    u = un.make_units([dict(id="a", side="Allied"), dict(id="b", side="Allied"), dict(id="x", side="Axis"),
+                       dict(id="c", side="Allied")])
+    p = un.Position.fresh(u)
+    sector_of = np.array([0, 1, 2], dtype=np.int8)
+    p.hex[:] = [1, 0, 1, -1]
+    start = {0: 0, 1: 0, 2: 0, 3: 1}  # a moved from sector 0 to 1; b stayed; x is Axis; c left the map
+    assert ac.sector_change(u, p, [0, 1, 2, 3], start, sector_of) == [0]
+    assert list(p.activated) == [True, False, False, False]
+    p.hex[1] = 0
+    assert ac.sector_change(u, p, [1], {}, sector_of) == [1]  # no start sector known: it changed
+
+
+def test_rule_7_22_army_units_in_play_only():
+    u = livorno_units()
+    p = un.Position.fresh(u)
+    a0, a1 = u.index("A0"), u.index("A1")
+    p.steps[a0] = 0
+    with pytest.raises(OptionError, match="not in play"):
+        ac.activate_army_units(u, p, [a0])
+    p.steps[a1] = 1  # a reduced Army unit is still in play
+    assert ac.activate_army_units(u, p, [a1]) == [a1]
+
+
+def test_exact_chain_state_limit():
+    two = ac.Cup.from_pieces([ac.PieceType(0, ac.AM, "L"), ac.PieceType(1, ac.AM, "Central")])
+    tr = ac.Before((0, "L"), (1, "Central"))
+    # three states: the full cup, then L drawn first (decided) or Central first (decided)
+    assert ac.exact_distribution(two, tr, max_states=3) == {"A": 0.5, "B": 0.5}
+    with pytest.raises(OptionError, match="exceeds 2"):
+        ac.exact_distribution(two, tr, max_states=2)
+
+
+def test_rule_4_14_placement_of_groups():
+    m = ex.block_map()
+    u = ex.example_units()
+    kom, cdo, para = u.index("B/3 KOMR"), u.index("Cdo"), u.index("5/3")
+    pos, log = su.place_scenario(u, m.n, {kom: m.idx("1424")}, lambda: {cdo: m.idx("1425")}, [cdo], m.land,
+                                 axis_on_map={para: m.idx("1121")})
+    assert pos.hex[kom] == m.idx("1424") and pos.hex[cdo] == m.idx("1425") and pos.hex[para] == m.idx("1121")
+    assert log == list(su.PLACEMENT_STEPS) and not pos.disrupted.any()
+    with pytest.raises(OptionError, match="Group A"):
+        su.place_scenario(u, m.n, {para: m.idx("1424")}, lambda: {}, [], m.land)

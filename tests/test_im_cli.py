@@ -73,3 +73,16 @@ def test_check_data_ok_and_broken(tmp_path):
     p.write_text("\n".join(lines) + "\n")
     r = CliRunner().invoke(main, ["im", "check-data", "--data-dir", str(d)])
     assert r.exit_code == 2 and "hexes.csv:6" in r.output and "terrain" in r.output
+
+
+def test_supply_map_beachhead_in_enemy_zoc_rule_6_23():
+    """An Allied unit beside the Beachhead puts it in its ZOC; the unit standing on the
+    Beachhead is Supplied (6.23), and the map says the same of that hex."""
+    r = run("supply", "--axis", "5/3=4331", "--allied", "1 KORR=4330", "--beachhead", "4331", "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["units"] == {"5/3": True} and "4331" in d["supplied"] and "4330" not in d["supplied"]
+    # the map is for a unit that would stand in each hex: the same Beachhead with the unit elsewhere
+    r = run("supply", "--axis", "5/3=2630", "--allied", "1 KORR=4330", "--beachhead", "4331", "--json")
+    d = json.loads(r.output)
+    assert "4331" in d["supplied"] and "4331" not in d["out_of_supply"]

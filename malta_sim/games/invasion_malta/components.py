@@ -21,7 +21,8 @@ from typing import Protocol
 
 import numpy as np
 
-from .efficiency import apply_disruption, choose_lead, current_er, lead_candidates
+from .efficiency import apply_disruption, choose_lead, current_er, disrupt_by_hex, lead_candidates
+from .supply import place_airhead
 from .units import AXIS, d10, halved_total, lose_step, side_index
 from .weather import allowed
 from .zoc import occupied
@@ -87,7 +88,7 @@ class ReconstructedComponents:
                 pos.disrupted[k] = True
             out.append(dict(unit=k, roll=r, hex=land, result="landed"))
             if land not in pos.airheads and pos.steps[k] > 0:
-                pos.airheads[land] = str(u.nat[k])  # first paratroops mark an Airhead (rule 6.31)
+                place_airhead(m, pos, land, str(u.nat[k]))  # first paratroops mark an Airhead (rule 6.31)
         return out
 
     # -- naval transport and amphibious invasion (16, not printed) --
@@ -165,7 +166,8 @@ class ReconstructedComponents:
         """d10 CRT.  Attack strength of Disrupted attackers is halved (rule 3.5
         arithmetic); defense doubled in fort and urban hexes, x1.5 rough; column by
         :data:`ODDS` plus ``shift``.  Modified roll = d10 + 2 x column:
-        <=5 attacker loses a step (Lead unit first, 3.74) and is Disrupted;
+        <=5 attacker loses a step (Lead unit first, 3.74) and is Disrupted (one
+        rule 3.84 check per attacking hex);
         6-8 both sides Disrupted; 9-11 defender Disrupted; 12-14 defender loses a
         step and is Disrupted; >=15 defender loses two steps and is Disrupted.
         If the hex empties, the attackers advance into it."""
@@ -192,15 +194,11 @@ class ReconstructedComponents:
             lead = choose_lead(u, pos, lead_candidates(u, pos, atk)) if atk else None
             if lead is not None:
                 lose_step(u, pos, lead)
-            first = atk[0] if atk else None
-            if first is not None and pos.hex[first] >= 0:
-                apply_disruption(u, pos, int(pos.hex[first]), rng, affected=[k for k in atk if pos.steps[k] > 0])
+            disrupt_by_hex(u, pos, atk, rng)  # rule 3.84: one check per attacking hex
             res["result"] = "attacker loses"
         elif mod <= 8:
             apply_disruption(u, pos, target, rng, affected=defenders)
-            src = {int(pos.hex[k]) for k in atk if pos.steps[k] > 0}
-            for h in src:
-                apply_disruption(u, pos, h, rng, affected=[k for k in atk if pos.hex[k] == h and pos.steps[k] > 0])
+            disrupt_by_hex(u, pos, atk, rng)
             res["result"] = "both disrupted"
         else:
             losses = 0 if mod <= 11 else (1 if mod <= 14 else 2)

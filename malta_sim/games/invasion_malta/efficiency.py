@@ -113,8 +113,28 @@ def group_er_check(units: UnitTable, pos: Position, candidates: Sequence[int], r
 
 
 def default_loss_choice(units: UnitTable, pos: Position, group: Sequence[int], lead: int) -> int:
-    """Owner's choice of the unit that takes a step (rule 3.84): keep the lead if
-    possible, prefer flipping a full two-step unit, then the lowest defense."""
+    """The owner's default choice of the unit that takes the step lost on a failed
+    rule 3.84 check.
+
+    Rule 3.84 leaves the choice to the owner ("owner's choice of unit"), and it
+    is read as overriding the Lead-takes-the-first-step clause of rule 3.74 (see
+    :func:`apply_disruption`).  The default spares the Lead unit when another
+    unit of the group can take the step, then prefers flipping a full two-step
+    unit (rule 3.41) over eliminating one, then the lowest defense strength, then
+    the lowest index.
+
+    Parameters
+    ----------
+    group : sequence of int
+        The previously Disrupted units that made the check.
+    lead : int
+        Their Lead unit.
+
+    Returns
+    -------
+    int
+        The unit that loses the step.
+    """
     pool = [u for u in group if pos.steps[u] > 0]
     others = [u for u in pool if u != lead] or pool
     key = lambda u: (0 if pos.steps[u] >= 2 else 1, int(units.defense[u, side_index(pos, u)]), u)  # noqa: E731
@@ -132,16 +152,24 @@ def apply_disruption(units: UnitTable, pos: Position, h: int, rng, drm: int = 0,
 
     Parameters
     ----------
+    units, pos
+        The counters and the position (``pos`` is modified in place).
     h : int
         Hex index.
+    rng : numpy.random.Generator
+        Rolls the d10 (rule 2.4) of the check.
+    drm : int
+        Die roll modifier of the check (rule 3.71).
     affected : sequence of int, optional
-        The units the result applies to (default: every unit in the hex, e.g.
-        Bombardment 10.28); combat passes its participating units (9.1).
+        The units in ``h`` the result applies to (default: every unit in the
+        hex, e.g. Bombardment 10.28); combat passes its participating units (9.1).
     lead : int, optional
-        Lead unit for the check (default: best current ER among the previously
-        Disrupted units; over-stacked ones only if nothing else is left).
+        Lead unit for the check: a previously Disrupted unit that is not
+        over-stacked (rule 3.73), unless every previously Disrupted unit is
+        over-stacked.  Default: the best current ER among those eligible.
     loss_choice : callable, optional
-        ``f(units, pos, group, lead) -> unit`` (default :func:`default_loss_choice`).
+        ``f(units, pos, group, lead) -> unit``, the owner's choice of the unit
+        that loses the step (default :func:`default_loss_choice`).
 
     Returns
     -------
@@ -149,19 +177,38 @@ def apply_disruption(units: UnitTable, pos: Position, h: int, rng, drm: int = 0,
         ``newly`` (list of units), ``checked`` (list), ``roll`` (int or None),
         ``passed`` (bool or None), ``lead``, ``step_lost`` (unit or None),
         ``eliminated`` (bool).
+
+    Raises
+    ------
+    OptionError
+        If ``lead`` was not already Disrupted (rule 3.84) or is over-stacked
+        while another previously Disrupted unit is not (rule 3.73).
+
+    Notes
+    -----
+    Rule 3.74 makes the Lead unit take the first step of any loss, while rule
+    3.84 gives the step lost on this check to a unit of the owner's choice.  We
+    read 3.84 as the specific rule for its own check: 3.74 is written for the
+    active formation's procedures (its Lead must come from the active
+    formation, which a defending stack never is), while 3.84 names its own Lead
+    (the previously Disrupted units) and its own loss ("owner's choice of
+    unit").  So the owner may give the step to any unit of the group, the Lead
+    included; :func:`default_loss_choice` spares the Lead.
     """
     here = pos.at(h) if affected is None else np.asarray([u for u in affected if pos.steps[u] > 0], dtype=np.int64)
     prev = [int(u) for u in here if pos.disrupted[u]]
     newly = [int(u) for u in here if not pos.disrupted[u]]
     res = dict(newly=newly, checked=prev, roll=None, passed=None, lead=None, step_lost=None, eliminated=False)
     if prev:
-        cands = [u for u in prev if not pos.overstacked[u]] or prev
+        cands = [u for u in prev if not pos.overstacked[u]] or prev  # rules 3.73, 3.84
         if lead is None:
             ers = [current_er(units, pos, u) for u in cands]
             ld = cands[int(np.argmax(ers))]
         else:
             if lead not in prev:
                 raise OptionError("the Lead unit must be one of the previously Disrupted units (rule 3.84)")
+            if lead not in cands:
+                raise OptionError(f"unit {units.ids[lead]} is over-stacked and cannot be the Lead unit (rule 3.73)")
             ld = int(lead)
         ok, r = er_check(current_er(units, pos, ld), rng, drm)
         res.update(roll=r, passed=ok, lead=ld)
@@ -171,6 +218,36 @@ def apply_disruption(units: UnitTable, pos: Position, h: int, rng, drm: int = 0,
             res["eliminated"] = lose_step(units, pos, victim)
     pos.disrupted[newly] = True
     return res
+
+
+def disrupt_by_hex(units: UnitTable, pos: Position, group: Sequence[int], rng, drm: int = 0) -> list[dict]:
+    """A Disruption result on ``group``, units that may stand in several hexes (rules 3.82, 3.84).
+
+    Rule 3.84 checks hex by hex: each hex holding units of ``group`` suffers
+    the result once, so its previously Disrupted units of ``group`` make one
+    group ER check with a Lead unit from among themselves, and a unit in
+    another hex neither leads nor shares that check.  (Attackers from several
+    hexes that are all Disrupted by one combat result thus make one check per
+    hex.)  Hexes are taken in increasing index order.
+
+    Parameters
+    ----------
+    group : sequence of int
+        Units the result applies to; eliminated or off-map units are ignored.
+
+    Returns
+    -------
+    list of dict
+        One :func:`apply_disruption` result per hex, with ``hex`` added.
+    """
+    on = pos.on_map()
+    alive = [int(k) for k in group if on[k]]
+    out = []
+    for h in sorted({int(pos.hex[k]) for k in alive}):
+        r = apply_disruption(units, pos, h, rng, drm, affected=[k for k in alive if pos.hex[k] == h])
+        r["hex"] = h
+        out.append(r)
+    return out
 
 
 def disrupted_ma(ma: int) -> int:
@@ -200,10 +277,11 @@ def recovery(units: UnitTable, pos: Position, enemy_zoc_of: Callable[[int], np.n
         ``(unit, roll, passed)``).
     """
     zocs = {s: enemy_zoc_of(s) for s in (0, 1)}
+    on = pos.on_map()
     auto, checks = [], []
     for u in np.flatnonzero(pos.disrupted & pos.alive()):
         u = int(u)
-        in_zoc = pos.hex[u] >= 0 and bool(zocs[int(units.side[u])][pos.hex[u]])
+        in_zoc = bool(on[u] and zocs[int(units.side[u])][pos.hex[u]])
         if not in_zoc and units.nat[u] != "I":
             pos.disrupted[u] = False
             auto.append(u)

@@ -25,6 +25,8 @@ from .units import ALLIED, AXIS, RED, Position, UnitTable, side_index
 from .zoc import occupied, zoc_map
 
 INF = 1 << 30
+#: :func:`step_cost` of a move the rules forbid.
+BARRED = -1
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ def stack_info(m: IMMap, units: UnitTable, pos: Position, stack) -> StackInfo:
 
 def step_cost(m: IMMap, info: StackInfo, i: int, d: int, ctx: MoveContext, enemy_zoc: np.ndarray,
               enemy_occ: np.ndarray, start_in_zoc: bool, at_start: bool) -> int:
-    """Cost (hmp) for a stack to move from hex ``i`` across side ``d``; -1 if not allowed.
+    """Cost (hmp) for a stack to move from hex ``i`` across side ``d``; :data:`BARRED` if not allowed.
 
     Implements rules 8.14 (no enemy hexes), 8.24 (ZOC to ZOC only via a free
     hex), 8.25 (artillery into enemy ZOC only with a friend there), 8.31
@@ -124,25 +126,25 @@ def step_cost(m: IMMap, info: StackInfo, i: int, d: int, ctx: MoveContext, enemy
     8.35 (sea and cliff), 8.36 (slope, uphill only), 8.37 (other features free),
     8.21 (+1 MP for enemy ZOC).
     """
+    if m.water[i, d]:
+        return BARRED  # rule 8.35 sea hexside (every side off the map or touching a sea hex is one)
     j = int(m.nbr[i, d])
-    if j < 0 or m.water[i, d] or not m.land[j]:
-        return -1  # rule 8.35 sea hexside
     if m.cliff[i, d] and not info.cliff_ok:
-        return -1  # rule 8.35 cliff
+        return BARRED  # rule 8.35 cliff
     road = m.road[i, d]
     if info.motor and not (road > 0 or m.urban[j] or m.airfield[j]):
-        return -1  # rule 8.33
+        return BARRED  # rule 8.33
     if enemy_occ[j]:
-        return -1  # rule 8.14
+        return BARRED  # rule 8.14
     if info.motor and info.friend_motor[j] and not (road == 2 or m.urban[j] or m.airfield[j]):
-        return -1  # rules 3.33, 8.33
+        return BARRED  # rules 3.33, 8.33
     if info.armored and info.friend_armor[j]:
-        return -1  # rules 3.33, 3.64
+        return BARRED  # rules 3.33, 3.64
     if enemy_zoc[j]:
         if at_start and start_in_zoc and not info.all_red:
-            return -1  # rule 8.24 (red-box units excepted, 8.23 and the ZOC example)
+            return BARRED  # rule 8.24 (red-box units excepted, 8.23 and the ZOC example)
         if info.artillery and not info.friend_any[j]:
-            return -1  # rule 8.25
+            return BARRED  # rule 8.25
     if road > 0 or (m.urban[i] and m.urban[j]):
         c = road_cost(info.side, ctx)
     else:
@@ -211,10 +213,10 @@ def reach(m: IMMap, units: UnitTable, pos: Position, stack, ctx: MoveContext = M
                 continue
         for d in range(6):
             j = m.nbr[i, d]
-            if j < 0 or done[j]:
-                continue
+            if m.water[i, d] or done[j]:
+                continue  # off the map or sea (rule 8.35), or settled
             sc = step_cost(m, info, i, d, ctx, ez, eo, start_in_zoc, i == start)
-            if sc < 0:
+            if sc == BARRED:
                 continue
             nc = c + sc
             if nc <= ma_hmp and nc < cost[j]:  # rules 8.13, 8.32

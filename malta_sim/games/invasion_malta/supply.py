@@ -14,18 +14,18 @@ from .units import ALLIED, AXIS, Position, UnitTable
 from .zoc import occupied, zoc_map
 
 
-def route_passable(m: IMMap, units: UnitTable, pos: Position, side: int = AXIS) -> np.ndarray:
-    """Hexes a Supply Route of ``side`` may use, ``bool[n_hexes]`` (rules 6.21-6.23).
+def route_passable(m: IMMap, units: UnitTable, pos: Position) -> np.ndarray:
+    """Hexes an Axis Supply Route may use, ``bool[n_hexes]`` (rules 6.0, 6.21-6.23).
 
     A hex is closed when an enemy combat unit is in it, when it is a fort still
     friendly to the enemy (6.22), or when it is in the ZOC of a non-Disrupted
     enemy unit (enemy controlled or contested, 6.21) and no friendly combat unit
     occupies it (6.23).
     """
-    enemy = 1 - side
+    enemy = ALLIED  # only Axis units have a supply status (6.0)
     ok = m.land.copy()
     ok &= ~occupied(units, pos, enemy, m.n)
-    friend = occupied(units, pos, side, m.n)
+    friend = occupied(units, pos, AXIS, m.n)
     ez = zoc_map(m, units, pos, enemy, skip_disrupted=True)
     ok &= ~(ez & ~friend)
     if pos.hex_owner is not None and pos.hex_owner.size == m.n:
@@ -45,12 +45,28 @@ def traceable_from(m: IMMap, passable: np.ndarray, sources) -> np.ndarray:
     while q:
         i = q.popleft()
         for d in range(6):
+            if m.water[i, d] or m.cliff[i, d]:
+                continue  # off the map, sea or cliff (rule 6.22)
             j = m.nbr[i, d]
-            if j < 0 or seen[j] or not passable[j] or m.water[i, d] or m.cliff[i, d]:
+            if seen[j] or not passable[j]:
                 continue
             seen[j] = True
             q.append(int(j))
     return seen
+
+
+def traces_from(m: IMMap, reach: np.ndarray, sources, h: int) -> bool:
+    """Whether a unit standing in hex ``h`` can trace a Supply Route (rules 6.11, 6.21-6.23).
+
+    ``reach`` (``bool[n_hexes]``, from :func:`traceable_from`) holds the hexes
+    joined to a source through passable hexes.  The unit's own hex is
+    friendly-occupied, so an enemy ZOC there does not close it (rule 6.23): the
+    unit is Supplied if it stands on one of ``sources``, on a reached hex, or next
+    to a reached hex across a hexside that is neither sea nor cliff (rule 6.22).
+    """
+    if h in sources or reach[h]:
+        return True
+    return any(not m.water[h, d] and not m.cliff[h, d] and reach[j] for d, j in enumerate(m.nbr[h]))
 
 
 def sources_for(m: IMMap, units: UnitTable, pos: Position, u: int) -> list[int]:
@@ -74,18 +90,13 @@ def supplied_units(m: IMMap, units: UnitTable, pos: Position) -> np.ndarray:
     are always Supplied.
     """
     out = np.ones(units.n, dtype=bool)
-    passable = route_passable(m, units, pos, AXIS)
+    passable = route_passable(m, units, pos)
     cache: dict = {}
     for u in np.flatnonzero(pos.on_map() & (units.side == AXIS)):
         src = tuple(sorted(sources_for(m, units, pos, int(u))))
         if src not in cache:
             cache[src] = traceable_from(m, passable, src)
-        # the unit's own hex is friendly-occupied, so ZOC there does not block (6.23)
-        h = pos.hex[u]
-        reach = cache[src]
-        ok = reach[h] or any(reach[j] and not m.water[h, d] and not m.cliff[h, d]
-                             for d, j in enumerate(m.nbr[h]) if j >= 0)
-        out[u] = bool(ok) if src else False
+        out[u] = bool(src) and traces_from(m, cache[src], src, int(pos.hex[u]))
     return out
 
 
@@ -110,10 +121,34 @@ def supply_status_phase(m: IMMap, units: UnitTable, pos: Position, night: bool) 
     return dict(marked=[int(x) for x in marked], cleared=[int(x) for x in cleared])
 
 
+def place_airhead(m: IMMap, pos: Position, h: int, nationality: str) -> list[int]:
+    """Put an Airhead marker of ``nationality`` ('G' or 'I') on hex ``h`` (rules 6.31, 6.32).
+
+    An Airhead placed on an airfield removes from the map every other Airhead of
+    the same nationality that is not on an airfield (rule 6.31, third point):
+    from then on that nationality's units trace only to Beachheads or to its
+    Airheads on airfields.  Modifies ``pos.airheads`` in place.
+
+    Returns
+    -------
+    list of int
+        Hex indices whose Airhead was removed.
+    """
+    pos.airheads[int(h)] = nationality
+    if not m.airfield[h]:
+        return []
+    gone = [k for k, nat in pos.airheads.items() if nat == nationality and not m.airfield[k]]
+    for k in gone:
+        del pos.airheads[k]
+    return gone
+
+
 def recovery_markers(m: IMMap, units: UnitTable, pos: Position, axis_control: np.ndarray) -> None:
     """Recovery Phase marker upkeep (rule 6.32): an Airhead on every airfield the
     Axis controls (one per airfield; nationality of the first Axis unit there, else
-    German); Airhead and Beachhead markers under Allied units are removed.
+    German; placed by :func:`place_airhead`, so the same nationality's Airheads off
+    airfields go, rule 6.31); Airhead and Beachhead markers under Allied units are
+    removed.
 
     Parameters
     ----------
@@ -124,7 +159,7 @@ def recovery_markers(m: IMMap, units: UnitTable, pos: Position, axis_control: np
         if int(h) not in pos.airheads:
             here = pos.at(int(h))
             here = here[units.side[here] == AXIS]
-            pos.airheads[int(h)] = str(units.nat[here[0]]) if len(here) else "G"
+            place_airhead(m, pos, int(h), str(units.nat[here[0]]) if len(here) else "G")
     allied = occupied(units, pos, ALLIED, m.n)
     pos.beachheads = {h for h in pos.beachheads if not allied[h]}
     pos.airheads = {h: n for h, n in pos.airheads.items() if not allied[h]}
@@ -137,16 +172,13 @@ def supply_map(m: IMMap, units: UnitTable, pos: Position, nationality: str = "G"
     trace a Supply Route to a source it may use (rules 6.2-6.3).  Enemy hexes
     are False.
     """
-    passable = route_passable(m, units, pos, AXIS)
+    passable = route_passable(m, units, pos)
     src = list(pos.beachheads) + [h for h, nat in pos.airheads.items()
                                   if nat == nationality and (m.airfield[h] or paradropped)]
     reach = traceable_from(m, passable, src)
-    out = reach.copy()
-    # a unit standing in an enemy ZOC hex occupies it itself (6.23)
+    out = np.zeros(m.n, dtype=bool)
+    # a unit standing in the hex occupies it itself, so an enemy ZOC there does not close it (6.23)
     enemy_occ = occupied(units, pos, ALLIED, m.n)
-    for h in np.flatnonzero(m.land & ~reach & ~enemy_occ):
-        for d, j in enumerate(m.nbr[h]):
-            if j >= 0 and reach[j] and not m.water[h, d] and not m.cliff[h, d]:
-                out[h] = True
-                break
+    for h in np.flatnonzero(m.land & ~enemy_occ):
+        out[h] = traces_from(m, reach, src, int(h))
     return out

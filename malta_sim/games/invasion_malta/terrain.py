@@ -21,7 +21,8 @@ Hexside arrays ``[n, 6]`` (the side of hex ``i`` in direction ``d``)::
     road      int8      0 none, 1 minor road, 2 main road (rule 8.33)
     cliff     bool      cliff hexside (rule 8.35)
     slope_up  bool      crossing from i to its neighbour d goes up a slope (rule 8.36)
-    water     bool      all-sea hexside (rule 8.35), including any side touching sea
+    water     bool      all-sea hexside (rule 8.35), including any side touching a sea hex or the grid's edge
+                        (so a side that is not water joins two land hexes; movement, ZOC and supply rely on it)
 """
 
 from __future__ import annotations

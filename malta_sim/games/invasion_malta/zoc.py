@@ -2,10 +2,13 @@
 
 A combat unit's ZOC is its own hex plus the six adjacent hexes (rule 3.21),
 projected across every hexside the unit itself could cross (rule 3.22), never
-into a fort hex (rule 3.25, fort occupied or not), never by a No-ZOC-band unit
-(rule 3.24) nor by an over-stacked unit (rule 3.34); a hex with one projecting
-unit makes all its units project (rule 3.24).  Air and naval units and markers
-have no ZOC (rule 3.26): they are not in the unit table.
+into a fort hex (rule 3.25, fort occupied or not), never by an over-stacked
+unit (rule 3.34).  A No-ZOC-band unit projects nothing of its own, but a hex
+holding at least one projecting unit that is not over-stacked makes every
+(not over-stacked) unit in it project (rule 3.24): the stack's ZOC is the
+union of what its units could project, each across the hexsides it could
+cross itself.  Air and naval units and markers have no ZOC (rule 3.26): they
+are not in the unit table.
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ def crossable(m: IMMap, units: UnitTable, pos: Position, u: int, i: int, d: int)
     road or enter urban or airfield hexes (rule 8.33).  Used for ZOC projection
     (rule 3.22) and movement.
     """
+    if m.water[i, d]:
+        return False  # sea hexside: every side off the map or touching a sea hex is one (terrain.build_map)
     j = m.nbr[i, d]
-    if j < 0 or m.water[i, d] or not m.land[j]:
-        return False
     if m.cliff[i, d] and not (units.commando[u] and not pos.disrupted[u]):
         return False
     if units.ma_class[u] != 0 and not (m.road[i, d] > 0 or m.urban[j] or m.airfield[j]):
@@ -37,24 +40,14 @@ def crossable(m: IMMap, units: UnitTable, pos: Position, u: int, i: int, d: int)
     return True
 
 
-def projects_zoc(m: IMMap, units: UnitTable, pos: Position, u: int) -> np.ndarray:
-    """Hexes into which the single unit ``u`` projects ZOC, ``bool[n_hexes]``.
-
-    Only the unit's own rules (rules 3.21-3.26); see :func:`zoc_map` for the
-    limited-ZOC stack rule.
-    """
-    out = np.zeros(m.n, dtype=bool)
+def zoc_neighbours(m: IMMap, units: UnitTable, pos: Position, u: int, out: np.ndarray) -> None:
+    """Mark in ``out`` (``bool[n_hexes]``, modified in place) the adjacent hexes into which
+    unit ``u`` projects ZOC once its hex projects (rules 3.21, 3.22, 3.25): those it could
+    enter across the hexside itself (:func:`crossable`), never a fort hex."""
     i = pos.hex[u]
-    if i < 0 or pos.steps[u] <= 0:
-        return out
-    out[i] = True  # a unit always controls its own hex (rule 3.21)
-    if units.no_zoc[u] or pos.overstacked[u]:
-        return out  # rule 3.24 / 3.34
     for d in range(6):
-        j = m.nbr[i, d]
-        if j >= 0 and not m.fort[j] and crossable(m, units, pos, u, i, d):  # 3.22, 3.25
-            out[j] = True
-    return out
+        if crossable(m, units, pos, u, i, d) and not m.fort[m.nbr[i, d]]:  # 3.22, 3.25
+            out[m.nbr[i, d]] = True
 
 
 def zoc_map(m: IMMap, units: UnitTable, pos: Position, side: int, skip_disrupted: bool = False) -> np.ndarray:
@@ -65,20 +58,31 @@ def zoc_map(m: IMMap, units: UnitTable, pos: Position, side: int, skip_disrupted
     side : int
         0 Axis, 1 Allied.
     skip_disrupted : bool
-        Ignore Disrupted units (for Supply Routes, rule 6.23).
+        Leave out what Disrupted units project (for Supply Routes, rule 6.23).
 
     Notes
     -----
-    Rule 3.24: a hex projects into a neighbour when at least one of its units
-    that is not over-stacked could project there; its No-ZOC units then project
-    too, which adds nothing beyond that union.
+    Each unit controls its own hex (rule 3.21).  Rule 3.24, hex by hex: when at
+    least one unit there that is not over-stacked lacks the No ZOC band, every
+    unit there that is not over-stacked projects into the adjacent hexes it
+    could cross into (:func:`zoc_neighbours`), so the hex projects the union
+    (a road-bound tank stacked with a foot unit that has the No ZOC band gives the
+    stack the foot unit's six hexes).  A Disrupted unit still lends its ZOC to
+    its stack: with ``skip_disrupted`` only the projection of the Disrupted
+    units themselves is left out, not that of the others it enables.
     """
     out = np.zeros(m.n, dtype=bool)
     mask = pos.on_map() & (units.side == side)
-    if skip_disrupted:
-        mask &= ~pos.disrupted
-    for u in np.flatnonzero(mask):
-        out |= projects_zoc(m, units, pos, u)
+    for h in np.unique(pos.hex[mask]):
+        here = np.flatnonzero(mask & (pos.hex == h))
+        regular = here[~pos.overstacked[here]]
+        lends = bool((~units.no_zoc[regular]).any())  # rule 3.24
+        for u in here:
+            if skip_disrupted and pos.disrupted[u]:
+                continue  # rule 6.23
+            out[h] = True  # rule 3.21
+            if lends and not pos.overstacked[u]:  # rules 3.24, 3.34
+                zoc_neighbours(m, units, pos, int(u), out)
     return out
 
 

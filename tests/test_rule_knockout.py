@@ -1,0 +1,142 @@
+"""The rule knock-out script (benchmarks/rule_knockout.py): how it places mutants in the
+rule code, scores rule sections and matches explained survivors.  The mutation run itself
+needs the ``mutation`` extra and is not run here."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import rule_knockout as K  # noqa: E402
+
+SRC = '''from __future__ import annotations
+
+
+def alone(x: int | None = None) -> bool:
+    return x is None
+
+
+class Grid:
+    def __init__(self, n):
+        self.n = n
+
+    @property
+    def size(self):
+        return self.n + 1
+
+
+def outer(v):
+    def inner(w):
+        return w - 1
+    return inner(v) * 2
+'''
+
+
+def test_section_of():
+    assert [K.section_of(r) for r in ("3.24", "3.2", "8.4", "3.0", "7.14", "1.3")] == ["3.2", "3.2", "8.4", "3.0", "7.1", "1.3"]
+
+
+def test_locate_functions_methods_nested_and_classes():
+    spans = K.function_spans(SRC)
+    names = {s[2] for s in spans}
+    assert names == {"alone", "Grid.__init__", "Grid.size", "outer", "outer.inner"}
+    line = {text.strip(): k for k, text in enumerate(SRC.splitlines(), 1)}
+    assert K.locate(spans, {"alone"}, line["return x is None"]) == "alone"
+    assert K.locate(spans, {"outer"}, line["return w - 1"]) == "outer"  # nested: the cited outer function
+    assert K.locate(spans, {"outer", "outer.inner"}, line["return w - 1"]) == "outer.inner"
+    assert K.locate(spans, {"Grid"}, line["return self.n + 1"]) == "Grid"  # a cited class covers its methods
+    assert K.locate(spans, {"Grid.size"}, line["self.n = n"]) is None
+    assert K.locate(spans, {"alone"}, line["class Grid:"]) is None
+
+
+def test_annotations_are_left_out():
+    spans = K.annotation_spans(SRC)
+    ln = next(k for k, t in enumerate(SRC.splitlines(), 1) if t.startswith("def alone"))
+    col_bar = SRC.splitlines()[ln - 1].index("|")
+    col_none_default = SRC.splitlines()[ln - 1].index("= None") + 2
+    assert K.in_spans(spans, (ln, col_bar))
+    assert not K.in_spans(spans, (ln, col_none_default))
+
+
+def _rows():
+    pk = "malta_sim/games/invasion_malta"
+    return [
+        dict(game="invasion_malta", rule="3.24", where_list=[f"{pk}/zoc.py:zoc_map"], test_list=["t1"]),
+        dict(game="invasion_malta", rule="3.21", where_list=[f"{pk}/zoc.py:zoc_map", f"{pk}/zoc.py:crossable"],
+             test_list=["t2"]),
+        dict(game="invasion_malta", rule="4.16", where_list=[f"{pk}/engine.py:Game.play"], test_list=["t3"]),
+        dict(game="invasion_malta", rule="2.0", where_list=[], test_list=[]),
+    ]
+
+
+def test_rows_by_function_and_section_scores():
+    target = K.TARGETS["invasion_malta"]
+    fns = K.rows_by_function(_rows(), target)
+    assert sorted(fns) == [("zoc.py", "crossable"), ("zoc.py", "zoc_map")]
+    assert [r["rule"] for r in fns[("zoc.py", "zoc_map")]] == ["3.24", "3.21"]
+    ms = [dict(game="invasion_malta", module="zoc.py", function="zoc_map", outcome=o, original="a = 1", mutated="a = 2")
+          for o in ("killed", "timeout", "survived")]
+    ms.append(dict(game="invasion_malta", module="zoc.py", function="crossable", outcome="survived", original="b < 0",
+                   mutated="b <= 0"))
+    explained = [dict(module="zoc.py", function="crossable", original="b < 0", kind="equivalent", reason="r")]
+    secs = {s["section"]: s for s in K.section_scores(ms, _rows(), target, explained)}
+    s32 = secs["3.2"]
+    assert (s32["mutants"], s32["killed"], s32["survived"], s32["explained"], s32["unexplained"]) == (4, 2, 2, 1, 1)
+    assert s32["score"] == 0.5 and s32["rules"] == "3.24 3.21"
+    assert secs["4.1"]["mutants"] == 0 and "engine.py" in secs["4.1"]["note"]
+    assert secs["2.0"]["note"] == "no code (rule needs none)"
+
+
+def test_explanations_match_line_and_optional_mutant():
+    m = dict(game="invasion_malta", module="zoc.py", function="f", original="  x < 0 ", mutated="x <= 0")
+    assert K.explanation_for(m, [dict(module="zoc.py", function="f", original="x < 0", kind="equivalent", reason="")])
+    assert not K.explanation_for(m, [dict(module="zoc.py", function="f", original="x < 0", mutated="x < 1",
+                                          kind="equivalent", reason="")])
+    assert not K.explanation_for(m, [dict(module="zoc.py", function="g", original="x < 0", kind="equivalent", reason="")])
+    assert not K.explanation_for(m, [dict(game="island_of_death", module="zoc.py", function="f", original="x < 0",
+                                          kind="equivalent", reason="")])
+
+
+def test_targets_cover_every_module_the_rows_name():
+    """Every module of a target's package that a coverage row names is mutated or
+    listed as excluded, with a reason; and each listed module exists."""
+    for game, target in K.TARGETS.items():
+        pkg = ROOT / target.package
+        for mod in list(target.modules) + list(target.excluded):
+            assert (pkg / mod).is_file(), mod
+        named = {Path(w.partition(":")[0]).name for r in K.read_rows(game) for w in r["where_list"]
+                 if str(Path(w.partition(":")[0]).parent) == target.package}
+        assert named <= set(target.modules) | set(target.excluded), named - set(target.modules) - set(target.excluded)
+
+
+def test_explained_survivors_name_live_code():
+    """Each explanation names a function of a mutated module, the line it explains is
+    still in that function, and it says which kind and why."""
+    entries = K.load_explained()
+    for e in entries:
+        target = K.TARGETS[e.get("game", "invasion_malta")]
+        assert e["module"] in target.modules, e
+        assert e["kind"] in ("equivalent", "unreachable"), e
+        assert len(e["reason"]) > 20, e
+        src = (ROOT / target.package / e["module"]).read_text()
+        spans = {s[2]: s for s in K.function_spans(src)}
+        first, last = next(((a, b) for a, b, n in spans.values() if n == e["function"]), (None, None))
+        if first is None:  # a cited class
+            tree = ast.parse(src)
+            cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == e["function"])
+            first, last = cls.lineno, cls.end_lineno
+        body = [x.strip() for x in src.splitlines()[first - 1:last]]
+        assert e["original"].strip() in body, e
+
+
+@pytest.mark.parametrize("game", sorted(K.TARGETS))
+def test_operators_exist_when_cosmic_ray_is_installed(game):
+    plugins = pytest.importorskip("cosmic_ray.plugins")
+    names = set(plugins.operator_names())
+    assert set(K.OPERATORS) <= names, set(K.OPERATORS) - names
