@@ -303,8 +303,11 @@ def split_hits(hits, defender):
 
 
 @nb.njit(cache=True)
-def _absorb(hits, defender, available):
-    st, rt = split_hits(hits, defender)
+def _absorb(hits, defender, available, steps_only=False):
+    if steps_only:
+        st, rt = hits, 0                              # 19.51: every hit a step loss
+    else:
+        st, rt = split_hits(hits, defender)
     if st >= available:
         # every step gone: nobody is left to retreat (9.42)
         return available, 0, hits - available, st > available
@@ -312,7 +315,7 @@ def _absorb(hits, defender, available):
 
 
 @nb.njit(cache=True)
-def apply_hits(att_hits, def_hits, att_steps_available, def_steps_available):
+def apply_hits(att_hits, def_hits, att_steps_available, def_steps_available, attacker_steps_only=False):
     """Step losses and retreats of both sides in the order of damage (rule
     9.51) with the excess-loss rule (9.42, 9.94).
 
@@ -327,6 +330,9 @@ def apply_hits(att_hits, def_hits, att_steps_available, def_steps_available):
         Hits from the CRT (defender hits already reduced for a fort, 9.94).
     att_steps_available, def_steps_available : int
         Steps of the attacking units that must take losses and of the defenders.
+    attacker_steps_only : bool
+        Every attacker hit is a step loss, none a retreat (a hostile landing,
+        rule 19.51).
 
     Returns
     -------
@@ -340,11 +346,11 @@ def apply_hits(att_hits, def_hits, att_steps_available, def_steps_available):
     if def_hits >= att_hits:
         d_st, d_rt, d_left, d_ex = _absorb(def_hits, True, def_steps_available)
         a_h = att_hits - 1 if (d_ex and att_hits > 0) else att_hits
-        a_st, a_rt, a_left, a_ex = _absorb(a_h, False, att_steps_available)
+        a_st, a_rt, a_left, a_ex = _absorb(a_h, False, att_steps_available, attacker_steps_only)
         if a_ex and d_rt > 0:
             d_rt -= 1
     else:
-        a_st, a_rt, a_left, a_ex = _absorb(att_hits, False, att_steps_available)
+        a_st, a_rt, a_left, a_ex = _absorb(att_hits, False, att_steps_available, attacker_steps_only)
         d_h = def_hits - 1 if (a_ex and def_hits > 0) else def_hits
         d_st, d_rt, d_left, d_ex = _absorb(d_h, True, def_steps_available)
         if d_ex and a_rt > 0:

@@ -27,10 +27,8 @@ import numpy as np
 from malta_sim.kernels import drop as kd
 from malta_sim.iod import invasion
 from malta_sim.iod import static as st
-from malta_sim.iod.state import (ALLIED, AM, AXIS, BOX_DISBANDMENT, BOX_MAP, DEMORALIZED, DISORGANIZED,
-                    NIGHT, NOON, PM, RAINY)
-from malta_sim.iod.rules import amphibious
-from malta_sim.iod.rules import organisation
+from malta_sim.iod.state import (ALLIED, AM, AXIS, BOX_DISBANDMENT, BOX_MAP, NIGHT, NOON, PM, RAINY)
+from malta_sim.iod.rules import amphibious, combat
 
 
 # =====================================================================================
@@ -680,14 +678,25 @@ def _real_enemy(game, x: int) -> list:
 
 
 def hostile_landing(game, x: int, axis_units: list) -> None:
-    """Rule 19.5: the units of one stick that land in an enemy-occupied hex must
-    attack it at once, alone, with no support (19.51); the Axis takes all hits
-    as step losses; repeat until one side is left.  Odds below the line's
-    lowest column eliminate the landed units (19.53).  Parachute artillery does
-    not attack and dies if alone or if its comrades die (19.52).  A hex with
-    only coastal guns / zero-strength units / leaders: those are eliminated
-    (6.52, 16.58)."""
-    h = invasion
+    """Rule 19.5: the units of one stick that land in an enemy-occupied hex
+    attack it at once, through the normal combat procedure with the
+    differences of 19.51 and 19.53 (:func:`.combat.resolve_attack` with
+    ``drop=True``: no support of any kind, every Axis hit a step loss, no
+    advance after combat), again and again until only one side is left.
+    Odds below the line's lowest column eliminate the landed units (19.53).
+    Parachute artillery does not attack and dies if alone or if its comrades
+    die (19.52).  A hex left with only coastal guns, zero-strength units and
+    leaders of the Allies: those are eliminated (6.52, 16.58, 19.53).  A fort
+    falls once its Allied defenders are gone (17.1).
+
+    Parameters
+    ----------
+    game : Game
+    x : int
+        Dense index of the drop hex.
+    axis_units : list of int
+        The stick's units that landed in ``x``.
+    """
     s, t = game.state, game.static
     if not len(game.units_at(x, ALLIED)):
         return
@@ -697,23 +706,23 @@ def hostile_landing(game, x: int, axis_units: list) -> None:
     for _ in range(30):
         axis_here = [u for u in axis_units if s.box[u] == BOX_MAP and s.hex[u] == x and t.utype[u] != st.LEADER]
         fighters = [u for u in axis_here if t.utype[u] != st.ARTILLERY and t.utype[u] != st.HQ]
-        enemies = _real_enemy(game, x)
-        if not enemies:
+        if not _real_enemy(game, x):
             _clear_trivial(game, x)
             break
         if not fighters:
             for u in axis_here:                                  # 19.52
-                h.eliminate(game, u, "hostile landing 19.52")
-            _leaders_fate(game, x, axis_units)
+                invasion.eliminate(game, u, "hostile landing 19.52")
             break
-        if not resolve_drop_combat(game, x, fighters, enemies):
+        res = combat.resolve_attack(game, AXIS, x, fighters, drop=True)            # 19.51
+        if res.cancelled:
             for u in axis_here:                                  # 19.53 odds too low
-                h.eliminate(game, u, "hostile landing 19.53")
-            _leaders_fate(game, x, axis_units)
+                invasion.eliminate(game, u, "hostile landing 19.53")
             break
-    else:  # pragma: no cover - bounded loop
-        pass
-    if not any(s.box[u] == BOX_MAP and s.hex[u] == x and t.utype[u] != st.LEADER for u in axis_units):
+    held = any(s.box[u] == BOX_MAP and s.hex[u] == x and t.utype[u] != st.LEADER for u in axis_units)
+    if held and not len(game.units_at(x, ALLIED)) and t.fort[x] and not s.fort_destroyed[x]:
+        s.fort_destroyed[x] = True                               # 17.1: the fort falls now
+        game.log("fort destroyed", side=AXIS, hexes=[x], rule="17.1")
+    if not held:
         _leaders_fate(game, x, axis_units)
 
 
@@ -751,164 +760,6 @@ def _leaders_fate(game, x, axis_units) -> None:
                     h.eliminate_leader(game, u)
                 else:
                     _leader_away(game, u)
-
-
-def resolve_drop_combat(game, x: int, attackers: list, defenders: list) -> bool:
-    """One combat of rule 19.51 on the CRT.  Returns False when the odds are
-    below the lowest column of the hex's line (19.53).
-
-    Attack: sum of attack strengths; defense: sum of defense strengths,
-    doubled in a city or undestroyed fort (9.91); odds shifts: morale
-    difference capped +3/-2 (11.2), defending armor -1 (9.92).  No support of
-    any kind (19.51).  Axis hits are all step losses; Allied hits halve (round
-    down) into steps and the rest is retreat (9.42-9.43), one hit less in a
-    fort (9.94); the Allies may stand their ground instead (9.7, through the
-    land engine's stand-ground roll) and retreat with its retreat procedure.
-    Simplification: no leader command rolls and no integrity shifts here.
-    """
-    h = invasion
-    s, t = game.state, game.static
-    ch = t.charts
-    att = sum(h.attack_strength(game, u) for u in attackers)
-    dfn = 0
-    for e in defenders:
-        dv = game.base_defense(e)
-        if s.morale_state[e] == DEMORALIZED:
-            dv = (dv + 1) // 2
-        dfn += dv
-    fort = bool(t.fort[x] and not s.fort_destroyed[x])
-    if t.city[x] or fort:
-        dfn *= 2
-    if dfn <= 0:
-        return True
-    level = st.odds_level(att, dfn)
-    am = -(-sum(game.morale_value(u) for u in attackers) // len(attackers))
-    dm = -(-sum(game.morale_value(e) for e in defenders) // len(defenders))
-    shift = max(-2, min(3, am - dm))
-    if any(t.utype[e] == st.TANK and s.morale_state[e] != DEMORALIZED for e in defenders) and \
-            any(t.utype[e] in st.ARMOR_PARTNERS for e in defenders):
-        shift -= 1
-    final = level + shift
-    line = int(t.crt_line[x]) if game.tod != NIGHT else int(ch.night_line)
-    lo, hi = int(ch.line_cols[line, 0]), int(ch.line_cols[line, 1])
-    col = -1
-    for c in range(lo, hi + 1):
-        if ch.col_level[c] <= final:
-            col = c
-    if final < ch.col_level[lo]:
-        return False
-    if col < 0:
-        col = lo
-    roll = game.dice2("combat")
-    ah, ae, dh, de = (int(v) for v in ch.crt[line, col, roll])
-    game.log("hostile_landing", side=AXIS, hexes=[x], units=attackers + defenders, dice=[roll],
-             cell=f"{ch.crt_columns[col]} {ch.line_names[line]}", result=f"{ah}/{dh}", rule="19.51")
-    if fort and dh > 0:
-        dh -= 1                                                  # 9.94
-    # Axis: all hits as steps (19.51)
-    for _ in range(ah):
-        alive = [u for u in attackers if s.box[u] == BOX_MAP]
-        if not alive:
-            break
-        v = game.policy(AXIS).choose_loss(game, alive, "hostile landing 19.51")
-        if v not in alive:
-            raise h._illegal("19.51", "loss must come from the landed units")
-        h.lose_step(game, v, "hostile landing 19.51")
-    _effect(game, [u for u in attackers if s.box[u] == BOX_MAP], ae)
-    # Allies: steps = hits // 2, retreat the rest (9.42, 9.43)
-    steps, retreat = dh // 2, dh - dh // 2
-    for _ in range(steps):
-        alive = [e for e in defenders if s.box[e] == BOX_MAP and s.hex[e] == x]
-        if not alive:
-            break
-        v = game.policy(ALLIED).choose_loss(game, alive, "hostile landing 19.51")
-        if v not in alive:
-            raise h._illegal("19.51", "loss must come from the defenders")
-        h.lose_step(game, v, "hostile landing 19.51")
-    alive = [e for e in defenders if s.box[e] == BOX_MAP and s.hex[e] == x]
-    _effect(game, alive, de)
-    if retreat and alive:
-        _allied_retreat(game, x, alive, retreat)
-    return True
-
-
-def _effect(game, units, eff) -> None:
-    """D / Z results (9.41)."""
-    h = invasion
-    s = game.state
-    for u in units:
-        if eff == 1:
-            if s.morale_state[u] == DISORGANIZED:
-                s.morale_state[u] = DEMORALIZED
-            elif s.morale_state[u] == 0:
-                s.morale_state[u] = DISORGANIZED
-        elif eff == 2:
-            if s.morale_state[u] == DEMORALIZED:
-                h.lose_step(game, u, "Z result 9.41")
-            else:
-                s.morale_state[u] = DEMORALIZED
-
-
-def _allied_retreat(game, x: int, units: list, n: int) -> None:
-    """Retreat the Allied stack ``n`` hexes out of the drop hex (9.6), through
-    the land engine's retreat when present; fallback: the adjacent land hexes
-    farthest from Axis units with room (7.3), a step lost per enemy-ZOC hex
-    entered (9.62); units that cannot move (MA 0, strongpoints, militia) or
-    find no hex take the remaining hits as steps."""
-    from malta_sim.iod.rules import combat
-
-    fn = getattr(combat, "retreat_stack", None)
-    if fn is not None:
-        # 9.7 stand-ground offer first, then the retreat away from the drop hex,
-        # where the enemy units of this combat stand (9.61)
-        sg = getattr(combat, "_stand_ground", None)
-        movers = sg(game, ALLIED, list(units), int(n), False) if sg is not None else list(units)
-        movers = [u for u in movers if game.state.box[u] == BOX_MAP and game.state.hex[u] == x]
-        if movers:
-            fn(game, movers, int(n), [x])
-        return
-    h = invasion
-    s, t = game.state, game.static
-    mobile = [u for u in units if game.movement_allowance(u) > 0 and t.utype[u] not in
-              (st.STRONGPOINT, st.MILITIA, st.COASTAL_GUN)]
-    for u in units:
-        if u not in mobile:
-            for _ in range(n):
-                if s.box[u] == BOX_MAP:
-                    h.lose_step(game, u, "stand ground 9.63")
-    if not mobile:
-        return
-    zoc = h.enemy_zoc(game, ALLIED)
-    axis_hex = h.axis_ground_hexes(game)
-    d = t.grid.distance_table
-    cur = x
-    for step in range(n):
-        cands = []
-        for y in t.neighbours[cur]:
-            y = int(y)
-            if y < 0 or not t.land[y] or len(game.units_at(y, AXIS)):
-                continue
-            load = sum(organisation.stack_weight(game, v) / 2 for v in game.units_at(y, ALLIED))
-            if load + sum(organisation.stack_weight(game, v) / 2 for v in mobile) > 4:
-                continue
-            far = int(d[y, axis_hex].min()) if axis_hex.size else 9
-            cands.append((zoc[y], -far, y))
-        if not cands:
-            for _ in range(n - step):
-                alive = [u for u in mobile if s.box[u] == BOX_MAP]
-                if alive:
-                    h.lose_step(game, game.policy(ALLIED).choose_loss(game, alive, "retreat blocked 9.61"), "retreat blocked 9.61")
-            return
-        cands.sort()
-        zoc_y, _, y = cands[0]
-        for u in mobile:
-            if s.box[u] == BOX_MAP:
-                s.hex[u] = y
-        if zoc_y:
-            alive = [u for u in mobile if s.box[u] == BOX_MAP]
-            if alive:
-                h.lose_step(game, game.policy(ALLIED).choose_loss(game, alive, "retreat through ZOC 9.62"), "retreat through ZOC 9.62")
-        cur = y
 
 
 def rally(game, jumped: list) -> None:

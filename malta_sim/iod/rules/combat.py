@@ -836,7 +836,7 @@ def retreat_stack(game, units, n: int, enemy_hexes) -> None:
 # ------------------------------------------------------------------ one attack
 def resolve_attack(game, side: int, target: int, attackers, support=(), air: int = 0,
                    hurricane=(), dsupport=(), penetration: bool = False,
-                   fixed_roll: int | None = None) -> AttackResult:
+                   fixed_roll: int | None = None, drop: bool = False) -> AttackResult:
     """Resolve one attack on hex ``target`` (rules 9.3-9.8, 10.2, 12.2, 12.51).
 
     Parameters
@@ -853,11 +853,20 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
         Supporting artillery firing a fire hurricane (12.52).
     fixed_roll : int, optional
         Use this 2d6 total (tests of the rulebook examples).
+    drop : bool
+        A hostile landing (rules 19.5, 19.51, 19.53): the units that jumped
+        into ``target`` attack the enemy units there with no support of any
+        kind, take every hit as a step loss (none as a retreat) and never
+        advance after combat; otherwise the combat is resolved normally.
 
     Returns
     -------
     AttackResult
+        ``cancelled`` when the odds fall below the line's lowest column (9.3 g;
+        for a hostile landing the landed units are then eliminated, 19.53).
     """
+    if drop and (support or dsupport or air):
+        raise illegal("19.51", "no air, artillery or warship support in a hostile landing")
     s, t = game.state, game.static
     attackers = [int(u) for u in attackers]
     support = [int(u) for u in support]
@@ -932,11 +941,12 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
     ah, ae, dh, de = int(ah), int(ae), int(dh), int(de)
     res.result = (ah, ae, dh, de)
     if game.events is not None:            # the entry's text is made only when it is kept
-        game.log("attack", side=side, hexes=[target], units=attackers + defenders, dice=[roll],
+        game.log("hostile landing attack" if drop else "attack", side=side, hexes=[target],
+                 units=attackers + defenders, dice=[roll],
                  cell=f"{t.charts.line_names[line]} {t.charts.crt_columns[col]}",
                  result=f"{ah}{'DZ'[ae - 1] if ae else ''}/{dh}{'DZ'[de - 1] if de else ''} "
-                        f"att {att_total} def {def_total} mods {mods}", rule="9.3")
-    _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mods, res)
+                        f"att {att_total} def {def_total} mods {mods}", rule="19.51" if drop else "9.3")
+    _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mods, res, drop)
     # 10.21: night attackers (and their support) become disorganized / demoralized
     if night:
         for u in attackers + support_ok:
@@ -961,15 +971,17 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
     return res
 
 
-def _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mods, res) -> None:
-    """Rules 9.41-9.43, 9.51, 9.7, 9.6, 9.8 for one combat result."""
+def _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mods, res,
+                   drop: bool = False) -> None:
+    """Rules 9.41-9.43, 9.51, 9.7, 9.6, 9.8 for one combat result (with
+    ``drop``: the attacker's hits all step losses and no advance, 19.51, 19.53)."""
     s, t = game.state, game.static
     # 9.42, 9.43, 9.51: steps and retreats of both sides, the order of damage
     # and the excess-loss rule (malta_sim.kernels.crt.apply_hits)
     a_avail = sum(game.steps(u) for u in attackers if s.box[u] == BOX_MAP)
     d_avail = sum(game.steps(u) for u in defenders if s.box[u] == BOX_MAP)
     att_steps, att_ret, def_steps, def_ret, _att_left, pending_def = (
-        int(x) for x in kcrt.apply_hits(ah, dh, a_avail, d_avail))
+        int(x) for x in kcrt.apply_hits(ah, dh, a_avail, d_avail, drop))
     eng_first = -(-att_steps // 2) if "engineers" in mods else 0      # 9.92
     order = ("def", "att") if dh >= ah else ("att", "def")            # 9.51
     for who in order:
@@ -1011,8 +1023,8 @@ def _apply_results(game, side, target, attackers, defenders, ah, ae, dh, de, mod
                 us = us + _leaders_in(game, h, side)
             retreat_stack(game, us, att_ret, {target})
     res.pending = pending_def
-    # 9.8 advance after combat
-    if not [u for u in defenders_in(game, target, 1 - side)
+    # 9.8 advance after combat (never from a hostile landing, 19.53)
+    if not drop and not [u for u in defenders_in(game, target, 1 - side)
             if t.defense[u, s.level[u]] > 0]:
         stayers = [u for u in attackers if s.box[u] == BOX_MAP and u not in att_retreating]
         length = max(res.defender_retreat, pending_def, 1)
