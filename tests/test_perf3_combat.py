@@ -26,7 +26,7 @@ from tests.test_perf_combat import (ref_attack_options, ref_can_attack, ref_defe
 def _random_game(rng, trial):
     """A constructed game with random pieces of both sides on random land
     hexes and random per-piece state."""
-    from tests.iod_helpers import make, static
+    from tests.conftest import make, static
 
     t = static()
     land = np.flatnonzero(t.land)

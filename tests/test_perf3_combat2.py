@@ -71,7 +71,7 @@ def test_phase_end_overruns_caught_leaders_then_updates_control():
     """A leader left alone with an enemy battalion is overrun by
     :func:`.organisation.phase_end` (14.42: off the map either way) and the
     hex goes to the enemy (2.1)."""
-    from tests.iod_helpers import h, make, u
+    from tests.conftest import h, make, u
 
     g = make({"1315": ["axis.185.v_186"]})
     t = g.static
@@ -93,7 +93,7 @@ def test_ammo_routes_equal_one_route_search_per_piece(seed):
     including pieces on a hand-out hex and on an impassable hex."""
     from malta_sim.iod.rules.ammunition_routes import ammo_route_ok
     from malta_sim.iod.rules.supply import MAX_ROUTE, route_distance
-    from tests.iod_helpers import static
+    from tests.conftest import static
 
     t = static()
     rng = np.random.default_rng(seed)

@@ -108,7 +108,7 @@ def test_loss_table_equals_expected_losses():
     exactly (bit for bit) the floats of :func:`axis.expected_losses` (which
     reads it: one table of answers; ``tests/test_perf_bot*.py`` check its
     floats against a fresh computation per cell)."""
-    from iod_helpers import make
+    from tests.conftest import make
 
     g = make({"1311": ["allied.uk.inf_coy.1"]})
     ch = g.static.charts
@@ -136,7 +136,7 @@ def test_odds_shifts_and_scores_on_random_positions():
     compiled shift total equals the sum of :func:`combat.odds_modifiers_plain`
     without leader rolls, :func:`combat.odds_modifiers` gives its modifiers,
     and the compiled score of a target equals :meth:`_ParamBot._score_target`."""
-    from iod_helpers import make
+    from tests.conftest import make
 
     from malta_sim.bots.axis import AxisBot
 
@@ -217,7 +217,7 @@ def test_compiled_plan_equals_plain_on_random_positions(preset, params):
     targets sharing guns (artillery and warships, some able to fire a fire
     hurricane) and 0-2 air markers, the compiled plan (support per target in
     its order, hurricanes, air markers, bombardments) equals the plain one."""
-    from iod_helpers import make
+    from tests.conftest import make
 
     from malta_sim.iod.rules.combat import PlanOptions
     from malta_sim.bots.allied import AlliedBot
@@ -326,7 +326,7 @@ def test_attack_pick_on_random_positions():
     ``_ParamBot._pick_compiled``) chooses the target and group the plain
     ``_pick_attack`` chooses, with planned support (some of it fired), fire
     hurricanes and air markers."""
-    from iod_helpers import make
+    from tests.conftest import make
 
     from malta_sim.bots.axis import AxisBot
     from malta_sim.bots.base import CombatPlan

@@ -125,7 +125,7 @@ def test_phase_end_acts_again_after_a_change():
     """Rules 2.1, 7.1-7.2: after a pass that found nothing, the checks are
     skipped only while the position is unchanged; a move, a control map
     written elsewhere or an over-stacked hex are each acted on."""
-    from tests.iod_helpers import h, make, u
+    from tests.conftest import h, make, u
 
     g = make({"1315": ["axis.185.v_186"], "1316": ["allied.uk.8m"]})
     s = g.state
@@ -153,7 +153,7 @@ def test_phase_end_acts_again_after_a_change():
 def test_penetration_phase_returns_when_no_piece_advanced():
     """Rule 10.31: with no piece of the side advanced (or all having tried),
     the penetration phase asks nothing and resets the per-phase markers."""
-    from tests.iod_helpers import make
+    from tests.conftest import make
 
     g = make({"1315": ["axis.185.v_186"], "1316": ["allied.uk.8m"]})
 
@@ -173,7 +173,7 @@ def test_ocean_hexsides_are_the_same_from_both_hexes():
     pieces (:func:`.ammo_routes.ammo_route_ok`): that gives the pieces'
     own searches because every all-ocean hexside (8.2) is marked in both
     hexes it separates."""
-    from tests.iod_helpers import static
+    from tests.conftest import static
 
     t = static()
     nbr = t.neighbours
@@ -240,7 +240,7 @@ def test_ammo_routes_then_route_search_in_a_fresh_process():
 
     code = (
         "import numpy as np\n"
-        "from tests.iod_helpers import static\n"
+        "from tests.conftest import static\n"
         "from malta_sim.iod.rules.ammunition_routes import ammo_route_ok\n"
         "from malta_sim.iod.rules.supply import route_distance\n"
         "t = static()\n"

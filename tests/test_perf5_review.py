@@ -121,7 +121,7 @@ def test_airfield_entry_after_a_replaced_break_down_that_returns_nothing(monkeyp
     battalion down with the first glider battalion (one company attached to
     it) and returns None."""
     from malta_sim.iod.state import BOX_DISBANDMENT, BOX_POOL
-    from tests.iod_helpers import airfield_entry_spy
+    from tests.conftest import airfield_entry_spy
 
     g = new_game("hercules", 14, 0, axis_policy="balanced", allied_policy="static")
     s, t = g.state, g.static

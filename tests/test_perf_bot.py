@@ -70,7 +70,7 @@ def test_expected_losses_memo_equals_fresh():
     """Rules 9.3 g, 9.42, 9.43, 9.94: the memoised expected losses equal a
     fresh computation from the CRT cells for every line, level, fort and step
     count tried."""
-    from iod_helpers import make
+    from tests.conftest import make
 
     g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"]})
     crt = g.static.charts.crt

@@ -13,7 +13,7 @@ def test_base_value_equals_forecast_value():
     """Rules 9.3 d-g, 12.21, 16.42: the value of a base tuple is exactly
     :meth:`Forecast.value` (same floats, same level, same verdict) for a range
     of support points, air markers and thresholds."""
-    from iod_helpers import h, make, u
+    from tests.conftest import h, make, u
 
     g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"], "1210": ["axis.4.2_34"]})
     att = (u("axis.4.1_34"), u("axis.4.2_34"))
@@ -32,7 +32,7 @@ def test_expected_losses_capped_steps_exact():
     """Rules 9.3 g, 9.42, 9.43, 9.94: answers kept per CRT cell with the step
     counts capped at what the cell's hits can take are the very floats a fresh
     computation gives, for step counts far beyond the caps."""
-    from iod_helpers import make
+    from tests.conftest import make
 
     from malta_sim.iod.rules.combat import crt_column
 

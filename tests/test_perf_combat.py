@@ -516,7 +516,7 @@ def _checked(monkeypatch, counts):
 def test_stack_totals_memo_is_read_only_and_follows_moves():
     """The kept stacking totals are returned read-only and recomputed when a
     unit moves (rule 7.1)."""
-    from tests.iod_helpers import make, h, u
+    from tests.conftest import make, h, u
 
     g = make({"1315": ["axis.185.v_186", "axis.185.vi_186"]})
     a = organisation.stack_totals(g, 0)
@@ -530,7 +530,7 @@ def test_stack_totals_memo_is_read_only_and_follows_moves():
 def test_update_control_last_unit_in_hex_decides():
     """Rule 2.1 with two sides in one hex: the higher-numbered unit's side, as
     a loop over the units in order gives."""
-    from tests.iod_helpers import make, h, u
+    from tests.conftest import make, h, u
 
     g = make({"1315": ["axis.185.v_186"], "1316": ["allied.uk.8m"]})
     g.state.hex[u("allied.uk.8m")] = h("1315")          # both sides in one hex
@@ -542,7 +542,7 @@ def test_update_control_last_unit_in_hex_decides():
 def test_phase_end_checks_skip_only_unchanged_positions():
     """Rules 2.1, 7.2, 14.42: the phase-end checks act again as soon as a
     piece moves after a check that found nothing to do."""
-    from tests.iod_helpers import make, h, u
+    from tests.conftest import make, h, u
 
     g = make({"1315": ["axis.185.v_186"], "1316": ["allied.uk.8m"]})
     organisation.update_control(g)
@@ -566,7 +566,7 @@ def test_phase_end_checks_skip_only_unchanged_positions():
 def test_discovered_hexes_equals_per_hex_rule_10_11():
     """Every enemy hex of random positions, by day and by night: the one-pass
     answer equals the per-hex reference (rule 10.11)."""
-    from tests.iod_helpers import make, static
+    from tests.conftest import make, static
 
     t = static()
     rng = np.random.default_rng(5)
@@ -587,7 +587,7 @@ def test_discovered_hexes_equals_per_hex_rule_10_11():
 
 def test_ground_units_lists_ground_pieces():
     """Leaders are not ground combat units; the list is ascending Python ints."""
-    from tests.iod_helpers import make, u
+    from tests.conftest import make, u
 
     g = make({"1315": ["axis.185.v_186", "allied.ldr.beak"], "1316": ["allied.uk.8m"]})
     assert g.ground_units(1) == [u("allied.uk.8m")] and g.ground_units(0) == [u("axis.185.v_186")]

@@ -257,7 +257,7 @@ def test_airfield_entry_candidates_match_rule_16_1_filter():
     from malta_sim.iod import static as st
     from malta_sim.iod.state import BOX_DISBANDMENT, BOX_POOL
 
-    from tests.iod_helpers import airfield_entry_spy
+    from tests.conftest import airfield_entry_spy
 
     g = new_game("hercules", 14, 0, axis_policy="balanced", allied_policy="static")
     s, t = g.state, g.static

@@ -8,7 +8,7 @@ from malta_sim.iod.state import (ALLIED, AXIS, BOX_ELIMINATED, BOX_MAP,
                                                    DEMORALIZED, DISORGANIZED)
 from malta_sim.iod.static import odds_level
 
-from iod_helpers import Scripted, h, make, static, u
+from tests.conftest import Scripted, h, make, static, u
 
 
 def example_9_9(stand=False):

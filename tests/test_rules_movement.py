@@ -11,7 +11,7 @@ from malta_sim.iod.state import (ALLIED, AXIS, BOX_MAP,
                                                    DISORGANIZED)
 from malta_sim.bots.base import Move
 
-from iod_helpers import Scripted, h, make, static, u
+from tests.conftest import Scripted, h, make, static, u
 
 
 def test_rule_5_1_who_exerts_zoc():

@@ -8,7 +8,7 @@ from malta_sim.iod.state import (ALLIED, AXIS, BOX_DISBANDMENT, BOX_ELIMINATED,
                                                    BOX_MAP, BOX_POOL, BOX_REMOVED, BOX_TURN_TRACK,
                                                    DEMORALIZED, DISORGANIZED, NORMAL)
 
-from iod_helpers import Scripted, h, make, static, u
+from tests.conftest import Scripted, h, make, static, u
 
 
 def test_rule_8_2_route_length_and_blocking():

@@ -6,7 +6,7 @@ from malta_sim.iod.rules import victory
 from malta_sim.play import new_game
 from malta_sim.iod.state import (ALLIED, AXIS, BOX_ELIMINATED, CLEAR, END_REASONS)
 
-from iod_helpers import make, static, u
+from tests.conftest import make, static, u
 
 
 def test_rule_22_29_opening_surrender_modifier():

@@ -5,7 +5,7 @@ from malta_sim.play import play_games
 from malta_sim.bots import make_policy
 from malta_sim.bots.simple import expected_edge
 
-from iod_helpers import h, make, u
+from tests.conftest import h, make, u
 
 
 def test_bots_play_intro_with_invariants():

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
-import test_batch_fake_engine as fake
+from tests.batch import fake_engine as fake
 from malta_sim import run_games
 from malta_sim.batch import read_frame, write_frame
 from malta_sim.errors import MaltaSimError, OptionError
@@ -112,3 +113,20 @@ def test_an_engine_failure_names_the_failing_game(monkeypatch):
     with pytest.raises(fake.SimulatedCrash) as e:
         run_games(S, 10, 3, chunk_size=5)
     assert "while playing scenario batch-fake, seed 3, game 6" in e.value.__notes__
+
+
+def test_double_is_a_pure_function_of_seed_and_game():
+    kw = dict(axis_policy="attack", allied_policy="defend", options=(), data_dir=None)
+    a = fake.play_games("batch-fake", 5, np.arange(0, 10), **kw).games
+    b = fake.play_games("batch-fake", 5, np.array([7, 8, 9]), **kw).games
+    pd.testing.assert_frame_equal(a.iloc[7:].reset_index(drop=True), b)
+    c = fake.play_games("batch-fake", 6, np.arange(0, 10), **kw).games
+    assert not a.equals(c)
+
+
+def test_double_crash_hook_fires_once():
+    fake.CRASH_AT.add(3)
+    kw = dict(axis_policy="attack", allied_policy="defend", options=(), data_dir=None)
+    with pytest.raises(fake.SimulatedCrash):
+        fake.play_games("batch-fake", 1, np.arange(5), **kw)
+    assert len(fake.play_games("batch-fake", 1, np.arange(5), **kw).games) == 5

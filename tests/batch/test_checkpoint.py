@@ -12,12 +12,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import test_batch_fake_engine as fake
+from tests.batch import fake_engine as fake
 from malta_sim import run_games
 from malta_sim.errors import OptionError
 
 S = "batch-fake"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 def test_crash_then_resume_equals_uninterrupted(tmp_path):
     ref = run_games(S, 30, 4, per_turn=True)
@@ -65,11 +65,11 @@ def test_killed_process_resumes_to_the_uninterrupted_result(tmp_path):
     """SIGKILL a run mid-way (a real kill: no cleanup runs), then resume."""
     ck = tmp_path / "ck"
     script = (
-        "import test_batch_fake_engine\n"
+        "import tests.batch.fake_engine\n"
         "from malta_sim import run_games\n"
         f"run_games({S!r}, 60, 8, options=['slow'], chunk_size=4, checkpoint={str(ck)!r})\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]))
+    env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.Popen([sys.executable, "-c", script], env=env, cwd=tmp_path)
     try:
         deadline = time.time() + 60

@@ -10,7 +10,7 @@ from malta_sim.bots import params as P
 from malta_sim.bots.axis import expected_losses
 from malta_sim.bots.presets import PRESETS, preset_names, preset_vector
 
-from iod_helpers import make, static
+from tests.conftest import make, static
 
 
 def test_defaults_within_ranges_and_slots_match_names():

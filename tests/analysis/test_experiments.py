@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-EXP = Path(__file__).resolve().parents[1] / "experiments"
+EXP = Path(__file__).resolve().parents[2] / "experiments"
 
 
 @pytest.fixture(scope="module")

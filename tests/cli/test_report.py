@@ -64,7 +64,7 @@ def test_verdict():
 
 
 def test_report_on_a_sweep_of_the_batch_test_double(tmp_path):
-    import test_batch_fake_engine  # noqa: F401  (registers scenario 'batch-fake')
+    import tests.batch.fake_engine  # noqa: F401  (registers scenario 'batch-fake')
     from malta_sim.batch import load_sweep, run_sweep, write_frame
 
     toml = tmp_path / "s.toml"
@@ -82,7 +82,7 @@ def test_report_on_a_sweep_of_the_batch_test_double(tmp_path):
 
 
 def test_report_reads_a_checkpoint_folder(tmp_path):
-    import test_batch_fake_engine  # noqa: F401  (registers scenario 'batch-fake')
+    import tests.batch.fake_engine  # noqa: F401  (registers scenario 'batch-fake')
     from malta_sim.analysis import load_results
     from malta_sim.batch import run_games
 

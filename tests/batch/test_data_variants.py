@@ -21,7 +21,7 @@ from malta_sim.loaders.common import hash_dir, packaged_data_dir
 from malta_sim.report import write_report
 from malta_sim.summary import format_summary
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

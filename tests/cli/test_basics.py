@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from malta_sim import __version__
 from malta_sim.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_version_and_help():

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-import test_batch_fake_engine as fake  # registers the test scenario
+from tests.batch import fake_engine as fake  # registers the test scenario
 from malta_sim import run_games
 from malta_sim.batch import read_frame
 from malta_sim.cli import main

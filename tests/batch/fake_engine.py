@@ -26,8 +26,6 @@ import time
 
 import numpy as np
 import pandas as pd
-import pytest
-
 from malta_sim.errors import DataError
 from malta_sim.games.registry import GameBatchResult, ScenarioSpec, register
 from malta_sim.rng import GameStreams
@@ -37,7 +35,7 @@ SPEC = register(
         name="batch-fake",
         game="island_of_death",
         title="Batch runner test double",
-        play="test_batch_fake_engine:play_games",
+        play="tests.batch.fake_engine:play_games",
         axis_policies=("attack", "cautious"),
         allied_policies=("defend", "counter"),
         options=("rainy", "slow", "unused_rule"),
@@ -108,20 +106,3 @@ def play_games(scenario, seed, games, *, axis_policy, allied_policy, options, da
         per_turn=pd.DataFrame(turns) if per_turn else None,
         provenance={"reconstructed_components": ["fake engine"], "engine": "batch-fake"},
     )
-
-
-def test_double_is_a_pure_function_of_seed_and_game():
-    kw = dict(axis_policy="attack", allied_policy="defend", options=(), data_dir=None)
-    a = play_games("batch-fake", 5, np.arange(0, 10), **kw).games
-    b = play_games("batch-fake", 5, np.array([7, 8, 9]), **kw).games
-    pd.testing.assert_frame_equal(a.iloc[7:].reset_index(drop=True), b)
-    c = play_games("batch-fake", 6, np.arange(0, 10), **kw).games
-    assert not a.equals(c)
-
-
-def test_double_crash_hook_fires_once():
-    CRASH_AT.add(3)
-    kw = dict(axis_policy="attack", allied_policy="defend", options=(), data_dir=None)
-    with pytest.raises(SimulatedCrash):
-        play_games("batch-fake", 1, np.arange(5), **kw)
-    assert len(play_games("batch-fake", 1, np.arange(5), **kw).games) == 5

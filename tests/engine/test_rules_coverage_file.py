@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT.parent / "shared" / "rules"
 COV = ROOT / "docs" / "rules_coverage.csv"
 GAMES = {"island_of_death": "island_of_death_rule_ids.txt", "invasion_malta": "invasion_malta_rule_ids.txt"}

@@ -7,7 +7,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-import test_batch_fake_engine  # noqa: F401  (registers the test scenario)
+import tests.batch.fake_engine  # noqa: F401  (registers the test scenario)
 from malta_sim import run_games
 
 S = "batch-fake"

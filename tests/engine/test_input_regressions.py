@@ -136,7 +136,7 @@ def test_every_dotted_name_in_the_docs_resolves():
     from pathlib import Path
 
     bad = []
-    for f in sorted((Path(__file__).resolve().parents[1] / "docs").glob("*.md")):
+    for f in sorted((Path(__file__).resolve().parents[2] / "docs").glob("*.md")):
         for name in sorted(set(re.findall(r"`(malta_sim(?:\.[A-Za-z_]\w*)+)", f.read_text()))):
             parts = name.split(".")
             obj = importlib.import_module(parts[0])
@@ -158,7 +158,7 @@ def test_every_scenario_option_is_in_run_help_and_docs_with_its_rule():
     from malta_sim.cli.cmd_run import OPTION_DOCS
     from malta_sim.games.registry import get_scenario, scenario_names
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "batch.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "batch.md").read_text()
     help_text = " ".join(CliRunner().invoke(main, ["run", "--help"]).output.split())
     for name in scenario_names():
         if not get_scenario(name).play.startswith("malta_sim.games."):

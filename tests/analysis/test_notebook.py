@@ -12,15 +12,15 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-NB = Path(__file__).resolve().parents[1] / "notebooks" / "balance_study.ipynb"
-TESTS = Path(__file__).resolve().parent
+NB = Path(__file__).resolve().parents[2] / "notebooks" / "balance_study.ipynb"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _run(tmp_path, params: str, setup: str = ""):
     nb = nbformat.read(NB, as_version=4)
     idx = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "SCENARIO =" in c.source)
     nb.cells[idx].source = params.replace("OUTDIR", str(tmp_path / "out"))
-    setup = f"import sys; sys.path.insert(0, {str(TESTS.parent)!r})\n" + setup
+    setup = f"import sys; sys.path.insert(0, {str(REPO)!r})\n" + setup
     nb.cells.insert(idx, nbformat.v4.new_code_cell(setup))
     NotebookClient(nb, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     return nb
@@ -71,7 +71,7 @@ def test_notebook_runs(tmp_path):
 
 
 def _run_on_test_double(tmp_path):
-    setup = f"import sys; sys.path.insert(0, {str(TESTS)!r}); import test_analysis_replay"
+    setup = "import tests.analysis.test_replay  # registers analysis-fake"
     params = ('SCENARIO = "analysis-fake"\nN_GAMES = 12\nSEED = 5\nJOBS = 1\n'
               'BASE = dict(axis_policy=None, allied_policy=None, options=())\n'
               'VARIANT = dict(axis_policy=None, allied_policy=None, options=("rainy",))\n'

@@ -8,7 +8,7 @@ from malta_sim.play import play_games
 from malta_sim.bots import make_policy
 from malta_sim.bots import params as P
 
-from iod_helpers import h, make, u
+from tests.conftest import h, make, u
 
 
 def _position():

@@ -21,7 +21,7 @@ from malta_sim.games.registry import GameBatchResult, ScenarioSpec, register
 from malta_sim.rng import GameStreams
 
 register(ScenarioSpec(name="analysis-fake", game="analysis_fake", title="Replay test double",
-                      play="test_analysis_replay:play_games", axis_policies=("attack", "hold"),
+                      play="tests.analysis.test_replay:play_games", axis_policies=("attack", "hold"),
                       allied_policies=("defend",), options=("rainy",)))
 
 

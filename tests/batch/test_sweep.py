@@ -7,13 +7,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import test_batch_fake_engine  # noqa: F401  (registers the test scenario)
+import tests.batch.fake_engine  # noqa: F401  (registers the test scenario)
 from malta_sim.batch import Arm, Sweep, _validate, load_sweep, run_sweep
 from malta_sim.games.registry import scenario_names
 from malta_sim.errors import DataError, OptionError
 
 S = "batch-fake"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _write(tmp_path, text):

@@ -17,7 +17,7 @@ from malta_sim.errors import DataError
 from malta_sim.loaders import check_iod, load_iod
 from malta_sim.loaders.common import hash_dir, packaged_data_dir, read_text
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
