@@ -11,8 +11,18 @@ The tests import these plain functions with ``from tests.conftest import ...``:
 * :func:`random_position` -- a constructed game with random pieces and per-piece state;
 * :func:`airfield_entry_spy` -- a game made ready for airfield entries (16.1) with a
   bot that records the candidates it is offered;
-* :func:`failed_communications`, :func:`set_failed_communications` -- the warships whose
-  communications failed this turn (16.73), read and written in one place.
+* :func:`failed_communications`, :func:`set_failed_communications`,
+  :func:`set_strategic_hexes`, :func:`set_phase_start_zoc`, :func:`last_move_predecessors`
+  -- the per-phase records the engine keeps for a game (warships whose communications
+  failed, 16.73; hexes open to strategic movement, 6.2; the enemy ZOC at the start of
+  the movement phase, 6.41; the reach search of the last legal-move query), read and
+  written in this one place;
+* :func:`hercules_game`, :func:`hex_index`, :func:`clear_allied`, :func:`landing_zone_game`
+  -- Operation Hercules games set up for the invasion rules;
+* :data:`ALPHA`, :data:`N_DRAWS`, :func:`kernel_stream`, :func:`binom_ok` -- the
+  statistical tests of the dice kernels: each draws ``N_DRAWS`` times from a fixed
+  stream and compares with the exact probability at significance ``ALPHA`` (so a
+  correct kernel fails one such test for 1 seed in 10,000: false-alarm rate 1e-4).
 """
 
 from __future__ import annotations
@@ -20,11 +30,18 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from scipy.stats import binomtest
 
 from malta_sim.bots.random import RandomPolicy
 from malta_sim.iod import static as st
 from malta_sim.iod.setup import constructed_game, load_static
-from malta_sim.iod.state import BOX_ELIMINATED, BOX_MAP, RAINY
+from malta_sim.iod.state import ALLIED, BOX_CUP, BOX_ELIMINATED, BOX_MAP, RAINY
+from malta_sim.rng import numba_state
+
+#: significance of each statistical test of a dice kernel (false-alarm rate)
+ALPHA = 1e-4
+#: draws per statistical test
+N_DRAWS = 20_000
 
 
 @lru_cache(maxsize=1)
@@ -117,6 +134,24 @@ def set_failed_communications(game, ships) -> None:
     game.extra["comm_failed"] = {game.turn: set(ships)}
 
 
+def set_strategic_hexes(game, side: int, allowed) -> None:
+    """Record ``allowed`` (bool[n_hexes]) as the hexes ``side`` may enter by
+    strategic movement this phase (rule 6.2)."""
+    game.extra["strat_allowed"] = {side: allowed}
+
+
+def set_phase_start_zoc(game, zoc) -> None:
+    """Record ``zoc`` (bool[n_hexes]) as the enemy ZOC at the start of the
+    movement phase (rule 6.41, infiltration)."""
+    game.extra["zoc_start"] = zoc
+
+
+def last_move_predecessors(game):
+    """The predecessor of each hex in the reach search of the last
+    :func:`movement.legal_moves` query (int[n_hexes], -1 where none)."""
+    return game.extra["last_pred"][3]
+
+
 def random_position(rng, trial: int, policies=None):
     """A constructed game with random pieces of both sides on random land hexes.
 
@@ -187,3 +222,49 @@ def airfield_entry_spy(game) -> list:
     s.hex[t.side == 1] = -1
     s.box[t.side == 1] = BOX_ELIMINATED
     return seen
+
+
+def kernel_stream(tag: int = 0):
+    """A fixed generator state for the compiled dice kernels (seed 20260629,
+    stream ``tag``)."""
+    return numba_state(20260629, tag, "misc")
+
+
+def binom_ok(k, n, p) -> bool:
+    """True when ``k`` successes in ``n`` draws pass a two-sided binomial test
+    of probability ``p`` at significance :data:`ALPHA`."""
+    return binomtest(int(k), int(n), float(p)).pvalue > ALPHA
+
+
+def hercules_game(seed=3, idx=0, axis="random", allied="random", options=(), check=False):
+    """An Operation Hercules game after its set-up (rule 22.3), event log on."""
+    from malta_sim import play
+
+    return play.new_game("hercules", seed, idx, axis_policy=axis, allied_policy=allied,
+                         options=options, check=check, event_log=True)
+
+
+def hex_index(game, hex_id) -> int:
+    """The dense index of hex ``hex_id`` in ``game``'s grid."""
+    return game.static.grid.index(hex_id)
+
+
+def clear_allied(game) -> None:
+    """Take every Allied piece off the map, and the militia out of the cup."""
+    s = game.state
+    for x in game.on_map(ALLIED):
+        s.box[x], s.hex[x] = 9, -1
+    s.box[s.box == BOX_CUP] = 9          # and no militia uprisings
+
+
+def landing_zone_game():
+    """A Hercules game with the Follow-up boxes placed (18.22): ``(game, zone,
+    beach hexes)`` of the 4th Division's zone."""
+    from malta_sim.iod import invasion as H
+    from malta_sim.iod.rules import amphibious
+
+    g = hercules_game()
+    amphibious.place_follow_up_boxes(g)
+    z = H.memo(g).division_zone[4]
+    beaches = [int(b) for b in H.inv_static(g).zone_beaches[z]]
+    return g, z, beaches

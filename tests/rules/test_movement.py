@@ -1,17 +1,21 @@
-"""Zones of control (5), movement (6), stacking (7) on constructed positions;
-movement costs checked against a networkx shortest-path oracle."""
+"""Zones of control (rule 5) and movement (6): who exerts a ZOC, movement costs (against
+a networkx shortest-path oracle), strategic and night movement, infiltration, artillery
+hitching, on constructed positions.
+"""
+
+from __future__ import annotations
 
 import networkx as nx
 import numpy as np
 import pytest
 
-from malta_sim.iod.rules import movement, organisation
-from malta_sim.iod.game import IllegalDecision
-from malta_sim.iod.state import (ALLIED, AXIS, BOX_MAP,
-                                                   DISORGANIZED)
 from malta_sim.bots.base import Move
+from malta_sim.iod.game import IllegalDecision
+from malta_sim.iod.rules import movement
+from malta_sim.iod.state import ALLIED, AXIS, DISORGANIZED
 
-from tests.conftest import Scripted, h, make, static, u
+from tests.conftest import (h, last_move_predecessors, make, Scripted, set_phase_start_zoc,
+                            set_strategic_hexes, static, u)
 
 
 def test_rule_5_1_who_exerts_zoc():
@@ -82,7 +86,7 @@ def test_rule_5_2_stop_in_zoc_and_no_zoc_to_zoc():
     g2 = make({"1311": ["allied.uk.8m"], "1310": ["axis.4.1_34"]}, turn=5)
     zoc2 = movement.zoc_map(g2, ALLIED)
     legal2 = movement.legal_moves(g2, u("axis.4.1_34"), "tactical")
-    pred2 = g2.extra["last_pred"][3]
+    pred2 = last_move_predecessors(g2)
     assert all(pred2[k] != h("1310") for k in legal2 if zoc2[k])
 
 
@@ -91,7 +95,7 @@ def test_rule_6_2_strategic_movement_not_near_enemy():
              control={hx: AXIS for hx in ("1109", "0909", "1009", "1010", "0910", "0810", "1008", "0908")})
     near = movement.within2_of_enemy(g, AXIS)
     assert near[h("1210")] and not near[h("0909")]
-    g.extra["strat_allowed"] = {AXIS: (g.state.control == AXIS) & ~near & static().land}
+    set_strategic_hexes(g, AXIS, (g.state.control == AXIS) & ~near & static().land)
     legal = movement.legal_moves(g, u("axis.4.2_34"), "strategic")
     assert legal and all(g.state.control[k] == AXIS and not near[k] for k in legal)
 
@@ -141,21 +145,8 @@ def test_rule_6_71_night_movement_disorganizes():
 
 def test_rule_6_41_infiltration():
     g = make({"1311": ["allied.uk.8m"], "1410": ["allied.uk.2rwk"], "1310": ["axis.4.1_34"]}, turn=5)
-    g.extra["zoc_start"] = movement.zoc_map(g, ALLIED)
+    set_phase_start_zoc(g, movement.zoc_map(g, ALLIED))
     opts = movement.infiltration_options(g, AXIS)
     assert u("axis.4.1_34") in opts
     zoc = movement.zoc_map(g, ALLIED)
     assert all(zoc[d] for d in opts[u("axis.4.1_34")])
-
-
-def test_rule_7_1_stacking_limits_and_7_2_check():
-    g = make({"1612": ["allied.uk.8m", "allied.uk.2rwk", "allied.uk.11lf", "allied.uk.4b",
-                       "allied.hq.malta", "allied.ldr.beak", "allied.uk.inf_coy.1"]},
-             policies=(Scripted(AXIS), Scripted(ALLIED)))
-    assert organisation.hex_stack(g, h("1612"), ALLIED) == 9        # 4 bns + 1 company (halves)
-    organisation.stacking_check(g)
-    assert organisation.hex_stack(g, h("1612"), ALLIED) <= 8
-    assert g.state.box[u("allied.hq.malta")] == BOX_MAP             # HQ may exceed (7.1)
-    # remnants count half (17.31)
-    g2 = make({"1612": [("allied.uk.8m", 2)]})
-    assert organisation.hex_stack(g2, h("1612"), ALLIED) == 1

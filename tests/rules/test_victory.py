@@ -1,28 +1,16 @@
-"""Victory (20), weather (17.2) and the Introductory Scenario's opening state (22.2, 22.29)."""
+"""Victory conditions (rule 20): the terms of 20.0, the tally of 20.1 and the results of
+20.3.
+"""
 
-import numpy as np
+from __future__ import annotations
 
-from malta_sim.iod.rules import victory
+
+from malta_sim.iod import invasion as H
+from malta_sim.iod.rules import amphibious, victory
+from malta_sim.iod.state import ALLIED, AXIS, BOX_ELIMINATED, END_REASONS
 from malta_sim.play import new_game
-from malta_sim.iod.state import (ALLIED, AXIS, BOX_ELIMINATED, CLEAR, END_REASONS)
 
-from tests.conftest import make, static, u
-
-
-def test_rule_22_29_opening_surrender_modifier():
-    """The Intro starts with 10 Allied steps (-1), two destroyed forts (-1), five
-    Axis towns (-1) and 22 Axis steps (+2); Takali airfield is Axis (-1)."""
-    g = new_game("intro", 1, 0, options=("no_invasion",))
-    mod, terms = victory.surrender_modifier(g)
-    assert terms["allied_steps"] == -1 and terms["axis_steps"] == 2
-    assert terms["forts"] == -1
-    c = victory.objective_counts(g)
-    assert c["forts_destroyed"] == 2
-    assert 4 <= c["towns"] <= 7 and terms["towns"] == -1      # five printed; our map: same band
-    assert terms["airfields"] == -c["airfields"] and c["airfields"] >= 1
-    assert terms["cities"] == 0 and terms["date"] == 0 and terms["axis_hqs"] == 0
-    assert mod == sum(terms.values())
-    assert g.state.turn[0] == 4 and g.state.weather[0] == CLEAR   # 30 June, first day Clear (17.2)
+from tests.conftest import hercules_game, make, static, u
 
 
 def test_rule_20_0_terms_recount():
@@ -52,24 +40,6 @@ def test_rule_20_3_results():
     assert g3.state.over[0]
 
 
-def test_rule_17_2_weather_bands():
-    """2d6: 2-8 Clear, 9-10 Cloudy, 11-12 Rainy; over many days the rain
-    frequency is near 3/36 (binomial bound, false-alarm rate < 1e-6)."""
-    g = make({"1711": ["axis.4.1_34"]}, turn=8)
-    g.scenario.first_day = 0
-    counts = np.zeros(3, int)
-    n = 600
-    for _ in range(n):
-        victory.weather(g)
-        counts[g.state.weather[0]] += 1
-    p = np.array([26, 7, 3]) / 36
-    from scipy.stats import binom
-    for k in range(3):
-        lo, hi = binom.ppf(1e-7, n, p[k]), binom.ppf(1 - 1e-7, n, p[k])
-        assert lo <= counts[k] <= hi
-    assert g.state.air_support_left[0] in (0, 1, 3)               # 16.41
-
-
 def test_rule_20_0_modifier_equals_table_recount():
     """The engine's modifier equals the data table's rule-20.0 recount."""
     from malta_sim.iod.invariants import recount_surrender_modifier
@@ -82,3 +52,15 @@ def test_rule_20_0_modifier_equals_table_recount():
         organisation.eliminate(g2, u(x))
     assert g2.state.allied_steps_lost[0] == 8
     assert victory.surrender_modifier(g2)[0] == recount_surrender_modifier(g2)
+
+
+# ----------------------------------------------------------------- 20.0
+def test_rule_20_0_beach_hexes_against_occupied_follow_up_boxes():
+    g = hercules_game()
+    amphibious.place_follow_up_boxes(g)
+    inv, m, s = H.inv_static(g), H.memo(g), g.state
+    zones = set(m.division_zone.values())
+    expect = sum(int((s.control[inv.zone_beaches[z]] == ALLIED).sum()) for z in zones)
+    assert victory.invasion_terms(g) == expect
+    s.rn_result[0] = 5
+    assert victory.invasion_terms(g) == expect + 1
