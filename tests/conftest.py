@@ -9,10 +9,12 @@ The tests import these plain functions with ``from tests.conftest import ...``:
 * :class:`Scripted` -- a random bot with fixed answers for the decisions a test pins;
 * :class:`Recorder` -- a random bot that records the options it is offered;
 * :func:`random_position` -- a constructed game with random pieces and per-piece state;
+* :func:`random_hex_patch` -- a square patch of hex grid with random masks and costs;
 * :func:`airfield_entry_spy` -- a game made ready for airfield entries (16.1) with a
   bot that records the candidates it is offered;
 * :func:`failed_communications`, :func:`set_failed_communications`,
-  :func:`set_strategic_hexes`, :func:`set_phase_start_zoc`, :func:`last_move_predecessors`
+  :func:`set_strategic_hexes`, :func:`set_phase_start_zoc`, :func:`phase_start_zoc`,
+  :func:`last_move_predecessors`
   -- the per-phase records the engine keeps for a game (warships whose communications
   failed, 16.73; hexes open to strategic movement, 6.2; the enemy ZOC at the start of
   the movement phase, 6.41; the reach search of the last legal-move query), read and
@@ -146,6 +148,12 @@ def set_phase_start_zoc(game, zoc) -> None:
     game.extra["zoc_start"] = zoc
 
 
+def phase_start_zoc(game):
+    """The enemy ZOC recorded at the start of the last movement phase (rule
+    6.41; bool[n_hexes]), or None before any."""
+    return game.extra.get("zoc_start")
+
+
 def last_move_predecessors(game):
     """The predecessor of each hex in the reach search of the last
     :func:`movement.legal_moves` query (int[n_hexes], -1 where none)."""
@@ -268,3 +276,27 @@ def landing_zone_game():
     z = H.memo(g).division_zone[4]
     beaches = [int(b) for b in H.inv_static(g).zone_beaches[z]]
     return g, z, beaches
+
+
+def random_hex_patch(rng, n_side=9):
+    """A square patch of ``n_side`` x ``n_side`` hexes: ``(neighbours
+    int32[n, 6], distances int16[n, n], hexside costs int32[4, n, 6] (198:
+    impassable), zoc, blocked, stop, allowed bool[n], ocean sides bool[n, 6])``
+    with random costs and masks drawn from ``rng``."""
+    n = n_side * n_side
+    q = np.arange(n) % n_side
+    r = np.arange(n) // n_side
+    dirs = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]
+    nbr = np.full((n, 6), -1, np.int32)
+    for x in range(n):
+        for d, (dq, dr) in enumerate(dirs):
+            qq, rr = q[x] + dq, r[x] + dr
+            if 0 <= qq < n_side and 0 <= rr < n_side:
+                nbr[x, d] = rr * n_side + qq
+    dq = q[:, None] - q[None, :]
+    dr = r[:, None] - r[None, :]
+    dist = ((np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2).astype(np.int16)
+    edge = rng.integers(1, 7, size=(4, n, 6)).astype(np.int32)
+    edge[rng.random((4, n, 6)) < 0.05] = 198
+    return (nbr, dist, edge, rng.random(n) < 0.15, rng.random(n) < 0.05, rng.random(n) < 0.05,
+            rng.random(n) > 0.05, rng.random((n, 6)) < 0.05)
