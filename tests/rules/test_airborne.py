@@ -1,5 +1,6 @@
 """Airborne landings (rule 19): drop zone markers, sticks and their plans, scatter onto
-the ocean, airborne losses, hostile landings.
+the ocean, airborne losses, hostile landings; the marker reach, stick targets and the
+hex arithmetic of stick plans against plain references on random positions.
 
 Statistical tests draw with a fixed seed (:func:`tests.conftest.kernel_stream`) and compare
 frequencies with the exact probabilities by a binomial or chi-square test at significance
@@ -13,12 +14,17 @@ import numpy as np
 import pytest
 
 from malta_sim import play
+from malta_sim.bots.allied import AlliedBot
+from malta_sim.bots.axis import AxisBot
 from malta_sim.iod import invasion as H, sequence, static as st
-from malta_sim.iod.rules import airborne, airborne as ap
+from malta_sim.iod.engine import setup_game
+from malta_sim.iod.rules import airborne, airborne as ab, airborne as ap
 from malta_sim.iod.state import ALLIED, AXIS, BOX_DISBANDMENT, BOX_MAP
 from malta_sim.kernels import drop as kdrop
+from malta_sim.play import new_game
 
 from tests.conftest import binom_ok, clear_allied, hercules_game, hex_index, kernel_stream, N_DRAWS
+from tests.oracles import iod_rules as ref
 
 
 # ----------------------------------------------------------------- 19 airborne
@@ -138,3 +144,143 @@ def test_airborne_loss_turns_two_sided_company_to_its_reduced_values():
             reduced += 1
             engineers += bool(t.engineer[x])
     assert reduced > 0 and engineers > 0 and full > 0, (reduced, engineers, full)
+
+
+def test_hex_memos_equal_plain_functions():
+    """Stick targets, plan offsets and hex indices through the memo equal the
+    hex-id functions, on every hex and offsets reaching off the grid; twice
+    (the second time from the memo)."""
+    g = hercules_game(axis="balanced", allied="static")
+    inv, grid = H.inv_static(g), g.static.grid
+    inv.hex_memo.clear()
+    gen = np.random.default_rng(5)
+    n = grid.n_hexes
+    for _rep in range(2):
+        for m in range(n):
+            off = (int(gen.integers(-7, 8)), int(gen.integers(-7, 8)))
+            want = ab.apply_offset(grid.hex_id(m), off)
+            got = ap._stick_target(inv, grid, m, off)
+            assert got == want
+            want_i = grid.index(want) if want is not None and grid.contains(want) else -1
+            assert ap._target_index(inv, grid, got) == want_i
+            x = int(gen.integers(0, n))
+            assert ap._plan_offset(inv, grid, m, x) == ab.relative_offset(grid.hex_id(m), grid.hex_id(x))
+        gen = np.random.default_rng(5)                  # the same inputs again: from the memo
+    assert ap._target_index(inv, grid, None) == -1
+    assert ap._target_index(inv, grid, "9999") == -1    # off the grid
+    assert any(v == -1 for k, v in inv.hex_memo.items() if k[0] == "index")
+
+
+def test_planning_hexes_are_the_mask_and_a_fresh_list():
+    g = hercules_game(axis="balanced", allied="static")
+    arr, lst = ap._planning_hexes(g)
+    np.testing.assert_array_equal(arr, np.flatnonzero(ap._target_hexes_ok(g)))
+    assert lst == arr.tolist() and not arr.flags.writeable
+    lst.clear()                                          # a bot may change its list
+    assert ap._planning_hexes(g)[1] == arr.tolist()
+
+
+def test_marker_reach_on_random_positions():
+    g = hercules_game(axis="balanced", allied="static")
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    gen = np.random.default_rng(11)
+    land = np.flatnonzero(t.land)
+    sizes = []
+    for _ in range(60):
+        s.control[:] = np.where(gen.random(t.n_hexes) < 0.8, 0, 1)
+        on = gen.random(t.n_units) < 0.3
+        s.hex[:] = np.where(on, gen.choice(land, size=t.n_units), -1)
+        zoc = gen.random(t.n_hexes) < 0.2
+        here = int(gen.choice(land))
+        for steps in (0, 1, 3, 5):
+            got = ap.marker_reach_kernel(here, steps, inv.near_padded, t.land, s.control, zoc, s.hex, t.side)
+            want = ref.marker_reach(g, here, zoc, steps)
+            assert got.tolist() == want
+            sizes.append(len(want))
+    assert max(sizes) > 10 and min(sizes) == 0
+
+
+def test_stick_targets_kept_equal_plain_and_fresh():
+    """The stick targets kept per marker hex (19.22, 19.33) equal
+    :func:`airborne.stick_targets` worked out afresh, the second time from the
+    kept answers, and each caller gets a list of its own."""
+    g = hercules_game(axis="balanced", allied="static")
+    inv, d = H.inv_static(g), g.static.grid.distance_table
+    legal, _ = ap._planning_hexes(g)
+    gen = np.random.default_rng(3)
+    for _ in range(2):                                   # the second round from the memo
+        for m in gen.choice(legal, 40).tolist() + [0, g.static.n_hexes - 1]:
+            for lu in (False, True):
+                got = ap._stick_targets_kept(inv, d, m, legal, lu)
+                assert got == ap.stick_targets(d, m, legal, lu)
+                got.clear()                              # the caller's own list
+        gen = np.random.default_rng(3)
+
+
+def test_stick_targets_equal_plan_target_ok():
+    """Rules 19.22 / 19.33: the vectorised stick targets equal
+    ``airborne.plan_target_ok`` hex by hex, with and without the long stick."""
+    from malta_sim.iod.rules import airborne as ab
+    from malta_sim.iod.rules.airborne import _target_hexes_ok, stick_targets
+
+    g = new_game("hercules", 9, 0, axis_policy="balanced", allied_policy="static")
+    d = g.static.grid.distance_table
+    legal = np.flatnonzero(_target_hexes_ok(g))
+    for r in list(legal[::9]) + [int(np.flatnonzero(g.static.land)[0])]:
+        for long_used in (False, True):
+            want = []
+            for x in legal.tolist():
+                ok, uses_long, _ = ab.plan_target_ok(True, int(d[r, x]), long_used)
+                if ok:
+                    want.append((x, uses_long))
+            assert stick_targets(d, int(r), legal, long_used) == want
+
+
+def test_drop_marker_moves_offer_the_rule_19_13_reach():
+    """Rule 19.13: the hexes offered for a drop zone marker move equal a
+    hex-by-hex search, on positions with Axis control spread at random."""
+    from malta_sim.iod.rules.airborne import move_drop_markers
+
+    seen = []
+
+    class Spy(AxisBot):
+        def move_drop_marker(self, game, f, options):
+            seen.append((int(game.state.dz_hex[0, f]), list(options)))
+            return None
+
+    g = setup_game("intro", 12, 0, (Spy(AXIS), AlliedBot(ALLIED)))
+    s, t = g.state, g.static
+    gen = np.random.default_rng(3)
+    land = np.flatnonzero(t.land)
+    n_checked = 0
+    for trial in range(15):
+        s.control[land] = np.where(gen.random(len(land)) < 0.6, 0, 1)
+        for f in (1, 2):
+            s.dz_hex[0, f] = int(gen.choice(land))
+        seen.clear()
+        move_drop_markers(g)
+        for here, options in seen:
+            assert options == ref.marker_reach(g, here, H.enemy_zoc(g, AXIS), ap.MARKER_MOVE)
+            n_checked += 1
+    assert n_checked > 5
+
+
+class PopMarkerBot(AxisBot):
+    """Moves each drop zone marker to the last option, taken with ``pop()``."""
+
+    def move_drop_marker(self, game, formation, options):
+        return options.pop() if options else None
+
+
+def test_drop_marker_options_may_be_changed_by_the_bot():
+    """A bot that takes its choice out of the options list moves the marker
+    (rule 19.13): the move is checked against the hexes the search found,
+    and the games play to their end."""
+    moved = 0
+    for g in range(2):
+        game = setup_game("hercules", 3, g, (PopMarkerBot(AXIS), AlliedBot(ALLIED)), event_log=True)
+        sequence.play_game(game)
+        assert game.state.over[0]
+        moved += sum(r["action"] == "drop_zone_moved" for r in game.events.rows)
+    assert moved > 0

@@ -1,5 +1,6 @@
 """Amphibious landings (rule 18): Follow-up and wave boxes, landing losses, water's edge
-combat, on constructed positions and by the dice kernels' exact odds.
+combat, on constructed positions and by the dice kernels' exact odds; the battalions that
+may break down in the Follow-up boxes (18.31) on random positions.
 
 Statistical tests draw with a fixed seed (:func:`tests.conftest.kernel_stream`) and compare
 frequencies with the exact probabilities by a binomial or chi-square test at significance
@@ -227,3 +228,21 @@ def test_rule_18_31_first_wave_limits():
     assert not K.first_wave_ok([K.KIND_ARTILLERY], [4])[0]
     assert not K.first_wave_ok([K.KIND_INFANTRY, K.KIND_INFANTRY], [4, 20])[0]
     assert K.second_wave_ok(1)[0] and not K.second_wave_ok(2)[0]
+
+
+def test_breakable_on_random_positions():
+    from malta_sim.iod.rules import organisation as org
+    g = hercules_game(axis="balanced", allied="static")
+    s, t = g.state, g.static
+    gen = np.random.default_rng(8)
+    units = np.arange(t.n_units)
+    boxes = np.array([0, 1, 4, 5, 6, 7, 9], s.box.dtype)       # on the map, pool, Disbandment, ...
+    seen = set()
+    for _ in range(30):
+        s.box[:] = gen.choice(boxes, size=t.n_units)
+        s.parent[:] = np.where(gen.random(t.n_units) < 0.3, gen.integers(0, t.n_units, t.n_units), -1)
+        s.level[:] = gen.integers(0, 4, t.n_units)
+        got = amphibious.breakable(g, units)
+        assert got == [org.can_break_down(g, int(b)) for b in units]
+        seen.update(got)
+    assert seen == {True, False}

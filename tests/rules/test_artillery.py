@@ -1,14 +1,17 @@
 """Artillery (rule 12): support and its cap, the approach of enemies, ammunition
-distribution, on constructed positions.
+distribution, on constructed positions; the compiled ammunition route test (12.56)
+against one route search per piece on random masks.
 """
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
 
 from malta_sim.iod.rules import artillery, combat
 from malta_sim.iod.state import ALLIED, AXIS
 
-from tests.conftest import h, make, Scripted, u
+from tests.conftest import h, make, Scripted, static, u
 
 
 def example_9_9(stand=False):
@@ -59,3 +62,42 @@ def test_rule_12_56_ammunition_distribution():
     g2 = make({"1107": ["axis.4.art_28"]}, turn=8, control={"1107": AXIS})
     g2.state.salvos[u("axis.4.art_28")] = 0
     assert artillery.ammo_eligible(g2, AXIS) == [u("axis.4.art_28")]
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_ammo_routes_equal_one_route_search_per_piece(seed):
+    """The compiled ammunition route test (12.56, routes of 8.2) equals one
+    :func:`.supply.route_distance` search per piece (its own hex made
+    passable) on random passable masks, hand-out hexes and piece positions,
+    including pieces on a hand-out hex and on an impassable hex."""
+    from malta_sim.iod.rules.ammunition_routes import ammo_route_ok
+    from malta_sim.iod.rules.supply import MAX_ROUTE, route_distance
+
+
+    t = static()
+    rng = np.random.default_rng(seed)
+    land = np.flatnonzero(t.land)
+    n_units = len(t.side)
+    seen = {True: 0, False: 0}
+    for trial in range(40):
+        passable = t.land & (rng.random(t.n_hexes) < rng.uniform(0.3, 1.0))
+        target = np.zeros(t.n_hexes, bool)
+        target[rng.choice(land, rng.integers(1, 6), replace=False)] = True
+        hexa = np.full(n_units, -1, np.int32)
+        arts = rng.choice(n_units, 12, replace=False).astype(np.int64)
+        hexa[arts] = rng.choice(land, len(arts))
+        if trial % 5 == 0:
+            hexa[arts[0]] = np.flatnonzero(target)[0]
+        max_len = MAX_ROUTE if trial % 2 else int(rng.integers(1, 6))
+        got = ammo_route_ok(arts, hexa, passable, target, t.neighbours, t.ocean_side,
+                            max_len).tolist()
+        want = []
+        for u in arts.tolist():
+            p = passable.copy()
+            p[hexa[u]] = True
+            dist = route_distance(int(hexa[u]), p, t.neighbours, t.ocean_side, max_len)
+            want.append(bool((dist[np.flatnonzero(target)] >= 0).any()))
+        assert got == want
+        for w in want:
+            seen[w] += 1
+    assert all(v > 0 for v in seen.values()), seen

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-
 from malta_sim.iod.rules import morale
 from malta_sim.iod.state import ALLIED, DEMORALIZED, DISORGANIZED, NORMAL
 

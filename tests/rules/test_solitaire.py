@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-
 from malta_sim.iod import invasion as H
 
 from tests.conftest import hercules_game

@@ -1,14 +1,19 @@
 """Bombardment, night combat and penetration (rule 10) on constructed positions, with the
-rulebook's worked example of 10.12.
+rulebook's worked example of 10.12; discovery (10.11) against the per-hex reference on
+random positions.
 """
 
 from __future__ import annotations
 
+import numpy as np
 
+from malta_sim.bots import simple
+from malta_sim.iod import static as st
 from malta_sim.iod.rules import combat
 from malta_sim.iod.state import ALLIED, AXIS, BOX_ELIMINATED, DEMORALIZED, DISORGANIZED
 
 from tests.conftest import h, make, Scripted, static, u
+from tests.oracles import iod_rules as ref
 
 
 def test_rule_10_11_discovery():
@@ -64,3 +69,37 @@ def test_rule_10_21_night_attack_disorganizes_attackers():
     g.state.morale_state[u("axis.4.1_34")] = DEMORALIZED
     g.state.attacked[:] = False
     assert not combat.can_attack(g, u("axis.4.1_34"))
+
+
+def test_discovered_hexes_equals_per_hex_rule_10_11():
+    """Every enemy hex of random positions, by day and by night: the one-pass
+    answer equals the per-hex reference (rule 10.11)."""
+    t = static()
+    rng = np.random.default_rng(5)
+    land = np.flatnonzero(t.land)
+    axis = [t.names[i] for i in np.flatnonzero((t.side == 0) & (t.size == st.BATTALION))[:12]]
+    allied = [t.names[i] for i in np.flatnonzero((t.side == 1) & (t.size == st.BATTALION))[:12]]
+    for trial in range(20):
+        spots = rng.choice(land, len(axis) + len(allied), replace=False)
+        place: dict = {}
+        for name, hh in zip(axis + allied, spots):
+            place.setdefault(t.grid.hex_id(int(hh)), []).append(name)
+        g = make(place, turn=4 + 3 * (trial % 2))                  # day, night
+        for side in (0, 1):
+            enemy = sorted({int(x) for x in g.state.hex[ref.on_map(g, 1 - side)]})
+            got = combat.discovered_hexes(g, enemy, side).tolist()
+            assert got == [ref.discovered(g, hh, side) for hh in enemy]
+
+
+def test_penetration_phase_returns_when_no_piece_advanced():
+    """Rule 10.31: with no piece of the side advanced (or all having tried),
+    the penetration phase asks nothing and resets the per-phase markers."""
+    class Never(simple.BalancedPolicy):
+        def next_attack(self, game, options, penetration=False):
+            raise AssertionError("asked with no eligible piece")
+
+    g = make({"1315": ["axis.185.v_186"], "1316": ["allied.uk.8m"]}, policies=(Never(0), Never(1)))
+    g.state.attacked[:] = True
+    g.state.advanced[:] = False
+    combat.penetration_phase(g, 0)
+    assert not g.state.attacked.any()

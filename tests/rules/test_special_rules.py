@@ -1,5 +1,6 @@
 """Special rules (rule 17): steps and remnants, weather, replacements, air attacks, the
-Royal Navy, delayed reaction and stragglers.
+Royal Navy, delayed reaction and stragglers; the delayed-reaction map (17.7) and the
+pieces barred from firing (16.73, 17.7) against plain references on random positions.
 
 Statistical tests draw with a fixed seed (:func:`tests.conftest.kernel_stream`) and compare
 frequencies with the exact probabilities by a binomial or chi-square test at significance
@@ -8,6 +9,7 @@ frequencies with the exact probabilities by a binomial or chi-square test at sig
 
 from __future__ import annotations
 
+import dataclasses
 
 import numba as nb
 import numpy as np
@@ -15,12 +17,14 @@ import pytest
 
 from malta_sim.hexgrid import IOD_GRID
 from malta_sim.iod import invasion as H, static as st
-from malta_sim.iod.rules import (amphibious, organisation, special_rules, special_rules as special,
-                                 victory, warships)
-from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, BOX_REMOVED
+from malta_sim.iod.rules import (amphibious, combat, organisation, special_rules,
+                                 special_rules as special, victory, warships)
+from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, BOX_NOT_YET, BOX_REMOVED
+from malta_sim.play import new_game
 
 from tests.conftest import (binom_ok, clear_allied, hercules_game, hex_index, kernel_stream, make,
-                            N_DRAWS, Scripted, static, u)
+                            N_DRAWS, random_position, Scripted, static, u)
+from tests.oracles import iod_rules as ref
 
 
 def test_rule_17_3_steps_and_20_1_tally():
@@ -169,3 +173,64 @@ def test_rule_17_7_delayed_reaction():
 
 def test_rule_17_6_rn_surrender_modifier():
     assert [special.rn_surrender_modifier(d) for d in range(7)] == [0, 0, 0, 0, 1, 1, 3]
+
+
+def test_delayed_reaction_map_equals_kernel():
+    """Rule 17.7: the per-hex map answers as ``allied_may_act`` for every hex,
+    on random Axis positions on turns 0 and 1 (and the memo follows moves)."""
+    from malta_sim.iod.rules import special_rules as sp
+    from malta_sim.iod.invasion import axis_ground_hexes
+    from malta_sim.iod.state import BOX_MAP
+
+    g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    gen = np.random.default_rng(0)
+    axis = np.flatnonzero(t.side == 0)
+    land = np.flatnonzero(t.land)
+    d = t.grid.distance_table
+    for trial in range(12):
+        k = int(gen.integers(0, 6))
+        s.box[axis] = 4
+        s.hex[axis] = -1
+        pick = gen.choice(axis, size=k, replace=False)
+        s.box[pick] = BOX_MAP
+        s.hex[pick] = gen.choice(land, size=k)
+        for turn in (0, 1):
+            s.turn[0] = turn
+            radius = sp.delayed_reaction_radius(turn, "hercules")
+            m = sp._may_act_map(g, radius)
+            hx = axis_ground_hexes(g)
+            for h in list(range(0, t.n_hexes, 7)) + [-1]:
+                assert bool(m[h]) == bool(sp.allied_may_act(radius, h, hx, d))
+    s.turn[0] = 2
+    assert sp.delayed_reaction_ok(g, int(np.flatnonzero(t.side == 1)[0]))
+
+
+@pytest.mark.parametrize("turn", [0, 1, 2])
+def test_barred_equals_plain_on_random_positions(turn):
+    """Rule 17.7 (turns 0 and 1 of Hercules hold Allied pieces back that no
+    Axis ground unit is near) and 16.73 (failed warships): the same mask as
+    asking ``delayed_reaction_ok`` per piece."""
+    rng = np.random.default_rng(90 + turn)
+    seen = 0
+    for trial in range(6):
+        g = random_position(rng, trial)
+        s, t = g.state, g.static
+        s.turn[0] = turn
+        g.scenario = dataclasses.replace(g.scenario, name="hercules")     # rule 17.7 applies
+        if trial % 2:                     # few Axis pieces left: some Allied pieces held back
+            axis_on = np.flatnonzero((s.box == BOX_MAP) & (t.side == 0)
+                                     & (t.utype != st.WARSHIP)).tolist()
+            for u in axis_on[2:]:
+                s.box[u], s.hex[u] = BOX_NOT_YET, -1
+        ships = np.flatnonzero((s.box == BOX_MAP) & (t.utype == st.WARSHIP)).tolist()
+        failed = set(ships[trial % 2::2]) if trial % 3 else None
+        for side in (0, 1):
+            cand = np.flatnonzero((s.box == BOX_MAP) & (t.side == side)
+                                  & ((t.utype == st.ARTILLERY) | (t.utype == st.WARSHIP)))
+            got = combat._barred(g, cand.astype(np.int64), failed)
+            want = ref.barred(g, cand.astype(np.int64), failed)
+            assert np.array_equal(got, want)
+            held = [u for u in cand.tolist() if t.utype[u] == st.ARTILLERY and got[u]]
+            seen += len(held)
+    assert seen > 0 or turn > 1

@@ -1,5 +1,7 @@
 """Special units (rule 16): airfields and AA, militia, air support, coastal guns, warships
-and headquarters, on constructed positions and by the dice kernels' exact odds.
+and headquarters, on constructed positions and by the dice kernels' exact odds; the entry
+effects of 16.22, 16.32 and 16.58, the kept lines of fire and gun reaches, fire ranges and
+airfield entry candidates against plain references on random positions.
 
 Statistical tests draw with a fixed seed (:func:`tests.conftest.kernel_stream`) and compare
 frequencies with the exact probabilities by a binomial or chi-square test at significance
@@ -8,6 +10,7 @@ frequencies with the exact probabilities by a binomial or chi-square test at sig
 
 from __future__ import annotations
 
+import copy
 from fractions import Fraction
 
 import numba as nb
@@ -19,11 +22,13 @@ from malta_sim.hexgrid import Grid, IOD_GRID
 from malta_sim.iod import invasion as H, static as st
 from malta_sim.iod.rules import (airfields, amphibious, coastal_guns, coastal_guns as coastal,
                                  combat, militia, organisation, special_rules as special, warships)
-from malta_sim.iod.state import (ALLIED, AXIS, BOX_DAMAGED, BOX_DISBANDMENT, BOX_ELIMINATED,
-                                 BOX_FIRST_WAVE, BOX_MAP, BOX_TURN_TRACK, RAINY)
+from malta_sim.iod.state import (ALLIED, AXIS, BOX_CUP, BOX_DAMAGED, BOX_DISBANDMENT,
+                                 BOX_ELIMINATED, BOX_FIRST_WAVE, BOX_MAP, BOX_TURN_TRACK, RAINY)
+from malta_sim.play import new_game, play_games
 
-from tests.conftest import (ALPHA, binom_ok, clear_allied, failed_communications, h, hercules_game,
-                            kernel_stream, landing_zone_game, make, N_DRAWS, Scripted, static, u)
+from tests.conftest import (airfield_entry_spy, ALPHA, binom_ok, clear_allied,
+                            failed_communications, h, hercules_game, kernel_stream,
+                            landing_zone_game, make, N_DRAWS, Scripted, static, u)
 
 
 def test_rule_16_73_warship_communications_and_16_77():
@@ -414,3 +419,329 @@ def test_rule_16_25_engineers_from_strongpoints():
     assert special.engineers_from_dismantling(4, 0) == 1
     assert special.engineers_from_dismantling(8, 1) == 1
     assert special.engineers_from_dismantling(12, 2) == 0
+
+
+def test_line_of_fire_memo_equals_direct_check():
+    """Rule 16.54: the memoised line of fire answers as ``line_of_fire_clear`` for
+    every coastal-gun hex against every beach and ocean hex within 8 hexes."""
+    from malta_sim.iod.rules import coastal_guns as cg
+    from malta_sim.iod import invasion as H
+
+    g = new_game("hercules", 2, 0, axis_policy="balanced", allied_policy="static")
+    inv, grid, t = H.inv_static(g), g.static.grid, g.static
+    guns = sorted({int(g.state.hex[u]) for u in np.flatnonzero(inv.gun_value > 0) if g.state.hex[u] >= 0})
+    targets = np.flatnonzero(t.beach | inv.ocean)
+    d = grid.distance_table
+    n = 0
+    for a in guns:
+        for b in targets[d[a, targets] <= 8]:
+            b = int(b)
+            want = cg.line_of_fire_clear(grid.hex_id(a), grid.hex_id(b), inv.los_block, inv.los_block_sides)
+            assert coastal_guns.line_of_fire(inv, grid, a, b) == want
+            assert coastal_guns.line_of_fire(inv, grid, a, b) == want      # second answer from the memo
+            n += 1
+    assert n > 100
+
+
+def test_on_enter_hex_reveals_strongpoints_and_overruns_guns():
+    """16.22 / 16.58: an Axis unit entering a hex reveals the Allied strongpoints
+    in it and next to it (no others) and eliminates the coastal guns in it."""
+    from malta_sim.iod import invasion as H
+    from malta_sim.iod import static as st
+    from malta_sim.iod.state import BOX_MAP
+
+    g = new_game("hercules", 8, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    d = t.grid.distance_table
+    sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == 1))
+    guns = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == 1) & (s.box == BOX_MAP))
+    axis_u = int(np.flatnonzero((t.side == 0) & (t.utype == st.INFANTRY))[0])
+    for target in [int(s.hex[sp[0]]), int(s.hex[guns[0]])]:
+        s.revealed[:] = False
+        want_sp = sp[(s.hex[sp] >= 0) & (d[target][s.hex[sp]] <= 1)]
+        want_gone = guns[s.hex[guns] == target]
+        H.on_enter_hex(g, axis_u, target, "move")
+        np.testing.assert_array_equal(np.flatnonzero(s.revealed[sp]), np.flatnonzero(np.isin(sp, want_sp)))
+        assert (s.box[want_gone] != BOX_MAP).all()
+
+
+def test_airfield_entry_candidates_match_rule_16_1_filter():
+    """Rule 16.1: the units offered for airfield entry equal a unit-by-unit
+    filter (80th Division, commandos, glider companies; companies or
+    artillery; battalions not broken down; no leaders), on random boxes."""
+    from malta_sim.iod import invasion as H
+    from malta_sim.iod import static as st
+    from malta_sim.iod.state import BOX_DISBANDMENT, BOX_POOL
+
+
+    g = new_game("hercules", 14, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    seen = airfield_entry_spy(g)                      # a day, no Allied unit near the airfields
+    gen = np.random.default_rng(5)
+    axis = np.flatnonzero(t.side == 0)
+    offered = 0
+    for trial in range(10):
+        pick = gen.choice(axis, size=60, replace=False)
+        s.box[pick] = BOX_DISBANDMENT
+        s.hex[pick] = -1
+        comps = np.flatnonzero(t.battalion_of >= 0)
+        s.parent[comps] = np.where(gen.random(len(comps)) < 0.3, t.battalion_of[comps], -1)
+        s.box[comps] = np.where(gen.random(len(comps)) < 0.5, BOX_POOL, BOX_DISBANDMENT)
+        seen.clear()
+        airfields.airfield_entry(g)
+        want = []
+        for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == 0)):
+            u = int(u)
+            air = t.printed_formation[u] == H.F_80 or t.utype[u] == st.COMMANDO or (
+                t.utype[u] == st.GLIDER and t.size[u] == st.COMPANY)
+            if not air or (t.size[u] == st.BATTALION and H.is_broken(g, u)):
+                continue
+            if t.size[u] == st.BATTALION and t.utype[u] != st.ARTILLERY:
+                continue
+            if t.utype[u] == st.LEADER:
+                continue
+            want.append(u)
+        assert seen == ([want] if want else [])
+        offered += bool(want)
+    assert offered >= 3
+
+
+def test_fire_ranges_equal_pairwise_checks():
+    """Rules 16.54, 16.55, 16.79: ship -> guns in its range and gun -> ships in
+    range and line of fire equal pair-by-pair checks, on random ship hexes."""
+    from malta_sim.iod.rules import coastal_guns as cg
+    from malta_sim.iod import invasion as H
+    from malta_sim.iod import static as st
+    from malta_sim.iod.rules.warships import _fire_ranges
+
+    g = new_game("hercules", 15, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    inv, grid, d = H.inv_static(g), t.grid, t.grid.distance_table
+    ships = np.flatnonzero(t.utype == st.WARSHIP).tolist()
+    guns = np.flatnonzero((t.utype == st.COASTAL_GUN) & (inv.gun_value > 0) & (s.hex >= 0)).tolist()
+    ocean = np.flatnonzero(inv.ocean)
+    gen = np.random.default_rng(7)
+    for trial in range(10):
+        ship_hex = gen.choice(ocean, size=len(ships)).tolist()
+        gun_hex = s.hex[guns].tolist()
+        by_ship, by_gun = _fire_ranges(g, ships, ship_hex, guns, gun_hex)
+        want_ship = {}
+        for u, uh in zip(ships, ship_hex):
+            r = [gg for gg, gh in zip(guns, gun_hex) if d[uh, gh] <= t.art_range[u]]
+            if r:
+                want_ship[u] = r
+        want_gun = {}
+        for gg, gh in zip(guns, gun_hex):
+            r = [u for u, uh in zip(ships, ship_hex) if d[gh, uh] <= inv.gun_range[gg]
+                 and cg.line_of_fire_clear(grid.hex_id(gh), grid.hex_id(uh), inv.los_block, inv.los_block_sides)]
+            if r:
+                want_gun[gg] = r
+        assert by_ship == want_ship and list(by_ship) == list(want_ship)
+        assert by_gun == want_gun and list(by_gun) == list(want_gun)
+
+
+def test_entry_flags_and_aa_counts_on_random_positions():
+    """The watch map of the entry hook (16.22, 16.58) and the AA counts
+    (16.12, 19.41) equal plain loops over the pieces."""
+    g = new_game("hercules", 2, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    d = t.grid.distance_table
+    gen = np.random.default_rng(9)
+    land = np.flatnonzero(t.land)
+    cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
+    sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED))
+    allied = np.flatnonzero(t.side == ALLIED)
+    for _ in range(50):
+        gh = np.where(gen.random(cgu.size) < 0.3, -1, gen.choice(land, size=cgu.size))
+        sh = np.where(gen.random(sp.size) < 0.3, -1, gen.choice(land, size=sp.size))
+        flags = [False] * t.n_hexes
+        for x in gh.tolist():
+            if x >= 0:
+                flags[x] = True
+        for x in sh.tolist():
+            if x >= 0:
+                for y in inv.near_lists[x]:
+                    flags[y] = True
+        assert H._entry_flags(g, inv, gh, sh).tolist() == flags
+        k = gen.choice(allied, size=20, replace=False)
+        s.box[k] = np.where(gen.random(20) < 0.3, BOX_CUP, BOX_MAP)
+        s.hex[k] = np.where(s.box[k] == BOX_MAP, gen.choice(land, size=20), -1)
+        m = (s.box == BOX_MAP) & (t.side == ALLIED) & t.aa
+        for h in gen.choice(land, size=10).tolist():
+            for r in (1, 3):
+                assert H.aa_within(g, h, r) == int((d[h, s.hex[m]] <= r).sum())
+
+
+def test_guns_with_box_targets_on_random_positions():
+    """Coastal guns with a filled wave box in range (16.56; the default Allied
+    bot keeps them for the landing craft) equal the plain per-gun test."""
+    from malta_sim.iod.rules import warships as ws
+    from malta_sim.iod.state import BOX_FIRST_WAVE, BOX_SECOND_WAVE
+
+    g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    d = t.grid.distance_table
+    gen = np.random.default_rng(2)
+    land = np.flatnonzero(t.land)
+    beaches = np.flatnonzero(inv.beach_zone >= 0)
+    cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
+    axis = np.flatnonzero(t.side == AXIS)
+    for trial in range(40):
+        s.hex[cgu] = gen.choice(land, size=cgu.size)
+        k = gen.choice(axis, size=int(gen.integers(0, 6)), replace=False)
+        s.box[k] = gen.choice([BOX_FIRST_WAVE, BOX_SECOND_WAVE], size=k.size)
+        s.box_slot[k] = gen.choice(beaches, size=k.size)
+        guns = sorted(gen.choice(cgu, size=int(gen.integers(0, cgu.size + 1)), replace=False).tolist())
+        slots = sorted({int(s.box_slot[u]) for u in np.flatnonzero((s.box == 2) | (s.box == 3))})
+        ref = {q for q in guns if any(d[s.hex[q], b] <= inv.gun_range[q] for b in slots)}
+        assert ws._guns_with_box_targets(g, guns) == ref
+        s.box[k] = BOX_MAP
+
+
+def test_ships_in_play_on_random_boxes():
+    """Warships on the map (16.7) from the per-static warship list equal a
+    mask over every piece."""
+    from malta_sim.iod.rules import warships as ws
+
+    g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    ships = np.flatnonzero(t.utype == st.WARSHIP)
+    assert ships.size
+    gen = np.random.default_rng(5)
+    for _ in range(20):
+        s.box[ships] = gen.choice([BOX_MAP, BOX_ELIMINATED, 0], size=ships.size)
+        ref = [int(u) for u in np.flatnonzero((t.utype == st.WARSHIP) & (s.box == BOX_MAP))]
+        assert ws.ships_in_play(g) == ref
+
+
+def _entry_effects_plain(game, x: int, hh: int, how: str, pending: list) -> None:
+    """The entry effects of :func:`invasion.on_enter_hex` written out plainly:
+    the coastal guns and strongpoints looked up on every entry (16.22, 16.58),
+    a militia roll per town or city hex in or next to ``hh`` not rolled before
+    (16.32, 16.36), those of the hexes passed through (``how == "move"``, kept
+    in ``pending``) rolled when the move ends."""
+    s, t = game.state, game.static
+    if t.side[x] != AXIS or t.utype[x] in (st.LEADER, st.WARSHIP) or hh < 0:
+        return
+    cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
+    sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED))
+    inv = H.inv_static(game)
+    flags = [False] * t.n_hexes
+    for y in s.hex[cgu].tolist():
+        if y >= 0:
+            flags[y] = True
+    for y in s.hex[sp].tolist():
+        if y >= 0:
+            for z in inv.near_lists[y]:
+                flags[z] = True
+    if flags[hh]:
+        H._guns_and_strongpoints(game, cgu, cgu.tolist(), sp, sp.tolist(), inv, hh, how)
+    if not militia._militia_in_cup(game):
+        return
+    near = inv.urban_near[hh]
+    if how == "move":
+        pending.extend(near)
+        return
+    if how == "move_end":
+        near = pending + near
+        pending.clear()
+    urban = inv.urban
+    for y in dict.fromkeys(near):
+        if y < 0 or not urban[y] or s.militia_rolled[y]:
+            continue
+        cup = militia._militia_in_cup(game)
+        if not cup:
+            return
+        s.militia_rolled[y] = True
+        if not militia.militia_roll(H.nstate(game, "militia"), bool(t.city[y])):
+            continue
+        piece = cup[int(H.rng(game, "militia").integers(len(cup)))]
+        axis_there = y == hh or any(t.utype[v] != st.LEADER for v in game.units_at(y, AXIS))
+        if axis_there and not (how == "jump" and y == hh):
+            s.box[piece], s.hex[piece] = BOX_ELIMINATED, -1
+            H._log(game, "militia_crushed", side=ALLIED, hexes=[y], units=[piece], rule="16.32")
+            continue
+        s.box[piece], s.hex[piece] = BOX_MAP, y
+        s.formation[piece] = 0
+        s.revealed[piece] = how == "jump" and y == hh
+        if not axis_there:
+            s.control[y] = ALLIED
+        H._log(game, "militia", side=ALLIED, hexes=[y], units=[piece], rule="16.32")
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_entry_effects_equal_plain_version_on_random_entries(seed):
+    """Rules 16.22, 16.32, 16.58: Axis units entering hexes next to Allied
+    strongpoints, coastal guns, towns and cities of random Hercules set-ups
+    (moves through several hexes, landings, jumps, advances) leave the
+    position, the event log and the dice as the plain version does."""
+    rng = np.random.default_rng(seed)
+    seen = {"entries": 0, "militia": 0, "revealed": 0, "guns": 0}
+    keep = lambda g: {id(g.static): g.static, id(g.tables): g.tables}       # noqa: E731
+    for trial in range(6):
+        g = hercules_game(seed=int(rng.integers(1 << 20)))
+        s, t = g.state, g.static
+        sp_gun = np.flatnonzero(((t.utype == st.STRONGPOINT) | (t.utype == st.COASTAL_GUN))
+                                & (t.side == ALLIED) & (s.box == BOX_MAP))
+        targets = np.concatenate([s.hex[sp_gun], np.flatnonzero(t.town | t.city)])
+        movers = np.flatnonzero((t.side == AXIS) & g.tables.ground)
+        a, b = copy.deepcopy(g, keep(g)), copy.deepcopy(g, keep(g))
+        for _ in range(12):
+            x = int(rng.choice(movers))
+            kind = str(rng.choice(["move", "landing", "jump", "advance"]))
+            hexes = [int(rng.choice(targets))]
+            if kind == "move":
+                while len(hexes) < 3:
+                    hexes.append(int(rng.choice([o for o in t.neighbours[hexes[-1]] if o >= 0])))
+            pending: list = []
+            for i, hh in enumerate(hexes):
+                how = kind if kind != "move" else ("move_end" if i == len(hexes) - 1 else "move")
+                for gm in (a, b):
+                    gm.state.box[x], gm.state.hex[x] = BOX_MAP, hh
+                H.on_enter_hex(a, x, hh, how)
+                _entry_effects_plain(b, x, hh, how, pending)
+            for p, q in zip(a.state, b.state):
+                np.testing.assert_array_equal(p, q, err_msg=str((trial, x, hexes, kind)))
+            assert [dict(r) for r in a.events.rows] == [dict(r) for r in b.events.rows]
+            assert np.array_equal(H.nstate(a, "militia"), H.nstate(b, "militia"))
+            seen["entries"] += 1
+        rows = [dict(r) for r in a.events.rows]
+        seen["militia"] += sum(r["action"] in ("militia", "militia_crushed") for r in rows)
+        seen["revealed"] += int(a.state.revealed[sp_gun].any())
+        seen["guns"] += int((a.state.box[sp_gun] != BOX_MAP).any())
+        assert a.streams["militia"].integers(1 << 30) == b.streams["militia"].integers(1 << 30)
+    assert all(v > 0 for v in seen.values()), seen
+
+
+def test_airfield_entry_tables_equal_their_masks():
+    """The airfield entry's per-unit tables (16.1, 16.14): airlanding
+    battalions (glider and commando), the pieces that may enter (80th
+    Division, commandos, glider companies; companies or artillery; no
+    leaders) and the two together, equal the masks over the counters."""
+    g = hercules_game(seed=1, axis="balanced", allied="static")
+    t, inv = g.static, H.inv_static(g)
+    axis, battalion = t.side == 0, t.size == st.BATTALION
+    bns = axis & battalion & ((t.utype == st.GLIDER) | (t.utype == st.COMMANDO))
+    airlanding = ((t.printed_formation == H.F_80) | (t.utype == st.COMMANDO)
+                  | ((t.utype == st.GLIDER) & (t.size == st.COMPANY)))
+    entrants = axis & airlanding & ~(battalion & (t.utype != st.ARTILLERY)) & (t.utype != st.LEADER)
+    np.testing.assert_array_equal(inv.airfield_battalions, np.flatnonzero(bns))
+    np.testing.assert_array_equal(inv.airfield_entrants, entrants)
+    np.testing.assert_array_equal(inv.airfield_pieces, np.flatnonzero(bns | entrants))
+    assert inv.battalion == battalion.tolist()
+
+
+def test_gun_reach_equals_range_and_line_of_fire():
+    """Every (gun hex, range, target) answer kept equals the distance test
+    and the line of fire worked out afresh."""
+    play_games("hercules", 5, np.arange(2), axis_policy="balanced", allied_policy="static")
+    g = hercules_game(axis="balanced", allied="static")
+    inv, d = H.inv_static(g), g.static.grid.distance_table
+    assert inv.gun_reach
+    for (gh, rg), reach in inv.gun_reach.items():
+        for b, ok in reach.items():
+            want = bool(d[gh, b] <= rg and coastal_guns.line_of_fire_clear(
+                g.static.grid.hex_id(gh), g.static.grid.hex_id(b), inv.los_block, inv.los_block_sides))
+            assert ok == want

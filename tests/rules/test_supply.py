@@ -1,15 +1,16 @@
 """Supply (rule 8) on constructed positions: routes, HQs, cities and forts, sources,
-automatic supply.
+automatic supply; the kept hexes a supply route may enter follow the position.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from malta_sim.iod import static as st
 from malta_sim.iod.rules import supply
-from malta_sim.iod.state import ALLIED, AXIS, BOX_ELIMINATED
+from malta_sim.iod.state import ALLIED, AXIS, BOX_ELIMINATED, BOX_MAP
 
-from tests.conftest import h, make, static, u
+from tests.conftest import h, make, random_position, static, u
 
 
 def test_rule_8_2_route_length_and_blocking():
@@ -58,3 +59,32 @@ def test_rule_8_51_axis_sources():
     g.state.landed_beach[h("1107")] = True
     ok = supply.compute_supply(g, AXIS)
     assert ok[u("axis.4.hq")] and ok[u("axis.4.1_34")]
+
+
+def test_passable_for_follows_the_position():
+    """The kept supply-route hexes (8.2, 5.3) change with a piece's move and
+    with an enemy step loss, and a caller's writes do not reach the memo."""
+
+    rng = np.random.default_rng(97)
+    g = random_position(rng, 1)
+    s, t = g.state, g.static
+    for side in (0, 1):
+        first = supply.passable_for(g, side)
+        first[:] = ~first                                   # the caller's copy only
+        assert np.array_equal(supply.passable_for(g, side), supply._passable_for_now(g, side))
+        own = np.flatnonzero((s.box == BOX_MAP) & (t.side == side) & (t.utype != st.LEADER)
+                             & (t.utype != st.WARSHIP))
+        enemy = np.flatnonzero((s.box == BOX_MAP) & (t.side != side) & (t.n_levels > 1))
+        changed = 0
+        for k in range(6):
+            before = supply.passable_for(g, side)
+            if k % 2:
+                u = int(own[k % len(own)])
+                s.hex[u] = int(rng.choice(np.flatnonzero(t.land)))
+            else:
+                u = int(enemy[k % len(enemy)])
+                s.level[u] = (int(s.level[u]) + 1) % int(t.n_levels[u])
+            after = supply.passable_for(g, side)
+            assert np.array_equal(after, supply._passable_for_now(g, side))
+            changed += not np.array_equal(before, after)
+        assert changed > 0
