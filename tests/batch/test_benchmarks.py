@@ -1,5 +1,7 @@
-"""Smoke tests of ``benchmarks/run.py``: its measuring functions run on tiny sizes and
-its report renders.  No timing is asserted (figures depend on the machine and its load)."""
+"""Smoke tests of the benchmark scripts: the measuring functions of ``benchmarks/run.py``
+run on tiny sizes and its report renders (no timing is asserted: figures depend on the
+machine and its load); the replay check of ``benchmarks/kernel_replay.py`` sees a changed
+answer."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import kernel_replay as KR  # noqa: E402
 from benchmarks import run as R  # noqa: E402
+from malta_sim.bots import forecast as fc, move_choice as mc  # noqa: E402
 
 
 def _fake_results(quick=True):
@@ -126,3 +130,37 @@ def test_kernel_share_on_two_games():
     assert r["kernel_calls"] > 0 and 0 < r["kernel_ms"] < r["wrapped_ms"]
     assert {"kernel", "calls", "us_per_call", "ms"} <= set(r["kernels"][0])
     assert r["kernels"] == sorted(r["kernels"], key=lambda k: -k["ms"])
+
+
+# ------------------------------------------------------------------ benchmarks/kernel_replay.py
+@pytest.fixture(scope="module", params=["hercules", "intro"])
+def recorded(request):
+    """The calls of the walk and the attack pick in whole seeded games of one
+    scenario (default bots), with their answers."""
+    return KR.capture(("axis_walk_kernel", "best_attack"), (request.param,), n_games=4, seed=77,
+                      warm_games=1)
+
+
+def test_replay_check_can_fail(recorded):
+    """The comparison passes the kernels themselves and sees a difference: a
+    kernel that moves one walk's destination one hex, or scores one attack
+    otherwise, is caught."""
+    def shifted(*a):
+        out = mc.axis_walk_kernel(*a)
+        steps = out[0].copy()
+        if steps[0, 1] == mc.MOVE:
+            steps[0, 2] += 1
+        return (steps,) + tuple(out[1:])
+
+    walk = recorded["calls"]["axis_walk_kernel"]
+    picks = recorded["calls"]["best_attack"]
+    assert len(walk) >= 5 and len(picks) >= 5
+    assert KR.check_calls(mc.axis_walk_kernel, walk, recorded["arrays"], "axis_walk_kernel") == []
+    assert KR.check_calls(fc.best_attack, picks, recorded["arrays"], "best_attack") == []
+    assert KR.check_calls(shifted, walk, recorded["arrays"], "axis_walk_kernel")
+
+    def other_status(*a):
+        best, size = fc.best_attack(*a)
+        return best + 1, size
+
+    assert KR.check_calls(other_status, picks, recorded["arrays"], "best_attack")

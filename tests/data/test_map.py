@@ -1,15 +1,16 @@
 """The packaged Island of Death map honours every hex the rulebook names, and its
-arrays are consistent (hexside symmetry, costs, ZOC, boxes)."""
+arrays are consistent (hexside symmetry, costs, ZOC, boxes, all-ocean hexsides marked from both sides)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from malta_sim.hexgrid import IOD_GRID, distance, neighbour
-from malta_sim.loaders.iod_map import (
-    FOOT, MECH, MOT, SIDE_OCEAN, SIDE_RISE, SIDE_ROAD, ZONES, load_map,
-)
+from malta_sim.hexgrid import distance, IOD_GRID, neighbour
+from malta_sim.loaders.iod_map import (FOOT, load_map, MECH, MOT, SIDE_OCEAN, SIDE_RISE, SIDE_ROAD,
+                                       ZONES)
+
+from tests.conftest import static
 
 SCENARIO_HEXES = sorted(set(
     # rule 22.24 (Introductory, Allied)
@@ -209,3 +210,17 @@ def test_distance_vectors():
     assert neighbour("1210", 0) == "1209"
     assert distance("1107", "1308") == 2
     assert distance("0911", "2012") == 11
+
+
+def test_ocean_hexsides_are_the_same_from_both_hexes():
+    """The 12.56 route test searches from the hand-out hexes back to the
+    pieces (:func:`.ammo_routes.ammo_route_ok`): that gives the pieces'
+    own searches because every all-ocean hexside (8.2) is marked in both
+    hexes it separates."""
+    t = static()
+    nbr = t.neighbours
+    for i in range(t.n_hexes):
+        for d in range(6):
+            j = int(nbr[i, d])
+            if j >= 0:
+                assert t.ocean_side[i, d] == t.ocean_side[j, (d + 3) % 6]

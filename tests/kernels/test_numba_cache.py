@@ -1,4 +1,5 @@
-"""The compiled-kernel cache is keyed on the package's source (malta_sim.numba_cache)."""
+"""The compiled-kernel cache is keyed on the package's source (malta_sim.numba_cache), and
+compiled functions load from it in a fresh process."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from malta_sim import numba_cache
+
 
 MODULE_FILE = Path(numba_cache.__file__)
 
@@ -174,3 +176,30 @@ def test_relative_xdg_cache_home_is_ignored(monkeypatch, tmp_path):
     assert numba_cache.cache_root() == tmp_path / ".cache" / "malta_sim" / "numba"
     monkeypatch.setenv("MALTA_SIM_CACHE_DIR", "rel")
     assert numba_cache.cache_root().is_absolute()
+
+
+def test_ammo_routes_then_route_search_in_a_fresh_process():
+    """The 12.56 route test and a supply route search (8.2) both answer in a
+    process that loads the compiled functions from the cache, the route test
+    first (run twice: the first run may compile and fill the cache)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import numpy as np\n"
+        "from tests.conftest import static\n"
+        "from malta_sim.iod.rules.ammunition_routes import ammo_route_ok\n"
+        "from malta_sim.iod.rules.supply import route_distance\n"
+        "t = static()\n"
+        "p = t.land.copy(); tg = np.zeros(t.n_hexes, bool); tg[100] = True\n"
+        "hexa = np.full(len(t.side), -1, np.int32); hexa[5] = 120\n"
+        "ok = ammo_route_ok(np.array([5], np.int64), hexa, p, tg, t.neighbours, t.ocean_side, 12)\n"
+        "d = route_distance(120, p, t.neighbours, t.ocean_side, 12)\n"
+        "assert bool(ok[0]) == bool(0 <= d[100] <= 12)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    for _ in range(2):
+        r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
