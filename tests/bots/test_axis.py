@@ -21,6 +21,7 @@ def test_bombard_order_equals_plain_on_random_positions(seed):
     """Rule 10.1: random sets of enemy hexes (held, empty, crowded) come out
     in the same order as sorting by ``len(game.units_at(h, enemy))``."""
     rng = np.random.default_rng(seed)
+    reordered = 0
     for trial in range(6):
         g = random_position(rng, trial)
         s, t = g.state, g.static
@@ -33,6 +34,8 @@ def test_bombard_order_equals_plain_on_random_positions(seed):
                 bombard = {int(h): [int(i)] for i, h in enumerate(hexes)}
                 got = axis._bombard_order(g, enemy, bombard)
                 assert got == bots_ref.bombard_order(g, enemy, bombard)
+                reordered += [k for k, _ in got] != sorted(bombard)
+    assert reordered > 10                    # orders other than the hexes' own
 
 
 @pytest.mark.parametrize("preset", ["balanced", "aggressive"])

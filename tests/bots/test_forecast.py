@@ -121,6 +121,7 @@ def test_odds_shifts_and_scores_on_random_positions():
     land = np.flatnonzero(t.land)
     bot = AxisBot(0)
     checked = 0
+    shifted = 0
     for trial in range(300):
         # a random position: some units on a few neighbouring hexes
         centre = int(rng.choice(land))
@@ -166,6 +167,7 @@ def test_odds_shifts_and_scores_on_random_positions():
                                   ft.mem_idx, s.integrity_lost[0], s.hex, s.box, s.morale_state,
                                   s.level, s.formation, np.empty(n_units, np.int64))
         assert got == want_total, (trial, grp, dfd)
+        shifted += want_total != 0
         bot.side = side
         sup = [int(x) for x in np.flatnonzero(tb.firer_type & (t.side == side))[:4]]
         for plan_mode in (True, False):
@@ -177,7 +179,7 @@ def test_odds_shifts_and_scores_on_random_positions():
             assert (ok, gain, lv, best) == (refs[0], refs[1], refs[2], list(refs[3]))
             assert base == AX._forecast_base(g, side, centre, tuple(best))[0]
         checked += 1
-    assert checked > 50
+    assert checked > 50 and shifted > 25, (checked, shifted)
 
 
 @pytest.mark.parametrize("preset,params", [

@@ -67,6 +67,7 @@ def test_kernels_equal_references_on_random_positions(p_off):
     g = new_game("hercules", 3, 0, axis_policy="balanced", allied_policy="static")
     gen = np.random.default_rng(4)
     n_h = g.static.n_hexes
+    seen = {"strength": 0, "near": 0}
     for _ in range(15):
         _scramble(g, gen, p_off)
         hexes = gen.integers(0, n_h, size=int(gen.integers(0, 40))).tolist()
@@ -83,6 +84,9 @@ def test_kernels_equal_references_on_random_positions(p_off):
             assert ap.nearest_allied_unit(g, h) == int(ref_nearest(g, [h])[0])
             for r in (1, 3):
                 assert H.aa_within(g, h, r) == ref_aa_within(g, h, r)
+            seen["strength"] += int(ref_strength_near(g, [h], 2)[0] > 0)
+            seen["near"] += int(ref_nearest(g, [h])[0] < 99)
+    assert p_off == 1.0 or (seen["strength"] > 0 and seen["near"] > 0), seen
 
 
 def test_kernels_raw_on_random_arrays():

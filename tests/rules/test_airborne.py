@@ -227,6 +227,7 @@ def test_stick_targets_equal_plan_target_ok():
     g = new_game("hercules", 9, 0, axis_policy="balanced", allied_policy="static")
     d = g.static.grid.distance_table
     legal = np.flatnonzero(_target_hexes_ok(g))
+    long_sticks = 0
     for r in list(legal[::9]) + [int(np.flatnonzero(g.static.land)[0])]:
         for long_used in (False, True):
             want = []
@@ -235,6 +236,8 @@ def test_stick_targets_equal_plan_target_ok():
                 if ok:
                     want.append((x, uses_long))
             assert stick_targets(d, int(r), legal, long_used) == want
+            long_sticks += sum(lg for _, lg in want)
+    assert long_sticks > 0
 
 
 def test_drop_marker_moves_offer_the_rule_19_13_reach():

@@ -236,6 +236,7 @@ def test_reach_search_with_cost_table_equals_first_search():
                                     t.road_cost, t.road_strat_cost, t.creek_cost, t.rise_cost)
     rng = np.random.default_rng(11)
     land = np.flatnonzero(t.land)
+    far = 0
     for k in range(48):
         n = t.n_hexes
         zoc = rng.random(n) < 0.15
@@ -252,6 +253,8 @@ def test_reach_search_with_cost_table_equals_first_search():
         ref = ref_reach(start, ma2, cls, strategic, t, zoc, blocked, stop, allowed)
         np.testing.assert_array_equal(got[0], ref[0])
         np.testing.assert_array_equal(got[1], ref[1])
+        far += int((ref[0] < (1 << 28)).sum() > 10)
+    assert far > 10                                  # searches that reached beyond the first ring
 
 
 def test_reach_sparse_matches_reach_core_on_random_maps():
@@ -310,6 +313,7 @@ def test_occupancy_kernel_random():
     rng = np.random.default_rng(5)
     types = np.array([st.WARSHIP, st.LEADER, st.COASTAL_GUN, st.INFANTRY,
                       st.ARTILLERY, st.HQ], np.int8)
+    seen = {"block": 0, "trivial": 0}
     for _ in range(300):
         n_units, n_hexes = int(rng.integers(1, 60)), int(rng.integers(1, 40))
         utype = types[rng.integers(0, len(types), n_units)]
@@ -326,6 +330,9 @@ def test_occupancy_kernel_random():
         rb[hexes[u][b]] = True
         np.testing.assert_array_equal(block, rb)
         np.testing.assert_array_equal(trivial, anyp & ~rb)
+        seen["block"] += int(rb.any())
+        seen["trivial"] += int((anyp & ~rb).any())
+    assert seen["block"] > 50 and seen["trivial"] > 50, seen
 
 
 def _copies(game):

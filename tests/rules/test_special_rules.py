@@ -188,6 +188,7 @@ def test_delayed_reaction_map_equals_kernel():
     axis = np.flatnonzero(t.side == 0)
     land = np.flatnonzero(t.land)
     d = t.grid.distance_table
+    answers = set()
     for trial in range(12):
         k = int(gen.integers(0, 6))
         s.box[axis] = 4
@@ -202,6 +203,8 @@ def test_delayed_reaction_map_equals_kernel():
             hx = axis_ground_hexes(g)
             for h in list(range(0, t.n_hexes, 7)) + [-1]:
                 assert bool(m[h]) == bool(sp.allied_may_act(radius, h, hx, d))
+                answers.add(bool(m[h]))
+    assert answers == {True, False}
     s.turn[0] = 2
     assert sp.delayed_reaction_ok(g, int(np.flatnonzero(t.side == 1)[0]))
 

@@ -521,6 +521,7 @@ def test_fire_ranges_equal_pairwise_checks():
     guns = np.flatnonzero((t.utype == st.COASTAL_GUN) & (inv.gun_value > 0) & (s.hex >= 0)).tolist()
     ocean = np.flatnonzero(inv.ocean)
     gen = np.random.default_rng(7)
+    seen = 0
     for trial in range(10):
         ship_hex = gen.choice(ocean, size=len(ships)).tolist()
         gun_hex = s.hex[guns].tolist()
@@ -538,6 +539,8 @@ def test_fire_ranges_equal_pairwise_checks():
                 want_gun[gg] = r
         assert by_ship == want_ship and list(by_ship) == list(want_ship)
         assert by_gun == want_gun and list(by_gun) == list(want_gun)
+        seen += int(bool(want_ship) and bool(want_gun))
+    assert seen > 0
 
 
 def test_entry_flags_and_aa_counts_on_random_positions():
@@ -552,6 +555,7 @@ def test_entry_flags_and_aa_counts_on_random_positions():
     cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
     sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED))
     allied = np.flatnonzero(t.side == ALLIED)
+    seen = {"aa": 0, "flags": 0}
     for _ in range(50):
         gh = np.where(gen.random(cgu.size) < 0.3, -1, gen.choice(land, size=cgu.size))
         sh = np.where(gen.random(sp.size) < 0.3, -1, gen.choice(land, size=sp.size))
@@ -571,6 +575,9 @@ def test_entry_flags_and_aa_counts_on_random_positions():
         for h in gen.choice(land, size=10).tolist():
             for r in (1, 3):
                 assert H.aa_within(g, h, r) == int((d[h, s.hex[m]] <= r).sum())
+                seen["aa"] += H.aa_within(g, h, r) > 0
+        seen["flags"] += sum(flags)
+    assert seen["aa"] > 0 and seen["flags"] > 0, seen
 
 
 def test_guns_with_box_targets_on_random_positions():
@@ -588,6 +595,7 @@ def test_guns_with_box_targets_on_random_positions():
     beaches = np.flatnonzero(inv.beach_zone >= 0)
     cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
     axis = np.flatnonzero(t.side == AXIS)
+    seen = 0
     for trial in range(40):
         s.hex[cgu] = gen.choice(land, size=cgu.size)
         k = gen.choice(axis, size=int(gen.integers(0, 6)), replace=False)
@@ -598,6 +606,8 @@ def test_guns_with_box_targets_on_random_positions():
         ref = {q for q in guns if any(d[s.hex[q], b] <= inv.gun_range[q] for b in slots)}
         assert ws._guns_with_box_targets(g, guns) == ref
         s.box[k] = BOX_MAP
+        seen += int(bool(ref) and len(ref) < len(guns))
+    assert seen > 0
 
 
 def test_ships_in_play_on_random_boxes():
