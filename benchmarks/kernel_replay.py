@@ -29,7 +29,7 @@ very same inputs and checks that the new kernel answers as the old one did;
 alternately with it in one process, ``--rounds`` times, the best of each kept.
 
 :func:`capture` and :func:`check_calls` are the library entries (used by
-``tests/test_perf6_kernels.py``).
+``tests/batch/test_benchmarks.py``).
 """
 
 from __future__ import annotations

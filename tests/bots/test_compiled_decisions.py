@@ -10,23 +10,24 @@ for entry (every move, attack, support and die roll).
 
 from __future__ import annotations
 
+from collections import Counter
 
 import pytest
 
 from tests.oracles.bots import plain_preset
 
 from malta_sim.iod import sequence
-from malta_sim.play import new_game
+from malta_sim.bots import make_policy
+from malta_sim.iod.engine import setup_game
 
 
 def _play(scenario, axis, allied, seed, g, plain_side=None, params=None):
-    game = new_game(scenario, seed, g, axis_policy=axis, allied_policy=allied, event_log=True,
-                    policy_params=params)
+    params = params or {}
+    pols = [make_policy(axis, 0, params.get("axis")), make_policy(allied, 1, params.get("allied"))]
     if plain_side is not None:
-        pols = list(game.policies)
         name = (axis, allied)[plain_side]
-        pols[plain_side] = plain_preset(name, plain_side, (params or {}).get(("axis", "allied")[plain_side]))
-        game.policies = tuple(pols)
+        pols[plain_side] = plain_preset(name, plain_side, params.get(("axis", "allied")[plain_side]))
+    game = setup_game(scenario, seed, g, tuple(pols), event_log=True)
     sequence.play_game(game)
     return [dict(r) for r in game.events.rows]
 
@@ -44,12 +45,18 @@ CASES = [
 
 @pytest.mark.parametrize("scenario,axis,allied,side,seed,n", CASES)
 def test_preset_plays_as_its_plain_reference(scenario, axis, allied, side, seed, n):
+    """The same event log, entry for entry, with the compiled decisions of
+    one side's preset or their plain references; the logs hold the moves,
+    attacks and (for the Axis) the bombardments those decisions made."""
+    seen = Counter()
     for g in range(n):
         fast = _play(scenario, axis, allied, seed, g)
         plain = _play(scenario, axis, allied, seed, g, plain_side=side)
         assert len(fast) == len(plain), f"game {g}: {len(fast)} events against {len(plain)}"
         for i, (a, b) in enumerate(zip(fast, plain)):
             assert a == b, f"game {g}, event {i}: {a} != {b}"
+        seen.update(r["action"] for r in fast if r["side"] == ("axis", "allied")[side])
+    assert seen["tactical move"] > 0 and seen["attack"] > 0, dict(seen)
 
 
 def test_plain_reference_with_parameter_vector():

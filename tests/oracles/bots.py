@@ -281,6 +281,20 @@ def choose_advance(game, units, target) -> list:
     return out
 
 
+def preset_with(name: str, side: int, mixin, params: dict | None = None):
+    """The preset bot ``name`` (:data:`malta_sim.bots.presets.PRESETS`) with the
+    methods of class ``mixin`` put in front of its own (a mixin calls the
+    preset's through ``super()``): a bot a test writes, played through the
+    engine's public interface."""
+    from malta_sim.bots.allied import AlliedBot
+    from malta_sim.bots.axis import AxisBot
+    from malta_sim.bots.presets import PRESETS
+
+    base = AxisBot if side == 0 else AlliedBot
+    cls = type(f"{mixin.__name__}_{name}", (mixin, base), {"name": name, "preset_base": dict(PRESETS[name][1])})
+    return cls(side, params)
+
+
 def plain_preset(name: str, side: int, params: dict | None = None):
     """The preset bot ``name`` (:data:`malta_sim.bots.presets.PRESETS`)
     deciding by the plain references of this module."""

@@ -257,6 +257,572 @@ def advance_eligible(game, side: int, stayers) -> list[int]:
             if ut[u] != st.ARTILLERY and not combat._ma_zero(game, u)]
 
 
+# ------------------------------------------------------------------ unit and hex queries
+def units_at(game, h: int, side=None) -> np.ndarray:
+    """:meth:`Game.units_at`: the pieces in hex ``h`` (of ``side``), ascending."""
+    s, t = game.state, game.static
+    idx = np.flatnonzero(s.hex == h)
+    if side is not None:
+        idx = idx[t.side[idx] == side]
+    return idx
+
+
+def on_map(game, side=None) -> np.ndarray:
+    """:meth:`Game.on_map`: the pieces on the map (of ``side``), ascending."""
+    s, t = game.state, game.static
+    m = s.box == BOX_MAP
+    if side is not None:
+        m &= t.side == side
+    return np.flatnonzero(m)
+
+
+def is_remnant(game, u) -> bool:
+    """:meth:`Game.is_remnant` (rule 17.32): a battalion other than artillery on
+    its last strength level."""
+    t = game.static
+    return bool(t.size[u] == st.BATTALION and t.utype[u] != st.ARTILLERY
+                and t.n_levels[u] >= 2 and game.state.level[u] == t.n_levels[u] - 1)
+
+
+def morale_value(game, u) -> int:
+    """:meth:`Game.morale_value` (rules 11.2, 11.4, 16.24)."""
+    m = int(game.static.morale[u, game.state.level[u]])
+    if game.static.utype[u] == st.STRONGPOINT:
+        m = 4
+    if game.state.morale_state[u] == DEMORALIZED:
+        m -= 1
+    return m
+
+
+def steps(game, u) -> int:
+    """:meth:`Game.steps` (rule 17.3)."""
+    t = game.static
+    return 1 if t.size[u] == st.COMPANY else int(t.n_levels[u] - game.state.level[u])
+
+
+def movement_allowance(game, u) -> int:
+    """:meth:`Game.movement_allowance` (rules 6.0, 8.33, 11.4, 12.11, 14.1)."""
+    t, s = game.static, game.state
+    if t.utype[u] == st.LEADER:
+        return 14
+    if t.utype[u] == st.ARTILLERY and not s.hitched[u]:
+        return 0
+    ma = int(t.ma[u, s.level[u]])
+    if ma <= 0:
+        return 0
+    if s.out_of_supply[u] and t.move_class[u] != st.FOOT:
+        ma = max(1, ma - 2)
+    if s.morale_state[u] == DEMORALIZED:
+        ma = max(1, ma - (2 if t.move_class[u] == st.FOOT else 4))
+    return ma
+
+
+# ------------------------------------------------------------------ stacking and control (7, 2.1, 14.42)
+def stack_weight(game, u) -> int:
+    """:func:`organisation.stack_weight` in half-battalions (rule 7.1)."""
+    t = game.static
+    ut = t.utype[u]
+    if ut in (st.LEADER, st.COASTAL_GUN, st.MILITIA, st.WARSHIP, st.HQ):
+        return 0
+    if t.size[u] == st.COMPANY or ut == st.STRONGPOINT:
+        return 1
+    return 1 if is_remnant(game, u) else 2
+
+
+def stack_totals(game, side) -> np.ndarray:
+    """:func:`organisation.stack_totals`: the weight of ``side`` per hex (int32)."""
+    s, t = game.state, game.static
+    out = np.zeros(t.n_hexes, np.int32)
+    for x in on_map(game, side):
+        out[s.hex[x]] += stack_weight(game, int(x))
+    return out
+
+
+def update_control(game, control) -> np.ndarray:
+    """Rule 2.1 applied to a copy ``control`` (int8[n_hexes]): each hex with a
+    piece other than a leader or warship goes to that piece's side, the pieces
+    taken in index order (the last one decides)."""
+    s, t = game.state, game.static
+    for x in on_map(game):
+        if t.utype[x] not in (st.LEADER, st.WARSHIP):
+            control[s.hex[x]] = t.side[x]
+    return control
+
+
+def caught_leaders(game) -> list:
+    """Leaders that rule 14.42 catches at a phase end, ascending: a leader in a
+    hex with enemy units and none of its own."""
+    s, t = game.state, game.static
+    out = []
+    for ld in np.flatnonzero((t.utype == st.LEADER) & (s.box == BOX_MAP)):
+        side, here = int(t.side[ld]), units_at(game, int(s.hex[ld]))
+        ctl = [x for x in here if t.utype[x] not in (st.LEADER, st.WARSHIP)]
+        if any(t.side[x] != side for x in ctl) and not any(t.side[x] == side for x in ctl):
+            out.append(int(ld))
+    return out
+
+
+# ------------------------------------------------------------------ organisation (13)
+def breakdown_candidates(game, side) -> list:
+    """The battalions :func:`organisation.breakdowns` offers (rule 13.1):
+    :func:`organisation.can_break_down` and not arrived this turn."""
+    from malta_sim.iod.rules import organisation
+
+    s = game.state
+    return [int(x) for x in on_map(game, side) if organisation.can_break_down(game, int(x))
+            and s.entered_turn[x] != game.turn]
+
+
+def companies_for(game, b) -> list:
+    """:func:`organisation.companies_for` (rule 13.1): the battalion's own
+    companies in the pool or Disbandment Box, else the pool's companies of its
+    kind."""
+    from malta_sim.iod.state import BOX_DISBANDMENT, BOX_POOL
+
+    s, t = game.state, game.static
+    spec = [int(c) for c in np.flatnonzero(t.battalion_of == b)
+            if s.box[c] in (BOX_POOL, BOX_DISBANDMENT) and s.parent[c] < 0]
+    if spec:
+        return spec
+    k = t.breakdown_kind[b]
+    if k < 0:
+        return []
+    return [int(c) for c in np.flatnonzero((t.company_kind == k) & (s.box == BOX_POOL))]
+
+
+def reform_options(game, side) -> list:
+    """:func:`organisation.reform_options` (rule 13.2): ``(battalion,
+    companies, hex, steps lost)`` for each broken-down battalion whose
+    surviving companies stand together in good order."""
+    from malta_sim.iod.state import BOX_DISBANDMENT, BOX_ELIMINATED
+
+    s, t = game.state, game.static
+    out = []
+    for b in np.flatnonzero((t.side == side) & (s.box == BOX_DISBANDMENT) & (t.size == st.BATTALION)):
+        b = int(b)
+        alive = [int(c) for c in np.flatnonzero(s.parent == b) if s.box[c] != BOX_ELIMINATED]
+        if not alive or any(s.box[c] != BOX_MAP for c in alive):
+            continue
+        hexes = {int(s.hex[c]) for c in alive}
+        if len(hexes) != 1 or any(s.morale_state[c] == DEMORALIZED for c in alive):
+            continue
+        lost = int(t.breakdown_n[b]) - len(alive) + sum(bool(s.reduced[c]) for c in alive)
+        if lost <= t.n_levels[b] - 1:
+            out.append((b, alive, hexes.pop(), lost))
+    return out
+
+
+def attachment_options(game) -> dict:
+    """The formations :func:`organisation.formation_changes` offers each Axis
+    unit (rule 15.21): those of the units it is stacked with that are in their
+    printed formation, other than its own."""
+    s, t = game.state, game.static
+    opts = {}
+    for x in on_map(game, 0):
+        x = int(x)
+        if t.utype[x] in (st.LEADER, st.HQ, st.WARSHIP):
+            continue
+        forms = set()
+        for o in units_at(game, int(s.hex[x]), 0):
+            f = int(t.printed_formation[o])
+            if f >= 0 and int(s.formation[o]) == f and f != s.formation[x]:
+                forms.add(f)
+        if forms:
+            opts[x] = sorted(forms)
+    return opts
+
+
+# ------------------------------------------------------------------ combat options (9, 10, 12)
+def defenders_in(game, h, side) -> list:
+    """:func:`combat.defenders_in`: ``side``'s pieces in ``h`` other than
+    leaders, coastal guns and warships."""
+    t = game.static
+    return [int(x) for x in units_at(game, h, side)
+            if t.utype[x] not in (st.LEADER, st.COASTAL_GUN, st.WARSHIP)]
+
+
+def can_attack(game, u) -> bool:
+    """:func:`combat.can_attack` (rules 9.11, 9.13, 9.16, 10.21, 12.1)."""
+    s, t = game.state, game.static
+    if s.box[u] != BOX_MAP or s.attacked[u]:
+        return False
+    if t.utype[u] in (st.LEADER, st.WARSHIP, st.COASTAL_GUN, st.ARTILLERY, st.AA, st.HQ):
+        return False
+    if t.attack[u, s.level[u]] <= 0:
+        return False
+    if s.entered_turn[u] == game.turn:
+        return False
+    if game.night and s.morale_state[u] == DEMORALIZED:
+        return False
+    return True
+
+
+def attackable(game, h, enemy) -> bool:
+    """Rule 9.15: hex ``h`` holds a piece of ``enemy`` with a defense strength."""
+    s, t = game.state, game.static
+    return any(t.defense[x, s.level[x]] > 0 for x in defenders_in(game, h, enemy))
+
+
+def attack_options(game, side, units=None) -> dict:
+    """:func:`combat.attack_options` (rules 9.11-9.16): ``{target hex:
+    [attackers]}`` in the order the units and their hexsides are met."""
+    s, t = game.state, game.static
+    out = {}
+    cand = units if units is not None else [int(x) for x in on_map(game, side)
+                                            if can_attack(game, int(x))]
+    for x in cand:
+        hx = int(s.hex[x])
+        for d in range(6):
+            o = int(t.neighbours[hx, d])
+            if o < 0 or t.ocean_side[hx, d]:
+                continue
+            if attackable(game, o, 1 - side):
+                out.setdefault(o, []).append(int(x))
+    return out
+
+
+def discovered(game, h, side) -> bool:
+    """:func:`combat.discovered` (rule 10.11): a ground unit of ``side`` next
+    to ``h``, or by day two hexes away with an open hex between, when ``h``
+    is not a town, city or woods hex."""
+    s, t = game.state, game.static
+    dist = t.grid.distance_table
+    mine = [x for x in on_map(game, side) if game.is_ground(int(x))]
+    if not mine:
+        return False
+    hx = np.unique(s.hex[mine])
+    d = dist[h, hx]
+    if (d == 1).any():
+        return True
+    if game.night:
+        return False
+    blocks = t.town | t.city | t.woods
+    if blocks[h]:
+        return False
+    for f in hx[d == 2]:
+        mids = [int(m) for m in t.neighbours[h] if m >= 0 and dist[m, f] == 1]
+        if any(not blocks[m] for m in mids):
+            return True
+    return False
+
+
+def plan_options(game, side):
+    """:func:`combat.plan_options` (rules 9.2 a, 10.1, 10.11, 12.2, 12.52,
+    16.41): targets, support and bombardment firers per hex, air markers and
+    the pieces that may fire a fire hurricane."""
+    from malta_sim.iod.rules import combat, movement
+
+    s, t = game.state, game.static
+    opts = combat.PlanOptions()
+    atk = attack_options(game, side)
+    opts.attack_targets = sorted(atk)
+    ezoc = movement.zoc_map(game, 1 - side)
+    dist = t.grid.distance_table
+    firers = [int(x) for x in on_map(game, side) if combat._art_can_fire(game, int(x), ezoc)]
+    for tgt in opts.attack_targets:
+        opts.support[tgt] = [x for x in firers if dist[s.hex[x], tgt] <= t.art_range[x]]
+    enemy = [x for x in on_map(game, 1 - side)
+             if t.utype[x] not in (st.LEADER, st.WARSHIP, st.COASTAL_GUN)]
+    for tgt in np.unique(s.hex[enemy]) if enemy else []:
+        tgt = int(tgt)
+        if not attackable(game, tgt, 1 - side) or not discovered(game, tgt, side):
+            continue
+        us = [x for x in firers if dist[s.hex[x], tgt] <= t.art_range[x]]
+        if us:
+            opts.bombard[tgt] = us
+    if side == 0 and not game.night:
+        opts.air_markers = int(s.air_support_left[0])
+    opts.hurricane_ok = {x for x in firers if t.utype[x] == st.ARTILLERY and s.salvos[x] >= 2}
+    return opts
+
+
+def defensive_options(game, side, threatened) -> dict:
+    """:func:`combat.defensive_options` (rule 9.2 b): the firers of ``side``
+    in range of each threatened hex, hexes in the order given."""
+    from malta_sim.iod.rules import combat, movement
+
+    s, t = game.state, game.static
+    ezoc = movement.zoc_map(game, 1 - side)
+    dist = t.grid.distance_table
+    firers = [int(x) for x in on_map(game, side) if combat._art_can_fire(game, int(x), ezoc)]
+    out = {}
+    for hh in threatened:
+        us = [x for x in firers if dist[s.hex[x], hh] <= t.art_range[x]]
+        if us:
+            out[int(hh)] = us
+    return out
+
+
+def crt_column(charts, line, level) -> int:
+    """:func:`combat.crt_column` (rule 9.3): the rightmost column of the
+    terrain ``line`` whose odds level is at most ``level``; -1 below the
+    line's first column."""
+    lo, hi = int(charts.line_cols[line, 0]), int(charts.line_cols[line, 1])
+    if level < charts.col_level[lo]:
+        return -1
+    return max([k for k in range(lo, hi + 1) if charts.col_level[k] <= level], default=lo)
+
+
+def ammo_eligible(game, side) -> list:
+    """:func:`artillery.ammo_eligible` (rule 12.56): artillery short of salvos,
+    in supply, with a route (8.2) to a hand-out hex (Axis: controlled beaches
+    and ports; Allied: ammunition points free of Axis units), one search each."""
+    s, t = game.state, game.static
+    arts = [int(x) for x in on_map(game, side)
+            if t.utype[x] == st.ARTILLERY and s.salvos[x] < 2 and not s.out_of_supply[x]]
+    if not arts:
+        return []
+    if side == 0:
+        tgt = np.flatnonzero((t.beach | t.main_port | t.minor_port) & (s.control == 0))
+    else:
+        tgt = np.array([hh for hh in t.allied_ammo_points if not len(units_at(game, hh, 0))], int)
+    if len(tgt) == 0:
+        return []
+    passable = supply.passable_for(game, side)
+    out = []
+    for x in arts:
+        p = passable.copy()
+        p[int(s.hex[x])] = True
+        dist = supply.route_distance(int(s.hex[x]), p, t.neighbours, t.ocean_side, supply.MAX_ROUTE)
+        if (dist[tgt] >= 0).any():
+            out.append(x)
+    return out
+
+
+# ------------------------------------------------------------------ movement (5, 6)
+def exerting_hexes(game, side) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`movement.exerting_hexes` (rule 5.1): (hexes whose pieces of
+    ``side`` exert a ZOC, hexes where a foot unit or a fort exerts one)."""
+    s, t = game.state, game.static
+    nh = t.n_hexes
+    units = game.on_map(side)
+    exert = np.zeros(nh, bool)
+    foot = np.zeros(nh, bool)
+    hx = s.hex[units]
+    ut = t.utype[units]
+    sp = ut == st.STRONGPOINT
+    art = ut == st.ARTILLERY
+    hs = hx[sp | (art & ~s.hitched[units] & (s.salvos[units] > 0))]
+    exert[hs] = True
+    foot[hs] = True
+    ground = ~(sp | art | (ut == st.LEADER) | (ut == st.WARSHIP) | (ut == st.COASTAL_GUN))
+    ug, hg = units[ground], hx[ground]
+    a = t.attack[ug, s.level[ug]]
+    att = np.bincount(hg, weights=a, minlength=nh)
+    foot[hg[(a > 0) & (t.move_class[ug] == st.FOOT)]] = True
+    hf = hg[t.fort[hg] & ~s.fort_destroyed[hg]]
+    exert[hf] = True
+    foot[hf] = True
+    exert |= att >= 3
+    return exert, foot
+
+
+def within2_of_enemy(game, side) -> np.ndarray:
+    """:func:`movement.within2_of_enemy` (rule 6.2): hexes within two hexes of
+    an enemy ground unit."""
+    t, s = game.static, game.state
+    enemy = [x for x in game.on_map(1 - side) if game.is_ground(x)]
+    if not enemy:
+        return np.zeros(t.n_hexes, bool)
+    hx = np.unique(s.hex[enemy])
+    return (t.grid.distance_table[:, hx] <= 2).any(axis=1)
+
+
+def leader_bonus(game, side) -> np.ndarray:
+    """:func:`movement.leader_bonus` (rule 14.1): per unit (int8) the best
+    movement bonus of its formation's leader when within one hex of it."""
+    s, t = game.state, game.static
+    out = np.zeros(t.n_units, np.int8)
+    dist = t.grid.distance_table
+    for f in range(t.n_formations):
+        ld = t.formation_leader[f]
+        if ld < 0 or s.box[ld] != BOX_MAP or t.side[ld] != side:
+            continue
+        lh = s.hex[ld]
+        for x in game.on_map(side):
+            if s.formation[x] != f or t.utype[x] == st.LEADER:
+                continue
+            if int(t.ma[x, s.level[x]]) <= 0 or dist[lh, s.hex[x]] > 1:
+                continue
+            b = t.foot_bonus[ld, s.level[ld]] if t.move_class[x] == st.FOOT else t.mot_bonus[ld, s.level[ld]]
+            out[x] = max(out[x], b)
+    return out
+
+
+def legal_moves(game, u, mode="tactical", hitch=False, strategic_hexes=None) -> dict:
+    """:func:`movement.legal_moves` (rules 5.2, 6.1-6.3, 6.53, 7.1): ``{hex:
+    MP spent}`` worked out with one bucket search (:func:`movement.reach_kernel`)
+    and the stacking room taken from the totals per hex; ``strategic_hexes``
+    (bool[n_hexes]) are the hexes strategic movement may enter."""
+    from malta_sim.iod.rules import movement as mv
+
+    s, t = game.state, game.static
+    if not mv.movable(game, u):
+        return {}
+    ma = mv.effective_ma(game, u)
+    if t.utype[u] == st.ARTILLERY:
+        if not s.hitched[u]:
+            if not hitch:
+                return {}
+            ma -= 2
+        if ma <= 0:
+            return {}
+    side = int(t.side[u])
+    zoc, block, trivial = mv._masks(game, u, mode)
+    if t.utype[u] == st.LEADER:
+        block = block | trivial
+    allowed = t.land.copy()
+    strategic = mode == "strategic"
+    if strategic:
+        allowed &= strategic_hexes
+    cls = -1 if t.utype[u] == st.LEADER else int(t.move_class[u])
+    start = int(s.hex[u])
+    cost, _pred = mv.reach_kernel(start, 2 * ma, cls, strategic, t.move_cost, t.strat_cost, t.road,
+                                  t.creek, t.rise, t.ocean_side, t.neighbours, t.road_cost,
+                                  t.road_strat_cost, t.creek_cost, t.rise_cost, zoc, block, trivial,
+                                  allowed, mv.ZOC_ENTER, mv.ZOC_EXIT)
+    room = mv.STACK_ROOM - stack_totals(game, side) - stack_weight(game, u)
+    ok = (cost < mv.INF) & (room >= 0)
+    ok[start] = False
+    add = 2 if (hitch and t.utype[u] == st.ARTILLERY) else 0
+    idx = np.flatnonzero(ok)
+    return dict(zip(idx.tolist(), (cost[idx] / 2.0 + add).tolist()))
+
+
+def infiltration_options(game, side, zoc_start) -> dict:
+    """:func:`movement.infiltration_options` (rule 6.41): for each unit that
+    may move and began the phase in an enemy ZOC (``zoc_start``), the hexes
+    next to it in an enemy ZOC it may infiltrate into."""
+    from malta_sim.iod.rules import movement
+
+    s, t = game.state, game.static
+    zoc = movement.zoc_map(game, 1 - side)
+    block, _ = occupancy(game, 1 - side)
+    out = {}
+    for x in game.on_map(side):
+        x = int(x)
+        if not movement.movable(game, x) or t.utype[x] in (st.LEADER, st.ARTILLERY):
+            continue
+        hx = s.hex[x]
+        if zoc_start is None or not zoc_start[hx] or not zoc[hx]:
+            continue
+        dests = []
+        for d in range(6):
+            o = t.neighbours[hx, d]
+            if o < 0 or not t.land[o] or block[o] or not zoc[o] or t.ocean_side[hx, d]:
+                continue
+            if t.rise[hx, d] and not t.road[hx, d] and t.move_class[x] != st.FOOT:
+                continue
+            if fits_stacking(game, [x], int(o)):
+                dests.append(int(o))
+        if dests:
+            out[x] = dests
+    return out
+
+
+def can_enter(game, u, h) -> bool:
+    """:func:`invasion.can_enter` (rules 6.52, 6.53): one hex's move of ``u``
+    (beach movement 18.7, rally 19.6): a land neighbour across a hexside that
+    is not all ocean, passable for its class, with no enemy piece that has a
+    defense strength."""
+    t, s = game.static, game.state
+    if h < 0 or not t.land[h]:
+        return False
+    here = int(s.hex[u])
+    d = -1
+    for k in range(6):
+        if t.neighbours[here, k] == h:
+            d = k
+    if d < 0 or t.ocean_side[here, d]:
+        return False
+    cls = int(t.move_class[u]) if t.utype[u] != st.LEADER else 0
+    if t.move_cost[h, cls] >= 99 and not t.road[here, d]:
+        return False
+    if cls != st.FOOT and t.rise[here, d] and not t.road[here, d]:
+        return False
+    for e in game.units_at(h, 1 - int(t.side[u])):
+        if t.utype[e] in (st.LEADER, st.COASTAL_GUN):
+            continue
+        if game.base_defense(e) > 0:
+            return False
+    return True
+
+
+def one_hex_options(game, u) -> list:
+    """:func:`invasion.one_hex_options` (rules 6.52, 6.53, 7.1): the
+    neighbours :func:`can_enter` accepts where ``u`` fits (:func:`fits_stacking`)."""
+    hh = int(game.state.hex[u])
+    return [int(o) for o in game.static.neighbours[hh]
+            if o >= 0 and can_enter(game, u, int(o)) and fits_stacking(game, [int(u)], int(o))]
+
+
+# ------------------------------------------------------------------ victory (20.0)
+def objective_counts(game) -> dict:
+    """:func:`victory.objective_counts` (rule 20.0): Axis-held airfields,
+    victory cities and towns, and destroyed forts."""
+    s, t = game.state, game.static
+    ax = s.control == 0
+    return {"airfields": int((t.airfield & ax).sum()), "cities": int(ax[t.victory_cities].sum()),
+            "towns": int((t.town & ax).sum()),
+            "forts_destroyed": int((t.fort & s.fort_destroyed).sum()) + int(s.forts_destroyed_base[0])}
+
+
+def axis_hqs_out(game) -> int:
+    """:func:`victory.axis_hqs_out` (rule 20.0): Axis HQs eliminated or on the
+    turn track."""
+    from malta_sim.iod.state import BOX_ELIMINATED, BOX_TURN_TRACK
+
+    s, t = game.state, game.static
+    hq = (t.utype == st.HQ) & (t.side == 0)
+    return int((hq & ((s.box == BOX_ELIMINATED) | (s.box == BOX_TURN_TRACK))).sum())
+
+
+def invasion_terms(game) -> int:
+    """:func:`victory.invasion_terms` (rules 20.0, 17.6): one per
+    Allied-controlled beach hex of each zone whose Follow-up box holds an Axis
+    unit, plus the Royal Navy result's modifier."""
+    from malta_sim.iod import invasion as H
+    from malta_sim.iod.state import BOX_FOLLOW_UP
+
+    s, t, inv = game.state, game.static, H.inv_static(game)
+    held = set(s.box_slot[(s.box == BOX_FOLLOW_UP) & (t.side == 0) & (t.utype != st.LEADER)].tolist())
+    mod = sum(int((s.control[inv.zone_beaches[z]] == ALLIED).sum()) for z in range(len(inv.zone_names))
+              if z in held)
+    return mod + special.rn_surrender_modifier(int(s.rn_result[0]))
+
+
+# ------------------------------------------------------------------ airborne (19)
+def available_sticks(game, formation, planned_units) -> list:
+    """:func:`airborne.available_sticks` (rule 19.21): the sticks a formation
+    may still plan from its pieces in the Disbandment Box: each paratroop
+    battalion, the companies of each broken-down battalion, each artillery
+    piece, and its HQ, leader and engineers as one stick."""
+    from malta_sim.iod.state import BOX_DISBANDMENT
+
+    s, t = game.state, game.static
+    broken = set(s.parent[(s.parent >= 0) & (s.box != 5)].tolist())
+    inbox = [x for x in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == AXIS)
+                                       & (t.printed_formation == formation)).tolist()
+             if x not in planned_units and x not in broken]
+    out, comps_by_bn, hq_group = [], {}, []
+    for x in inbox:
+        ut, sz = t.utype[x], t.size[x]
+        if ut == st.PARATROOP and sz == st.BATTALION:
+            out.append(("battalion", (x,)))
+        elif ut == st.PARATROOP and sz == st.COMPANY and t.battalion_of[x] >= 0:
+            comps_by_bn.setdefault(int(t.battalion_of[x]), []).append(x)
+        elif ut == st.ARTILLERY:
+            out.append(("artillery", (x,)))
+        elif ut in (st.HQ, st.LEADER, st.ENGINEER):
+            hq_group.append(x)
+    for _bn, comps in sorted(comps_by_bn.items()):
+        out.append(("battalion", tuple(sorted(comps))))
+    if hq_group:
+        has_eng = any(t.utype[x] == st.ENGINEER for x in hq_group)
+        out.append(("hq_engineers" if has_eng else "returning", tuple(sorted(hq_group))))
+    return out
+
+
 def _integrity(game, units, need_all_in: set) -> bool:
     """Rule 9.92/9.95/17.32: some regiment or brigade whose battalions are all
     on the map, none demoralized or a remnant, all among ``units``."""

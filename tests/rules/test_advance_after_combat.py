@@ -14,7 +14,7 @@ import pytest
 from malta_sim.iod.rules import combat
 from malta_sim.iod.state import AXIS, BOX_MAP
 
-from tests.iod_helpers import Scripted, h, make, static, u
+from tests.conftest import Scripted, h, make, static, u
 
 INF = "axis.4.1_34"          # Italian infantry battalion: foot (9.86: 2 hexes)
 TANK = "axis.un.tank_10"     # tank company: mechanized (9.86: 3 hexes)

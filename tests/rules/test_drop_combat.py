@@ -15,7 +15,7 @@ import numpy as np
 from malta_sim.iod.rules import airborne
 from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP
 
-from tests.iod_helpers import Scripted, h, make, static, u
+from tests.conftest import Scripted, h, make, static, u
 
 PARAS = ["axis.ram.1_2.a", "axis.ram.1_2.b", "axis.ram.1_2.c", "axis.ram.1_3.a"]
 LEADER = "allied.ldr.beak"

@@ -1,0 +1,46 @@
+"""The Hercules studies in experiments/: the pinned Axis choices take effect
+and a study script runs end to end at tiny N."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+EXP = Path(__file__).resolve().parents[2] / "experiments"
+
+
+@pytest.fixture(scope="module")
+def sc():
+    sys.path.insert(0, str(EXP))
+    import study_common
+
+    if study_common.StudyPolicy is None:
+        pytest.skip("the Island of Death bots are not in this build yet")
+    try:
+        from malta_sim.play import new_game
+
+        new_game("hercules", 1, 0)
+    except Exception as exc:  # engine not ready
+        pytest.skip(f"the Island of Death engine cannot set up a game: {exc}")
+    return study_common
+
+
+def test_pinned_beach_zones_are_used(sc):
+    """Rule 18.21: the study bot puts the 4th Division on West, the 20th on South."""
+    from malta_sim.play import new_game
+
+    g = new_game("hercules", 1, 0, axis_policy="study", event_log=True,
+                 policy_params={"axis": {"beach_zones": ["West", "South"]}})
+    setup = [r for r in g.events.rows if r["action"] == "hercules_setup"]
+    assert setup and "4th=West" in setup[0]["result"] and "20th=South" in setup[0]["result"]
+
+
+def test_invasion_timing_study_runs(sc, tmp_path):
+    import invasion_timing
+
+    invasion_timing.main(["--games", "1", "--out", str(tmp_path)])
+    text = (tmp_path / "summary.md").read_text()
+    assert "| as planned |" in text and "| hold to 1 Jul AM |" in text
+    assert (tmp_path / "surrender_dates.png").exists()

@@ -1,0 +1,166 @@
+"""Smoke tests of the benchmark scripts: the measuring functions of ``benchmarks/run.py``
+run on tiny sizes and its report renders (no timing is asserted: figures depend on the
+machine and its load); the replay check of ``benchmarks/kernel_replay.py`` sees a changed
+answer."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import kernel_replay as KR  # noqa: E402
+from benchmarks import run as R  # noqa: E402
+from malta_sim.bots import forecast as fc, move_choice as mc  # noqa: E402
+
+
+def _fake_results(quick=True):
+    """A result dict shaped like ``run_all``'s, with made-up numbers."""
+    return {
+        "machine": R.machine_info(),
+        "quick": quick,
+        "setup": [{"scenario": "hercules", "import_s": 1.0, "data_load_s": 0.5, "first_game_s": 2.0,
+                   "same_game_again_s": 0.5, "numba_and_lazy_setup_s": 1.5, "setup_total_s": 3.0,
+                   "setup_cpu_s": 2.0}],
+        "games": [{"scenario": s, "workers": w, "games": 2, "wall_s": 1.0, "games_per_s": 2.0, "cpu_s": 1.0,
+                   "games_per_cpu_s": 2.0, "load_average": 1.0} for s in ("intro", "hercules") for w in (1, 2)],
+        "kernels": [{"kernel": "combat (CRT)", "per_s_per_core": 2e7, "speedup_vs_reference": 100.0,
+                     "reference_per_s": 2e5, "n_compiled": 10, "n_reference": 10}],
+        "memory": {"real": {"peak_rss_bytes": 3 * 2**28}, "replay_small": {"peak_rss_bytes": 2**28},
+                   "replay_full": {"peak_rss_bytes": 2**29}, "measured_games": 5, "full_games": 100_000,
+                   "peak_memory_gib_full": 1.0},
+        "peak_memory_gib_100k": 1.0,
+        "warm_start": {"runs_s": [2.0, 3.0], "warm_start_s": 2.0, "cpu_s": [1.5, 1.6], "numba_compiled": 0,
+                       "numba_loaded_from_cache": 13},
+        "warm_start_s": 2.0,
+    }
+
+
+def test_machine_info_and_cpu_accounting():
+    m = R.machine_info()
+    for key in ("cpu", "logical_cores", "usable_cores", "python", "numba", "date_utc"):
+        assert key in m
+    cpu = R.tree_cpu_seconds()
+    if Path("/proc").is_dir():
+        assert any(v >= 0 for v in cpu.values())
+
+
+def test_games_rate_on_one_game():
+    g = R.bench_games("hercules", 1, 1)
+    assert g["scenario"] == "hercules" and g["workers"] == 1 and g["games"] == 1
+    assert g["games_per_s"] > 0 and g["wall_s"] > 0
+
+
+def test_memory_probe_replay_mode(tmp_path):
+    """The replaying engine of the memory estimate runs the real runner to disk."""
+    rows = tmp_path / "rows.parquet"
+    pd.DataFrame({"game": [0, 1], "winner": ["axis", "allied"], "end_reason": ["surrender", "last_turn"],
+                  "end_turn": [5, 47]}).to_parquet(rows)
+    out = R._probe(["memory", "replay", "25", "1", str(tmp_path / "ck"), str(tmp_path / "o.parquet"), str(rows)])
+    assert out["rows"] == 25 and out["peak_rss_bytes"] > 0
+    assert (tmp_path / "ck" / "manifest.json").is_file()
+    df = pd.read_parquet(tmp_path / "o.parquet")
+    assert list(df["game"]) == list(range(25))
+
+
+def test_report_table_and_docs_refresh(tmp_path):
+    res = _fake_results()
+    table = R.results_table(res)
+    assert "| hercules | 2 |" in table and "combat (CRT)" in table and "< 2 GiB" in table and "< 5 s" in table
+    doc = tmp_path / "performance.md"
+    doc.write_text(f"# Performance\n\nintro text\n\n{R.MARK_START}\nold\n{R.MARK_END}\n\n## After\n")
+    R.refresh_docs(res, doc)
+    text = doc.read_text()
+    assert "old" not in text and "intro text" in text and "## After" in text and "| intro | 1 |" in text
+    R.refresh_docs(res, doc)  # idempotent: one table, markers kept
+    assert doc.read_text().count(R.MARK_START) == 1
+    json.dumps(res)
+
+
+def test_main_json_without_slow_parts(tmp_path, monkeypatch):
+    """``main --quick --json`` end to end, with the expensive measurements stubbed to tiny sizes."""
+    monkeypatch.setattr(R, "QUICK", R.Sizes(games={"intro": 1, "hercules": 1}, memory_games=1, memory_full=10,
+                                            warm_start_runs=1, kernels_quick=True))
+    monkeypatch.setattr(R, "bench_setup", lambda sc: _fake_results()["setup"][0] | {"scenario": sc})
+    monkeypatch.setattr(R, "bench_games", lambda sc, w, n: _fake_results()["games"][0] | {"scenario": sc, "workers": w})
+    out = tmp_path / "bench.json"
+    doc = tmp_path / "perf.md"
+    R.main(["--quick", "--json", str(out), "--docs", str(doc), "--skip", "kernels", "memory", "warm_start"])
+    res = json.loads(out.read_text())
+    for key in ("machine", "games", "kernels", "peak_memory_gib_100k", "warm_start_s"):
+        assert key in res
+    assert {(g["scenario"], g["workers"]) for g in res["games"]} == {(s, w) for s in ("intro", "hercules") for w in (1, 2)}
+    assert R.MARK_START in doc.read_text()
+
+
+@pytest.mark.parametrize("name", ["run", "profile_game", "_probe", "kernel_share"])
+def test_scripts_have_docstrings(name):
+    import importlib
+
+    mod = importlib.import_module(f"benchmarks.{name}")
+    assert mod.__doc__ and len(mod.__doc__) > 40
+
+
+def test_docs_from_saved_json(tmp_path):
+    """``--from-json`` re-renders the table (with the idle estimate) without measuring."""
+    res = _fake_results()
+    src = tmp_path / "r.json"
+    src.write_text(json.dumps(res))
+    doc = tmp_path / "perf.md"
+    R.main(["--from-json", str(src), "--docs", str(doc)])
+    text = doc.read_text()
+    assert "idle estimate" in text and "| hercules | 2 | 2 | 1.0 | 2.00 | 2.00 |" in text
+
+
+def test_kernel_share_on_two_games():
+    """``benchmarks/kernel_share.py`` times the compiled calls of real games and
+    puts every dispatcher back afterwards."""
+    from benchmarks import kernel_share as K
+    from malta_sim.iod import game as game_mod
+
+    before = game_mod.units_in_run
+    r = K.kernel_share("intro", n_games=2, warm_games=1)
+    assert game_mod.units_in_run is before                     # restored
+    assert r["kernel_calls"] > 0 and 0 < r["kernel_ms"] < r["wrapped_ms"]
+    assert {"kernel", "calls", "us_per_call", "ms"} <= set(r["kernels"][0])
+    assert r["kernels"] == sorted(r["kernels"], key=lambda k: -k["ms"])
+
+
+# ------------------------------------------------------------------ benchmarks/kernel_replay.py
+@pytest.fixture(scope="module", params=["hercules", "intro"])
+def recorded(request):
+    """The calls of the walk and the attack pick in whole seeded games of one
+    scenario (default bots), with their answers."""
+    return KR.capture(("axis_walk_kernel", "best_attack"), (request.param,), n_games=4, seed=77,
+                      warm_games=1)
+
+
+def test_replay_check_can_fail(recorded):
+    """The comparison passes the kernels themselves and sees a difference: a
+    kernel that moves one walk's destination one hex, or scores one attack
+    otherwise, is caught."""
+    def shifted(*a):
+        out = mc.axis_walk_kernel(*a)
+        steps = out[0].copy()
+        if steps[0, 1] == mc.MOVE:
+            steps[0, 2] += 1
+        return (steps,) + tuple(out[1:])
+
+    walk = recorded["calls"]["axis_walk_kernel"]
+    picks = recorded["calls"]["best_attack"]
+    assert len(walk) >= 5 and len(picks) >= 5
+    assert KR.check_calls(mc.axis_walk_kernel, walk, recorded["arrays"], "axis_walk_kernel") == []
+    assert KR.check_calls(fc.best_attack, picks, recorded["arrays"], "best_attack") == []
+    assert KR.check_calls(shifted, walk, recorded["arrays"], "axis_walk_kernel")
+
+    def other_status(*a):
+        best, size = fc.best_attack(*a)
+        return best + 1, size
+
+    assert KR.check_calls(other_status, picks, recorded["arrays"], "best_attack")

@@ -1,0 +1,97 @@
+"""The Allied preset's decisions against plain references: defensive support (9.2 b,
+16.74) on random positions and the compiled garrison walk (6.1-6.6, 17.7) on every call
+of whole games.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from malta_sim.bots import make_policy
+from malta_sim.iod import sequence, static as st
+from malta_sim.iod.engine import setup_game
+from malta_sim.iod.rules import combat
+
+from tests.conftest import random_position
+from tests.oracles import bots as bots_ref
+
+
+def _ref_defensive_support(bot, game, options):
+    """The Allied bot's defensive support as written before (one unit query
+    per neighbour for the threat of each hex)."""
+    from malta_sim.bots import params as P
+
+    t = game.static
+    out, used = {}, set()
+    k = int(bot.vec[P.AL_SUPPORT])
+
+    def threat(h):
+        return sum(len(game.units_at(int(o), 1 - bot.side)) for o in t.neighbours[h] if o >= 0)
+    for h in sorted(options, key=lambda x: (-threat(x), x)):
+        free = [u for u in options[h] if u not in used]
+        arty = sorted((u for u in free if t.utype[u] != st.WARSHIP),
+                      key=lambda u: (-int(t.def_support[u]), u))[:k]
+        pick = arty if arty else [u for u in free if t.utype[u] == st.WARSHIP][:min(2, k)]
+        if pick:
+            out[h] = pick
+            used.update(pick)
+    return out
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_allied_defensive_support_equals_unit_query_version(seed):
+    """The Allied bot's defensive support (9.2 b, 16.74), with the threat of
+    each hex from one count per hex, equals the version with one unit query
+    per neighbour (same hexes, guns and order) on random positions."""
+    from malta_sim.bots.allied import AlliedBot
+
+    rng = np.random.default_rng(seed)
+    n = 0
+    for trial in range(25):
+        g = random_position(rng, trial)
+        t = g.static
+        bot = AlliedBot(1, {"support_per_hex": int(rng.integers(1, 4))} if trial % 2 else {})
+        hexes = rng.permutation(np.flatnonzero(t.land))[:80].tolist()
+        opts = combat.defensive_options(g, 1, hexes)
+        want = _ref_defensive_support(bot, g, opts)
+        got = bot.defensive_support(g, opts)
+        assert got == want and list(got) == list(want)
+        n += len(got)
+    assert n > 0
+
+
+class _CheckedGarrison:
+    """The Allied preset with its compiled garrison walk compared, on every
+    call, with the plain loop (:func:`tests.oracles.bots.garrison_move`, one
+    :meth:`Game.legal_moves` query per candidate) asked first from the same
+    bot state: the same move and the same units tried."""
+
+    seen: Counter = Counter()
+
+    def _garrison_move(self, game, mode, cands):
+        before = set(self._skip)
+        want = bots_ref.garrison_move(self, game, mode, list(cands))
+        tried = self._skip
+        self._skip = set(before)
+        got = super()._garrison_move(game, mode, cands)
+        assert got == want
+        assert self._skip == tried
+        self.seen["calls"] += 1
+        self.seen["moves"] += got is not None
+        return got
+
+
+@pytest.mark.parametrize("scen,al,n", [("hercules", "static", 4), ("hercules", "counterattack", 3),
+                                       ("intro", "static", 2)])
+def test_garrison_move_equals_plain_through_games(scen, al, n):
+    """Rules 6.1-6.6, 17.7: the compiled garrison walk gives the plain loop's
+    move and tries the same units on every call of whole games (turns 0 and
+    1 of Operation Hercules, under rule 17.7, included)."""
+    seen = _CheckedGarrison.seen = Counter()
+    for g in range(n):
+        pols = (make_policy("balanced", 0), bots_ref.preset_with(al, 1, _CheckedGarrison))
+        sequence.play_game(setup_game(scen, 5, g, pols))
+    assert seen["calls"] > 10 and seen["moves"] > 2, dict(seen)

@@ -1,0 +1,150 @@
+"""`malta-sim report` on synthetic result frames: files, summary and errors."""
+
+import json
+
+import pandas as pd
+from click.testing import CliRunner
+from matplotlib.image import imread
+
+from malta_sim.analysis.synthetic import synthetic_results
+from malta_sim.cli import main
+from malta_sim.report import verdict, write_report
+
+
+def test_report_cli_writes_files(tmp_path):
+    g, pt = synthetic_results(120, {"base": 0.4, "variant": 0.55}, per_turn=True, seed=11)
+    res_dir = tmp_path / "run"
+    res_dir.mkdir()
+    g.to_parquet(res_dir / "games.parquet")
+    pt.to_parquet(res_dir / "per_turn.parquet")
+    out = tmp_path / "rep"
+    r = CliRunner().invoke(main, ["report", str(res_dir), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "Axis win rate" in r.output
+    s = json.loads((out / "summary.json").read_text())
+    assert s["games"] == 240 and s["arms"] == ["base", "variant"]
+    # arms share their seeds: one headline per arm, no pooled rate
+    assert s["axis_win_rate"] is None
+    by_arm = {h["arm"]: h for h in s["axis_win_rate_by_arm"]}
+    for arm in ("base", "variant"):
+        assert by_arm[arm]["wins"] == int(((g["arm"] == arm) & (g["winner"] == "axis")).sum())
+    assert "base:" in r.output and "variant:" in r.output and "pooled over all arms" not in r.output
+    assert len(s["paired_comparisons"]) == 1
+    for f in ("win_rates", "surrender", "first_airfield", "victory_city", "steps_lost", "end_reasons"):
+        png = out / s["files"][f]
+        assert png.exists() and imread(png).shape[0] > 100
+    md = (out / "report.md").read_text()
+    assert "## Who wins" in md and "common random numbers" in md and "![win rates](win_rates.png)" in md
+
+
+def test_report_single_arm_without_optional_columns(tmp_path):
+    df = pd.DataFrame({"game": range(6), "winner": ["axis", "allied"] * 3,
+                       "end_reason": ["surrender", "time limit"] * 3, "end_turn": [10, 27] * 3,
+                       "scenario": "intro"})
+    s = write_report(df, tmp_path / "r")
+    assert s["calendar"]["start"] == "1942-06-30" and s["paired_comparisons"] == []
+    assert "first_airfield" not in s["files"]
+    assert (tmp_path / "r" / "report.md").exists()
+
+
+def test_report_bad_input_is_one_line_error(tmp_path):
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "nope.parquet"), "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and r.output.startswith("error: RESULTS: no such file")
+    g = synthetic_results(10, {"a": 0.5})
+    g.to_csv(tmp_path / "g.csv", index=False)
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "g.csv"), "--out", str(tmp_path / "o"),
+                                  "--baseline", "zzz"])
+    assert r.exit_code == 2 and "--baseline" in r.output
+
+
+def test_verdict():
+    assert verdict(0.5, 0.47, 0.53).startswith("balanced")
+    assert "Axis" in verdict(0.6, 0.55, 0.65)
+    assert "Allies" in verdict(0.3, 0.25, 0.35)
+
+
+def test_report_on_a_sweep_of_the_batch_test_double(tmp_path):
+    import tests.batch.fake_engine  # noqa: F401  (registers scenario 'batch-fake')
+    from malta_sim.batch import load_sweep, run_sweep, write_frame
+
+    toml = tmp_path / "s.toml"
+    toml.write_text('scenario = "batch-fake"\nseed = 7\ngames = 40\n[base]\nallied_policy = "defend"\n'
+                    '[grid]\naxis_policy = ["attack", "cautious"]\noptions = [[], ["rainy"]]\n')
+    df = run_sweep(load_sweep(toml))
+    write_frame(df, tmp_path / "sweep.parquet")
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "sweep.parquet"), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    s = json.loads((tmp_path / "rep" / "summary.json").read_text())
+    assert s["sweep_parameters"] == ["axis_policy", "options"]
+    assert len(s["paired_comparisons"]) == 3 and s["provenance"]["scenario"] == "batch-fake"
+    assert {r["term"] for r in s["parameter_effects"]} >= {"axis_policy[T.cautious]"}
+    assert (tmp_path / "rep" / "parameter_effects.png").exists()
+
+
+def test_report_reads_a_checkpoint_folder(tmp_path):
+    import tests.batch.fake_engine  # noqa: F401  (registers scenario 'batch-fake')
+    from malta_sim.analysis import load_results
+    from malta_sim.batch import run_games
+
+    full, turns = run_games("batch-fake", 12, 3, chunk_size=5, checkpoint=tmp_path / "ck", per_turn=True)
+    games, per_turn = load_results(tmp_path / "ck")
+    assert list(games["game"]) == list(range(12))
+    assert per_turn is not None and len(per_turn) == len(turns)
+    assert (games["winner"].to_numpy() == full["winner"].to_numpy()).all()
+
+
+def test_report_on_a_unanimous_run(tmp_path):
+    """Every game won by the Axis (the Introductory Scenario's 30 of 30 with the
+    default bots): the report is written, the interval reaches exactly 100 %."""
+    g, pt = synthetic_results(30, {"base": 1.0}, per_turn=True, seed=1)
+    g.to_csv(tmp_path / "g.csv", index=False)
+    pt.to_csv(tmp_path / "g_per_turn.csv", index=False)
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "g.csv"), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    s = json.loads((tmp_path / "rep" / "summary.json").read_text())
+    a = s["axis_win_rate"]
+    assert (a["rate"], a["high"]) == (1.0, 1.0) and 0.85 < a["low"] < 1.0
+    assert imread(tmp_path / "rep" / "win_rates.png").shape[0] > 100
+
+
+def test_report_charts_keep_legends_clear(tmp_path):
+    """The end-reason legend sits below the axis label, a 0.5 % ending is drawn and
+    labelled, and the timing legend is outside the plotting area (never over a curve)."""
+    import matplotlib.pyplot as plt
+
+    from malta_sim import plots
+    from malta_sim.analysis import end_reasons, timing_curve
+
+    g = synthetic_results(200, {"a": 0.8, "b": 0.5}, seed=3)
+    g.loc[(g["arm"] == "b") & (g["winner"] == "allied"), "end_reason"] = "last_turn"
+    g.loc[g.index[(g["arm"] == "b") & (g["winner"] == "allied")][0], "end_reason"] = "invasion_suspended"
+    kept = []
+    orig = plots._save
+
+    def keep(fig, path):
+        kept.append(fig)
+        return orig(fig, path)
+
+    plots._save = keep
+    try:
+        plots.plot_timing(timing_curve(g, "first_airfield"), tmp_path / "t.png", title="t", scenario="hercules")
+    finally:
+        plots._save = orig
+    fig = kept[0]
+    r = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    assert not ax.get_legend().get_window_extent(r).overlaps(ax.get_window_extent(r))
+
+    orig_savefig = plt.Figure.savefig
+    figs = []
+    plt.Figure.savefig = lambda self, *a, **k: (figs.append(self), orig_savefig(self, *a, **k))[1]
+    try:
+        plots.plot_end_reasons(end_reasons(g), tmp_path / "e.png", order=["a", "b"])
+    finally:
+        plt.Figure.savefig = orig_savefig
+    fig = figs[0]
+    r = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    assert not fig.legends[0].get_window_extent(r).overlaps(ax.xaxis.label.get_window_extent(r))
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
+    assert "0.5%" in [t.get_text() for t in ax.texts]

@@ -1,0 +1,289 @@
+"""Airborne landings (rule 19): drop zone markers, sticks and their plans, scatter onto
+the ocean, airborne losses, hostile landings; the marker reach, stick targets and the
+hex arithmetic of stick plans against plain references on random positions.
+
+Statistical tests draw with a fixed seed (:func:`tests.conftest.kernel_stream`) and compare
+frequencies with the exact probabilities by a binomial or chi-square test at significance
+1e-4 each (false-alarm rate 1e-4 per test; with the fixed seed the outcome is deterministic).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+import pytest
+
+from malta_sim import play
+from malta_sim.bots.allied import AlliedBot
+from malta_sim.bots.axis import AxisBot
+from malta_sim.iod import invasion as H, sequence, static as st
+from malta_sim.iod.engine import setup_game
+from malta_sim.iod.rules import airborne, airborne as ab, airborne as ap
+from malta_sim.iod.state import ALLIED, AXIS, BOX_DISBANDMENT, BOX_MAP
+from malta_sim.kernels import drop as kdrop
+from malta_sim.play import new_game
+
+from tests.conftest import binom_ok, clear_allied, hercules_game, hex_index, kernel_stream, N_DRAWS
+from tests.oracles import iod_rules as ref
+
+
+# ----------------------------------------------------------------- 19 airborne
+def test_rule_19_43_stick_on_ocean_cancelled():
+    g = hercules_game()
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    ocean = g.static.grid.hex_id(int(np.flatnonzero(inv.ocean)[0]))
+    bn = [u for u in range(len(t.names)) if t.utype[u] == st.PARATROOP and t.size[u] == st.BATTALION
+          and s.box[u] == BOX_DISBANDMENT][0]
+    assert ap.jump_stick(g, int(t.printed_formation[bn]), [bn], ocean, solitaire=False) == []
+    assert s.box[bn] == BOX_DISBANDMENT                                                 # still available
+    assert ap.jump_stick(g, int(t.printed_formation[bn]), [bn], None, solitaire=False) == []
+
+
+def test_rule_19_42_drop_zone_marker_never_on_ocean():
+    g = hercules_game()
+    inv = H.inv_static(g)
+    for k in range(200):
+        h = ap.drop_marker(g, 1 + k % 2, hex_index(g, "0911"), solitaire=True)
+        assert not inv.ocean[h]
+
+
+def test_rule_19_53_hostile_landing_at_hopeless_odds_eliminates():
+    g = hercules_game()
+    s, t = g.state, g.static
+    clear_allied(g)
+    h = hex_index(g, "1312")
+    bns = [u for u in range(len(t.names)) if t.side[u] == ALLIED and t.utype[u] == st.INFANTRY
+           and t.size[u] == st.BATTALION][:4]
+    for u in bns:
+        s.box[u], s.hex[u], s.level[u] = BOX_MAP, h, 0
+    eng = [u for u in range(len(t.names)) if t.utype[u] == st.ENGINEER and t.side[u] == AXIS
+           and t.printed_formation[u] == 1][0]
+    s.box[eng], s.hex[eng] = BOX_MAP, h
+    ap.hostile_landing(g, h, [eng])
+    assert s.box[eng] != BOX_MAP                                                        # 19.53 (or lost in combat)
+    assert all(s.box[u] == BOX_MAP for u in bns)
+
+
+def test_rule_19_5_hostile_landing_ends_with_one_side():
+    for seed in range(6):
+        g = hercules_game(seed=seed)
+        s, t = g.state, g.static
+        clear_allied(g)
+        h = hex_index(g, "1312")
+        coy = [u for u in range(len(t.names)) if t.side[u] == ALLIED and t.utype[u] == st.INFANTRY
+               and t.size[u] == st.COMPANY][0]
+        s.box[coy], s.hex[coy] = BOX_MAP, h
+        comps = [u for u in range(len(t.names)) if t.utype[u] == st.PARATROOP and t.size[u] == st.COMPANY
+                 and t.printed_formation[u] == 1][:3]
+        for c in comps:
+            s.box[c], s.hex[c] = BOX_MAP, h
+        ap.hostile_landing(g, h, comps)
+        sides = {int(t.side[u]) for u in g.units_at(h)}
+        assert len(sides) <= 1                                                          # 19.51
+
+
+@nb.njit(cache=True)
+def _many_airborne_loss(rs, n, a, b, c):
+    k = 0
+    for _ in range(n):
+        reduced, _d = kdrop.airborne_loss_roll(rs, a, b, c)
+        if reduced:
+            k += 1
+    return k
+
+
+# ----------------------------------------------------------------- 19.46
+@pytest.mark.parametrize("mods", [(False, False, False), (True, True, False), (True, True, True)])
+def test_rule_19_46_airborne_losses_statistical(mods):
+    """Rule 19.46: die + one per modifier, 7+ reduces.  False-alarm rate 1e-4."""
+    k = _many_airborne_loss(kernel_stream(70 + sum(mods)), N_DRAWS, *mods)
+    p = airborne.p_airborne_loss(sum(mods))
+    if p == 0:
+        assert k == 0
+    else:
+        assert binom_ok(k, N_DRAWS, p)
+
+
+def test_rule_19_32_relative_positions_roundtrip():
+    off = airborne.relative_offset("1210", "1312")
+    assert airborne.apply_offset("1210", off) == "1312"
+    assert airborne.apply_offset("1511", off) is not None
+
+
+def test_rule_19_22_plan_limits():
+    assert airborne.plan_target_ok(True, 3, False)[0]
+    ok, long_used, _ = airborne.plan_target_ok(True, 5, False)
+    assert ok and long_used
+    assert not airborne.plan_target_ok(True, 5, True)[0]
+    assert not airborne.plan_target_ok(False, 1, False)[0]
+
+
+def test_airborne_loss_turns_two_sided_company_to_its_reduced_values():
+    """Rule 19.46 / 17.83: a paratroop or para-engineer company that an
+    airborne-loss roll reduces lands on its reduced side and then shows the
+    values of its second strength level; the others land at full strength
+    (the first-turn jumps of eight Hercules games, seed 1942)."""
+    reduced = engineers = full = 0
+    for g in range(8):
+        game = play.new_game("hercules", 1942, g, axis_policy="balanced", allied_policy="static")
+        t, s = game.static, game.state
+        sequence.initial_segment(game)
+        sequence.axis_status(game)
+        sequence.amphibious_landing(game)
+        sequence.airborne_landing(game)
+        landed = np.flatnonzero((s.box == BOX_MAP) & t.two_sided & (s.entered_turn == game.turn))
+        for x in landed.tolist():
+            if not s.reduced[x]:
+                assert s.level[x] == 0
+                full += 1
+                continue
+            assert s.level[x] == 1
+            assert game.base_attack(x) == int(t.attack[x, 1])
+            assert game.base_defense(x) == int(t.defense[x, 1])
+            reduced += 1
+            engineers += bool(t.engineer[x])
+    assert reduced > 0 and engineers > 0 and full > 0, (reduced, engineers, full)
+
+
+def test_hex_memos_equal_plain_functions():
+    """Stick targets, plan offsets and hex indices through the memo equal the
+    hex-id functions, on every hex and offsets reaching off the grid; twice
+    (the second time from the memo)."""
+    g = hercules_game(axis="balanced", allied="static")
+    inv, grid = H.inv_static(g), g.static.grid
+    inv.hex_memo.clear()
+    gen = np.random.default_rng(5)
+    n = grid.n_hexes
+    for _rep in range(2):
+        for m in range(n):
+            off = (int(gen.integers(-7, 8)), int(gen.integers(-7, 8)))
+            want = ab.apply_offset(grid.hex_id(m), off)
+            got = ap._stick_target(inv, grid, m, off)
+            assert got == want
+            want_i = grid.index(want) if want is not None and grid.contains(want) else -1
+            assert ap._target_index(inv, grid, got) == want_i
+            x = int(gen.integers(0, n))
+            assert ap._plan_offset(inv, grid, m, x) == ab.relative_offset(grid.hex_id(m), grid.hex_id(x))
+        gen = np.random.default_rng(5)                  # the same inputs again: from the memo
+    assert ap._target_index(inv, grid, None) == -1
+    assert ap._target_index(inv, grid, "9999") == -1    # off the grid
+    assert any(v == -1 for k, v in inv.hex_memo.items() if k[0] == "index")
+
+
+def test_planning_hexes_are_the_mask_and_a_fresh_list():
+    g = hercules_game(axis="balanced", allied="static")
+    arr, lst = ap._planning_hexes(g)
+    np.testing.assert_array_equal(arr, np.flatnonzero(ap._target_hexes_ok(g)))
+    assert lst == arr.tolist() and not arr.flags.writeable
+    lst.clear()                                          # a bot may change its list
+    assert ap._planning_hexes(g)[1] == arr.tolist()
+
+
+def test_marker_reach_on_random_positions():
+    g = hercules_game(axis="balanced", allied="static")
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    gen = np.random.default_rng(11)
+    land = np.flatnonzero(t.land)
+    sizes = []
+    for _ in range(60):
+        s.control[:] = np.where(gen.random(t.n_hexes) < 0.8, 0, 1)
+        on = gen.random(t.n_units) < 0.3
+        s.hex[:] = np.where(on, gen.choice(land, size=t.n_units), -1)
+        zoc = gen.random(t.n_hexes) < 0.2
+        here = int(gen.choice(land))
+        for steps in (0, 1, 3, 5):
+            got = ap.marker_reach_kernel(here, steps, inv.near_padded, t.land, s.control, zoc, s.hex, t.side)
+            want = ref.marker_reach(g, here, zoc, steps)
+            assert got.tolist() == want
+            sizes.append(len(want))
+    assert max(sizes) > 10 and min(sizes) == 0
+
+
+def test_stick_targets_kept_equal_plain_and_fresh():
+    """The stick targets kept per marker hex (19.22, 19.33) equal
+    :func:`airborne.stick_targets` worked out afresh, the second time from the
+    kept answers, and each caller gets a list of its own."""
+    g = hercules_game(axis="balanced", allied="static")
+    inv, d = H.inv_static(g), g.static.grid.distance_table
+    legal, _ = ap._planning_hexes(g)
+    gen = np.random.default_rng(3)
+    for _ in range(2):                                   # the second round from the memo
+        for m in gen.choice(legal, 40).tolist() + [0, g.static.n_hexes - 1]:
+            for lu in (False, True):
+                got = ap._stick_targets_kept(inv, d, m, legal, lu)
+                assert got == ap.stick_targets(d, m, legal, lu)
+                got.clear()                              # the caller's own list
+        gen = np.random.default_rng(3)
+
+
+def test_stick_targets_equal_plan_target_ok():
+    """Rules 19.22 / 19.33: the vectorised stick targets equal
+    ``airborne.plan_target_ok`` hex by hex, with and without the long stick."""
+    from malta_sim.iod.rules import airborne as ab
+    from malta_sim.iod.rules.airborne import _target_hexes_ok, stick_targets
+
+    g = new_game("hercules", 9, 0, axis_policy="balanced", allied_policy="static")
+    d = g.static.grid.distance_table
+    legal = np.flatnonzero(_target_hexes_ok(g))
+    long_sticks = 0
+    for r in list(legal[::9]) + [int(np.flatnonzero(g.static.land)[0])]:
+        for long_used in (False, True):
+            want = []
+            for x in legal.tolist():
+                ok, uses_long, _ = ab.plan_target_ok(True, int(d[r, x]), long_used)
+                if ok:
+                    want.append((x, uses_long))
+            assert stick_targets(d, int(r), legal, long_used) == want
+            long_sticks += sum(lg for _, lg in want)
+    assert long_sticks > 0
+
+
+def test_drop_marker_moves_offer_the_rule_19_13_reach():
+    """Rule 19.13: the hexes offered for a drop zone marker move equal a
+    hex-by-hex search, on positions with Axis control spread at random."""
+    from malta_sim.iod.rules.airborne import move_drop_markers
+
+    seen = []
+
+    class Spy(AxisBot):
+        def move_drop_marker(self, game, f, options):
+            seen.append((int(game.state.dz_hex[0, f]), list(options)))
+            return None
+
+    g = setup_game("intro", 12, 0, (Spy(AXIS), AlliedBot(ALLIED)))
+    s, t = g.state, g.static
+    gen = np.random.default_rng(3)
+    land = np.flatnonzero(t.land)
+    n_checked = 0
+    for trial in range(15):
+        s.control[land] = np.where(gen.random(len(land)) < 0.6, 0, 1)
+        for f in (1, 2):
+            s.dz_hex[0, f] = int(gen.choice(land))
+        seen.clear()
+        move_drop_markers(g)
+        for here, options in seen:
+            assert options == ref.marker_reach(g, here, H.enemy_zoc(g, AXIS), ap.MARKER_MOVE)
+            n_checked += 1
+    assert n_checked > 5
+
+
+class PopMarkerBot(AxisBot):
+    """Moves each drop zone marker to the last option, taken with ``pop()``."""
+
+    def move_drop_marker(self, game, formation, options):
+        return options.pop() if options else None
+
+
+def test_drop_marker_options_may_be_changed_by_the_bot():
+    """A bot that takes its choice out of the options list moves the marker
+    (rule 19.13): the move is checked against the hexes the search found,
+    and the games play to their end."""
+    moved = 0
+    for g in range(2):
+        game = setup_game("hercules", 3, g, (PopMarkerBot(AXIS), AlliedBot(ALLIED)), event_log=True)
+        sequence.play_game(game)
+        assert game.state.over[0]
+        moved += sum(r["action"] == "drop_zone_moved" for r in game.events.rows)
+    assert moved > 0

@@ -1,0 +1,248 @@
+"""Amphibious landings (rule 18): Follow-up and wave boxes, landing losses, water's edge
+combat, on constructed positions and by the dice kernels' exact odds; the battalions that
+may break down in the Follow-up boxes (18.31) on random positions.
+
+Statistical tests draw with a fixed seed (:func:`tests.conftest.kernel_stream`) and compare
+frequencies with the exact probabilities by a binomial or chi-square test at significance
+1e-4 each (false-alarm rate 1e-4 per test; with the fixed seed the outcome is deterministic).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numba as nb
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from malta_sim import play
+from malta_sim.iod import invasion as H, sequence, static as st
+from malta_sim.iod.game import IllegalDecision
+from malta_sim.iod.rules import amphibious, amphibious as landings, amphibious as ld
+from malta_sim.iod.state import (ALLIED, AXIS, BOX_FIRST_WAVE, BOX_FOLLOW_UP, BOX_MAP,
+                                 BOX_SECOND_WAVE)
+
+from tests.conftest import (ALPHA, binom_ok, clear_allied, hercules_game, kernel_stream,
+                            landing_zone_game, N_DRAWS)
+
+
+def test_rule_18_22_follow_up_boxes_on_first_initial_segment():
+    g = hercules_game()
+    amphibious.place_follow_up_boxes(g)
+    s, t, m = g.state, g.static, H.memo(g)
+    for d in H.DIVISIONS:
+        units = np.flatnonzero((s.formation == d) & (t.side == AXIS) & (t.utype != st.HQ - 100))
+        units = [u for u in units if s.box[u] == BOX_FOLLOW_UP]
+        assert units and all(s.box_slot[u] == m.division_zone[d] for u in units)
+
+
+def test_rule_18_91_no_box_for_allied_occupied_beach():
+    """18.91 / 18.32: an Allied unit on a beach hex closes both of its boxes;
+    a beach next to an Allied unit needs its First Wave box filled first."""
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    inf = [u for u in range(len(t.names)) if t.side[u] == ALLIED and t.utype[u] == st.INFANTRY
+           and t.size[u] == st.BATTALION][0]
+    s.box[inf], s.hex[inf] = BOX_MAP, beaches[0]
+    opts = amphibious.wave_options(g)
+    assert beaches[0] not in opts.first[z]
+    nb = [int(o) for o in t.neighbours[beaches[0]] if o in beaches]
+    for b in nb:
+        assert b in opts.second_needs_first[z]
+
+
+def test_rule_18_31_first_wave_limits_enforced():
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    opts = amphibious.wave_options(g)
+    units = opts.zones[z]
+    arts = [u for u in units if g.static.utype[u] == st.ARTILLERY]
+    with pytest.raises(IllegalDecision):
+        amphibious.validate_waves(g, opts, {(BOX_FIRST_WAVE, beaches[0]): arts[:1]})
+    two = [u for u in units if g.static.utype[u] in (st.ENGINEER, st.MARINE)][:2]
+    with pytest.raises(IllegalDecision):
+        amphibious.validate_waves(g, opts, {(BOX_SECOND_WAVE, beaches[0]): two})
+    fill = amphibious.fill_wave_boxes(g, opts, None)
+    amphibious.validate_waves(g, opts, fill)                                                    # default is legal
+    for (w, b), us in fill.items():
+        assert len(us) <= (3 if w == BOX_FIRST_WAVE else 1)
+
+
+def test_rule_18_5_no_landing_losses_far_from_allies():
+    """18.5: no roll beyond two hexes of every Allied unit; 18.7: beach move."""
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    s = g.state
+    opts = amphibious.wave_options(g)
+    fill = amphibious.fill_wave_boxes(g, opts, None)
+    for (w, b), us in fill.items():
+        for u in us:
+            s.box[u], s.box_slot[u] = w, b
+    n = sum(len(v) for v in fill.values())
+    amphibious.land_wave(g, BOX_FIRST_WAVE)
+    amphibious.land_wave(g, BOX_SECOND_WAVE)
+    landed = [u for u in g.on_map(AXIS)]
+    assert len(landed) >= n                                                            # nothing lost
+    assert all(s.landed_beach[b] for (w, b) in fill)                                   # 8.51, 12.54
+
+
+def test_rule_18_6_waters_edge_losses_are_steps_only():
+    """18.6 / 18.63: water's edge fire costs steps, never retreats; Allied
+    units across an all-ocean hexside cannot fire."""
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    b = beaches[0]
+    land_nb = [int(t.neighbours[b, d]) for d in range(6)
+               if t.neighbours[b, d] >= 0 and t.land[t.neighbours[b, d]] and not t.ocean_side[b, d]
+               and not t.beach[t.neighbours[b, d]]]
+    if not land_nb:
+        pytest.skip("beach without a land neighbour")
+    bns = [u for u in range(len(t.names)) if t.side[u] == ALLIED and t.utype[u] == st.INFANTRY
+           and t.size[u] == st.BATTALION and t.nation[u] == st.BRITISH][:2]
+    for u in bns:
+        s.box[u], s.hex[u], s.level[u] = BOX_MAP, land_nb[0], 0
+    opts = amphibious.wave_options(g)
+    units = [u for u in opts.zones[z] if g.static.utype[u] in (st.ENGINEER, st.MARINE)][:2]
+    for u in units:
+        s.box[u], s.box_slot[u] = BOX_FIRST_WAVE, b
+    before = int(s.allied_steps_lost[0]) + int(s.axis_steps_lost[0])
+    amphibious.land_wave(g, BOX_FIRST_WAVE)
+    for u in bns:
+        assert s.box[u] in (BOX_MAP, 5) and (s.box[u] != BOX_MAP or s.hex[u] == land_nb[0])  # no retreat
+    assert int(s.allied_steps_lost[0]) + int(s.axis_steps_lost[0]) >= before
+
+
+def test_rule_18_5_engine_landing_losses_statistical():
+    """Rule 18.5 through the landing driver: a marine company landing next to an
+    Allied RAF company (attack 0, so no water's edge fire) is eliminated with
+    probability exactly 1/3.  Binomial test, false-alarm rate 1e-4."""
+    from scipy.stats import binomtest
+
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    b = beaches[0]
+    nb = [int(o) for o in t.neighbours[b] if o >= 0 and t.land[o] and not t.beach[o]]
+    raf = [u for u in range(len(t.names)) if t.utype[u] == st.SECURITY and ".raf." in t.names[u]][0]
+    s.box[raf], s.hex[raf] = BOX_MAP, nb[0]
+    sm = [u for u in range(len(t.names)) if t.utype[u] == st.MARINE][0]
+    n, lost = 450, 0
+    for _ in range(n):
+        s.box[sm], s.box_slot[sm], s.hex[sm] = BOX_FIRST_WAVE, b, -1
+        s.steps_lost[sm] = 0
+        amphibious.land_wave(g, BOX_FIRST_WAVE)
+        lost += int(s.box[sm] == 5)
+        s.box[sm], s.hex[sm] = 9, -1
+        s.control[b] = ALLIED
+    assert binomtest(lost, n, 1 / 3).pvalue > 1e-4
+
+
+def _hercules_after_setup(g: int = 0):
+    return play.new_game("hercules", 1942, g, axis_policy="balanced", allied_policy="static")
+
+
+def test_default_first_wave_covers_every_open_beach():
+    """Rules 18.31/18.32 with 20.0: the default filling puts at least one
+    company in the First Wave box of each open beach hex of an occupied zone
+    while First-Wave companies remain (deterministic: no dice involved)."""
+    for g in range(3):
+        game = _hercules_after_setup(g)
+        sequence.initial_segment(game)
+        amphibious._follow_up_breakdowns(game)
+        opts = amphibious.wave_options(game)
+        assign = game.policy(0).wave_boxes(game, opts)
+        amphibious.validate_waves(game, opts, assign)
+        for z, units in opts.zones.items():
+            n_first = sum(1 for u in units if amphibious._kind(game, u) in ld.FIRST_WAVE_KINDS)
+            covered = [b for b in opts.first[z] if assign.get((BOX_FIRST_WAVE, b))]
+            assert len(covered) == min(len(opts.first[z]), n_first)
+
+
+@nb.njit(cache=True)
+def _many_landing(rs, n, dist):
+    k = 0
+    for _ in range(n):
+        if landings.landing_loss_roll(rs, dist):
+            k += 1
+    return k
+
+
+@nb.njit(cache=True)
+def _many_we(rs, n, strength, col_min, table, out):
+    for i in range(n):
+        out[i] = landings.waters_edge_fire(rs, strength, col_min, table)
+
+
+# ----------------------------------------------------------------- 18.5
+@pytest.mark.parametrize("dist", [1, 2, 3])
+def test_rule_18_5_landing_losses_statistical(dist):
+    """Rule 18.5: die +2 adjacent / +1 at two hexes, 7+ eliminates; no roll beyond.
+    False-alarm rate 1e-4."""
+    k = _many_landing(kernel_stream(40 + dist), N_DRAWS, dist)
+    p = landings.p_landing_loss(dist)
+    if p == 0:
+        assert k == 0
+    else:
+        assert binom_ok(k, N_DRAWS, p)
+
+
+def test_rule_18_5_exact():
+    assert landings.p_landing_loss(1) == Fraction(1, 3)
+    assert landings.p_landing_loss(2) == Fraction(1, 6)
+    assert landings.landing_loss_modifier(0) == 2
+    assert landings.landing_loss_modifier(3) == -1
+
+
+# ----------------------------------------------------------------- 18.6
+@pytest.mark.parametrize("strength", [2, 7, 30])
+def test_rule_18_6_waters_edge_statistical(strength):
+    """Rule 18.6: one die on the Water's Edge Combat Table.  Chi-square vs the
+    table's exact distribution, false-alarm rate 1e-4."""
+    out = np.empty(N_DRAWS, dtype=np.int64)
+    cm, tb = landings.FALLBACK_WE_COL_MIN, landings.FALLBACK_WE_TABLE
+    _many_we(kernel_stream(50 + strength), N_DRAWS, strength, cm, tb, out)
+    pmf = landings.waters_edge_pmf(strength, cm, tb)
+    keys = sorted(pmf)
+    obs = np.array([(out == k).sum() for k in keys])
+    exp = np.array([float(pmf[k]) * N_DRAWS for k in keys])
+    assert obs.sum() == N_DRAWS
+    if len(keys) > 1:
+        assert chisquare(obs, exp).pvalue > ALPHA
+
+
+def test_rule_18_6_zero_strength_no_fire():
+    assert landings.waters_edge_pmf(0, landings.FALLBACK_WE_COL_MIN, landings.FALLBACK_WE_TABLE) == {0: 1}
+
+
+# ----------------------------------------------------------------- 18.31, 18.32
+def test_rule_18_31_first_wave_limits():
+    K = landings
+    assert K.first_wave_ok([K.KIND_INFANTRY, K.KIND_ENGINEER, K.KIND_MARINE], [4, 4, 4])[0]
+    assert not K.first_wave_ok([K.KIND_INFANTRY] * 3, [4, 4, 4])[0]
+    assert K.first_wave_ok([K.KIND_MARINE] * 3, [4, 4, 4])[0]
+    assert not K.first_wave_ok([K.KIND_MARINE] * 4, [4] * 4)[0]
+    assert not K.first_wave_ok([K.KIND_INFANTRY, K.KIND_MARINE, K.KIND_MARINE], [4] * 3)[0]
+    assert not K.first_wave_ok([K.KIND_ARTILLERY], [4])[0]
+    assert not K.first_wave_ok([K.KIND_INFANTRY, K.KIND_INFANTRY], [4, 20])[0]
+    assert K.second_wave_ok(1)[0] and not K.second_wave_ok(2)[0]
+
+
+def test_breakable_on_random_positions():
+    from malta_sim.iod.rules import organisation as org
+    g = hercules_game(axis="balanced", allied="static")
+    s, t = g.state, g.static
+    gen = np.random.default_rng(8)
+    units = np.arange(t.n_units)
+    boxes = np.array([0, 1, 4, 5, 6, 7, 9], s.box.dtype)       # on the map, pool, Disbandment, ...
+    seen = set()
+    for _ in range(30):
+        s.box[:] = gen.choice(boxes, size=t.n_units)
+        s.parent[:] = np.where(gen.random(t.n_units) < 0.3, gen.integers(0, t.n_units, t.n_units), -1)
+        s.level[:] = gen.integers(0, 4, t.n_units)
+        got = amphibious.breakable(g, units)
+        assert got == [org.can_break_down(g, int(b)) for b in units]
+        seen.update(got)
+    assert seen == {True, False}

@@ -1,0 +1,320 @@
+"""Combat (rule 9) on constructed positions, with the rulebook's worked example of 9.9 in
+play: who may attack, odds, strength and odds modifiers, losses, standing ground,
+advance after combat; the compiled option finding, retreat ranking, advance options and
+CRT columns against plain references on random positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from malta_sim.iod import static as st
+from malta_sim.iod.rules import combat, movement
+from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED
+from malta_sim.iod.static import odds_level
+
+from tests.conftest import h, make, random_position, Scripted, static, u
+from tests.oracles import iod_rules as ref
+
+
+def example_9_9(stand=False):
+    """Rule 9.9 example: three 186th Regiment 6-7-6 paratroop battalions and the
+    1-8 tank company attack two British 6-6 battalions on clear terrain by day,
+    with two 5-2 artillery battalions against the British 9-3 artillery."""
+    g = make({
+        "1311": ["allied.uk.8m", "allied.uk.2rwk"],
+        "1210": ["axis.185.v_186", "axis.un.tank_10"],
+        "1310": ["axis.185.vi_186"],
+        "1211": ["axis.185.vii_186"],
+        "1209": ["axis.185.art_1", "axis.185.art_2"],
+        "1412": ["allied.uk.art_12"],
+    }, policies=(Scripted(AXIS), Scripted(ALLIED, stand=stand)))
+    att = [u("axis.185.v_186"), u("axis.un.tank_10"), u("axis.185.vi_186"), u("axis.185.vii_186")]
+    sup = [u("axis.185.art_1"), u("axis.185.art_2")]
+    return g, att, sup
+
+
+def test_rule_9_9_example():
+    g, att, sup = example_9_9()
+    res = combat.resolve_attack(g, AXIS, h("1311"), att, support=sup,
+                                dsupport=[u("allied.uk.art_12")], fixed_roll=6)
+    assert res.attack_total == 29 and res.defense_total == 15
+    assert res.basic_level == 1                                   # 1.93:1 -> 1:1
+    m = res.modifiers
+    assert m["attacker_integrity"] == 2 and m["morale"] == 2
+    assert m["armor_attacking"] == 2 and m["mixed_formations"] == -1
+    assert res.final_level == 6                                   # 6:1
+    assert static().charts.line_names[res.line] == "all_other_terrains"
+    assert static().charts.crt_columns[res.column] == "6:1"
+    assert res.result == (0, 0, 3, 1)                             # -/3D
+    s = g.state
+    # one step lost (3 hits, defender rounds down), the rest retreat two hexes
+    lost = sum(int(s.level[x]) for x in (u("allied.uk.8m"), u("allied.uk.2rwk")))
+    assert lost == 1
+    for x in (u("allied.uk.8m"), u("allied.uk.2rwk")):
+        assert s.box[x] == BOX_MAP
+        assert s.morale_state[x] == DISORGANIZED
+        assert static().grid.distance_table[s.hex[x], h("1311")] == 2
+    # ammunition: one salvo each for offensive support (12.51)
+    assert all(s.salvos[x] == 1 for x in sup)
+    assert g.state.allied_steps_lost[0] == 1
+
+
+def test_rule_9_7_standing_ground_takes_all_hits():
+    """9.9 example, the British stand their ground: morale 4 above the die
+    stands and takes all three hits as steps; otherwise they retreat."""
+    for seed in range(6):
+        g, att, sup = example_9_9(stand=True)
+        g.streams = type(g.streams)(seed, 0)
+        combat.resolve_attack(g, AXIS, h("1311"), att, support=sup,
+                              dsupport=[u("allied.uk.art_12")], fixed_roll=6)
+        s = g.state
+        brit = (u("allied.uk.8m"), u("allied.uk.2rwk"))
+        steps_lost = int(s.allied_steps_lost[0])
+        assert steps_lost in (1, 3)
+        if steps_lost == 3:
+            assert all(s.box[x] != BOX_MAP or s.hex[x] == h("1311") for x in brit)
+
+
+def test_rule_9_3_odds_rounding():
+    assert odds_level(16, 4) == 4 and odds_level(15, 4) == 3      # 9.3 d
+    assert odds_level(29, 15) == 1
+    assert odds_level(5, 12) == -1                                # 1:3
+    ch = static().charts
+    line = ch.line_names.index("all_other_terrains")
+    assert ch.crt_columns[combat.crt_column(ch, line, 7)] == "6:1"  # 9.3 g: 7:1 -> 6:1
+    assert combat.crt_column(ch, line, 99) == ch.line_cols[line, 1]
+    city = ch.line_names.index("city_fort")
+    assert combat.crt_column(ch, city, 0) == -1                   # below 1:1: cancelled
+
+
+def test_rule_9_91_strength_modifiers():
+    g = make({"1311": ["allied.uk.8m"], "1310": ["axis.4.1_34"]})
+    s, x = g.state, u("axis.4.1_34")
+    assert combat.attack_strength(g, x) == 6
+    s.out_of_supply[x] = True
+    assert combat.attack_strength(g, x) == 5                      # 8.31
+    s.morale_state[x] = DEMORALIZED
+    assert combat.attack_strength(g, x) == 2                      # 8.4: halve then -1
+    s.morale_state[x] = DISORGANIZED
+    s.out_of_supply[x] = False
+    assert combat.attack_strength(g, x) == 5                      # 11.3
+    y = u("allied.uk.8m")
+    s.morale_state[y] = DEMORALIZED
+    assert combat.defense_strength(g, y) == 3                     # 11.4
+
+
+def test_rule_9_15_cannot_attack_zero_defense_hex():
+    g = make({"1311": ["allied.cg.light.1"], "1310": ["axis.4.1_34"]})
+    assert h("1311") not in combat.attack_options(g, AXIS)
+
+
+def test_rule_9_8_advance_after_combat_into_vacated_hex():
+    g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"]},
+             policies=(Scripted(AXIS, advance=True), Scripted(ALLIED)))
+    ch = static().charts
+    line = ch.line_names.index("all_other_terrains")
+    res = None
+    for roll in range(2, 13):
+        gg = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"]},
+                  policies=(Scripted(AXIS, advance=True), Scripted(ALLIED)))
+        res = combat.resolve_attack(gg, AXIS, h("1311"), [u("axis.4.1_34")], fixed_roll=roll)
+        if gg.state.box[u("allied.uk.inf_coy.1")] != BOX_MAP or gg.state.hex[u("allied.uk.inf_coy.1")] != h("1311"):
+            if gg.state.box[u("axis.4.1_34")] == BOX_MAP and res.result[0] == 0:
+                assert gg.state.hex[u("axis.4.1_34")] == h("1311")        # 9.84 first hex
+                assert gg.state.advanced[u("axis.4.1_34")]                 # 9.88
+                assert gg.state.control[h("1311")] == AXIS
+                return
+    pytest.fail("no roll cleared the hex")
+
+
+def test_rule_9_92_envelopment_and_engineers():
+    g = make({"1110": ["allied.uk.inf_coy.1"],
+              "1009": ["axis.4.1_34", "axis.4.eng_11.1"], "1010": ["axis.4.2_34", "axis.4.eng_11.2"]})
+    s = g.state
+    s.fort_destroyed[h("1110")] = False
+    m = combat.odds_modifiers(g, AXIS, [u("axis.4.1_34"), u("axis.4.eng_11.1"),
+                                        u("axis.4.2_34"), u("axis.4.eng_11.2")],
+                              [u("allied.uk.inf_coy.1")], h("1110"), roll_leaders=False)
+    assert m.get("engineers") == 1 and "envelopment" not in m
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_combat_options_equal_plain_rule_tests_on_random_positions(seed):
+    """attack_options (all attackers and given ones), plan_options,
+    defensive_options, attackers_now and _firers equal the plain per-unit
+    versions (rules 9.11, 9.13, 9.15, 9.16, 10.1, 10.11, 10.21, 12.2, 12.4,
+    12.5, 16.73, 16.76, 17.7) on random positions, values and order."""
+    rng = np.random.default_rng(seed)
+    seen = {"targets": 0, "support": 0, "bombard": 0, "defensive": 0}
+    for trial in range(25):
+        g = random_position(rng, trial)
+        t, s = g.static, g.state
+        for side in (0, 1):
+            want = ref.attack_options(g, side)
+            got = combat.attack_options(g, side)
+            assert got == want and list(got) == list(want)
+            seen["targets"] += len(got)
+            cand = [int(u) for u in ref.on_map(g, side) if ref.can_attack(g, int(u))]
+            assert combat.attackers_now(g, side).tolist() == cand
+            units = rng.permutation(cand)[: max(1, len(cand) // 2)].tolist() if cand else []
+            want = ref.attack_options(g, side, units) if units else {}
+            got = combat.attack_options(g, side, units)
+            assert got == want and list(got) == list(want)
+            ezoc = movement.zoc_map(g, 1 - side)
+            firers = [int(u) for u in ref.on_map(g, side) if combat._art_can_fire(g, int(u), ezoc)]
+            assert combat._firers(g, side) == firers
+            want = ref.plan_options(g, side)
+            got = combat.plan_options(g, side)
+            for f in ("attack_targets", "support", "bombard", "air_markers", "hurricane_ok"):
+                a, b = getattr(got, f), getattr(want, f)
+                assert a == b and (not isinstance(a, dict) or list(a) == list(b)), f
+            seen["support"] += sum(map(len, got.support.values()))
+            seen["bombard"] += len(got.bombard)
+            threatened = rng.permutation(np.flatnonzero(t.land))[:30].tolist()
+            got = combat.defensive_options(g, side, set(threatened))
+            want = ref.defensive_options(g, side, list(set(threatened)))
+            assert got == want and list(got) == list(want)
+            seen["defensive"] += len(got)
+    assert all(v > 0 for v in seen.values()), seen
+
+
+def _ref_retreat_options(game, units, cur, visited, block, zoc, enemy_hexes, last):
+    """The per-hexside retreat ranking as written before it was compiled
+    (rules 9.6, 9.61, 7.3)."""
+    from tests.oracles.iod_rules import fits_stacking
+
+    t = game.static
+    dist = t.grid.distance_table
+    side = int(t.side[units[0]])
+    cands = []
+    for d in range(6):
+        b = int(t.neighbours[cur, d])
+        if b < 0 or b in visited or block[b] or not combat._enterable(game, units, cur, d):
+            continue
+        d_b = [int(dist[b, e]) for e in enemy_hexes]
+        farther = all(db > dist[cur, e] for db, e in zip(d_b, enemy_hexes))
+        friendly = any(t.utype[x] != st.LEADER for x in game.units_at(b, side).tolist())
+        rank = 1 if not zoc[b] else 2 if farther else 3 if friendly else 4
+        cands.append((rank, -(min(d_b) if d_b else 0), b))
+    if not cands:
+        return 0, []
+    best = min(c[:2] for c in cands)
+    opts = [c[2] for c in cands if c[:2] == best]
+    if last:
+        fit = [b for b in opts if fits_stacking(game, units, b)]
+        if fit:
+            opts = fit
+    return len(cands), opts
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_retreat_and_advance_options_equal_plain_versions(seed):
+    """The compiled retreat ranking (9.6, 9.61, 7.3) and advance options
+    (9.84) equal the per-hexside versions on random stacks, visited hexes,
+    blocking and ZOC maps and enemy hexes."""
+    from malta_sim.iod.rules.retreat_advance import advance_options, retreat_options
+    from tests.oracles.iod_rules import fits_stacking
+
+    rng = np.random.default_rng(seed)
+    seen = {"retreat": 0, "ranked": 0, "none": 0, "advance": 0, "blocking": 0}
+    for trial in range(15):
+        g = random_position(rng, trial)
+        s, t, tb = g.state, g.static, g.tables
+        nh = t.n_hexes
+        for _ in range(40):
+            side = int(rng.integers(2))
+            mine = np.flatnonzero((s.box == BOX_MAP) & (t.side == side))
+            if not len(mine):
+                continue
+            h0 = int(s.hex[rng.choice(mine)])
+            units = [int(u) for u in np.flatnonzero((s.hex == h0) & (t.side == side))]
+            visited = set(rng.choice(nh, int(rng.integers(0, 40))).tolist()) | {h0}
+            vmask = np.zeros(nh, bool)
+            vmask[list(visited)] = True
+            block = rng.random(nh) < 0.15
+            zoc = rng.random(nh) < 0.5
+            eh = sorted(set(rng.choice(np.flatnonzero(t.land), int(rng.integers(0, 4))).tolist()))
+            last = bool(rng.integers(2))
+            args = (s.hex, s.level, tb.side_mask[side], tb.base_weight, tb.remnant_level_full,
+                    t.neighbours, t.land, t.ocean_side, t.move_class, t.move_cost, t.rise, t.road,
+                    t.rise_cost, t.utype)
+            n, opts = retreat_options(h0, np.array(units, np.int64), vmask, block, zoc,
+                                      np.array(eh, np.int64), last, *args, t.grid.distance_table)
+            want = _ref_retreat_options(g, units, h0, visited, block, zoc, eh, last)
+            assert (n, opts.tolist()) == want
+            seen["retreat"] += 1
+            seen["ranked"] += len(set(want[1])) > 0 and want[0] > len(want[1])
+            seen["none"] += want[0] == 0
+            got = advance_options(h0, np.array(units, np.int64), vmask, block, *args).tolist()
+            want = [int(t.neighbours[h0, d]) for d in range(6)
+                    if t.neighbours[h0, d] >= 0 and not vmask[t.neighbours[h0, d]]
+                    and not block[t.neighbours[h0, d]] and combat._enterable(g, units, h0, d)
+                    and fits_stacking(g, units, int(t.neighbours[h0, d]))]
+            assert got == want
+            seen["advance"] += len(want)
+            hh = int(rng.choice(np.unique(s.hex[mine])))
+            assert combat._blocking_in(g, hh, side) == bool(movement.occupancy(g, side)[0][hh])
+            seen["blocking"] += combat._blocking_in(g, hh, side)
+    assert all(v > 0 for v in seen.values()), seen
+
+
+# ------------------------------------------------------------------ advance (9.81)
+@pytest.mark.parametrize("seed", [61, 62])
+def test_advance_eligible_equals_plain_on_random_positions(seed):
+    """Rule 9.81 (9.63, 12.11): the compiled list of pieces that may advance
+    equals the plain one, order included, on random positions with random
+    stayers (artillery hitched or not, strongpoints, HQs, leaders, AA)."""
+    rng = np.random.default_rng(seed)
+    seen = 0
+    for trial in range(12):
+        g = random_position(rng, trial)
+        s, t = g.state, g.static
+        for side in (0, 1):
+            own = np.flatnonzero((s.box == BOX_MAP) & (t.side == side) & g.tables.ground).tolist()
+            for k in range(10):
+                m = int(rng.integers(0, min(len(own), 6) + 1))
+                stayers = [int(x) for x in rng.choice(own, m, replace=False)]
+                got = combat._advance_eligible(g, side, stayers)
+                want = ref.advance_eligible(g, side, stayers)
+                assert got == want, (stayers, got, want)
+                seen += len(want) > len(stayers)
+    assert seen
+
+
+# ------------------------------------------------------------------ blocking next to a hex (6.52)
+@pytest.mark.parametrize("seed", [71, 72])
+def test_blocking_next_to_equals_occupancy_on_random_positions(seed):
+    """Rule 6.52: next to any hex, the compiled blocking map equals
+    :func:`.movement.occupancy`'s (leaders, coastal guns, warships and
+    zero-defense pieces do not block), and it is False elsewhere."""
+    rng = np.random.default_rng(seed)
+    seen = 0
+    for trial in range(10):
+        g = random_position(rng, trial)
+        s, t = g.state, g.static
+        for side in (0, 1):
+            want, _ = movement.occupancy(g, side)
+            for cur in rng.choice(np.flatnonzero(t.land), 40, replace=False).tolist():
+                got = combat._blocking_next_to(g, cur, side)
+                near = np.zeros(t.n_hexes, bool)
+                nb_ = t.neighbours[cur]
+                near[nb_[nb_ >= 0]] = True
+                assert np.array_equal(got, want & near)
+                seen += int(got.any())
+    assert seen
+
+
+def test_crt_column_equals_plain_search_on_every_line_and_level():
+    """Rule 9.3: the CRT column of each terrain line and odds level is the
+    rightmost column of the line whose odds level does not exceed it, and
+    none (-1) below the line's first column."""
+    ch = static().charts
+    seen = set()
+    for line in range(ch.line_cols.shape[0]):
+        for level in range(-8, 14):
+            got = combat.crt_column(ch, line, level)
+            assert got == ref.crt_column(ch, line, level), (line, level)
+            seen.add(got >= 0)
+    assert seen == {True, False}

@@ -1,0 +1,462 @@
+"""Zones of control (rule 5) and movement (6): who exerts a ZOC, movement costs (against
+a networkx shortest-path oracle), strategic and night movement, infiltration, artillery
+hitching, on constructed positions; the compiled reach searches, occupancy, move paths,
+entering a path, one-hex moves (18.7, 19.6) and the strategic movement phase against plain
+references on random maps and positions.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from malta_sim.bots.base import Move
+from malta_sim.bots.random import RandomPolicy
+from malta_sim.iod import invasion as H, static as st
+from malta_sim.iod.game import IllegalDecision
+from malta_sim.iod.rules import movement, movement as mv
+from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, DISORGANIZED
+
+from tests.conftest import (h, hercules_game, last_move_predecessors, make, random_hex_patch,
+                            random_position, Scripted, set_phase_start_zoc, set_strategic_hexes,
+                            static, u)
+from tests.oracles import iod_rules as ref
+
+
+def test_rule_5_1_who_exerts_zoc():
+    g = make({"1311": ["allied.uk.a_1c"], "1515": ["allied.uk.8m"], "1713": ["allied.uk.art_12"]})
+    exert, _ = movement.exerting_hexes(g, ALLIED)
+    assert not exert[h("1311")]            # MG company attack 1 < 3
+    assert exert[h("1515")]                # 6-6 battalion
+    assert exert[h("1713")]                # prepared artillery with ammunition
+    g.state.salvos[u("allied.uk.art_12")] = 0
+    exert, _ = movement.exerting_hexes(g, ALLIED)
+    assert not exert[h("1713")]
+    zoc = movement.zoc_map(g, ALLIED)
+    t = static()
+    for o in t.neighbours[h("1515")]:
+        if o >= 0 and t.land[o] and not t.ocean_side[h("1515"), list(t.neighbours[h("1515")]).index(o)]:
+            assert zoc[o]
+
+
+def _oracle(g, unit, ma):
+    """networkx Dijkstra over land hexes with the engine's edge costs (no ZOC)."""
+    t = static()
+    G = nx.DiGraph()
+    for a in np.flatnonzero(t.land):
+        for d in range(6):
+            b = t.neighbours[a, d]
+            if b < 0:
+                continue
+            c = movement._edge2(a, d, b, int(t.move_class[unit]), False, t.move_cost, t.strat_cost,
+                                t.road, t.creek, t.rise, t.road_cost, t.road_strat_cost,
+                                t.creek_cost, t.rise_cost)
+            if c < 198 and not t.ocean_side[a, d] and t.land[b]:
+                G.add_edge(int(a), int(b), weight=c)
+    dist = nx.single_source_dijkstra_path_length(G, int(g.state.hex[unit]), cutoff=2 * ma)
+    return {k: v / 2 for k, v in dist.items() if k != int(g.state.hex[unit])}
+
+
+def test_rule_6_1_costs_match_networkx_oracle():
+    g = make({"1612": ["allied.uk.8m"]}, turn=5)
+    x = u("allied.uk.8m")
+    legal = movement.legal_moves(g, x, "tactical")
+    oracle = _oracle(g, x, movement.effective_ma(g, x))
+    # every oracle hex within the allowance is legal at that cost; one-hex moves (6.53) extra
+    for k, v in oracle.items():
+        assert k in legal and legal[k] == pytest.approx(v)
+    for k in legal:
+        assert k in oracle or static().grid.distance_table[k, h("1612")] == 1
+
+
+def test_rule_5_2_stop_in_zoc_and_no_zoc_to_zoc():
+    g = make({"1311": ["allied.uk.8m"], "1109": ["axis.4.1_34"]}, turn=5)
+    x = u("axis.4.1_34")
+    zoc = movement.zoc_map(g, ALLIED)
+    legal = movement.legal_moves(g, x, "tactical")
+    t = static()
+    cost, pred = movement.reach_kernel(h("1109"), 2 * 6, 0, False, t.move_cost, t.strat_cost, t.road,
+                                       t.creek, t.rise, t.ocean_side, t.neighbours, t.road_cost,
+                                       t.road_strat_cost, t.creek_cost, t.rise_cost, zoc,
+                                       np.zeros(t.n_hexes, bool), np.zeros(t.n_hexes, bool),
+                                       t.land.copy(), movement.ZOC_ENTER, movement.ZOC_EXIT)
+    for k in legal:
+        # no path continues through a ZOC hex
+        p = pred[k]
+        while p >= 0 and p != h("1109"):
+            assert not zoc[p]
+            p = pred[p]
+    assert h("1311") not in legal                  # enemy-occupied (6.52)
+    # a unit that starts in enemy ZOC may not move straight into another ZOC hex
+    g2 = make({"1311": ["allied.uk.8m"], "1310": ["axis.4.1_34"]}, turn=5)
+    zoc2 = movement.zoc_map(g2, ALLIED)
+    legal2 = movement.legal_moves(g2, u("axis.4.1_34"), "tactical")
+    pred2 = last_move_predecessors(g2)
+    assert all(pred2[k] != h("1310") for k in legal2 if zoc2[k])
+
+
+def test_rule_6_2_strategic_movement_not_near_enemy():
+    g = make({"1311": ["allied.uk.8m"], "1210": ["axis.4.1_34"], "0909": ["axis.4.2_34"]}, turn=5,
+             control={hx: AXIS for hx in ("1109", "0909", "1009", "1010", "0910", "0810", "1008", "0908")})
+    near = movement.within2_of_enemy(g, AXIS)
+    assert near[h("1210")] and not near[h("0909")]
+    set_strategic_hexes(g, AXIS, (g.state.control == AXIS) & ~near & static().land)
+    legal = movement.legal_moves(g, u("axis.4.2_34"), "strategic")
+    assert legal and all(g.state.control[k] == AXIS and not near[k] for k in legal)
+
+
+def test_rule_6_6_artillery_hitch_prepare():
+    g = make({"1612": ["allied.uk.art_12"]}, turn=5, policies=(Scripted(AXIS), Scripted(ALLIED)))
+    x = u("allied.uk.art_12")
+    assert movement.legal_moves(g, x, "tactical") == {}          # prepared: MA 0 (12.11)
+    with pytest.raises(IllegalDecision, match="6.6"):
+        movement.execute_move(g, Move(x, h("1611")), "tactical")
+    legal = movement.legal_moves(g, x, "tactical", hitch=True)
+    dest = sorted(legal)[0]
+    movement.execute_move(g, Move(x, dest, hitch=True), "tactical")
+    assert g.state.hitched[x] and g.state.hex[x] == dest
+    # non-airborne artillery needs all its MPs to prepare (6.6)
+    assert not movement.can_prepare_after(g, x, legal[dest] - 2, True)
+
+
+def test_rule_6_53_illegal_destination_raises():
+    g = make({"1612": ["allied.uk.8m"]}, turn=5)
+    with pytest.raises(IllegalDecision, match="rule 6.1"):
+        movement.execute_move(g, Move(u("allied.uk.8m"), h("0101")), "tactical")
+
+
+def test_rule_6_1_move_checked_against_the_engine_list_not_the_bots_copy():
+    """A bot that writes into the dict legal_moves gave it cannot make an
+    illegal destination legal: execute_move checks its own list (6.1)."""
+    g = make({"1612": ["allied.uk.8m"]}, turn=5)
+    x = u("allied.uk.8m")
+    legal = movement.legal_moves(g, x, "tactical")
+    assert h("0101") not in legal
+    legal[h("0101")] = 0.0                 # the caller edits its copy
+    with pytest.raises(IllegalDecision, match="rule 6.1"):
+        movement.execute_move(g, Move(x, h("0101")), "tactical")
+    assert movement.legal_moves(g, x, "tactical") == {k: v for k, v in legal.items() if k != h("0101")}
+
+
+def test_rule_6_71_night_movement_disorganizes():
+    g = make({"1612": ["allied.uk.8m"]}, turn=7)
+    x = u("allied.uk.8m")
+    legal = movement.legal_moves(g, x, "tactical")
+    far = max(legal, key=legal.get)
+    assert legal[far] > 3
+    movement.execute_move(g, Move(x, far), "tactical")
+    assert g.state.morale_state[x] == DISORGANIZED
+
+
+def test_rule_6_41_infiltration():
+    g = make({"1311": ["allied.uk.8m"], "1410": ["allied.uk.2rwk"], "1310": ["axis.4.1_34"]}, turn=5)
+    set_phase_start_zoc(g, movement.zoc_map(g, ALLIED))
+    opts = movement.infiltration_options(g, AXIS)
+    assert u("axis.4.1_34") in opts
+    zoc = movement.zoc_map(g, ALLIED)
+    assert all(zoc[d] for d in opts[u("axis.4.1_34")])
+
+
+# ---------------------------------------------------------------- reach search
+def ref_reach(start, ma2, cls, strategic, t, zoc, blocked, stop, allowed):
+    """The search as first written (hexside costs worked out per step), plain Python."""
+    import math
+
+    def cls_pick(vec):
+        return min(vec[0], vec[1], vec[2]) if cls < 0 else vec[cls]
+
+    def edge2(g, d, h):
+        best = 1e9
+        for c in (range(0, 3) if cls < 0 else (cls,)):
+            if t.road[g, d]:
+                v = t.road_strat_cost[c] if strategic else t.road_cost[c]
+            else:
+                v = t.strat_cost[h, c] if strategic else t.move_cost[h, c]
+                if v >= 99:
+                    continue
+                if t.creek[g, d]:
+                    v += t.creek_cost[c]
+                if t.rise[g, d]:
+                    if t.rise_cost[c] >= 99:
+                        continue
+                    v += t.rise_cost[c]
+            if v < best:
+                best = v
+        return 198 if best >= 99 else int(math.ceil(best * 2 - 1e-9))
+
+    nbr = t.neighbours
+    n = nbr.shape[0]
+    cost = np.full(n, 1 << 28, np.int64)
+    pred = np.full(n, -1, np.int64)
+    done = np.zeros(n, bool)
+    cost[start] = 0
+    buckets = [[] for _ in range(ma2 + 2)]
+    buckets[0].append(start)
+    for c in range(ma2 + 2):
+        for g in buckets[c]:
+            if done[g] or cost[g] != c:
+                continue
+            done[g] = True
+            if g != start and (zoc[g] or stop[g]):
+                continue
+            for d in range(6):
+                h = nbr[g, d]
+                if h < 0 or blocked[h] or not allowed[h] or t.ocean_side[g, d]:
+                    continue
+                if zoc[g] and zoc[h]:
+                    continue
+                e = edge2(g, d, h)
+                if e >= 198:
+                    continue
+                if zoc[g]:
+                    e += 2 * cls_pick(movement.ZOC_EXIT)
+                if zoc[h]:
+                    e += 2 * cls_pick(movement.ZOC_ENTER)
+                nc = c + e
+                if g == start and nc > ma2 and ma2 > 0:
+                    nc = ma2
+                if nc <= ma2 and nc < cost[h]:
+                    cost[h] = nc
+                    pred[h] = g
+                    buckets[nc].append(h)
+    return cost, pred
+
+
+def test_reach_search_with_cost_table_equals_first_search():
+    """The bucket search over the per-static hexside cost table (``reach_core``
+    with ``edge_cost_table``) gives the first search's costs and paths, for
+    every class (leaders too) and both kinds of movement, on random masks."""
+    from malta_sim.iod.setup import load_static
+
+    t = load_static()
+    edge = movement.edge_cost_table(t.move_cost, t.strat_cost, t.road, t.creek, t.rise, t.neighbours,
+                                    t.road_cost, t.road_strat_cost, t.creek_cost, t.rise_cost)
+    rng = np.random.default_rng(11)
+    land = np.flatnonzero(t.land)
+    far = 0
+    for k in range(48):
+        n = t.n_hexes
+        zoc = rng.random(n) < 0.15
+        blocked = rng.random(n) < 0.05
+        stop = rng.random(n) < 0.03
+        allowed = t.land & (rng.random(n) < (0.7 if k % 2 else 1.0))
+        start = int(rng.choice(land))
+        cls = int(rng.integers(-1, 3))
+        strategic = bool(k % 3 == 0)
+        ma2 = int(rng.integers(0, 31))
+        got = movement.reach_core(start, ma2, cls, edge[int(strategic), cls + 1], zoc, blocked, stop,
+                                  allowed, t.ocean_side, t.neighbours, movement.ZOC_ENTER,
+                                  movement.ZOC_EXIT)
+        ref = ref_reach(start, ma2, cls, strategic, t, zoc, blocked, stop, allowed)
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])
+        far += int((ref[0] < (1 << 28)).sum() > 10)
+    assert far > 10                                  # searches that reached beyond the first ring
+
+
+def test_reach_sparse_matches_reach_core_on_random_maps():
+    """``movement.reach_sparse`` finds the costs and predecessors of
+    ``movement.reach_core`` (rules 5.2, 6.1, 6.53) on random patches and
+    allowances, lists each hex reached once, and leaves its buffers as it
+    found them after ``reach_sparse_reset``."""
+    rng = np.random.default_rng(6)
+    for _ in range(40):
+        nbr, _dist, edge, zoc, blocked, stop, allowed, ocean = random_hex_patch(rng)
+        n = nbr.shape[0]
+        cost, pred, done, pool_h, pool_n, seen = mv.reach_sparse_buffers(n)
+        assert (cost == 1 << 28).all() and (pred == -1).all() and not done.any()
+        assert pool_h.shape == pool_n.shape == (6 * n + 1,) and seen.shape == (n,)
+        for _ in range(5):
+            start = int(rng.integers(n))
+            ma = int(rng.integers(0, 12))
+            cls = int(rng.integers(-1, 3))
+            head = np.empty(2 * ma + 2, np.int64)
+            tail = np.empty(2 * ma + 2, np.int64)
+            c0, p0 = mv.reach_core(start, 2 * ma, cls, edge[cls + 1], zoc, blocked, stop, allowed,
+                                   ocean, nbr, mv.ZOC_ENTER, mv.ZOC_EXIT)
+            t = mv.reach_sparse(start, 2 * ma, cls, edge, zoc, blocked, stop, allowed, ocean, nbr,
+                                mv.ZOC_ENTER, mv.ZOC_EXIT, cost, pred, done, pool_h, pool_n, seen,
+                                head, tail)
+            assert np.array_equal(cost, c0) and np.array_equal(pred, p0)
+            assert seen[0] == start
+            assert sorted(seen[:t].tolist()) == np.flatnonzero(c0 < (1 << 28)).tolist()
+            mv.reach_sparse_reset(seen, t, cost, pred, done)
+            assert (cost == 1 << 28).all() and (pred == -1).all() and not done.any()
+
+
+def test_path_reads_predecessors_back_from_the_destination():
+    """The move path (rule 6.1) read from the reach search's predecessors
+    equals the two-reads-per-step reference on random predecessor trees."""
+    def ref(pred, start, dest):
+        path = [dest]
+        while path[-1] != start and pred[path[-1]] >= 0:
+            path.append(int(pred[path[-1]]))
+        path.reverse()
+        return path[1:]
+
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        n = int(rng.integers(2, 30))
+        pred = rng.integers(-1, n, n)
+        pred = np.where(pred < np.arange(n), pred, -1).astype(np.int32)    # a forest
+        start, dest = int(rng.integers(0, n)), int(rng.integers(0, n))
+        assert movement._path(pred, start, dest) == ref(pred, start, dest)
+
+
+def test_occupancy_kernel_random():
+    """The kernel against the numpy steps of ``_occupancy_plain`` on random
+    pieces (warships, leaders, coastal guns, zero defense, shared hexes)."""
+    from malta_sim.iod import static as st
+    rng = np.random.default_rng(5)
+    types = np.array([st.WARSHIP, st.LEADER, st.COASTAL_GUN, st.INFANTRY,
+                      st.ARTILLERY, st.HQ], np.int8)
+    seen = {"block": 0, "trivial": 0}
+    for _ in range(300):
+        n_units, n_hexes = int(rng.integers(1, 60)), int(rng.integers(1, 40))
+        utype = types[rng.integers(0, len(types), n_units)]
+        defense = rng.integers(0, 3, (n_units, 3))
+        level = rng.integers(0, 3, n_units).astype(np.int8)
+        hexes = rng.integers(0, n_hexes, n_units).astype(np.int32)
+        units = np.sort(rng.choice(n_units, int(rng.integers(0, n_units + 1)), replace=False)).astype(np.int64)
+        block, trivial = movement.occupancy_kernel(units, hexes, level, utype, defense, n_hexes,
+                                                   movement._OCC_CODES)
+        u = units[utype[units] != st.WARSHIP]
+        rb, anyp = np.zeros(n_hexes, bool), np.zeros(n_hexes, bool)
+        anyp[hexes[u]] = True
+        b = (utype[u] != st.LEADER) & (utype[u] != st.COASTAL_GUN) & (defense[u, level[u]] > 0)
+        rb[hexes[u][b]] = True
+        np.testing.assert_array_equal(block, rb)
+        np.testing.assert_array_equal(trivial, anyp & ~rb)
+        seen["block"] += int(rb.any())
+        seen["trivial"] += int((anyp & ~rb).any())
+    assert seen["block"] > 50 and seen["trivial"] > 50, seen
+
+
+def _copies(game):
+    """Two independent copies of ``game`` sharing its static data and tables."""
+    keep = {id(game.static): game.static, id(game.tables): game.tables}
+    return copy.deepcopy(game, dict(keep)), copy.deepcopy(game, dict(keep))
+
+
+def _same_games(a, b, where) -> None:
+    for x, y in zip(a.state, b.state):
+        np.testing.assert_array_equal(x, y, err_msg=str(where))
+    assert [dict(r) for r in a.events.rows] == [dict(r) for r in b.events.rows], where
+    assert np.array_equal(H.nstate(a, "militia"), H.nstate(b, "militia")), where
+    assert a.streams["militia"].integers(1 << 30) == b.streams["militia"].integers(1 << 30), where
+
+
+@pytest.mark.parametrize("seed", [31, 32])
+def test_entering_a_path_equals_entering_its_hexes_one_by_one(seed):
+    """Rules 6.1, 6.52, 2.1, 17.1 with the invasion's entry effects (16.22,
+    16.32, 16.58): an Axis unit entering a path in one call, enemy pieces
+    looked up only in the hexes the enemy held when the move began, leaves
+    the position, the event log and the dice as entering each hex in a call
+    of its own with every hex looked up.  Paths of two to six hexes start
+    next to Allied strongpoints, coastal guns, towns and cities of random
+    Hercules set-ups."""
+    rng = np.random.default_rng(seed)
+    seen = {"moves": 0, "events": 0, "overrun": 0}
+    for trial in range(8):
+        g = hercules_game(seed=int(rng.integers(1 << 20)))
+        s, t = g.state, g.static
+        allied = np.unique(s.hex[g.on_map(ALLIED)])
+        urban = np.flatnonzero(t.town | t.city)
+        starts = np.concatenate([allied, urban])
+        movers = np.flatnonzero((t.side == AXIS) & g.tables.ground & (t.utype != st.ARTILLERY))
+        for _ in range(6):
+            x = int(rng.choice(movers))
+            path = [int(rng.choice(starts))]
+            while len(path) < int(rng.integers(2, 7)):
+                nxt = [int(o) for o in t.neighbours[path[-1]] if o >= 0 and t.land[o] and o not in path]
+                if not nxt:
+                    break
+                path.append(int(rng.choice(nxt)))
+            s.box[x], s.hex[x] = BOX_MAP, path[0]
+            a, b = _copies(g)
+            movement._enter(a, AXIS, [x], path[1:], "move_end", movement._side_hexes(a, ALLIED), x)
+            for i, hh in enumerate(path[1:]):
+                movement._enter(b, AXIS, [x], (hh,), "move_end" if i == len(path) - 2 else "move", None, x)
+            _same_games(a, b, (trial, x, path))
+            seen["moves"] += 1
+            seen["events"] += len(a.events.rows) > len(g.events.rows)
+            seen["overrun"] += int((a.state.box[g.on_map(ALLIED)] != BOX_MAP).any())
+            g = a                                     # go on from the position reached
+    assert seen["moves"] == 48 and seen["events"] > 5 and seen["overrun"] > 0, seen
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_one_hex_options_equal_plain_on_random_positions(seed):
+    """The compiled one-hex move options (beach movement 18.7, rally 19.6)
+    equal the plain neighbour checks (6.52, 6.53) and stacking (7.1), and
+    :func:`invasion.can_enter` the plain check, for units of both sides on
+    random crowded positions (levels at random)."""
+    g = hercules_game(seed=seed, axis="balanced", allied="static")
+    s, t = g.state, g.static
+    gen = np.random.default_rng(seed)
+    land = np.flatnonzero(t.land)
+    spot = gen.choice(land, size=25)
+    seen = 0
+    for _ in range(6):
+        on = gen.random(t.n_units) < 0.6
+        s.box[:] = np.where(on, BOX_MAP, 5)
+        s.hex[:] = np.where(on, gen.choice(spot, size=t.n_units), -1)
+        s.level[:] = np.minimum(gen.integers(0, 3, size=t.n_units), np.maximum(t.n_levels - 1, 0))
+        for x in np.flatnonzero(on & (t.utype != st.WARSHIP) & (t.utype != st.COASTAL_GUN))[::3].tolist():
+            got = H.one_hex_options(g, x)
+            assert got == ref.one_hex_options(g, x), x
+            seen += len(got)
+            for o in t.neighbours[s.hex[x]].tolist():
+                assert H.can_enter(g, x, o) == ref.can_enter(g, x, o)
+    assert seen > 0
+
+
+class _StrategicProbe(RandomPolicy):
+    """Records, at the first strategic movement call of a phase, the
+    candidates offered and every candidate's strategic legal moves; moves
+    nothing."""
+
+    def __init__(self, side):
+        super().__init__(side, {})
+        self.offered = None
+
+    def next_move(self, game, mode, candidates):
+        if mode == "strategic" and self.offered is None:
+            self.offered = (list(candidates), {x: game.legal_moves(x, mode) for x in candidates})
+        return None
+
+
+@pytest.mark.parametrize("seed", [51, 52])
+def test_strategic_movement_offers_units_far_from_the_enemy(seed):
+    """Rule 6.2: the strategic movement phase offers the side's movable units
+    (leaders apart) that stand more than two hexes from enemy ground units,
+    and each may move only through hexes its side controls that are more than
+    two hexes from the enemy (legal moves as the plain reference finds them
+    with those hexes); on random positions."""
+    rng = np.random.default_rng(seed)
+    seen = {"offered": 0, "moves": 0}
+    for trial in range(12):
+        g = random_position(rng, trial, policies=(_StrategicProbe(AXIS), _StrategicProbe(ALLIED)))
+        s, t = g.state, g.static
+        s.moved[:] = False
+        s.control[t.land] = np.where(rng.random(int(t.land.sum())) < 0.7, AXIS, ALLIED)
+        side = AXIS
+        near = ref.within2_of_enemy(g, side)
+        allowed = (s.control == side) & ~near & t.land
+        want = [x for x in g.on_map(side).tolist() if movement.movable(g, x) and not near[s.hex[x]]
+                and t.utype[x] != st.LEADER]
+        movement.strategic_movement(g, side)
+        offered = g.policy(side).offered
+        if offered is None:
+            assert not want
+            continue
+        cands, legal = offered
+        assert cands == want
+        for x in cands:
+            assert legal[x] == ref.legal_moves(g, x, "strategic", strategic_hexes=allowed), x
+            seen["moves"] += len(legal[x])
+        seen["offered"] += len(cands)
+    assert seen["offered"] > 10 and seen["moves"] > 10, seen

@@ -1,0 +1,105 @@
+"""Bombardment, night combat and penetration (rule 10) on constructed positions, with the
+rulebook's worked example of 10.12; discovery (10.11) against the per-hex reference on
+random positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from malta_sim.bots import simple
+from malta_sim.iod import static as st
+from malta_sim.iod.rules import combat
+from malta_sim.iod.state import ALLIED, AXIS, BOX_ELIMINATED, DEMORALIZED, DISORGANIZED
+
+from tests.conftest import h, make, Scripted, static, u
+from tests.oracles import iod_rules as ref
+
+
+def test_rule_10_11_discovery():
+    """10.12 example: artillery two hexes from the town of Musta cannot
+    discover it; a unit adjacent to it can."""
+    g = make({"1210": ["allied.uk.8m"], "1309": ["axis.185.art_1"]})
+    assert not combat.discovered(g, h("1210"), AXIS)
+    g2 = make({"1210": ["allied.uk.8m"], "1309": ["axis.185.art_1"], "1310": ["axis.4.1_34"]})
+    assert combat.discovered(g2, h("1210"), AXIS)
+    g2.state.turn[0] = 7                                          # night: adjacent still discovers
+    assert combat.discovered(g2, h("1210"), AXIS)
+
+
+def test_rule_10_12_example():
+    """Two 5-strength artillery battalions (10) bombard Musta (town: 5, column
+    4), +1 for enemy artillery in the hex -> column 6, four battalions; 11 -> D."""
+    g = make({
+        "1210": ["allied.uk.8m", "allied.uk.2rwk", "allied.uk.11lf", "allied.uk.art_12"],
+        "1309": ["axis.185.art_1", "axis.185.art_2"],
+        "1310": ["axis.4.1_34"],
+    }, policies=(Scripted(AXIS), Scripted(ALLIED)))
+    opts = combat.plan_options(g, AXIS)
+    assert set(opts.bombard[h("1210")]) == {u("axis.185.art_1"), u("axis.185.art_2")}
+    out = combat.resolve_bombardment(g, AXIS, h("1210"), [u("axis.185.art_1"), u("axis.185.art_2")],
+                                     fixed_roll=11)
+    ch = static().charts
+    assert out["strength"] == 5 and out["stack"] == 4
+    assert int(ch.bomb_columns[out["column"]]) == 6
+    assert out["result"] == 1                                     # D
+    for x in ("allied.uk.8m", "allied.uk.2rwk", "allied.uk.11lf", "allied.uk.art_12"):
+        assert g.state.morale_state[u(x)] == DISORGANIZED
+    assert g.state.salvos[u("axis.185.art_1")] == 1
+
+
+def test_rule_10_14_casualty_limit():
+    g = make({"1210": ["allied.uk.inf_coy.1"], "1309": ["axis.185.art_1"],
+              "1310": ["axis.4.1_34"]}, policies=(Scripted(AXIS), Scripted(ALLIED)))
+    # a "2" result on a one-step hex kills at most one step (half of 1, rounded up)
+    ch = static().charts
+    g.state.steps_lost[:] = 0
+    combat.take_steps(g, [u("allied.uk.inf_coy.1")], min(2, 1), "bombardment")
+    assert g.state.box[u("allied.uk.inf_coy.1")] == BOX_ELIMINATED
+
+
+def test_rule_10_21_night_attack_disorganizes_attackers():
+    g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"]}, turn=7,
+             policies=(Scripted(AXIS), Scripted(ALLIED)))
+    assert g.night
+    res = combat.resolve_attack(g, AXIS, h("1311"), [u("axis.4.1_34")], fixed_roll=7)
+    assert static().charts.line_names[res.line] == "night"
+    assert g.state.morale_state[u("axis.4.1_34")] in (DISORGANIZED, DEMORALIZED)
+    # demoralized units may not attack at night
+    g.state.morale_state[u("axis.4.1_34")] = DEMORALIZED
+    g.state.attacked[:] = False
+    assert not combat.can_attack(g, u("axis.4.1_34"))
+
+
+def test_discovered_hexes_equals_per_hex_rule_10_11():
+    """Every enemy hex of random positions, by day and by night: the one-pass
+    answer equals the per-hex reference (rule 10.11)."""
+    t = static()
+    rng = np.random.default_rng(5)
+    land = np.flatnonzero(t.land)
+    axis = [t.names[i] for i in np.flatnonzero((t.side == 0) & (t.size == st.BATTALION))[:12]]
+    allied = [t.names[i] for i in np.flatnonzero((t.side == 1) & (t.size == st.BATTALION))[:12]]
+    for trial in range(20):
+        spots = rng.choice(land, len(axis) + len(allied), replace=False)
+        place: dict = {}
+        for name, hh in zip(axis + allied, spots):
+            place.setdefault(t.grid.hex_id(int(hh)), []).append(name)
+        g = make(place, turn=4 + 3 * (trial % 2))                  # day, night
+        for side in (0, 1):
+            enemy = sorted({int(x) for x in g.state.hex[ref.on_map(g, 1 - side)]})
+            got = combat.discovered_hexes(g, enemy, side).tolist()
+            assert got == [ref.discovered(g, hh, side) for hh in enemy]
+
+
+def test_penetration_phase_returns_when_no_piece_advanced():
+    """Rule 10.31: with no piece of the side advanced (or all having tried),
+    the penetration phase asks nothing and resets the per-phase markers."""
+    class Never(simple.BalancedPolicy):
+        def next_attack(self, game, options, penetration=False):
+            raise AssertionError("asked with no eligible piece")
+
+    g = make({"1315": ["axis.185.v_186"], "1316": ["allied.uk.8m"]}, policies=(Never(0), Never(1)))
+    g.state.attacked[:] = True
+    g.state.advanced[:] = False
+    combat.penetration_phase(g, 0)
+    assert not g.state.attacked.any()

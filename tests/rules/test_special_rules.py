@@ -1,0 +1,239 @@
+"""Special rules (rule 17): steps and remnants, weather, replacements, air attacks, the
+Royal Navy, delayed reaction and stragglers; the delayed-reaction map (17.7) and the
+pieces barred from firing (16.73, 17.7) against plain references on random positions.
+
+Statistical tests draw with a fixed seed (:func:`tests.conftest.kernel_stream`) and compare
+frequencies with the exact probabilities by a binomial or chi-square test at significance
+1e-4 each (false-alarm rate 1e-4 per test; with the fixed seed the outcome is deterministic).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numba as nb
+import numpy as np
+import pytest
+
+from malta_sim.hexgrid import IOD_GRID
+from malta_sim.iod import invasion as H, static as st
+from malta_sim.iod.rules import (amphibious, combat, organisation, special_rules,
+                                 special_rules as special, victory, warships)
+from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, BOX_NOT_YET, BOX_REMOVED
+from malta_sim.play import new_game
+
+from tests.conftest import (binom_ok, clear_allied, hercules_game, hex_index, kernel_stream, make,
+                            N_DRAWS, random_position, Scripted, static, u)
+from tests.oracles import iod_rules as ref
+
+
+def test_rule_17_3_steps_and_20_1_tally():
+    g = make({"1612": ["allied.uk.8m", "allied.uk.1_r"]})
+    b, tank = u("allied.uk.8m"), u("allied.uk.1_r")
+    t = static()
+    seen = []
+    while g.state.box[b] == BOX_MAP:
+        lv = g.state.level[b]
+        seen.append(f"{t.attack[b, lv]}-{t.defense[b, lv]}")
+        organisation.lose_step(g, b)
+    assert seen == ["6-6", "4-4", "2-2"]
+    assert g.state.allied_steps_lost[0] == 3
+    organisation.lose_step(g, tank)
+    assert g.state.allied_steps_lost[0] == 5                          # tank company counts 2 (20.1)
+
+
+def test_rule_17_4_replacements_and_17_42_absorption():
+    g = make({"1612": [("allied.uk.8m", 1), "allied.raf.krn"]}, turn=16,
+             policies=(Scripted(AXIS), Scripted(ALLIED)))
+    g.policies[ALLIED].absorb = lambda game, pairs: pairs[:1]
+    organisation.replacements(g)
+    assert g.state.level[u("allied.uk.8m")] == 0
+    assert g.state.box[u("allied.raf.krn")] == BOX_REMOVED
+    g2 = make({"1011": [("axis.4.1_34", 1)], "1311": ["allied.uk.2rwk"]}, turn=16,
+              policies=(Scripted(AXIS), Scripted(ALLIED)))
+    g2.state.axis_steps_lost[0] = 5
+    g2.state.steps_lost[u("axis.4.1_34")] = 1
+    organisation.replacements(g2)                                     # 3 July: day 4
+    assert g2.state.level[u("axis.4.1_34")] == 0
+    assert g2.state.axis_steps_lost[0] == 4                           # 17.41: not counted lost
+    g3 = make({"1111": [("axis.4.1_34", 1)], "1311": ["allied.uk.2rwk"]}, turn=16)
+    organisation.replacements(g3)                                     # within 3 hexes of enemy
+    assert g3.state.level[u("axis.4.1_34")] == 1
+
+
+def test_rule_17_2_weather_bands():
+    """2d6: 2-8 Clear, 9-10 Cloudy, 11-12 Rainy; over many days the rain
+    frequency is near 3/36 (binomial bound, false-alarm rate < 1e-6)."""
+    g = make({"1711": ["axis.4.1_34"]}, turn=8)
+    g.scenario.first_day = 0
+    counts = np.zeros(3, int)
+    n = 600
+    for _ in range(n):
+        victory.weather(g)
+        counts[g.state.weather[0]] += 1
+    p = np.array([26, 7, 3]) / 36
+    from scipy.stats import binom
+    for k in range(3):
+        lo, hi = binom.ppf(1e-7, n, p[k]), binom.ppf(1 - 1e-7, n, p[k])
+        assert lo <= counts[k] <= hi
+    assert g.state.air_support_left[0] in (0, 1, 3)               # 16.41
+
+
+# ----------------------------------------------------------------- 17.5 - 17.8
+def test_rule_17_5_air_attacks_only_at_guns():
+    g = hercules_game(axis="random")
+    s, t = g.state, g.static
+    guns_before = sum(1 for u in g.on_map(ALLIED) if t.utype[u] == st.COASTAL_GUN)
+    others_before = sum(1 for u in g.on_map(ALLIED) if t.utype[u] != st.COASTAL_GUN)
+    special_rules.air_attacks(g)
+    assert sum(1 for u in g.on_map(ALLIED) if t.utype[u] != st.COASTAL_GUN) == others_before  # 17.53
+    assert sum(1 for u in g.on_map(ALLIED) if t.utype[u] == st.COASTAL_GUN) <= guns_before
+
+
+def test_rule_17_6_royal_navy_six():
+    g = hercules_game()
+    warships.place_warships(g)
+    amphibious.place_follow_up_boxes(g)
+    g.die = lambda purpose: 6
+    special_rules.royal_navy_intervention(g)
+    s = g.state
+    assert int(s.rn_result[0]) == 6
+    assert special.rn_surrender_modifier(6) == 3
+    assert int(s.warships_damaged[0]) >= 1
+
+
+def test_rule_17_7_delayed_reaction_blocks_far_allied_moves():
+    from malta_sim.iod.rules import movement
+
+    g = hercules_game()
+    s, t = g.state, g.static
+    u = [v for v in g.on_map(ALLIED) if t.utype[v] == st.INFANTRY and t.size[v] == st.BATTALION][0]
+    assert s.turn[0] == 0 and not H.axis_ground_hexes(g).size
+    assert not movement.movable(g, u)
+    s.turn[0] = 2                                                                       # 29 June PM
+    assert movement.movable(g, u)
+
+
+def test_rule_17_8_stragglers_may_not_move():
+    g = hercules_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    c = [u for u in range(len(t.names)) if t.utype[u] == st.PARATROOP and t.size[u] == st.COMPANY][0]
+    s.box[c], s.hex[c], s.reduced[c] = BOX_MAP, hex_index(g, "1312"), True
+    special_rules.stragglers(g)
+    assert s.moved[c] or not H.memo(g).straggler_turn                                   # 17.81
+
+
+@nb.njit(cache=True)
+def _many_air_attack(rs, n, att, aa):
+    k = 0
+    for _ in range(n):
+        if special.air_attack_gun(rs, att, aa):
+            k += 1
+    return k
+
+
+# ----------------------------------------------------------------- 17.52
+@pytest.mark.parametrize("att,aa", [(3, 0), (4, 1), (1, 2)])
+def test_rule_17_52_air_attack_statistical(att, aa):
+    """Rule 17.52: dice = attacks - AA within 3; any 6 destroys.  False-alarm 1e-4."""
+    k = _many_air_attack(kernel_stream(30 + att), N_DRAWS, att, aa)
+    p = special.p_air_attack_kill(att, aa)
+    if p == 0:
+        assert k == 0
+    else:
+        assert binom_ok(k, N_DRAWS, p)
+
+
+def test_rule_17_51_air_attacks_by_day_and_weather():
+    from malta_sim.iod.state import CLEAR, CLOUDY, RAINY
+
+    assert special.air_attacks_available(0, CLEAR) == 14
+    assert special.air_attacks_available(1, CLOUDY) == 6
+    assert special.air_attacks_available(2, RAINY) == 0
+    assert special.air_attacks_available(3, CLEAR) == 8
+    assert special.air_attacks_available(4, CLEAR) == 0
+    assert special.air_attacks_available(0, CLEAR, scenario="intro") == 0  # 17.53
+
+
+# ----------------------------------------------------------------- 17.7, 17.8, 22.39
+def test_rule_17_7_delayed_reaction():
+    assert special.delayed_reaction_radius(0) == 4
+    assert special.delayed_reaction_radius(1) == 7
+    assert special.delayed_reaction_radius(2) == -1
+    assert special.delayed_reaction_radius(0, "intro") == -1
+    dist = IOD_GRID.distance_table
+    u = IOD_GRID.index("1210")
+    ax = np.array([IOD_GRID.index("1610")], dtype=np.int32)
+    assert special.allied_may_act(4, u, ax, dist)
+    ax = np.array([IOD_GRID.index("1810")], dtype=np.int32)
+    assert not special.allied_may_act(4, u, ax, dist)
+    assert special.allied_may_act(7, u, ax, dist)
+
+
+def test_rule_17_6_rn_surrender_modifier():
+    assert [special.rn_surrender_modifier(d) for d in range(7)] == [0, 0, 0, 0, 1, 1, 3]
+
+
+def test_delayed_reaction_map_equals_kernel():
+    """Rule 17.7: the per-hex map answers as ``allied_may_act`` for every hex,
+    on random Axis positions on turns 0 and 1 (and the memo follows moves)."""
+    from malta_sim.iod.rules import special_rules as sp
+    from malta_sim.iod.invasion import axis_ground_hexes
+    from malta_sim.iod.state import BOX_MAP
+
+    g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    gen = np.random.default_rng(0)
+    axis = np.flatnonzero(t.side == 0)
+    land = np.flatnonzero(t.land)
+    d = t.grid.distance_table
+    answers = set()
+    for trial in range(12):
+        k = int(gen.integers(0, 6))
+        s.box[axis] = 4
+        s.hex[axis] = -1
+        pick = gen.choice(axis, size=k, replace=False)
+        s.box[pick] = BOX_MAP
+        s.hex[pick] = gen.choice(land, size=k)
+        for turn in (0, 1):
+            s.turn[0] = turn
+            radius = sp.delayed_reaction_radius(turn, "hercules")
+            m = sp._may_act_map(g, radius)
+            hx = axis_ground_hexes(g)
+            for h in list(range(0, t.n_hexes, 7)) + [-1]:
+                assert bool(m[h]) == bool(sp.allied_may_act(radius, h, hx, d))
+                answers.add(bool(m[h]))
+    assert answers == {True, False}
+    s.turn[0] = 2
+    assert sp.delayed_reaction_ok(g, int(np.flatnonzero(t.side == 1)[0]))
+
+
+@pytest.mark.parametrize("turn", [0, 1, 2])
+def test_barred_equals_plain_on_random_positions(turn):
+    """Rule 17.7 (turns 0 and 1 of Hercules hold Allied pieces back that no
+    Axis ground unit is near) and 16.73 (failed warships): the same mask as
+    asking ``delayed_reaction_ok`` per piece."""
+    rng = np.random.default_rng(90 + turn)
+    seen = 0
+    for trial in range(6):
+        g = random_position(rng, trial)
+        s, t = g.state, g.static
+        s.turn[0] = turn
+        g.scenario = dataclasses.replace(g.scenario, name="hercules")     # rule 17.7 applies
+        if trial % 2:                     # few Axis pieces left: some Allied pieces held back
+            axis_on = np.flatnonzero((s.box == BOX_MAP) & (t.side == 0)
+                                     & (t.utype != st.WARSHIP)).tolist()
+            for u in axis_on[2:]:
+                s.box[u], s.hex[u] = BOX_NOT_YET, -1
+        ships = np.flatnonzero((s.box == BOX_MAP) & (t.utype == st.WARSHIP)).tolist()
+        failed = set(ships[trial % 2::2]) if trial % 3 else None
+        for side in (0, 1):
+            cand = np.flatnonzero((s.box == BOX_MAP) & (t.side == side)
+                                  & ((t.utype == st.ARTILLERY) | (t.utype == st.WARSHIP)))
+            got = combat._barred(g, cand.astype(np.int64), failed)
+            want = ref.barred(g, cand.astype(np.int64), failed)
+            assert np.array_equal(got, want)
+            held = [u for u in cand.tolist() if t.utype[u] == st.ARTILLERY and got[u]]
+            seen += len(held)
+    assert seen > 0 or turn > 1

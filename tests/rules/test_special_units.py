@@ -1,0 +1,757 @@
+"""Special units (rule 16): airfields and AA, militia, air support, coastal guns, warships
+and headquarters, on constructed positions and by the dice kernels' exact odds; the entry
+effects of 16.22, 16.32 and 16.58, the kept lines of fire and gun reaches, fire ranges and
+airfield entry candidates against plain references on random positions.
+
+Statistical tests draw with a fixed seed (:func:`tests.conftest.kernel_stream`) and compare
+frequencies with the exact probabilities by a binomial or chi-square test at significance
+1e-4 each (false-alarm rate 1e-4 per test; with the fixed seed the outcome is deterministic).
+"""
+
+from __future__ import annotations
+
+import copy
+from fractions import Fraction
+
+import numba as nb
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from malta_sim.hexgrid import Grid, IOD_GRID
+from malta_sim.iod import invasion as H, static as st
+from malta_sim.iod.rules import (airfields, amphibious, coastal_guns, coastal_guns as coastal,
+                                 combat, militia, organisation, special_rules as special, warships)
+from malta_sim.iod.state import (ALLIED, AXIS, BOX_CUP, BOX_DAMAGED, BOX_DISBANDMENT,
+                                 BOX_ELIMINATED, BOX_FIRST_WAVE, BOX_MAP, BOX_TURN_TRACK, RAINY)
+from malta_sim.play import new_game, play_games
+
+from tests.conftest import (airfield_entry_spy, ALPHA, binom_ok, clear_allied,
+                            failed_communications, h, hercules_game, kernel_stream,
+                            landing_zone_game, make, N_DRAWS, Scripted, static, u)
+
+
+def test_rule_16_73_warship_communications_and_16_77():
+    """A supporting warship rolls 1-3: no support; else its value is added;
+    warships never spend ammunition (16.77) nor fire hurricanes (16.78)."""
+    seen = set()
+    ship = u("axis.rm.trieste")
+    for seed in range(12):
+        g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"], "1006": [ship_name()]},
+                 policies=(Scripted(AXIS), Scripted(ALLIED)))
+        g.streams = type(g.streams)(seed, 0)
+        before = int(g.state.salvos[ship])
+        res = combat.resolve_attack(g, AXIS, h("1311"), [u("axis.4.1_34")], support=[ship],
+                                    fixed_roll=7)
+        assert int(g.state.salvos[ship]) == before                    # 16.77
+        seen.add(res.attack_total)
+        failed = ship in (failed_communications(g) or set())
+        assert res.attack_total == (6 if failed else 6 + min(static().off_support[ship], 12))
+    assert len(seen) == 2
+    g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"], "1006": [ship_name()]})
+    assert ship not in combat.plan_options(g, AXIS).hurricane_ok
+
+
+def ship_name():
+    return "axis.rm.trieste"
+
+
+def test_rule_16_74_warship_support_limits():
+    ships = ["axis.rm.trieste", "axis.rm.gorizia", "axis.rm.cadorna", "axis.rm.aviere"]
+    g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"], "1006": ships[:2],
+              "1005": ships[2:], "1209": ["axis.185.art_1"]})
+    opts = combat.plan_options(g, AXIS)
+    from malta_sim.bots.base import CombatPlan
+    from malta_sim.iod.game import IllegalDecision
+    sup = [s for s in opts.support[h("1311")] if static().names[s] in ships]
+    if len(sup) == 4:
+        with pytest.raises(IllegalDecision, match="16.74"):
+            combat._validate_plan(g, AXIS, CombatPlan(support={h("1311"): sup}), opts)
+    mixed = sup[:1] + [u("axis.185.art_1")]
+    if all(x in opts.support[h("1311")] for x in mixed):
+        with pytest.raises(IllegalDecision, match="16.74"):
+            combat._validate_plan(g, AXIS, CombatPlan(support={h("1311"): mixed}), opts)
+
+
+def test_rule_16_42_air_support_and_16_23_16_34_standing():
+    g = make({"1311": ["allied.uk.8m"], "1310": ["axis.4.1_34"]})
+    m = combat.odds_modifiers(g, AXIS, [u("axis.4.1_34")], [u("allied.uk.8m")], h("1311"),
+                              air=2, roll_leaders=False)
+    assert m["air_support"] == 2
+    g2 = make({"1311": ["allied.mil.1", "allied.sp.a.1", "allied.uk.8m"]})
+    assert combat._ma_zero(g2, u("allied.mil.1")) and combat._ma_zero(g2, u("allied.sp.a.1"))
+    assert not combat._ma_zero(g2, u("allied.uk.8m"))
+    from malta_sim.iod.rules import organisation, movement
+    assert organisation.stack_weight(g2, u("allied.mil.1")) == 0          # 16.33
+    g3 = make({"1311": ["allied.cg.light.1"]})
+    block, trivial = movement.occupancy(g3, ALLIED)
+    assert not block[h("1311")] and trivial[h("1311")]                     # 16.53
+
+
+def test_rule_16_82_axis_hq_returns_four_days_later():
+    g = make({"1107": ["axis.4.hq"]}, turn=5)
+    g.scenario.hq_cutoff_day = 3
+    g.scenario.follow_up_zone[4] = 0
+    organisation.eliminate(g, u("axis.4.hq"))
+    assert g.state.box[u("axis.4.hq")] == BOX_TURN_TRACK
+    assert g.state.return_turn[u("axis.4.hq")] == (1 + 4) * 4
+    assert g.state.axis_steps_lost[0] == 0                            # HQs not counted (20.0)
+    g2 = make({"1107": ["axis.4.hq"]}, turn=13)
+    g2.scenario.hq_cutoff_day = 3
+    organisation.eliminate(g2, u("axis.4.hq"))
+    assert g2.state.box[u("axis.4.hq")] == BOX_ELIMINATED             # too late to return
+
+
+# ----------------------------------------------------------------- 16.5 / 16.7
+def test_rule_16_56_guns_fire_only_in_range_and_line_of_fire():
+    g, z, beaches = landing_zone_game()
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    opts = amphibious.wave_options(g)
+    fill = amphibious.fill_wave_boxes(g, opts, None)
+    for (w, b), us in fill.items():
+        for u in us:
+            s.box[u], s.box_slot[u] = w, b
+    seen = {}
+
+    def spy(game, options):
+        seen.update(options)
+        return {}
+    g.policy(ALLIED).coastal_fire_boxes = spy
+    coastal_guns.coastal_fire_at_boxes(g)
+    d = t.grid.distance_table
+    for gun, boxes in seen.items():
+        for (w, b) in boxes:
+            assert d[s.hex[gun], b] <= inv.gun_range[gun]
+            assert coastal_guns.line_of_fire_clear(t.grid.hex_id(int(s.hex[gun])), t.grid.hex_id(b),
+                                           inv.los_block, inv.los_block_sides)
+
+
+def test_rule_16_7_warships_placed_at_sea_two_per_hex():
+    g = hercules_game()
+    warships.place_warships(g)
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    ships = warships.ships_in_play(g)
+    assert len(ships) == 8
+    hexes = [int(s.hex[u]) for u in ships]
+    assert all(inv.ocean[h] for h in hexes)
+    assert max(hexes.count(h) for h in hexes) <= 2
+
+
+def test_rule_16_55_damaged_warship_counts_one_axis_step():
+    g = hercules_game()
+    warships.place_warships(g)
+    s = g.state
+    u = warships.ships_in_play(g)[0]
+    before = int(s.axis_steps_lost[0])
+    warships.damage_warship(g, u)
+    assert s.box[u] == BOX_DAMAGED and int(s.warships_damaged[0]) == 1
+    assert int(s.axis_steps_lost[0]) == before + 1                                     # 20.2
+
+
+def test_rule_16_76_no_warship_fire_in_rain():
+    g = hercules_game()
+    warships.place_warships(g)
+    g.state.weather[0] = RAINY
+    assert not warships.may_fire(g)
+
+
+# ----------------------------------------------------------------- 16.1 airfields
+def test_rule_16_11_airfield_capacity_and_aa():
+    g = hercules_game()
+    s, t = g.state, g.static
+    clear_allied(g)
+    af = [int(h) for h in np.flatnonzero(t.airfield)][0]
+    s.control[af] = AXIS
+    aa = [u for u in range(len(t.names)) if t.aa[u]][0]
+    far = [int(x) for x in np.flatnonzero(t.land) if t.grid.distance_table[af, x] == 3][0]
+    s.box[aa], s.hex[aa] = BOX_MAP, far
+    airfields.airfield_entry(g)
+    landed = [u for u in g.units_at(af, AXIS)]
+    dead = [u for u in range(len(t.names)) if s.box[u] == 5 and t.printed_formation[u] == 3]
+    cost = sum(2 if t.utype[u] == st.ARTILLERY else 1 for u in landed + dead)
+    assert 0 < cost <= 2                                                                # 16.11
+    assert all(s.entered_turn[u] == g.turn for u in landed)                             # 16.13
+    s.weather[0] = RAINY
+    n = len(g.on_map(AXIS))
+    airfields.airfield_entry(g)
+    assert len(g.on_map(AXIS)) == n                                                     # 16.15
+
+
+# ----------------------------------------------------------------- 16.3 militia
+def test_rule_16_32_militia_never_shares_a_hex_with_the_mover():
+    g = hercules_game()
+    s, t = g.state, g.static
+    town = [int(h) for h in np.flatnonzero(t.town)][0]
+    c = [u for u in range(len(t.names)) if t.utype[u] == st.MARINE][0]
+    s.box[c], s.hex[c] = BOX_MAP, town
+    for _ in range(3):
+        H.on_enter_hex(g, c, town, "move_end")
+    assert not any(t.utype[e] == st.MILITIA for e in g.units_at(town, ALLIED))
+    assert s.militia_rolled[town]
+
+
+def test_rule_16_12_engine_aa_fire_statistical():
+    """Rule 16.12 through the airfield driver: one AA unit within three hexes
+    kills a unit just landed with probability 1/6 per landing phase.
+    Binomial test, false-alarm rate 1e-4."""
+    from scipy.stats import binomtest
+
+    g = hercules_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    af = [int(h) for h in np.flatnonzero(t.airfield)][0]
+    s.control[af] = AXIS
+    aa = [u for u in range(len(t.names)) if t.aa[u]][0]
+    far = [int(x) for x in np.flatnonzero(t.land) if t.grid.distance_table[af, x] == 3][0]
+    s.box[aa], s.hex[aa] = BOX_MAP, far
+    coy = [u for u in range(len(t.names)) if t.utype[u] == st.ENGINEER and t.printed_formation[u] == 3][0]
+    others = [u for u in range(len(t.names)) if s.box[u] == BOX_DISBANDMENT and u != coy]
+    for u in others:
+        s.box[u] = 9
+    n, kills = 450, 0
+    for _ in range(n):
+        s.box[coy], s.hex[coy] = BOX_DISBANDMENT, -1
+        s.steps_lost[coy] = 0
+        airfields.airfield_entry(g)
+        kills += int(s.box[coy] == 5)
+        s.box[coy], s.hex[coy] = 9, -1
+    assert binomtest(kills, n, 1 / 6).pvalue > 1e-4
+
+
+def test_rule_16_56_engine_coastal_fire_statistical():
+    """Rule 16.56 through the driver: a gun within three hexes of a wave box's
+    beach hex (with line of fire) takes binomial(value, 1/3) steps from the box.
+    Chi-square against the exact distribution, false-alarm rate 1e-4."""
+    from scipy.stats import chisquare
+
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    gun = [u for u in range(len(t.names)) if t.utype[u] == st.COASTAL_GUN and inv.gun_value[u] > 0][0]
+    spot = None
+    for b in beaches:
+        for x in np.flatnonzero(t.land & ~t.beach):
+            x = int(x)
+            if 1 <= t.grid.distance_table[x, b] <= 3 and t.grid.distance_table[x, b] <= inv.gun_range[gun] \
+                    and coastal_guns.line_of_fire_clear(t.grid.hex_id(x), t.grid.hex_id(b), inv.los_block, inv.los_block_sides):
+                spot = (x, b)
+                break
+        if spot:
+            break
+    x, b = spot
+    s.box[gun], s.hex[gun] = BOX_MAP, x
+    marines = [u for u in range(len(t.names)) if t.utype[u] == st.MARINE][:3]
+    g.policy(ALLIED).coastal_fire_boxes = lambda game, options: {gg: v[0] for gg, v in options.items()}
+    g.policy(AXIS).choose_loss = lambda game, units, reason: units[0]
+    n = 600
+    hits = np.zeros(n, int)
+    for i in range(n):
+        for u in marines:
+            s.box[u], s.box_slot[u], s.hex[u] = BOX_FIRST_WAVE, b, -1
+            s.steps_lost[u] = 0
+        s.gun_fired_turn[gun] = -1
+        coastal_guns.coastal_fire_at_boxes(g)
+        hits[i] = sum(int(s.box[u] == 5) for u in marines)
+    k = int(inv.gun_value[gun])
+    pmf = coastal_guns.wave_box_hits_pmf(k, True)
+    obs = np.bincount(hits, minlength=k + 1)[: k + 1]
+    assert obs.sum() == n
+    assert chisquare(obs, pmf * n).pvalue > 1e-4
+
+
+@nb.njit(cache=True)
+def _many_warship(rs, n, av, w3):
+    out = 0
+    for _ in range(n):
+        if coastal.gun_fires_at_warship(rs, av, w3):
+            out += 1
+    return out
+
+
+@nb.njit(cache=True)
+def _many_wave(rs, n, av, w3, out):
+    for i in range(n):
+        out[i] = coastal.gun_fires_at_wave_box(rs, av, w3)
+
+
+@nb.njit(cache=True)
+def _many_aa(rs, n):
+    k = 0
+    for _ in range(n):
+        if airfields.aa_fire(rs):
+            k += 1
+    return k
+
+
+# ----------------------------------------------------------------- 16.55
+@pytest.mark.parametrize("av,w3", [(1, False), (2, True), (3, False), (4, True)])
+def test_rule_16_55_coastal_gun_vs_warship_statistical(av, w3):
+    """Rule 16.55: P(damage) = 1 - (5/6)^n, or 1 - (4/6)^n within 3 hexes.
+    False-alarm rate 1e-4."""
+    k = _many_warship(kernel_stream(av), N_DRAWS, av, w3)
+    assert binom_ok(k, N_DRAWS, coastal.p_warship_damaged(av, w3))
+
+
+def test_rule_16_55_exact_values():
+    assert coastal.p_warship_damaged(1, False) == Fraction(1, 6)
+    assert coastal.p_warship_damaged(1, True) == Fraction(1, 3)
+    assert coastal.p_warship_damaged(2, False) == 1 - Fraction(25, 36)
+
+
+@pytest.mark.parametrize("av,w3", [(2, False), (3, True)])
+def test_rule_16_56_coastal_gun_vs_wave_box_statistical(av, w3):
+    """Rule 16.56: hits are binomial(n, 1/6), or (n, 1/3) within 3 hexes.
+    Chi-square, false-alarm rate 1e-4."""
+    out = np.empty(N_DRAWS, dtype=np.int64)
+    _many_wave(kernel_stream(10 + av), N_DRAWS, av, w3, out)
+    pmf = coastal.wave_box_hits_pmf(av, w3)
+    obs = np.bincount(out, minlength=av + 1)
+    assert chisquare(obs, pmf * N_DRAWS).pvalue > ALPHA
+
+
+def test_rule_16_79_warship_dice():
+    """Rule 16.79: half the offensive support, rounded up; any 6 destroys."""
+    assert coastal.warship_dice(5) == 3
+    assert coastal.warship_dice(4) == 2
+    assert coastal.p_any_six(3) == 1 - Fraction(125, 216)
+
+
+# ----------------------------------------------------------------- 16.54
+def test_rule_16_54_line_of_fire_blocked_by_town():
+    """Rule 16.54: a town between gun and target blocks; the end hexes do not."""
+    # 1210 lies between 1110 and 1310? use a straight column line instead.
+    assert coastal.line_of_fire_clear("1205", "1208", {"1206"}) is False
+    assert coastal.line_of_fire_clear("1205", "1208", {"1205", "1208"}) is True
+    assert coastal.line_of_fire_clear("1205", "1208", set()) is True
+
+
+def test_rule_16_54_line_of_fire_hexside_tie():
+    """Rule 16.54: along a hexside, fire is blocked only when both sides block."""
+    from malta_sim.hexgrid import hex_line
+
+    # find a pair with a tie step
+    a = "1010"
+    for b in ["1209", "1211", "1308", "1312", "1410"]:
+        steps = hex_line(a, b)
+        ties = [s for s in steps if len(s) == 2]
+        if ties:
+            x, y = ties[0]
+            assert coastal.line_of_fire_clear(a, b, {x}) is True
+            assert coastal.line_of_fire_clear(a, b, {x, y}) is False
+            return
+    pytest.skip("no tie line found")
+
+
+def test_rule_16_54_line_of_fire_creek_with_rise_hexside():
+    """Rule 16.54: a crossed Creek-with-Rise hexside blocks."""
+    assert coastal.line_of_fire_clear("1205", "1208", set(), {frozenset(("1206", "1207"))}) is False
+    assert coastal.line_of_fire_clear("1205", "1208", set(), {frozenset(("1106", "1107"))}) is True
+
+
+def test_line_of_fire_table_range():
+    g = Grid(1, 26, 1, 20)
+    t = coastal.line_of_fire_table(g, ["1205"], ["1208", "1215"], [4], set())
+    assert t.tolist() == [[True, False]]
+
+
+# ----------------------------------------------------------------- 16.12
+def test_rule_16_12_aa_fire_statistical():
+    """Rule 16.12: each AA die of 6 eliminates one unit.  False-alarm rate 1e-4."""
+    k = _many_aa(kernel_stream(60), N_DRAWS)
+    assert binom_ok(k, N_DRAWS, airfields.p_aa_kill())
+
+
+# ----------------------------------------------------------------- 16.32
+def test_rule_16_32_militia_trigger_one_roll_per_hex():
+    """Rule 16.32: one roll per town/city hex per game; 16.36 stop when empty."""
+    g = IOD_GRID
+    H = g.n_hexes
+    town = np.zeros(H, dtype=np.bool_)
+    city = np.zeros(H, dtype=np.bool_)
+    town[g.index("1210")] = True
+    city[g.index("1809")] = True
+    rolled = np.zeros(H, dtype=np.bool_)
+    cup = np.ones(5, dtype=np.bool_)
+    out = np.full(5, -1, dtype=np.int32)
+    rs = kernel_stream(90)
+    militia.militia_trigger(rs, g.index("1310"), town, city, rolled, g.neighbour_table, cup, out)
+    assert rolled[g.index("1210")]
+    before = cup.copy()
+    militia.militia_trigger(rs, g.index("1210"), town, city, rolled, g.neighbour_table, cup, out)
+    assert (cup == before).all()  # already rolled: no new roll
+
+
+@nb.njit(cache=True)
+def _many_militia(rs, n, is_city):
+    k = 0
+    for _ in range(n):
+        if militia.militia_roll(rs, is_city):
+            k += 1
+    return k
+
+
+@pytest.mark.parametrize("is_city", [False, True])
+def test_rule_16_32_militia_roll_statistical(is_city):
+    """Rule 16.32: town 5-6, city 3-6.  False-alarm rate 1e-4."""
+    k = _many_militia(kernel_stream(91 + is_city), N_DRAWS, is_city)
+    assert binom_ok(k, N_DRAWS, militia.p_militia(is_city))
+
+
+def test_rule_16_31_cup():
+    rs = kernel_stream(95)
+    assert militia.initial_cup(5, 5, rs).sum() == 5
+    assert militia.initial_cup(5, 4, rs).sum() == 4
+
+
+def test_rule_16_41_air_support_markers():
+    from malta_sim.iod.state import CLEAR, CLOUDY, RAINY
+
+    assert special.air_support_markers(CLEAR) == 3
+    assert special.air_support_markers(CLOUDY) == 1
+    assert special.air_support_markers(RAINY) == 0
+    assert special.air_support_markers(CLEAR, 1) == 2
+
+
+def test_rule_16_25_engineers_from_strongpoints():
+    assert special.engineers_from_dismantling(4, 0) == 1
+    assert special.engineers_from_dismantling(8, 1) == 1
+    assert special.engineers_from_dismantling(12, 2) == 0
+
+
+def test_line_of_fire_memo_equals_direct_check():
+    """Rule 16.54: the memoised line of fire answers as ``line_of_fire_clear`` for
+    every coastal-gun hex against every beach and ocean hex within 8 hexes."""
+    from malta_sim.iod.rules import coastal_guns as cg
+    from malta_sim.iod import invasion as H
+
+    g = new_game("hercules", 2, 0, axis_policy="balanced", allied_policy="static")
+    inv, grid, t = H.inv_static(g), g.static.grid, g.static
+    guns = sorted({int(g.state.hex[u]) for u in np.flatnonzero(inv.gun_value > 0) if g.state.hex[u] >= 0})
+    targets = np.flatnonzero(t.beach | inv.ocean)
+    d = grid.distance_table
+    n = 0
+    for a in guns:
+        for b in targets[d[a, targets] <= 8]:
+            b = int(b)
+            want = cg.line_of_fire_clear(grid.hex_id(a), grid.hex_id(b), inv.los_block, inv.los_block_sides)
+            assert coastal_guns.line_of_fire(inv, grid, a, b) == want
+            assert coastal_guns.line_of_fire(inv, grid, a, b) == want      # second answer from the memo
+            n += 1
+    assert n > 100
+
+
+def test_on_enter_hex_reveals_strongpoints_and_overruns_guns():
+    """16.22 / 16.58: an Axis unit entering a hex reveals the Allied strongpoints
+    in it and next to it (no others) and eliminates the coastal guns in it."""
+    from malta_sim.iod import invasion as H
+    from malta_sim.iod import static as st
+    from malta_sim.iod.state import BOX_MAP
+
+    g = new_game("hercules", 8, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    d = t.grid.distance_table
+    sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == 1))
+    guns = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == 1) & (s.box == BOX_MAP))
+    axis_u = int(np.flatnonzero((t.side == 0) & (t.utype == st.INFANTRY))[0])
+    for target in [int(s.hex[sp[0]]), int(s.hex[guns[0]])]:
+        s.revealed[:] = False
+        want_sp = sp[(s.hex[sp] >= 0) & (d[target][s.hex[sp]] <= 1)]
+        want_gone = guns[s.hex[guns] == target]
+        H.on_enter_hex(g, axis_u, target, "move")
+        np.testing.assert_array_equal(np.flatnonzero(s.revealed[sp]), np.flatnonzero(np.isin(sp, want_sp)))
+        assert (s.box[want_gone] != BOX_MAP).all()
+
+
+def test_airfield_entry_candidates_match_rule_16_1_filter():
+    """Rule 16.1: the units offered for airfield entry equal a unit-by-unit
+    filter (80th Division, commandos, glider companies; companies or
+    artillery; battalions not broken down; no leaders), on random boxes."""
+    from malta_sim.iod import invasion as H
+    from malta_sim.iod import static as st
+    from malta_sim.iod.state import BOX_DISBANDMENT, BOX_POOL
+
+
+    g = new_game("hercules", 14, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    seen = airfield_entry_spy(g)                      # a day, no Allied unit near the airfields
+    gen = np.random.default_rng(5)
+    axis = np.flatnonzero(t.side == 0)
+    offered = 0
+    for trial in range(10):
+        pick = gen.choice(axis, size=60, replace=False)
+        s.box[pick] = BOX_DISBANDMENT
+        s.hex[pick] = -1
+        comps = np.flatnonzero(t.battalion_of >= 0)
+        s.parent[comps] = np.where(gen.random(len(comps)) < 0.3, t.battalion_of[comps], -1)
+        s.box[comps] = np.where(gen.random(len(comps)) < 0.5, BOX_POOL, BOX_DISBANDMENT)
+        seen.clear()
+        airfields.airfield_entry(g)
+        want = []
+        for u in np.flatnonzero((s.box == BOX_DISBANDMENT) & (t.side == 0)):
+            u = int(u)
+            air = t.printed_formation[u] == H.F_80 or t.utype[u] == st.COMMANDO or (
+                t.utype[u] == st.GLIDER and t.size[u] == st.COMPANY)
+            if not air or (t.size[u] == st.BATTALION and H.is_broken(g, u)):
+                continue
+            if t.size[u] == st.BATTALION and t.utype[u] != st.ARTILLERY:
+                continue
+            if t.utype[u] == st.LEADER:
+                continue
+            want.append(u)
+        assert seen == ([want] if want else [])
+        offered += bool(want)
+    assert offered >= 3
+
+
+def test_fire_ranges_equal_pairwise_checks():
+    """Rules 16.54, 16.55, 16.79: ship -> guns in its range and gun -> ships in
+    range and line of fire equal pair-by-pair checks, on random ship hexes."""
+    from malta_sim.iod.rules import coastal_guns as cg
+    from malta_sim.iod import invasion as H
+    from malta_sim.iod import static as st
+    from malta_sim.iod.rules.warships import _fire_ranges
+
+    g = new_game("hercules", 15, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    inv, grid, d = H.inv_static(g), t.grid, t.grid.distance_table
+    ships = np.flatnonzero(t.utype == st.WARSHIP).tolist()
+    guns = np.flatnonzero((t.utype == st.COASTAL_GUN) & (inv.gun_value > 0) & (s.hex >= 0)).tolist()
+    ocean = np.flatnonzero(inv.ocean)
+    gen = np.random.default_rng(7)
+    seen = 0
+    for trial in range(10):
+        ship_hex = gen.choice(ocean, size=len(ships)).tolist()
+        gun_hex = s.hex[guns].tolist()
+        by_ship, by_gun = _fire_ranges(g, ships, ship_hex, guns, gun_hex)
+        want_ship = {}
+        for u, uh in zip(ships, ship_hex):
+            r = [gg for gg, gh in zip(guns, gun_hex) if d[uh, gh] <= t.art_range[u]]
+            if r:
+                want_ship[u] = r
+        want_gun = {}
+        for gg, gh in zip(guns, gun_hex):
+            r = [u for u, uh in zip(ships, ship_hex) if d[gh, uh] <= inv.gun_range[gg]
+                 and cg.line_of_fire_clear(grid.hex_id(gh), grid.hex_id(uh), inv.los_block, inv.los_block_sides)]
+            if r:
+                want_gun[gg] = r
+        assert by_ship == want_ship and list(by_ship) == list(want_ship)
+        assert by_gun == want_gun and list(by_gun) == list(want_gun)
+        seen += int(bool(want_ship) and bool(want_gun))
+    assert seen > 0
+
+
+def test_entry_flags_and_aa_counts_on_random_positions():
+    """The watch map of the entry hook (16.22, 16.58) and the AA counts
+    (16.12, 19.41) equal plain loops over the pieces."""
+    g = new_game("hercules", 2, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    d = t.grid.distance_table
+    gen = np.random.default_rng(9)
+    land = np.flatnonzero(t.land)
+    cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
+    sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED))
+    allied = np.flatnonzero(t.side == ALLIED)
+    seen = {"aa": 0, "flags": 0}
+    for _ in range(50):
+        gh = np.where(gen.random(cgu.size) < 0.3, -1, gen.choice(land, size=cgu.size))
+        sh = np.where(gen.random(sp.size) < 0.3, -1, gen.choice(land, size=sp.size))
+        flags = [False] * t.n_hexes
+        for x in gh.tolist():
+            if x >= 0:
+                flags[x] = True
+        for x in sh.tolist():
+            if x >= 0:
+                for y in inv.near_lists[x]:
+                    flags[y] = True
+        assert H._entry_flags(g, inv, gh, sh).tolist() == flags
+        k = gen.choice(allied, size=20, replace=False)
+        s.box[k] = np.where(gen.random(20) < 0.3, BOX_CUP, BOX_MAP)
+        s.hex[k] = np.where(s.box[k] == BOX_MAP, gen.choice(land, size=20), -1)
+        m = (s.box == BOX_MAP) & (t.side == ALLIED) & t.aa
+        for h in gen.choice(land, size=10).tolist():
+            for r in (1, 3):
+                assert H.aa_within(g, h, r) == int((d[h, s.hex[m]] <= r).sum())
+                seen["aa"] += H.aa_within(g, h, r) > 0
+        seen["flags"] += sum(flags)
+    assert seen["aa"] > 0 and seen["flags"] > 0, seen
+
+
+def test_guns_with_box_targets_on_random_positions():
+    """Coastal guns with a filled wave box in range (16.56; the default Allied
+    bot keeps them for the landing craft) equal the plain per-gun test."""
+    from malta_sim.iod.rules import warships as ws
+    from malta_sim.iod.state import BOX_FIRST_WAVE, BOX_SECOND_WAVE
+
+    g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    d = t.grid.distance_table
+    gen = np.random.default_rng(2)
+    land = np.flatnonzero(t.land)
+    beaches = np.flatnonzero(inv.beach_zone >= 0)
+    cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
+    axis = np.flatnonzero(t.side == AXIS)
+    seen = 0
+    for trial in range(40):
+        s.hex[cgu] = gen.choice(land, size=cgu.size)
+        k = gen.choice(axis, size=int(gen.integers(0, 6)), replace=False)
+        s.box[k] = gen.choice([BOX_FIRST_WAVE, BOX_SECOND_WAVE], size=k.size)
+        s.box_slot[k] = gen.choice(beaches, size=k.size)
+        guns = sorted(gen.choice(cgu, size=int(gen.integers(0, cgu.size + 1)), replace=False).tolist())
+        slots = sorted({int(s.box_slot[u]) for u in np.flatnonzero((s.box == 2) | (s.box == 3))})
+        ref = {q for q in guns if any(d[s.hex[q], b] <= inv.gun_range[q] for b in slots)}
+        assert ws._guns_with_box_targets(g, guns) == ref
+        s.box[k] = BOX_MAP
+        seen += int(bool(ref) and len(ref) < len(guns))
+    assert seen > 0
+
+
+def test_ships_in_play_on_random_boxes():
+    """Warships on the map (16.7) from the per-static warship list equal a
+    mask over every piece."""
+    from malta_sim.iod.rules import warships as ws
+
+    g = new_game("hercules", 4, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    ships = np.flatnonzero(t.utype == st.WARSHIP)
+    assert ships.size
+    gen = np.random.default_rng(5)
+    for _ in range(20):
+        s.box[ships] = gen.choice([BOX_MAP, BOX_ELIMINATED, 0], size=ships.size)
+        ref = [int(u) for u in np.flatnonzero((t.utype == st.WARSHIP) & (s.box == BOX_MAP))]
+        assert ws.ships_in_play(g) == ref
+
+
+def _entry_effects_plain(game, x: int, hh: int, how: str, pending: list) -> None:
+    """The entry effects of :func:`invasion.on_enter_hex` written out plainly:
+    the coastal guns and strongpoints looked up on every entry (16.22, 16.58),
+    a militia roll per town or city hex in or next to ``hh`` not rolled before
+    (16.32, 16.36), those of the hexes passed through (``how == "move"``, kept
+    in ``pending``) rolled when the move ends."""
+    s, t = game.state, game.static
+    if t.side[x] != AXIS or t.utype[x] in (st.LEADER, st.WARSHIP) or hh < 0:
+        return
+    cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
+    sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED))
+    inv = H.inv_static(game)
+    flags = [False] * t.n_hexes
+    for y in s.hex[cgu].tolist():
+        if y >= 0:
+            flags[y] = True
+    for y in s.hex[sp].tolist():
+        if y >= 0:
+            for z in inv.near_lists[y]:
+                flags[z] = True
+    if flags[hh]:
+        H._guns_and_strongpoints(game, cgu, cgu.tolist(), sp, sp.tolist(), inv, hh, how)
+    if not militia._militia_in_cup(game):
+        return
+    near = inv.urban_near[hh]
+    if how == "move":
+        pending.extend(near)
+        return
+    if how == "move_end":
+        near = pending + near
+        pending.clear()
+    urban = inv.urban
+    for y in dict.fromkeys(near):
+        if y < 0 or not urban[y] or s.militia_rolled[y]:
+            continue
+        cup = militia._militia_in_cup(game)
+        if not cup:
+            return
+        s.militia_rolled[y] = True
+        if not militia.militia_roll(H.nstate(game, "militia"), bool(t.city[y])):
+            continue
+        piece = cup[int(H.rng(game, "militia").integers(len(cup)))]
+        axis_there = y == hh or any(t.utype[v] != st.LEADER for v in game.units_at(y, AXIS))
+        if axis_there and not (how == "jump" and y == hh):
+            s.box[piece], s.hex[piece] = BOX_ELIMINATED, -1
+            H._log(game, "militia_crushed", side=ALLIED, hexes=[y], units=[piece], rule="16.32")
+            continue
+        s.box[piece], s.hex[piece] = BOX_MAP, y
+        s.formation[piece] = 0
+        s.revealed[piece] = how == "jump" and y == hh
+        if not axis_there:
+            s.control[y] = ALLIED
+        H._log(game, "militia", side=ALLIED, hexes=[y], units=[piece], rule="16.32")
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_entry_effects_equal_plain_version_on_random_entries(seed):
+    """Rules 16.22, 16.32, 16.58: Axis units entering hexes next to Allied
+    strongpoints, coastal guns, towns and cities of random Hercules set-ups
+    (moves through several hexes, landings, jumps, advances) leave the
+    position, the event log and the dice as the plain version does."""
+    rng = np.random.default_rng(seed)
+    seen = {"entries": 0, "militia": 0, "revealed": 0, "guns": 0}
+    keep = lambda g: {id(g.static): g.static, id(g.tables): g.tables}       # noqa: E731
+    for trial in range(6):
+        g = hercules_game(seed=int(rng.integers(1 << 20)))
+        s, t = g.state, g.static
+        sp_gun = np.flatnonzero(((t.utype == st.STRONGPOINT) | (t.utype == st.COASTAL_GUN))
+                                & (t.side == ALLIED) & (s.box == BOX_MAP))
+        targets = np.concatenate([s.hex[sp_gun], np.flatnonzero(t.town | t.city)])
+        movers = np.flatnonzero((t.side == AXIS) & g.tables.ground)
+        a, b = copy.deepcopy(g, keep(g)), copy.deepcopy(g, keep(g))
+        for _ in range(12):
+            x = int(rng.choice(movers))
+            kind = str(rng.choice(["move", "landing", "jump", "advance"]))
+            hexes = [int(rng.choice(targets))]
+            if kind == "move":
+                while len(hexes) < 3:
+                    hexes.append(int(rng.choice([o for o in t.neighbours[hexes[-1]] if o >= 0])))
+            pending: list = []
+            for i, hh in enumerate(hexes):
+                how = kind if kind != "move" else ("move_end" if i == len(hexes) - 1 else "move")
+                for gm in (a, b):
+                    gm.state.box[x], gm.state.hex[x] = BOX_MAP, hh
+                H.on_enter_hex(a, x, hh, how)
+                _entry_effects_plain(b, x, hh, how, pending)
+            for p, q in zip(a.state, b.state):
+                np.testing.assert_array_equal(p, q, err_msg=str((trial, x, hexes, kind)))
+            assert [dict(r) for r in a.events.rows] == [dict(r) for r in b.events.rows]
+            assert np.array_equal(H.nstate(a, "militia"), H.nstate(b, "militia"))
+            seen["entries"] += 1
+        rows = [dict(r) for r in a.events.rows]
+        seen["militia"] += sum(r["action"] in ("militia", "militia_crushed") for r in rows)
+        seen["revealed"] += int(a.state.revealed[sp_gun].any())
+        seen["guns"] += int((a.state.box[sp_gun] != BOX_MAP).any())
+        assert a.streams["militia"].integers(1 << 30) == b.streams["militia"].integers(1 << 30)
+    assert all(v > 0 for v in seen.values()), seen
+
+
+def test_airfield_entry_tables_equal_their_masks():
+    """The airfield entry's per-unit tables (16.1, 16.14): airlanding
+    battalions (glider and commando), the pieces that may enter (80th
+    Division, commandos, glider companies; companies or artillery; no
+    leaders) and the two together, equal the masks over the counters."""
+    g = hercules_game(seed=1, axis="balanced", allied="static")
+    t, inv = g.static, H.inv_static(g)
+    axis, battalion = t.side == 0, t.size == st.BATTALION
+    bns = axis & battalion & ((t.utype == st.GLIDER) | (t.utype == st.COMMANDO))
+    airlanding = ((t.printed_formation == H.F_80) | (t.utype == st.COMMANDO)
+                  | ((t.utype == st.GLIDER) & (t.size == st.COMPANY)))
+    entrants = axis & airlanding & ~(battalion & (t.utype != st.ARTILLERY)) & (t.utype != st.LEADER)
+    np.testing.assert_array_equal(inv.airfield_battalions, np.flatnonzero(bns))
+    np.testing.assert_array_equal(inv.airfield_entrants, entrants)
+    np.testing.assert_array_equal(inv.airfield_pieces, np.flatnonzero(bns | entrants))
+    assert inv.battalion == battalion.tolist()
+
+
+def test_gun_reach_equals_range_and_line_of_fire():
+    """Every (gun hex, range, target) answer kept equals the distance test
+    and the line of fire worked out afresh."""
+    play_games("hercules", 5, np.arange(2), axis_policy="balanced", allied_policy="static")
+    g = hercules_game(axis="balanced", allied="static")
+    inv, d = H.inv_static(g), g.static.grid.distance_table
+    assert inv.gun_reach
+    for (gh, rg), reach in inv.gun_reach.items():
+        for b, ok in reach.items():
+            want = bool(d[gh, b] <= rg and coastal_guns.line_of_fire_clear(
+                g.static.grid.hex_id(gh), g.static.grid.hex_id(b), inv.los_block, inv.los_block_sides))
+            assert ok == want

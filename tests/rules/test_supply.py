@@ -1,0 +1,90 @@
+"""Supply (rule 8) on constructed positions: routes, HQs, cities and forts, sources,
+automatic supply; the kept hexes a supply route may enter follow the position.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from malta_sim.iod import static as st
+from malta_sim.iod.rules import supply
+from malta_sim.iod.state import ALLIED, AXIS, BOX_ELIMINATED, BOX_MAP
+
+from tests.conftest import h, make, random_position, static, u
+
+
+def test_rule_8_2_route_length_and_blocking():
+    t = static()
+    passable = t.land.copy()
+    d = supply.route_distance(h("1612"), passable, t.neighbours, t.ocean_side, 12)
+    assert d[h("1612")] == 0 and d[h("1611")] == 1
+    assert (d[d >= 0] <= 12).all()
+    # an empty hex in enemy ZOC blocks; a friendly-occupied one does not (5.3)
+    g = make({"1612": ["allied.hq.malta"], "1610": ["allied.uk.8m"], "1509": ["axis.4.1_34"]}, turn=8)
+    p = supply.passable_for(g, ALLIED)
+    zoc_axis = __import__("malta_sim.iod.rules.movement", fromlist=["x"]).zoc_map(g, AXIS)
+    for x in np.flatnonzero(zoc_axis):
+        if not len(g.units_at(int(x), ALLIED)):
+            assert not p[x]
+    assert not p[h("1509")]
+
+
+def test_rule_8_12_units_trace_to_hq_and_8_52_cities():
+    g = make({"2112": ["allied.hq.malta"], "2012": ["allied.uk.8m"], "0609": ["allied.uk.2rwk"]}, turn=8)
+    assert static().grid.distance_table[h("2112"), h("0609")] > 12
+    ok = supply.compute_supply(g, ALLIED)
+    assert ok[u("allied.hq.malta")] and ok[u("allied.uk.8m")]
+    assert not ok[u("allied.uk.2rwk")]
+    # HQ eliminated: only units in/next to an Allied city or undestroyed fort (16.81, 8.52)
+    g.state.box[u("allied.hq.malta")] = BOX_ELIMINATED
+    g.state.hex[u("allied.hq.malta")] = -1
+    g2 = make({"1810": ["allied.uk.4b"], "0609": ["allied.uk.2rwk"]}, turn=8)
+    ok2 = supply.compute_supply(g2, ALLIED)
+    assert ok2[u("allied.uk.4b")] and not ok2[u("allied.uk.2rwk")]
+
+
+def test_rule_8_53_automatic_supply():
+    g = make({"0609": ["allied.uk.2rwk"]}, turn=1)
+    assert supply.compute_supply(g, ALLIED)[u("allied.uk.2rwk")]
+    g2 = make({"1011": ["axis.185.v_186"]}, turn=8)
+    assert not supply.compute_supply(g2, AXIS)[u("axis.185.v_186")]   # no HQ on map (8.12)
+    g2.state.entered_turn[u("axis.185.v_186")] = 8
+    assert supply.compute_supply(g2, AXIS)[u("axis.185.v_186")]       # jumped this turn
+
+
+def test_rule_8_51_axis_sources():
+    g = make({"1107": ["axis.4.hq"], "1108": ["axis.4.1_34"]}, turn=8,
+             control={"1107": AXIS, "1108": AXIS})
+    assert not supply.compute_supply(g, AXIS)[u("axis.4.hq")]        # beach not landed on
+    g.state.landed_beach[h("1107")] = True
+    ok = supply.compute_supply(g, AXIS)
+    assert ok[u("axis.4.hq")] and ok[u("axis.4.1_34")]
+
+
+def test_passable_for_follows_the_position():
+    """The kept supply-route hexes (8.2, 5.3) change with a piece's move and
+    with an enemy step loss, and a caller's writes do not reach the memo."""
+
+    rng = np.random.default_rng(97)
+    g = random_position(rng, 1)
+    s, t = g.state, g.static
+    for side in (0, 1):
+        first = supply.passable_for(g, side)
+        first[:] = ~first                                   # the caller's copy only
+        assert np.array_equal(supply.passable_for(g, side), supply._passable_for_now(g, side))
+        own = np.flatnonzero((s.box == BOX_MAP) & (t.side == side) & (t.utype != st.LEADER)
+                             & (t.utype != st.WARSHIP))
+        enemy = np.flatnonzero((s.box == BOX_MAP) & (t.side != side) & (t.n_levels > 1))
+        changed = 0
+        for k in range(6):
+            before = supply.passable_for(g, side)
+            if k % 2:
+                u = int(own[k % len(own)])
+                s.hex[u] = int(rng.choice(np.flatnonzero(t.land)))
+            else:
+                u = int(enemy[k % len(enemy)])
+                s.level[u] = (int(s.level[u]) + 1) % int(t.n_levels[u])
+            after = supply.passable_for(g, side)
+            assert np.array_equal(after, supply._passable_for_now(g, side))
+            changed += not np.array_equal(before, after)
+        assert changed > 0

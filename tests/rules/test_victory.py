@@ -1,0 +1,95 @@
+"""Victory conditions (rule 20): the terms of 20.0, the tally of 20.1 and the results of
+20.3; the terms of 20.0 against plain array expressions on random positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from malta_sim.iod import invasion as H
+from malta_sim.iod.rules import amphibious, victory
+from malta_sim.iod.state import ALLIED, AXIS, BOX_ELIMINATED, BOX_MAP, END_REASONS
+from malta_sim.play import new_game
+
+from tests.conftest import hercules_game, make, static, u
+from tests.oracles import iod_rules as ref
+
+
+def test_rule_20_0_terms_recount():
+    g = make({"1711": ["axis.4.1_34"], "1809": ["axis.4.2_34"]}, turn=40)
+    g.state.allied_steps_lost[0] = 17            # 20.1: 17 -> -1
+    g.state.axis_steps_lost[0] = 18              # 20.2: 18 -> +2
+    mod, terms = victory.surrender_modifier(g)
+    assert terms["cities"] == -2
+    assert terms["allied_steps"] == -1 and terms["axis_steps"] == 2
+    assert terms["date"] == 4                    # day 10 = 9 July: +4
+    g.state.box[static().formation_hq[4]] = BOX_ELIMINATED
+    assert victory.surrender_modifier(g)[1]["axis_hqs"] == 2
+
+
+def test_rule_20_3_results():
+    g = make({"1711": ["axis.4.1_34"]}, turn=8)
+    g.state.allied_steps_lost[0] = 9 * 20       # modifier far below -12: surrender certain
+    victory.surrender_phase(g)
+    assert g.state.over[0] and g.state.winner[0] == AXIS
+    assert END_REASONS[g.state.end_reason[0]] == "surrender"
+    g2 = make({"1711": ["axis.4.1_34"]}, turn=8)
+    g2.state.axis_steps_lost[0] = 9 * 20
+    victory.surrender_phase(g2)
+    assert g2.state.winner[0] == ALLIED and END_REASONS[g2.state.end_reason[0]] == "invasion_suspended"
+    g3 = make({"1711": ["axis.4.1_34"]}, turn=47)
+    victory.surrender_phase(g3)
+    assert g3.state.over[0]
+
+
+def test_rule_20_0_modifier_equals_table_recount():
+    """The engine's modifier equals the data table's rule-20.0 recount."""
+    from malta_sim.iod.invariants import recount_surrender_modifier
+    g = new_game("intro", 1, 0, options=("no_invasion",))
+    assert victory.surrender_modifier(g)[0] == recount_surrender_modifier(g)
+    g2 = make({"1711": ["axis.4.1_34"], "1809": ["axis.4.2_34"], "1211": ["axis.4.3_34"],
+               "1612": ["allied.uk.8m", "allied.uk.2rwk", "allied.uk.1_r"]}, turn=41)
+    from malta_sim.iod.rules import organisation
+    for x in ("allied.uk.8m", "allied.uk.2rwk", "allied.uk.1_r"):
+        organisation.eliminate(g2, u(x))
+    assert g2.state.allied_steps_lost[0] == 8
+    assert victory.surrender_modifier(g2)[0] == recount_surrender_modifier(g2)
+
+
+# ----------------------------------------------------------------- 20.0
+def test_rule_20_0_beach_hexes_against_occupied_follow_up_boxes():
+    g = hercules_game()
+    amphibious.place_follow_up_boxes(g)
+    inv, m, s = H.inv_static(g), H.memo(g), g.state
+    zones = set(m.division_zone.values())
+    expect = sum(int((s.control[inv.zone_beaches[z]] == ALLIED).sum()) for z in zones)
+    assert victory.invasion_terms(g) == expect
+    s.rn_result[0] = 5
+    assert victory.invasion_terms(g) == expect + 1
+
+
+def test_victory_terms_on_random_positions():
+    """Rule 20.0: the objective counts, the Axis HQs out and the invasion's
+    beach term equal the plain array expressions on random control, destroyed
+    forts, boxes and slots."""
+    from malta_sim.iod.state import BOX_ELIMINATED, BOX_FOLLOW_UP, BOX_TURN_TRACK
+
+    g = new_game("hercules", 2, 0, axis_policy="balanced", allied_policy="static")
+    s, t = g.state, g.static
+    gen = np.random.default_rng(12)
+    boxes = np.array([BOX_MAP, BOX_FOLLOW_UP, BOX_ELIMINATED, BOX_TURN_TRACK, 5], np.int8)
+    seen = {"counts": 0, "hqs_out": 0, "terms": 0}
+    for _ in range(40):
+        s.control[:] = gen.integers(-1, 2, size=s.control.shape)
+        s.fort_destroyed[:] = gen.random(s.fort_destroyed.shape) < 0.5
+        s.box[:] = gen.choice(boxes, size=s.box.shape)
+        s.box_slot[:] = gen.integers(-1, 5, size=s.box_slot.shape)
+        s.rn_result[0] = int(gen.integers(0, 7))
+        got = victory.objective_counts(g)
+        assert got == ref.objective_counts(g)
+        assert victory.axis_hqs_out(g) == ref.axis_hqs_out(g)
+        assert victory.invasion_terms(g) == ref.invasion_terms(g)
+        seen["counts"] += int(all(got.values()))
+        seen["hqs_out"] += int(victory.axis_hqs_out(g) > 0)
+        seen["terms"] += int(victory.invasion_terms(g) != 0)
+    assert all(v > 0 for v in seen.values()), seen
