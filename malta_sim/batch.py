@@ -463,6 +463,20 @@ def _normalise(df: pd.DataFrame) -> pd.DataFrame:
     return pa.Table.from_pandas(df.reset_index(drop=True), preserve_index=False).to_pandas()
 
 
+def _reraise_interrupt(exc: BaseException) -> None:
+    """Raise the ``KeyboardInterrupt`` hidden in ``exc``'s chain of causes, if
+    any: Ctrl-C that lands inside compiled code (numba loading a cached
+    kernel, say) can come out as a ``SystemError`` whose cause is the
+    interrupt; it is an interrupt, not a failed game."""
+    seen = set()
+    e = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, KeyboardInterrupt):
+            raise e
+        e = e.__cause__ or e.__context__
+
+
 def _play_chunk(spec: ScenarioSpec, inputs: dict, start: int, stop: int, per_turn: bool,
                 on_error: str = "raise") -> _Chunk:
     """Play games ``start .. stop-1`` (one ``play_games`` call); runs in a worker.
@@ -504,6 +518,7 @@ def _play_chunk(spec: ScenarioSpec, inputs: dict, start: int, stop: int, per_tur
     except (DataError, DataErrors) as exc:
         raise user_error(exc, f"games {start}-{stop - 1}") from None
     except Exception as exc:
+        _reraise_interrupt(exc)
         results, failed, first = [], [], None
         for g in range(start, stop):
             try:
@@ -511,6 +526,7 @@ def _play_chunk(spec: ScenarioSpec, inputs: dict, start: int, stop: int, per_tur
             except (DataError, DataErrors) as e:
                 raise user_error(e, f"game {g}") from None
             except Exception as e:
+                _reraise_interrupt(e)
                 first = first or (g, e)
                 failed.append({"game": g, "error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"})
                 if on_error != "skip":

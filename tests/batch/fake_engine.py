@@ -16,7 +16,9 @@ Knobs for the tests:
 * ``data_dir`` holding ``broken.csv``: raises a :class:`DataError` (as a real
   loader would on a bad file);
 * ``CRASH_AT``: a set of game indices that raise once, in this process;
-* ``FAIL_AT``: game indices that raise every time, in this process.
+* ``FAIL_AT``: game indices that raise every time, in this process;
+* ``INTERRUPT_AT``: game indices where Ctrl-C lands inside compiled code
+  (a ``SystemError`` caused by ``KeyboardInterrupt``, as numba gives).
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ SPEC = register(
 CRASH_AT: set[int] = set()
 #: Games that raise every time they are played in this process (an engine bug).
 FAIL_AT: set[int] = set()
+#: Games where an interrupt comes out wrapped in a SystemError, as from numba.
+INTERRUPT_AT: set[int] = set()
 
 DATES = pd.date_range("1942-06-29", periods=12, freq="D")
 SLOTS = ("AM", "noon", "PM", "night")
@@ -96,6 +100,11 @@ def play_games(scenario, seed, games, *, axis_policy, allied_policy, options, da
             raise SimulatedCrash(f"simulated crash at game {g}")
         if g in FAIL_AT:
             raise SimulatedCrash("simulated engine bug")
+        if g in INTERRUPT_AT:
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as exc:
+                raise SystemError("CPUDispatcher returned a result with an exception set") from exc
         if "slow" in options:
             time.sleep(0.02)
         r, t = _one_game(seed, g, axis_policy, allied_policy, options, policy_params, per_turn)

@@ -115,6 +115,16 @@ def test_an_engine_failure_names_the_failing_game(monkeypatch):
     assert "while playing scenario batch-fake, seed 3, game 6" in e.value.__notes__
 
 
+@pytest.mark.parametrize("on_error", ["raise", "skip"])
+def test_an_interrupt_inside_compiled_code_is_an_interrupt(monkeypatch, tmp_path, on_error):
+    """Ctrl-C that numba turns into a SystemError stops the run as an
+    interrupt (finished games kept), never as a failed game."""
+    monkeypatch.setattr(fake, "INTERRUPT_AT", {6})
+    with pytest.raises(KeyboardInterrupt) as e:
+        run_games(S, 10, 3, chunk_size=5, checkpoint=tmp_path / "ck", on_error=on_error)
+    assert e.value.malta_sim_saved[:2] == (5, 10)
+
+
 def test_double_is_a_pure_function_of_seed_and_game():
     kw = dict(axis_policy="attack", allied_policy="defend", options=(), data_dir=None)
     a = fake.play_games("batch-fake", 5, np.arange(0, 10), **kw).games
