@@ -114,6 +114,7 @@ class GameStreams:
         self.master_seed = _check_seed(master_seed)
         self.game = int(game)
         self._gens: dict[str, np.random.Generator] = {}
+        self._nb: dict[str, np.ndarray] = {}
 
     def __getitem__(self, purpose: str) -> np.random.Generator:
         g = self._gens.get(purpose)
@@ -125,6 +126,15 @@ class GameStreams:
     def numba_state(self, purpose: str) -> np.ndarray:
         """A fresh numba generator state for ``purpose`` (see :func:`numba_state`)."""
         return numba_state(self.master_seed, self.game, purpose)
+
+    def numba(self, purpose: str) -> np.ndarray:
+        """The game's numba generator state for ``purpose``, ``uint64[4]``:
+        created on first use, then the same array (advanced in place by the
+        kernels that draw from it) for the rest of the game."""
+        st = self._nb.get(purpose)
+        if st is None:
+            st = self._nb[purpose] = numba_state(self.master_seed, self.game, purpose)
+        return st
 
 
 def numba_state(master_seed: int, game: int, purpose: str | int) -> np.ndarray:

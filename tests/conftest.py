@@ -128,30 +128,34 @@ def h(hex_id):
 
 def failed_communications(game) -> set | None:
     """The warships whose communications failed this turn (rule 16.73), or None."""
-    return game.extra.get("comm_failed", {}).get(game.turn)
+    from malta_sim.iod.rules.combat import failed_communications as failed
+    return failed(game)
 
 
 def set_failed_communications(game, ships) -> None:
     """Record ``ships`` as the warships whose communications failed this turn (16.73)."""
-    game.extra["comm_failed"] = {game.turn: set(ships)}
+    s = game.state
+    s.comm_failed_turn[:] = np.where(s.comm_failed_turn == s.turn[0], -1, s.comm_failed_turn)
+    for u in ships:
+        s.comm_failed_turn[u] = s.turn[0]
 
 
 def set_strategic_hexes(game, side: int, allowed) -> None:
     """Record ``allowed`` (bool[n_hexes]) as the hexes ``side`` may enter by
     strategic movement this phase (rule 6.2)."""
-    game.extra["strat_allowed"] = {side: allowed}
+    game.state.strategic_allowed[0, side] = allowed
 
 
 def set_phase_start_zoc(game, zoc) -> None:
     """Record ``zoc`` (bool[n_hexes]) as the enemy ZOC at the start of the
     movement phase (rule 6.41, infiltration)."""
-    game.extra["zoc_start"] = zoc
+    game.state.zoc_at_phase_start[:] = zoc
 
 
 def phase_start_zoc(game):
     """The enemy ZOC recorded at the start of the last movement phase (rule
-    6.41; bool[n_hexes]), or None before any."""
-    return game.extra.get("zoc_start")
+    6.41; bool[n_hexes])."""
+    return game.state.zoc_at_phase_start
 
 
 def last_move_predecessors(game):
@@ -273,7 +277,7 @@ def landing_zone_game():
 
     g = hercules_game()
     amphibious.place_follow_up_boxes(g)
-    z = H.memo(g).division_zone[4]
+    z = int(g.state.division_zone[0, 4])
     beaches = [int(b) for b in H.inv_static(g).zone_beaches[z]]
     return g, z, beaches
 

@@ -611,18 +611,6 @@ class AxisWalk:
             self.rows = None
 
 
-_NO_BONUS: dict = {}
-
-
-def _no_bonus(n_units: int) -> np.ndarray:
-    """int8[n_units] zeros: no leader bonus (14.1) recorded for the phase
-    (one shared array per size; only read)."""
-    out = _NO_BONUS.get(n_units)
-    if out is None:
-        out = _NO_BONUS[n_units] = np.zeros(n_units, np.int8)
-    return out
-
-
 def _hand_out(order: list, rows: tuple, r: int, first: int):
     """Decision ``r`` of a walk over ``order`` as ``(stop_at, what,
     dest_hex)``, ``stop_at`` counted from ``order[first]``."""
@@ -645,12 +633,10 @@ def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float,
         ``(stop_at, what, dest_hex)`` as a row of :func:`axis_walk_kernel`
         (``stop_at`` indexes ``order``); the engine checks the move.
     """
-    s, extra = game.state, game.extra
+    s = game.state
     strategic = mode == "strategic"
-    strat_ok = extra["strat_allowed"][AXIS] if strategic else game.static.land
-    bonus = extra.get("leader_bonus")
-    if bonus is None:
-        bonus = _no_bonus(game.static.n_units)
+    strat_ok = s.strategic_allowed[0, AXIS] if strategic else game.static.land
+    bonus = s.leader_bonus
     turn = s.turn.item(0)
     key = (turn, game.phase_name, mode, id(weights), envelop, decay, radius)
     if walk is not None:
@@ -833,10 +819,8 @@ def garrison_step(game, mode: str, order: list, side: int, static_val: np.ndarra
     t = game.static
     strategic = mode == "strategic"
     zoc, block, trivial = mv._side_masks(game, side)
-    strat_ok = game.extra["strat_allowed"][side] if strategic else land
-    bonus = game.extra.get("leader_bonus")
-    if bonus is None:
-        bonus = np.zeros(len(utype), np.int8)
+    strat_ok = game.state.strategic_allowed[0, side] if strategic else land
+    bonus = game.state.leader_bonus
     turn = game.turn
     may_act = _may_act(game, side)
     stop_at, best, _dest, _mp, _pred = garrison_kernel(

@@ -345,53 +345,6 @@ def inv_static(game) -> InvasionStatic:
 
 
 # =====================================================================================
-# Per-game memo
-# =====================================================================================
-@dataclass
-class JumpPlan:
-    """One preplanned airborne jump (rules 19.31, 19.32).
-
-    ``kind`` is ``"marker"`` (``hex`` = planned hex) or ``"stick"`` (``offset`` =
-    axial offset from the formation's drop zone marker, 19.32; ``units`` the
-    stick's units, 19.21)."""
-
-    pid: int
-    formation: int
-    turn: int
-    kind: str
-    hex: int = -1
-    offset: tuple = (0, 0)
-    units: tuple = ()
-    stick_kind: str = ""
-
-
-@dataclass
-class InvasionMemo:
-    division_zone: dict = field(default_factory=dict)     # formation -> zone (18.21)
-    plans: list = field(default_factory=list)             # JumpPlan (19.3)
-    next_pid: int = 0
-    planned_through_day: int = -1
-    warships_placed: bool = False
-    ship_fired_turn: dict = field(default_factory=dict)   # ship -> turn it fired at guns (18.4)
-    landings_cancelled_turn: int = -1                      # 22.39
-    straggler_turn: dict = field(default_factory=dict)    # unit -> turn it tried (17.81)
-    dismantled: int = 0                                    # strongpoints dismantled (16.25)
-    engineers_placed: int = 0
-    air_attacks_cut: int = 0                               # 17.6
-    sticks_jumped: dict = field(default_factory=dict)     # turn -> count
-    hq_leader_landed: set = field(default_factory=set)    # 18.33
-    solitaire: bool = False
-
-
-def memo(game) -> InvasionMemo:
-    m = game.extra.get("inv")
-    if m is None:
-        m = InvasionMemo()
-        game.extra["inv"] = m
-    return m
-
-
-# =====================================================================================
 # Adapters to the land engine (with local fallbacks)
 # =====================================================================================
 _LAND: dict = {}
@@ -612,12 +565,20 @@ def aa_within(game, h: int, radius: int = 3) -> int:
 
 
 def target_beaches(game) -> list:
-    """Beach hexes of the zones the divisions land in (for bots)."""
-    inv, m = inv_static(game), memo(game)
+    """Beach hexes of the zones the divisions land in (18.21; for bots), zone
+    by zone in ascending zone order."""
+    inv = inv_static(game)
+    zones = game.state.division_zone[0]
     out = []
-    for z in set(m.division_zone.values()):
+    for z in sorted({int(z) for z in zones if z >= 0}):
         out.extend(int(b) for b in inv.zone_beaches[z])
     return out
+
+
+def solitaire(game) -> bool:
+    """Whether the game is played with the solitaire rules (21.0: the Axis
+    beach zones, jumps and drops are rolled, not chosen)."""
+    return "solitaire" in game.options
 
 
 def box_steps(game, key) -> int:
@@ -630,13 +591,9 @@ def rng(game, purpose: str):
 
 
 def nstate(game, purpose: str) -> np.ndarray:
-    """Numba-side random state of ``purpose`` for this game (persisted in the memo)."""
-    key = "nb_" + purpose
-    stt = game.extra.get(key)
-    if stt is None:
-        stt = game.streams.numba_state(purpose)
-        game.extra[key] = stt
-    return stt
+    """The game's numba random state of ``purpose`` (``uint64[4]``, kept by
+    :meth:`.rng.GameStreams.numba` for the whole game)."""
+    return game.streams.numba(purpose)
 
 
 def _log(game, action, **kw):
@@ -648,7 +605,7 @@ def _log(game, action, **kw):
 # =====================================================================================
 def initial_segment(game) -> None:
     """Invasion steps of the Initial Segment (4.1 a, d; 3.0 e, i-k; 16.41; 19.13)."""
-    s, m = game.state, memo(game)
+    s = game.state
     hercules = getattr(game.scenario, "name", "hercules") == "hercules"
     if hercules and game.day == 0:
         amphibious.place_follow_up_boxes(game)                            # 4.1 a, 18.22
@@ -658,7 +615,7 @@ def initial_segment(game) -> None:
         special_rules.air_attacks(game)                                      # 4.1 d, 17.5
     from malta_sim.iod.rules.airborne import move_drop_markers, plan_jumps
     move_drop_markers(game)                                    # 19.13
-    if not m.solitaire:
+    if not solitaire(game):
         plan_jumps(game, days=(game.day + 2,))                 # 3.0 e, 19.3
     special_rules._rn_expiry(game)                                           # 17.6 effects end
     if game.day >= 1:
@@ -751,14 +708,14 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
         # when the move ends ("move_end"), so no militia appears in the mover's
         # path; nothing to note when no town or city is in or next to h
         if near and militia._cup_has_militia(game):
-            game.extra.setdefault("militia_pending", []).extend(near)
+            militia.queue_uprisings(game, near)
         return
-    if not near and (how != "move_end" or "militia_pending" not in game.extra):
+    if not near and (how != "move_end" or not s.militia_pending.any()):
         return                      # no town or city to roll for (16.32), none pending
     if not militia._cup_has_militia(game):
         return                                                  # 16.36
     if how == "move_end":
-        near = game.extra.pop("militia_pending", []) + near
+        near = militia.take_queued_uprisings(game) + near
     if near:
         militia._militia_uprisings(game, inv, near, h, how)
 

@@ -247,6 +247,18 @@ FIELDS: list[Field] = [
     Field("integrity_lost", "game", "bool", False, "land",
           "regiment/brigade barred from the integrity bonus for the rest of the game (9.95)",
           ("n_regiments",)),
+    Field("leader_bonus", "unit", "int8", 0, "land",
+          "MP a unit gets from its formation leader in this movement phase (14.1), set at the "
+          "phase's start for the side moving and kept until the next movement phase"),
+    Field("strategic_allowed", "game", "bool", False, "land",
+          "per side, the hexes that side's strategic movement may use this movement phase (6.2: "
+          "own-controlled land not within two hexes of an enemy ground unit), fixed at the "
+          "phase's start", ("n_sides", "n_hexes")),
+    Field("zoc_at_phase_start", "hex", "bool", False, "land",
+          "the enemy's ZOC at the start of the current movement phase (6.41 infiltration)"),
+    Field("comm_failed_turn", "unit", "int16", -1, "land",
+          "turn in which a warship's communications roll failed (16.73: no fire for the rest "
+          "of that turn); -1 never"),
     # ----------------------------------------------------------------- invasion (E2)
     Field("militia_rolled", "hex", "bool", False, "invasion",
           "militia roll already made for this town/city hex (16.32)"),
@@ -271,6 +283,52 @@ FIELDS: list[Field] = [
           "beach zone each formation lands in (18.21); -1 none", ("n_formations",)),
     Field("landings_cancelled_turn", "game", "int16", -1, "invasion",
           "turn whose Amphibious Landing Phase the Delayed Landings roll cancelled (22.39)"),
+    Field("warships_placed", "game", "bool", False, "invasion",
+          "the warships have been placed at sea (4.22 b, 16.7)"),
+    Field("rn_beach_until_day", "game", "int16", -1, "invasion",
+          "day on which the Royal Navy's bar on beach supply ends (17.6); -1 none"),
+    Field("rn_air_support_until_day", "game", "int16", -1, "invasion",
+          "day on which the Royal Navy's cut of air support markers ends (17.6); -1 none"),
+    Field("rn_air_attacks_until_day", "game", "int16", -1, "invasion",
+          "day on which the Royal Navy's cut of air attacks ends (17.6); -1 none"),
+    Field("air_attacks_cut", "game", "int8", 0, "invasion",
+          "air attacks the Royal Navy result removes per day (17.6)"),
+    Field("strongpoints_dismantled", "game", "int16", 0, "invasion",
+          "strongpoints the Allies have dismantled so far (16.25)"),
+    Field("engineers_placed", "game", "int16", 0, "invasion",
+          "engineer companies placed for dismantled strongpoints so far (16.25)"),
+    Field("straggler_turn", "unit", "int16", -1, "invasion",
+          "turn a reduced paratroop company last tried to recover (17.8; it may not move that "
+          "turn, 17.81); -1 never"),
+    Field("militia_pending", "hex", "int16", 0, "invasion",
+          "place (1, 2, ...) of a town or city hex in the queue of militia uprising rolls that "
+          "wait for the end of the current move (16.32); 0 not queued"),
+    Field("planned_through_day", "game", "int16", -1, "invasion",
+          "last day whose jumps have been planned (19.3, 3.0 a, 3.0 e)"),
+    Field("next_plan_id", "game", "int16", 0, "invasion",
+          "id the next planned jump gets (19.3; the plans of a turn are taken in id order)"),
+    Field("marker_plan_id", "game", "int16", -1, "invasion",
+          "per formation, id of its planned drop zone marker jump (19.31 a); -1 none",
+          ("n_formations",)),
+    Field("marker_plan_turn", "game", "int16", -1, "invasion",
+          "per formation, turn of its planned drop zone marker jump (19.31 a)", ("n_formations",)),
+    Field("marker_plan_hex", "game", "int32", -1, "invasion",
+          "per formation, hex its drop zone marker is planned on (19.31 a)", ("n_formations",)),
+    Field("long_stick_used", "game", "bool", False, "invasion",
+          "per formation, its one stick beyond three hexes of the marker is planned (19.22)",
+          ("n_formations",)),
+    Field("stick_plan_id", "unit", "int16", -1, "invasion",
+          "id of the planned stick jump the unit belongs to (19.31 b, 19.34: one plan per unit); "
+          "-1 none"),
+    Field("stick_plan_turn", "unit", "int16", -1, "invasion", "turn of that planned stick jump"),
+    Field("stick_plan_slot", "unit", "int8", -1, "invasion",
+          "the unit's place in its stick's list of units (the order in which it jumps)"),
+    Field("stick_plan_formation", "unit", "int8", -1, "invasion",
+          "formation whose drop zone marker the stick is planned from (19.32)"),
+    Field("stick_plan_dq", "unit", "int8", 0, "invasion",
+          "axial column offset of the stick's target from its marker (19.32)"),
+    Field("stick_plan_dr", "unit", "int8", 0, "invasion",
+          "axial row offset of the stick's target from its marker (19.32)"),
 ]
 
 _BY_NAME = {f.name: f for f in FIELDS}
@@ -308,7 +366,7 @@ def allocate(n_units: int, n_hexes: int, n_games: int | None = None,
     -------
     GameState
     """
-    sizes = {"n_regiments": 1, "n_formations": 1, **(sizes or {})}
+    sizes = {"n_regiments": 1, "n_formations": 1, "n_sides": 2, "n_hexes": n_hexes, **(sizes or {})}
     arrays = []
     for f in FIELDS:
         extra = tuple(sizes[e] for e in f.extra)

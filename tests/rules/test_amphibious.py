@@ -30,11 +30,11 @@ from tests.conftest import (ALPHA, binom_ok, clear_allied, hercules_game, kernel
 def test_rule_18_22_follow_up_boxes_on_first_initial_segment():
     g = hercules_game()
     amphibious.place_follow_up_boxes(g)
-    s, t, m = g.state, g.static, H.memo(g)
+    s, t = g.state, g.static
     for d in H.DIVISIONS:
         units = np.flatnonzero((s.formation == d) & (t.side == AXIS) & (t.utype != st.HQ - 100))
         units = [u for u in units if s.box[u] == BOX_FOLLOW_UP]
-        assert units and all(s.box_slot[u] == m.division_zone[d] for u in units)
+        assert units and all(s.box_slot[u] == s.division_zone[0, d] for u in units)
 
 
 def test_rule_18_91_no_box_for_allied_occupied_beach():

@@ -10,7 +10,7 @@ import numpy as np
 
 from malta_sim import play
 from malta_sim.iod import invasion as H, static as st
-from malta_sim.iod.rules import special_rules as special, victory
+from malta_sim.iod.rules import airborne, special_rules as special, victory
 from malta_sim.iod.state import ALLIED, AXIS, BOX_CUP, BOX_NOT_YET, CLEAR
 from malta_sim.play import new_game
 
@@ -37,7 +37,7 @@ def test_intro_forced_jumps_planned():
     """22.26: Ram 1/2 jumps on the Ramcke marker on 30 June AM, II/187 on the
     Folgore marker on 30 June PM, alone in their turns."""
     g = play.new_game("intro", 5, 0, event_log=True)
-    plans = [p for p in H.memo(g).plans if p.kind == "stick"]
+    plans = [p for p in airborne.jump_plans(g) if p.kind == "stick"]
     t = g.static
     am = [p for p in plans if p.turn == 4]
     pm = [p for p in plans if p.turn == 6]
@@ -51,14 +51,15 @@ def test_rule_3_0_preparation():
     boxes, each has a beach zone, jumps of the first two days are planned with
     both markers on 29 June, strongpoints next to beaches, militia in the cup."""
     g = hercules_game()
-    s, t, m = g.state, g.static, H.memo(g)
+    s, t = g.state, g.static
+    plans = airborne.jump_plans(g)
     amph = [u for u in range(len(t.names)) if s.box[u] == BOX_NOT_YET and t.side[u] == AXIS
             and t.utype[u] != st.WARSHIP]
     assert amph and all(int(s.formation[u]) in H.DIVISIONS for u in amph)            # 15.21
-    assert set(m.division_zone) == set(H.DIVISIONS)                                   # 18.21
-    markers = [p for p in m.plans if p.kind == "marker"]
+    assert set(np.flatnonzero(s.division_zone[0] >= 0).tolist()) == set(H.DIVISIONS)                                   # 18.21
+    markers = [p for p in plans if p.kind == "marker"]
     assert {p.formation for p in markers} == {1, 2} and all(p.turn in (0, 2) for p in markers)  # 19.0
-    assert all(p.turn < 8 for p in m.plans)                                            # 19.3
+    assert plans and all(p.turn < 8 for p in plans)                                            # 19.3
     sps = [u for u in g.on_map(ALLIED) if t.utype[u] == st.STRONGPOINT]
     hexes = [int(s.hex[u]) for u in sps]
     assert len(hexes) == len(set(hexes))                                               # 16.2

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from malta_sim.iod import invasion as H
+from malta_sim.iod.rules import airborne
 
 from tests.conftest import hercules_game
 
@@ -11,6 +11,6 @@ from tests.conftest import hercules_game
 def test_rule_21_2_solitaire_zones_differ():
     for i in range(5):
         g = hercules_game(idx=i, options=("solitaire",))
-        m = H.memo(g)
-        assert m.division_zone[4] != m.division_zone[5]
-        assert not m.plans                                                             # 21.1
+        zone = g.state.division_zone[0]
+        assert zone[4] >= 0 and zone[5] >= 0 and zone[4] != zone[5]
+        assert not airborne.jump_plans(g)                                                             # 21.1

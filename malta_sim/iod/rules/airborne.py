@@ -19,6 +19,7 @@ counterpart in :mod:`malta_sim.exact.drop`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numba as nb
@@ -292,6 +293,103 @@ def _stick_targets_kept(inv, dist_table, marker: int, legal: np.ndarray, long_us
     return list(hit)
 
 
+# =====================================================================================
+# 19.3 planned jumps, kept in the game state
+# =====================================================================================
+@dataclass(frozen=True)
+class JumpPlan:
+    """One preplanned airborne jump (rules 19.31, 19.32), as read from the
+    game state by :func:`jump_plans`.
+
+    ``kind`` is ``"marker"`` (``hex`` = dense index of the planned hex) or
+    ``"stick"`` (``offset`` = axial offset ``(dq, dr)`` from the formation's
+    drop zone marker, 19.32; ``units`` the stick's unit indices in jump
+    order, 19.21).  ``pid`` orders the plans of a turn."""
+
+    pid: int
+    formation: int
+    turn: int
+    kind: str
+    hex: int = -1
+    offset: tuple = (0, 0)
+    units: tuple = ()
+
+
+def jump_plans(game, turn: int | None = None) -> list:
+    """The planned jumps (rule 19.3) of ``turn`` (all turns when None), as
+    :class:`JumpPlan` in plan-id order.
+
+    Reads the state fields ``marker_plan_*`` (per formation) and
+    ``stick_plan_*`` (per unit)."""
+    s = game.state
+    out = []
+    for f in np.flatnonzero(s.marker_plan_id[0] >= 0).tolist():
+        tn = int(s.marker_plan_turn[0, f])
+        if turn is None or tn == turn:
+            out.append(JumpPlan(int(s.marker_plan_id[0, f]), f, tn, "marker", hex=int(s.marker_plan_hex[0, f])))
+    units = np.flatnonzero(s.stick_plan_id >= 0)
+    if turn is not None:
+        units = units[s.stick_plan_turn[units] == turn]
+    if units.size:
+        units = units[np.lexsort((s.stick_plan_slot[units], s.stick_plan_id[units]))]
+        ids = s.stick_plan_id[units].tolist()
+        start = 0
+        for i in range(1, len(ids) + 1):
+            if i == len(ids) or ids[i] != ids[start]:
+                u0 = int(units[start])
+                out.append(JumpPlan(ids[start], int(s.stick_plan_formation[u0]), int(s.stick_plan_turn[u0]),
+                                    "stick", offset=(int(s.stick_plan_dq[u0]), int(s.stick_plan_dr[u0])),
+                                    units=tuple(units[start:i].tolist())))
+                start = i
+    out.sort(key=lambda p: p.pid)
+    return out
+
+
+def planned_units(game) -> set:
+    """Units already in a planned stick (rule 19.34: one planned jump each)."""
+    return set(np.flatnonzero(game.state.stick_plan_id >= 0).tolist())
+
+
+def _plan_marker(game, f: int, turn: int, hx: int) -> None:
+    """Record a drop zone marker jump of formation ``f`` on hex ``hx`` (19.31 a)."""
+    s = game.state
+    s.marker_plan_id[0, f] = s.next_plan_id[0]
+    s.marker_plan_turn[0, f] = turn
+    s.marker_plan_hex[0, f] = hx
+    s.next_plan_id[0] += 1
+
+
+def _plan_stick(game, f: int, turn: int, offset, units) -> None:
+    """Record a stick jump of ``units`` (in jump order) at axial ``offset``
+    from formation ``f``'s marker (19.31 b, 19.32)."""
+    s = game.state
+    pid = int(s.next_plan_id[0])
+    for k, u in enumerate(units):
+        s.stick_plan_id[u] = pid
+        s.stick_plan_turn[u] = turn
+        s.stick_plan_slot[u] = k
+        s.stick_plan_formation[u] = f
+        s.stick_plan_dq[u], s.stick_plan_dr[u] = int(offset[0]), int(offset[1])
+    s.next_plan_id[0] = pid + 1
+
+
+def _drop_plan(game, p: JumpPlan) -> None:
+    """Remove plan ``p`` (it has jumped or is cancelled, 19.35)."""
+    s = game.state
+    if p.kind == "marker":
+        s.marker_plan_id[0, p.formation] = -1
+        s.marker_plan_turn[0, p.formation] = -1
+        s.marker_plan_hex[0, p.formation] = -1
+    else:
+        u = list(p.units)
+        s.stick_plan_id[u] = -1
+        s.stick_plan_turn[u] = -1
+        s.stick_plan_slot[u] = -1
+        s.stick_plan_formation[u] = -1
+        s.stick_plan_dq[u] = 0
+        s.stick_plan_dr[u] = 0
+
+
 def plan_jumps(game, days) -> None:
     """Plan the jumps of the given days (rule 19.3; 3.0 a for days 0-1, 3.0 e
     for day d + 2 in the Initial Segment of day d).  Markers not yet planned
@@ -299,7 +397,7 @@ def plan_jumps(game, days) -> None:
     to the marker (19.32) within 3 hexes, one per formation within 5 (19.22),
     never planned on ocean, beach or coastal hexes (19.33)."""
     h = invasion
-    m, s, t = h.memo(game), game.state, game.static
+    s, t = game.state, game.static
     inv = h.inv_static(game)
     sc = _scenario(game)
     n_days = int(sc.last_day) + 1 if sc is not None else 12
@@ -307,9 +405,9 @@ def plan_jumps(game, days) -> None:
     pol = game.policy(h.AXIS)
     d = t.grid.distance_table
     for day in days:
-        if day >= n_days or day <= m.planned_through_day:
+        if day >= n_days or day <= s.planned_through_day[0]:
             continue
-        m.planned_through_day = max(m.planned_through_day, day)
+        s.planned_through_day[0] = max(int(s.planned_through_day[0]), day)
         for tod in (AM, PM):
             turn = day * 4 + tod
             lim = _limits(game, turn)
@@ -317,7 +415,7 @@ def plan_jumps(game, days) -> None:
                 continue
             # markers (19.31 a)
             for f in PARA:
-                if s.dz_hex[0, f] >= 0 or any(p.kind == "marker" and p.formation == f for p in m.plans):
+                if s.dz_hex[0, f] >= 0 or s.marker_plan_id[0, f] >= 0:
                     continue
                 if not lim["markers"]:
                     continue
@@ -328,38 +426,35 @@ def plan_jumps(game, days) -> None:
                     continue
                 if hx not in legal:
                     raise h._illegal("19.33", "drop zone markers are not planned on ocean, beach or coastal hexes")
-                m.plans.append(h.JumpPlan(m.next_pid, f, turn, "marker", hex=int(hx)))
-                m.next_pid += 1
+                _plan_marker(game, f, turn, int(hx))
             if lim["total"] <= 0:
                 continue
-            planned_units = {u for p in m.plans for u in p.units}
+            planned = planned_units(game)
             if lim["forced"]:
                 # 22.26: the named battalion jumps on its marker's hex; no other stick
                 f = 1 if lim["at"].endswith("ramcke") else 2
                 units = tuple(t.unit(x) for x in lim["forced"] if x in t._index)
-                units = tuple(u for u in units if u not in planned_units and s.box[u] == BOX_DISBANDMENT)
+                units = tuple(u for u in units if u not in planned and s.box[u] == BOX_DISBANDMENT)
                 if units:
-                    m.plans.append(h.JumpPlan(m.next_pid, f, turn, "stick", offset=(0, 0), units=units,
-                                              stick_kind="battalion"))
-                    m.next_pid += 1
+                    _plan_stick(game, f, turn, (0, 0), units)
                 continue
             sticks, ref = [], {}
             for f in PARA:
                 r = int(s.dz_hex[0, f])
                 if r < 0:
-                    mk = [p for p in m.plans if p.kind == "marker" and p.formation == f and p.turn <= turn]
-                    r = mk[0].hex if mk else -1
+                    if s.marker_plan_id[0, f] >= 0 and s.marker_plan_turn[0, f] <= turn:
+                        r = int(s.marker_plan_hex[0, f])
                 if r < 0:
                     continue
                 ref[f] = r
-                for kind, units in available_sticks(game, f, planned_units):
+                for kind, units in available_sticks(game, f, planned):
                     sticks.append((len(sticks), f, kind, units))
             if not sticks:
                 continue
-            long_used = game.extra.setdefault("long_stick_used", set())
+            long_used = s.long_stick_used[0]
             targets = {}
             for f, r in ref.items():
-                targets[f] = _stick_targets_kept(inv, d, r, legal_arr, f in long_used)
+                targets[f] = _stick_targets_kept(inv, d, r, legal_arr, bool(long_used[f]))
             limits = {"total": lim["total"], 1: lim[1], 2: lim[2], "kinds": lim["kinds"]}
             picks = pol.plan_sticks(game, turn, [(i, f, k) for i, f, k, _ in sticks], targets, limits)
             per = {}
@@ -368,7 +463,7 @@ def plan_jumps(game, days) -> None:
                 if not (0 <= sid < len(sticks)):
                     raise h._illegal("19.31", "unknown stick")
                 _, f, kind, units = sticks[sid]
-                if any(u in planned_units for u in units):
+                if any(u in planned for u in units):
                     raise h._illegal("19.34", "a unit may be in one planned jump only")
                 allowed = allowed_of.get(f)
                 if allowed is None:
@@ -376,20 +471,18 @@ def plan_jumps(game, days) -> None:
                 if hx not in allowed:
                     raise h._illegal("19.22", "stick target not within reach of its drop zone marker")
                 if allowed[hx]:
-                    if f in long_used:
+                    if long_used[f]:
                         raise h._illegal("19.22", "only one stick per formation within five hexes")
-                    long_used.add(f)
+                    long_used[f] = True
                 per[f] = per.get(f, 0) + 1
                 if per[f] > lim.get(f, 0) or sum(per.values()) > lim["total"]:
                     raise h._illegal("22.35", "too many sticks planned for this turn")
                 if lim["kinds"] and kind not in lim["kinds"].get(f, ()):
                     raise h._illegal("22.35", "stick type not allowed on 29 June AM")
-                planned_units.update(units)
+                planned.update(units)
                 off = _plan_offset(inv, t.grid, int(ref[f]), int(hx))
-                m.plans.append(h.JumpPlan(m.next_pid, f, turn, "stick", offset=off, units=tuple(units),
-                                          stick_kind=kind))
-                m.next_pid += 1
-    game.log("jumps_planned", side=h.AXIS, result=f"{len(m.plans)} plans", rule="19.3")
+                _plan_stick(game, f, turn, off, tuple(units))
+    game.log("jumps_planned", side=h.AXIS, result=f"{len(jump_plans(game))} plans", rule="19.3")
 
 
 # =====================================================================================
@@ -503,15 +596,15 @@ def marker_reach_kernel(here, steps, near_padded, land, control, zoc, hexpos, si
 def airborne_landing_phase(game) -> None:
     """Rule 4.23 a-h (AM and PM turns; nothing jumps in Rainy weather)."""
     h = invasion
-    m, s = h.memo(game), game.state
+    s = game.state
     if game.tod in (NOON, NIGHT):
         return                                                   # 19.33
-    if m.solitaire:
+    if h.solitaire(game):
         from malta_sim.iod.rules.solitaire import solitaire_airborne_phase
         solitaire_airborne_phase(game)
         return
     turn = game.turn
-    mine = [p for p in m.plans if p.turn == turn]
+    mine = jump_plans(game, turn)
     if not mine:
         return
     # a) cancellation (19.35)
@@ -522,24 +615,22 @@ def airborne_landing_phase(game) -> None:
         # 29 June markers must drop (19.0): never cancelled on day 0
         cancel -= {p.pid for p in mine if p.kind == "marker" and game.day == 0}
     if cancel:
-        for p in list(m.plans):
+        for p in jump_plans(game):
             if p.pid in cancel:
-                m.plans.remove(p)
+                _drop_plan(game, p)
                 if p.kind == "marker":  # replan the marker for a later turn (19.35)
-                    m.plans.append(h.JumpPlan(m.next_pid, p.formation, game.turn + 4 - (game.turn % 4) + AM,
-                                              "marker", hex=p.hex))
-                    m.next_pid += 1
+                    _plan_marker(game, p.formation, game.turn + 4 - (game.turn % 4) + AM, p.hex)
         game.log("jumps_cancelled", side=AXIS, result=f"{len(cancel)}", rule="19.35")
-    mine = [p for p in m.plans if p.turn == turn]
+    mine = jump_plans(game, turn)
     # b) drop zone markers (19.41, 19.42)
     for p in [p for p in mine if p.kind == "marker"]:
         drop_marker(game, p.formation, p.hex, solitaire=False)
-        m.plans.remove(p)
+        _drop_plan(game, p)
     # c-e) sticks, one at a time (19.43-19.5)
     inv, grid = h.inv_static(game), game.static.grid
     jumped = []
     for p in [p for p in mine if p.kind == "stick"]:
-        m.plans.remove(p)
+        _drop_plan(game, p)
         marker = int(s.dz_hex[0, p.formation])
         if marker < 0:
             continue                                             # 19.1: marker first

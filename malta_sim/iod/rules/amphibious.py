@@ -226,12 +226,13 @@ FALLBACK_WE_TABLE = np.array(
 def place_follow_up_boxes(game) -> None:
     """Rule 4.1 a / 18.22: every unit of each infantry division (with its
     attached units) goes to the Follow-up box of its beach zone."""
-    s, t, m = game.state, game.static, invasion.memo(game)
+    s, t = game.state, game.static
+    zone = s.division_zone[0]
     for u in np.flatnonzero((s.box == BOX_NOT_YET) & (t.side == AXIS) & (t.utype != st.WARSHIP)):
         d = int(s.formation[u])
-        if d in m.division_zone:
+        if 0 <= d < len(zone) and zone[d] >= 0:
             s.box[u] = BOX_FOLLOW_UP
-            s.box_slot[u] = m.division_zone[d]
+            s.box_slot[u] = int(zone[d])
     invasion._log(game, "follow_up_boxes", side=AXIS, rule="18.22")
 
 
@@ -473,10 +474,10 @@ def validate_waves(game, opts: WaveOptions, assign: dict) -> None:
 def amphibious_landing_phase(game) -> None:
     """Rule 4.22 a-l: wave boxes, warships, coastal fire, two waves landing with
     landing losses, water's edge combat and beach movement (18.3-18.9)."""
-    m = invasion.memo(game)
+    s = game.state
     if game.tod == NIGHT:
         return                                                  # 18.93
-    if m.landings_cancelled_turn == game.turn:
+    if int(s.landings_cancelled_turn[0]) == game.turn:
         return                                                  # 22.39
     _follow_up_breakdowns(game)                                 # 18.31 / 13.1
     opts = wave_options(game)
@@ -490,7 +491,7 @@ def amphibious_landing_phase(game) -> None:
             invasion._log(game, "wave_box", side=AXIS, hexes=[b], units=units, rule="18.31")
         _leaders_with_hq(game)                                  # 18.33
     from malta_sim.iod.rules import warships as ws
-    if not m.warships_placed:
+    if not s.warships_placed[0]:
         ws.place_warships(game)                                 # 4.22 b, 16.7
     ws.exchange_fire(game)                                      # 4.22 c, 16.55, 16.79
     coastal_guns.coastal_fire_at_boxes(game)                                 # 4.22 d, 16.56
@@ -572,7 +573,7 @@ def _leaders_with_hq(game) -> None:
     """Rule 18.33: the first time a division HQ goes to a Second Wave box its
     leader goes with it; a leader whose HQ has landed goes with any unit of
     its formation placed in a wave box."""
-    s, t, m = game.state, game.static, invasion.memo(game)
+    s, t = game.state, game.static
     for f in invasion.DIVISIONS:
         ldr = int(t.formation_leader[f])
         hq = int(t.formation_hq[f])
@@ -681,7 +682,8 @@ def _leaders_alone(game, units) -> None:
         mates = [v for v in game.units_at(h, AXIS) if t.utype[v] != st.LEADER]
         if not mates:
             s.box[u], s.hex[u] = BOX_FOLLOW_UP, -1
-            s.box_slot[u] = invasion.memo(game).division_zone.get(int(t.printed_formation[u]), 0)
+            z = int(s.division_zone[0, int(t.printed_formation[u])]) if t.printed_formation[u] >= 0 else -1
+            s.box_slot[u] = z if z >= 0 else 0
 
 
 def _reform(game, hexes) -> None:

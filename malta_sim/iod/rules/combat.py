@@ -222,7 +222,7 @@ def _art_can_fire(game, u: int, enemy_zoc) -> bool:
             return False
         if int(s.gun_fired_turn[u]) == game.turn:
             return False                     # rule 18.4: fired at coastal guns this turn
-        return u not in game.extra.get("comm_failed", {}).get(game.turn, set())
+        return int(s.comm_failed_turn[u]) != game.turn               # 16.73
     if t.side[u] == 1:
         from malta_sim.iod.rules.special_rules import delayed_reaction_ok
         if not delayed_reaction_ok(game, u):
@@ -287,13 +287,20 @@ def _fire_inputs(game, side: int) -> tuple:
         return cand, ezoc, _no_bar(n), ships_ok
     ezoc = movement.zoc_map(game, 1 - side)
     turn = game.turn
-    failed = game.extra.get("comm_failed")
-    failed = failed.get(turn) if failed else None
+    failed = failed_communications(game)
     if failed or (side == 1 and turn <= 1):
         barred = _barred(game, cand, failed)
     else:
         barred = _no_bar(n)
     return cand, ezoc, barred, ships_ok
+
+
+def failed_communications(game) -> set | None:
+    """Rule 16.73: the warships whose communications roll failed this turn
+    (a set of unit indices), or None when there are none."""
+    s = game.state
+    hit = np.flatnonzero(s.comm_failed_turn == s.turn[0])
+    return set(hit.tolist()) if len(hit) else None
 
 
 def _barred(game, cand: np.ndarray, failed) -> np.ndarray:
@@ -910,7 +917,7 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
             die = game.die("combat")
             if die <= 3:
                 failed.add(u)
-                game.extra.setdefault("comm_failed", {}).setdefault(game.turn, set()).add(u)
+                s.comm_failed_turn[u] = game.turn                     # no fire this turn
             if game.events is not None:
                 game.log("warship communications", side=int(t.side[u]), units=[u], dice=[die],
                          result="failed" if die <= 3 else "ok", rule="16.73")

@@ -196,6 +196,28 @@ def _cup_has_militia(game) -> bool:
     return BOX_CUP in game.state.box[mil[0]].tolist()
 
 
+def queue_uprisings(game, hexes: list) -> None:
+    """Rule 16.32: the uprising rolls for the town or city ``hexes`` (dense
+    indices) next to a hex passed through in the middle of a move wait for
+    the move's end; each hex is queued once, in the order first met."""
+    pending = game.state.militia_pending
+    nxt = int(pending.max()) + 1
+    for x in hexes:
+        if pending[x] == 0:
+            pending[x] = nxt
+            nxt += 1
+
+
+def take_queued_uprisings(game) -> list:
+    """The hexes queued by :func:`queue_uprisings`, in queue order (list of
+    int); the queue is emptied (rule 16.32)."""
+    pending = game.state.militia_pending
+    hexes = np.flatnonzero(pending)
+    out = hexes[np.argsort(pending[hexes], kind="stable")].tolist()
+    pending[:] = 0
+    return out
+
+
 def _militia_uprisings(game, inv, near: list, h: int, how: str) -> None:
     """Rule 16.32: an uprising roll for each town or city hex of ``near`` (in
     order, each hex once per game) after an Axis unit's entry into hex ``h``

@@ -729,9 +729,8 @@ def effective_ma(game, u: int) -> int:
             ma = max(1, ma - 2)
     else:
         ma = game.movement_allowance(u)
-    bonus = game.extra.get("leader_bonus")
-    if bonus is not None and ma > 0:
-        ma += int(bonus[u])
+    if ma > 0:
+        ma += int(s.leader_bonus[u])                                   # 14.1
     if game.night and s.morale_state[u] == DEMORALIZED:
         ma = -(-ma // 2)
     return ma
@@ -836,9 +835,7 @@ def _ma_if_movable(game, u: int):
         if ma <= 0:
             return None
         demoralized = s.morale_state[u] == DEMORALIZED
-    bonus = game.extra.get("leader_bonus")
-    if bonus is not None:
-        ma += int(bonus[u])                               # 14.1
+    ma += int(s.leader_bonus[u])                          # 14.1
     if demoralized and game.night:
         ma = -(-ma // 2)                                  # 6.71
     return ma
@@ -884,7 +881,7 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
     if leader:
         block = block | trivial              # a leader cannot overrun enemy pieces (14.0)
     strategic = mode == "strategic"
-    strat_ok = game.extra["strat_allowed"][side] if strategic else t.land
+    strat_ok = s.strategic_allowed[0, side] if strategic else t.land
     cls = -1 if leader else int(t.move_class[u])
     edges, ocean_side, nbr, land, base, rem = _kernel_statics(t)
     idx, mp, pred = legal_kernel(int(s.hex[u]), 2 * ma, cls, strategic, edges[strategic][cls + 1],
@@ -1218,11 +1215,9 @@ def strategic_movement(game, side: int) -> None:
         s.moved, s.entered_turn, s.control, s.turn.item(0), game.ground_mask, _within2(t), t.land,
         _never_moves(t), t.utype, t.ma, t.side, t.move_class, t.formation_leader, t.foot_bonus,
         t.mot_bonus, t.grid.distance_table, _BONUS_CODES)
-    extra = game.extra
-    extra["leader_bonus"] = bonus
-    sa = extra.setdefault("strat_allowed", {})
-    sa[side] = allowed
-    extra["zoc_start"] = zoc_map(game, 1 - side)
+    s.leader_bonus[:] = bonus                                          # 14.1
+    s.strategic_allowed[0, side] = allowed                             # 6.2
+    s.zoc_at_phase_start[:] = zoc_map(game, 1 - side)                  # 6.41
     invalidate(game)
     cands = cands.tolist()
     if side == ALLIED and cands:
@@ -1327,9 +1322,9 @@ def _movement_loop(game, side, mode, cands) -> None:
 def infiltration_options(game, side: int) -> dict:
     """Rule 6.41: unit -> adjacent enemy-ZOC hexes it may try to infiltrate into."""
     s, t = game.state, game.static
-    zoc_start = game.extra.get("zoc_start")
+    zoc_start = s.zoc_at_phase_start                    # the enemy ZOC at the phase's start
     out = {}
-    if zoc_start is None:
+    if not zoc_start.any():
         return out
     pk = _position_key(game, 1 - side)
     zoc = _zoc_memo(game, 1 - side, pk)                  # read only

@@ -392,21 +392,20 @@ def _may_act_map(game, radius: int) -> np.ndarray:
 # ====================================================================================
 def _rn_expiry(game) -> None:
     """Royal Navy effects that last a number of days (17.6 table) end."""
-    s, m = game.state, invasion.memo(game)
-    until = game.extra.get("rn_until", {})
-    if until.get("beach", 99) <= game.day:
+    s = game.state
+    if 0 <= s.rn_beach_until_day[0] <= game.day:
         s.beach_supply_barred[0] = False
-    if until.get("air_support", 99) <= game.day:
+    if 0 <= s.rn_air_support_until_day[0] <= game.day:
         s.air_support_cut[0] = 0
         s.air_support_left[0] = air_support_markers(int(s.weather[0]), 0)
-    if until.get("air_attacks", 99) <= game.day:
-        m.air_attacks_cut = 0
+    if 0 <= s.rn_air_attacks_until_day[0] <= game.day:
+        s.air_attacks_cut[0] = 0
 
 
 def air_attacks(game) -> None:
     """Rule 17.5: air attacks against coastal guns in this Initial Segment."""
-    s, t, m = game.state, game.static, invasion.memo(game)
-    n = air_attacks_available(game.day, int(s.weather[0]), m.air_attacks_cut)
+    s, t = game.state, game.static
+    n = air_attacks_available(game.day, int(s.weather[0]), int(s.air_attacks_cut[0]))
     s.air_attacks_left[0] = n
     if n <= 0:
         return
@@ -433,10 +432,11 @@ def dismantle_strongpoints(game) -> None:
     """Rule 16.25: the Allied player may dismantle strongpoints; every four
     dismantled put one British engineer company (at most two) on the hex of a
     dismantled strongpoint."""
-    s, t, m = game.state, game.static, invasion.memo(game)
+    s, t = game.state, game.static
     engineers = [int(u) for u in np.flatnonzero((t.side == ALLIED) & (t.utype == st.ENGINEER)
                                                 & (s.box == BOX_POOL))]
-    max_n = 4 * len(engineers) - (m.dismantled % 4)
+    dismantled, placed = int(s.strongpoints_dismantled[0]), int(s.engineers_placed[0])
+    max_n = 4 * len(engineers) - (dismantled % 4)
     if max_n <= 0:
         return
     sps = [int(u) for u in game.on_map(ALLIED) if t.utype[u] == st.STRONGPOINT]
@@ -449,8 +449,9 @@ def dismantle_strongpoints(game) -> None:
     hexes = [int(s.hex[u]) for u in pick]
     for u in pick:
         s.box[u], s.hex[u] = BOX_REMOVED, -1                   # dismantled: not a loss (20.1)
-    m.dismantled += len(pick)
-    n_new = engineers_from_dismantling(m.dismantled, m.engineers_placed, len(engineers) + m.engineers_placed)
+    dismantled += len(pick)
+    s.strongpoints_dismantled[0] = dismantled
+    n_new = engineers_from_dismantling(dismantled, placed, len(engineers) + placed)
     for _ in range(max(0, n_new)):
         e = engineers.pop(0)
         h = game.policy(ALLIED).engineer_hex(game, hexes)
@@ -458,14 +459,14 @@ def dismantle_strongpoints(game) -> None:
             raise invasion._illegal("16.25", "engineer company must go on a dismantled strongpoint's hex")
         s.box[e], s.hex[e] = BOX_MAP, h
         s.formation[e] = 0
-        m.engineers_placed += 1
+        s.engineers_placed[0] += 1
     invasion._log(game, "dismantle_strongpoints", side=ALLIED, hexes=hexes, result=f"{len(pick)} dismantled",
          rule="16.25")
 
 
 def royal_navy_intervention(game) -> None:
     """Rule 17.6: one die on the Royal Navy Intervention Table on 1 July."""
-    s, t, m = game.state, game.static, invasion.memo(game)
+    s, t = game.state, game.static
     inv = invasion.inv_static(game)
     d = game.die("navy")
     s.rn_result[0] = d
@@ -491,17 +492,17 @@ def royal_navy_intervention(game) -> None:
         s.beach_supply_barred[0] = True
     s.air_support_cut[0] = res.air_support_cut
     s.air_support_left[0] = air_support_markers(int(s.weather[0]), int(s.air_support_cut[0]))
-    m.air_attacks_cut = res.air_attacks_cut
-    game.extra["rn_until"] = {"beach": game.day + res.beach_supply_days,
-                              "air_support": game.day + res.air_support_days,
-                              "air_attacks": game.day + res.air_attacks_days}
+    s.air_attacks_cut[0] = res.air_attacks_cut
+    s.rn_beach_until_day[0] = game.day + res.beach_supply_days
+    s.rn_air_support_until_day[0] = game.day + res.air_support_days
+    s.rn_air_attacks_until_day[0] = game.day + res.air_attacks_days
     invasion._log(game, "royal_navy", side=ALLIED, dice=[d], result=str(res), rule="17.6")
 
 
 def stragglers(game) -> None:
     """Rule 17.8: reduced paratroop companies not adjacent to an enemy unit may
     roll to recover (6); a company that tries may not move this turn (17.81)."""
-    s, t, m = game.state, game.static, invasion.memo(game)
+    s, t = game.state, game.static
     cands = []
     pieces = invasion.inv_static(game).straggler_pieces                              # 17.83 pieces
     reduced = pieces[(s.box[pieces] == BOX_MAP) & s.reduced[pieces]]
@@ -513,7 +514,7 @@ def stragglers(game) -> None:
     pick = [u for u in game.policy(AXIS).stragglers(game, cands) if u in cands]
     rs = invasion.nstate(game, "replacements")
     for u in pick:
-        m.straggler_turn[u] = game.turn
+        s.straggler_turn[u] = game.turn
         s.moved[u] = True                      # 17.81: no movement this turn
         if straggler_roll(rs):
             s.reduced[u] = False

@@ -57,8 +57,7 @@ def place_warships(game) -> None:
     """Rule 16.7 / 4.22 b: the Axis places all warships on ocean hexes in the
     Amphibious Landing Phase of the first turn."""
     s, t = game.state, game.static
-    m = invasion.memo(game)
-    m.warships_placed = True
+    game.state.warships_placed[0] = True
     ships = [int(u) for u in np.flatnonzero((t.utype == st.WARSHIP) & (s.box == BOX_NOT_YET))]
     if not ships:
         return

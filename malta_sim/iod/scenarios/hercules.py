@@ -27,8 +27,8 @@ def invasion_setup(game) -> None:
     Segment of 29 June (18.22); the warships for the first Amphibious Landing
     Phase (22.34).
     """
-    m, s, t = invasion.memo(game), game.state, game.static
-    m.solitaire = "solitaire" in game.options
+    s, t = game.state, game.static
+    solo = invasion.solitaire(game)
     sc = getattr(game.scenario, "data", None) or invasion.inv_static(game).scenario_cfg.get("scenario_obj")
     # amphibious units (22.36)
     unassigned = []
@@ -56,28 +56,28 @@ def invasion_setup(game) -> None:
     # (d) beach zones (18.21 / 21.2)
     inv = invasion.inv_static(game)
     zones = {z: [int(b) for b in inv.zone_beaches[z]] for z in range(len(inv.zone_names))}
-    if m.solitaire:
+    if solo:
         from malta_sim.iod.rules.solitaire import roll_beach_zones
-        m.division_zone = roll_beach_zones(game)
+        zone_of = roll_beach_zones(game)
     else:
         ch = pol.hercules_beach_zones(game, list(invasion.DIVISIONS), zones)
         for d in invasion.DIVISIONS:
             if ch.get(d) not in zones:
                 raise invasion._illegal("18.21", "each infantry division needs a beach zone")
-        m.division_zone = {d: int(ch[d]) for d in invasion.DIVISIONS}
+        zone_of = {d: int(ch[d]) for d in invasion.DIVISIONS}
     for d in invasion.DIVISIONS:
-        s.division_zone[0, d] = m.division_zone[d]
+        s.division_zone[0, d] = zone_of[d]
         fz = getattr(game.scenario, "follow_up_zone", None)
         if isinstance(fz, dict):
-            fz[d] = m.division_zone[d]                    # 16.82: where a lost HQ returns
+            fz[d] = zone_of[d]                            # 16.82: where a lost HQ returns
     # (a) jump planning for the first two days (19.3), before the Allied set-up
-    if not m.solitaire:
+    if not solo:
         from malta_sim.iod.rules.airborne import plan_jumps
         plan_jumps(game, days=(0, 1))
     # (e) Allied placement: strongpoints (16.2), or everything under 22.39
     _allied_placement(game, sc)
     invasion._log(game, "hercules_setup", side=AXIS,
-         result=f"zones 4th={inv.zone_names[m.division_zone[invasion.F_4]]} 20th={inv.zone_names[m.division_zone[invasion.F_20]]}",
+         result=f"zones 4th={inv.zone_names[zone_of[invasion.F_4]]} 20th={inv.zone_names[zone_of[invasion.F_20]]}",
          rule="3.0")
 
 
@@ -203,7 +203,7 @@ def default_allied_placement(game, units: list, options: dict, gen) -> dict:
 def delayed_landings(game) -> None:
     """Optional rule 22.39 Delayed Landings: a modified die of 7+ cancels this
     turn's Amphibious Landing Phase."""
-    s, t, m = game.state, game.static, invasion.memo(game)
+    s, t = game.state, game.static
     airfields = int(((s.control == AXIS) & t.airfield).sum())
     para = (t.side == AXIS) & (t.paratroop if hasattr(t, "paratroop") else (t.utype == st.PARATROOP))
     para_steps = int(s.steps_lost[para & (t.utype != st.HQ)].sum())
@@ -211,6 +211,5 @@ def delayed_landings(game) -> None:
                   if t.formation_hq[f] >= 0 and s.box[t.formation_hq[f]] in (BOX_ELIMINATED, BOX_TURN_TRACK))
     mod = sp.delayed_landings_modifier(airfields, para_steps, hq_lost, int(s.weather[0]))
     if sp.delayed_landings_roll(invasion.nstate(game, "navy"), mod):
-        m.landings_cancelled_turn = game.turn
         s.landings_cancelled_turn[0] = game.turn
         invasion._log(game, "landings_delayed", side=AXIS, result=f"modifier {mod}", rule="22.39")

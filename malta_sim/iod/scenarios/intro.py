@@ -12,12 +12,10 @@ def invasion_setup(game) -> None:
     boxes (their beach zones recorded for 18.21 and 16.82) and the drop zone
     markers on the map; the jumps of the first two days are planned (none in
     solitaire play, 21.1)."""
-    m, s = invasion.memo(game), game.state
-    m.solitaire = "solitaire" in game.options
+    s = game.state
     fz = getattr(game.scenario, "follow_up_zone", {}) or {}
-    m.division_zone = {int(f): int(z) for f, z in fz.items()}
-    for f, z in m.division_zone.items():
-        s.division_zone[0, f] = z
-    if not m.solitaire:
+    for f, z in fz.items():
+        s.division_zone[0, int(f)] = int(z)                      # 18.21
+    if not invasion.solitaire(game):
         d0 = int(getattr(game.scenario, "first_day", game.day))
         airborne.plan_jumps(game, days=(d0, d0 + 1))
