@@ -161,7 +161,7 @@ def phase_start_zoc(game):
 def last_move_predecessors(game):
     """The predecessor of each hex in the reach search of the last
     :func:`movement.legal_moves` query (int[n_hexes], -1 where none)."""
-    return game.extra["last_pred"][3]
+    return game.cache["last_pred"][3]
 
 
 def random_position(rng, trial: int, policies=None):

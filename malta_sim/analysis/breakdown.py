@@ -159,7 +159,7 @@ def mean_interval(x: np.ndarray, alpha: float = 0.05) -> tuple[float, float, str
     -----
     Coverage on simulated counts with known mean (Poisson, negative binomial,
     rare 0/1 events, clumped rare counts, turn numbers; 10 to 300 games) is
-    measured by ``tests/test_analysis_coverage.py``; figures in
+    measured by ``tests/analysis/test_interval_coverage.py``; figures in
     ``docs/analysis.md``.  Rare counts are covered conservatively (97-99 %);
     a clumped rare count in very few games cannot be covered when no game
     shows it.

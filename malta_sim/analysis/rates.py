@@ -15,7 +15,7 @@ never covers less than its nominal level).  Two things are added around it:
   effect measured between game indices (:func:`clustered_proportion_interval`).
 
 Coverage of every interval the report prints is measured on simulated data
-with known truth in ``tests/test_analysis_coverage.py`` (figures in
+with known truth in ``tests/analysis/test_interval_coverage.py`` (figures in
 ``docs/analysis.md``).
 """
 

@@ -78,14 +78,14 @@ def _allied_strength_near_many(game, hexes, radius=1) -> np.ndarray:
 def _objective_weights(game) -> list:
     """Objective weight of every hex (see :func:`_objective_weight`), a list of
     Python floats indexed by dense hex, built once per game."""
-    w = game.extra.get("_objective_weights")
+    w = game.cache.get("_objective_weights")
     if w is None:
         t = game.static
         vc = np.zeros(t.n_hexes, bool)
         vc[np.asarray(t.victory_cities, np.int64)] = True
         arr = (np.where(t.airfield, 3.0, 0.0) + np.where(vc, 3.0, np.where(t.city, 2.0, 0.0))
                + np.where(t.town, 1.0, 0.0) + np.where(t.main_port, 2.0, 0.0))
-        w = game.extra["_objective_weights"] = arr.tolist()
+        w = game.cache["_objective_weights"] = arr.tolist()
     return w
 
 

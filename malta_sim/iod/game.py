@@ -349,7 +349,13 @@ class Game:
         #: the sequence of play (4.0), after the phase-end checks: read-only
         #: observers for analyses and tests (they must not change the game)
         self.observers: list = []
-        self.extra: dict = {}     # free room for invasion modules (planned jumps...)
+        #: derived answers only (move caches, index lists built from the
+        #: static data, the last answer of a query with the key it was
+        #: computed from): everything here can be recomputed from the static
+        #: data and the state, so clearing it at any phase end changes no game
+        #: (tests/engine/test_cache_is_derived.py).  Rule state belongs in the
+        #: state registry (:mod:`malta_sim.iod.state`), never here.
+        self.cache: dict = {}
         # per-unit "ground combat unit" flags (unit types never change during a
         # game): a list lookup in place of a numpy-scalar test per query
         self.tables = static_tables(static)
@@ -401,18 +407,18 @@ class Game:
         The engine keeps the last answer of a query (per side, say) with a key
         that holds exactly what the query reads of the state (array bytes);
         equal keys give equal answers, so nothing needs invalidating.  The memo
-        lives in ``game.extra[memo]`` (a dict ``slot -> (key, answer)``), so
-        it ends with the game."""
-        hit = self.extra.get(memo, _NO_MEMO).get(slot)
+        lives in ``game.cache[memo]`` (a dict ``slot -> (key, answer)``), so
+        it ends with the game, and clearing it only costs the recomputation."""
+        hit = self.cache.get(memo, _NO_MEMO).get(slot)
         return hit[1] if hit is not None and hit[0] == key else None
 
     def keep(self, memo: str, slot, key, answer):
         """Keep ``answer`` under ``memo``/``slot`` with the ``key`` it was
         computed from (the previous answer of that slot is dropped); returns
         ``answer``.  See :meth:`kept`."""
-        m = self.extra.get(memo)
+        m = self.cache.get(memo)
         if m is None:
-            m = self.extra[memo] = {}
+            m = self.cache[memo] = {}
         m[slot] = (key, answer)
         return answer
 

@@ -517,18 +517,18 @@ def units_in_box(game, box: int, slot: int | None = None, side: int = AXIS) -> l
 
 
 def _allied_answers(game) -> dict:
-    """Answers about the Allied pieces on the map, kept in ``game.extra``
+    """Answers about the Allied pieces on the map, kept in ``game.cache``
     while no Allied piece's box or hex changes (the key holds exactly what
     :func:`allied_unit_hexes` reads of the state); a new position starts an
     empty dict."""
     s = game.state
-    al = game.extra.get("_allied_unit_idx")
+    al = game.cache.get("_allied_unit_idx")
     if al is None:
-        al = game.extra["_allied_unit_idx"] = sp.side_selector(game.static, ALLIED)
+        al = game.cache["_allied_unit_idx"] = sp.side_selector(game.static, ALLIED)
     key = (s.box[al].tobytes(), s.hex[al].tobytes())
-    memo_ = game.extra.get("_allied_answers")
+    memo_ = game.cache.get("_allied_answers")
     if memo_ is None or memo_[0] != key:
-        memo_ = game.extra["_allied_answers"] = (key, {})
+        memo_ = game.cache["_allied_answers"] = (key, {})
     return memo_[1]
 
 
@@ -685,21 +685,21 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     s = game.state
     # the Allied coastal guns and strongpoints (fixed per static data), as
     # index arrays and as lists of Python ints
-    pieces = game.extra.get("_allied_guns_strongpoints")
+    pieces = game.cache.get("_allied_guns_strongpoints")
     if pieces is None:
         t = game.static
         cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
         sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED))
-        pieces = game.extra["_allied_guns_strongpoints"] = (cgu, cgu.tolist(), sp, sp.tolist(),
+        pieces = game.cache["_allied_guns_strongpoints"] = (cgu, cgu.tolist(), sp, sp.tolist(),
                                                             np.concatenate([cgu, sp]))
     cgu, cgu_list, sp, sp_list, both = pieces
     # hexes where an entry finds a gun (16.58) or a strongpoint in or next to it
     # (16.22), per hex as Python bools, kept while the guns and strongpoints
     # stay where they are
     key = s.hex[both].tobytes()
-    watch = game.extra.get("_entry_watch")
+    watch = game.cache.get("_entry_watch")
     if watch is None or watch[0] != key:
-        watch = game.extra["_entry_watch"] = (key, _entry_flags(game, inv, s.hex[cgu], s.hex[sp]).tolist())
+        watch = game.cache["_entry_watch"] = (key, _entry_flags(game, inv, s.hex[cgu], s.hex[sp]).tolist())
     if watch[1][h]:
         _guns_and_strongpoints(game, cgu, cgu_list, sp, sp_list, inv, h, how)
     near = inv.urban_near[h]          # h and its neighbours that are towns or cities

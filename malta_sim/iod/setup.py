@@ -470,10 +470,10 @@ def setup_scenario(static: st.StaticData, scenario: str, seed: int, game_index: 
     engine's ``setup`` hook (militia cup 16.31, Hercules preparation 3.0).
 
     The placement before the first die roll is copied from a per-process
-    template (:func:`_placed_template`); the steps after the militia draw are
-    replayed from :func:`_finish_setup`'s memo when they used no dice and read
-    exactly the same inputs.  Either way each game's state, memo, event log
-    and random streams are those of a set-up done from scratch.
+    template (:func:`_placed_template`, keyed on the static data and the
+    scenario); the steps that follow are played for each game.  Each game's
+    state, event log and random streams are those of a set-up done from
+    scratch.
 
     Raises
     ------

@@ -179,20 +179,20 @@ def initial_cup(n_pieces: int, n_available: int, rs: np.ndarray) -> np.ndarray:
 def _militia_in_cup(game) -> list:
     """Militia pieces in the cup (16.32), ascending unit indices (Python ints)."""
     t = game.static
-    mil = game.extra.get("_militia_units")
+    mil = game.cache.get("_militia_units")
     if mil is None:
         idx = np.flatnonzero(t.utype == st.MILITIA)
-        mil = game.extra["_militia_units"] = (idx, idx.tolist())
+        mil = game.cache["_militia_units"] = (idx, idx.tolist())
     idx, units = mil
     return [m for m, b in zip(units, game.state.box[idx].tolist()) if b == BOX_CUP]
 
 
 def _cup_has_militia(game) -> bool:
     """Whether a militia piece is left in the cup (16.32, 16.36)."""
-    mil = game.extra.get("_militia_units")
+    mil = game.cache.get("_militia_units")
     if mil is None:
         idx = np.flatnonzero(game.static.utype == st.MILITIA)
-        mil = game.extra["_militia_units"] = (idx, idx.tolist())
+        mil = game.cache["_militia_units"] = (idx, idx.tolist())
     return BOX_CUP in game.state.box[mil[0]].tolist()
 
 

@@ -786,9 +786,9 @@ def _side_masks(game, side: int):
     enemy's blocking and trivial hexes (6.52) that a mover of ``side`` meets,
     kept for the phase while nothing has moved (the memos' own arrays: read
     them, do not modify them)."""
-    cache = game.extra.get("move_cache")
+    cache = game.cache.get("move_cache")
     if cache is None:
-        cache = game.extra["move_cache"] = {}
+        cache = game.cache["move_cache"] = {}
     key = (game.turn, game.phase_name, side, cache.get("version", 0))
     if cache.get("key") != key:
         # something moved: the masks stand while the enemy's position key
@@ -804,7 +804,7 @@ def _side_masks(game, side: int):
 
 def invalidate(game) -> None:
     """Positions changed: recompute ZOC/occupancy masks on next use."""
-    c = game.extra.setdefault("move_cache", {})
+    c = game.cache.setdefault("move_cache", {})
     c["version"] = c.get("version", 0) + 1
 
 
@@ -888,11 +888,11 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
                                  ocean_side, nbr, zoc, block, trivial, land, strat_ok, ZOC_ENTER,
                                  ZOC_EXIT, _side_units(game, side), s.box, s.hex, s.level, base, rem,
                                  STACK_ROOM - organisation.stack_weight(game, u), add)
-    game.extra["last_pred"] = (u, mode, hitch, pred)
+    game.cache["last_pred"] = (u, mode, hitch, pred)
     hexes, spent = idx.tolist(), mp.tolist()
     # execute_move checks a move against the lists kept here, never against
     # the dict handed out, which the caller may change (rule 6.1)
-    game.extra["last_legal"] = ((u, mode, bool(hitch), _version(game)), (hexes, spent), pred)
+    game.cache["last_legal"] = ((u, mode, bool(hitch), _version(game)), (hexes, spent), pred)
     return dict(zip(hexes, spent))
 
 
@@ -946,9 +946,9 @@ def stack_room_kernel(units, box, hexes, level, base, remnant_level, n_hexes, ro
 
 def _side_units(game, side: int) -> np.ndarray:
     """int64[k]: the pieces of ``side`` (static), kept per game."""
-    own = game.extra.get(("_side_units", side))
+    own = game.cache.get(("_side_units", side))
     if own is None:
-        own = game.extra[("_side_units", side)] = np.flatnonzero(game.static.side == side)
+        own = game.cache[("_side_units", side)] = np.flatnonzero(game.static.side == side)
     return own
 
 
@@ -956,11 +956,11 @@ def _side_sel(game, side: int):
     """Selector of the pieces of ``side`` for reading state arrays: a slice
     when they are one run of unit indices (cheaper than an index array, same
     elements in the same order), else :func:`_side_units`."""
-    sel = game.extra.get(("_side_sel", side))
+    sel = game.cache.get(("_side_sel", side))
     if sel is None:
         own = _side_units(game, side)
         sel = slice(int(own[0]), int(own[-1]) + 1) if len(own) and own[-1] - own[0] + 1 == len(own) else own
-        game.extra[("_side_sel", side)] = sel
+        game.cache[("_side_sel", side)] = sel
     return sel
 
 
@@ -984,7 +984,7 @@ def _static_args(t) -> tuple:
 
 
 def _version(game) -> tuple:
-    c = game.extra.setdefault("move_cache", {})
+    c = game.cache.setdefault("move_cache", {})
     return (game.turn, game.phase_name, c.get("version", 0), game.state.hex.tobytes())
 
 
@@ -1079,7 +1079,7 @@ def _enter(game, side: int, real: list, path, how: str, enemy_hexes, mover: int 
     s, t = game.state, game.static
     fn = None if game.skip_invasion else invasion.on_enter_hex
     fort, fort_destroyed, control = t.fort, s.fort_destroyed, s.control
-    cache = game.extra.setdefault("move_cache", {})
+    cache = game.cache.setdefault("move_cache", {})
     last = len(path) - 1
     for i, h in enumerate(path):
         if mover is not None:
@@ -1118,7 +1118,7 @@ def execute_move(game, mv, mode: str) -> None:
         raise illegal("6.6", f"prepared artillery {t.names[u]} must hitch before moving")
     spent = 0.0
     if mv.dest != start:
-        last = game.extra.get("last_legal")
+        last = game.cache.get("last_legal")
         if last is not None and last[0] == (u, mode, bool(mv.hitch), _version(game)):
             # the query just made for this unit: find the destination in its
             # list (no mapping built for a single lookup)
@@ -1129,7 +1129,7 @@ def execute_move(game, mv, mode: str) -> None:
                 spent = None
         else:
             spent = legal_moves(game, u, mode, hitch=mv.hitch).get(mv.dest)
-            pred = game.extra["last_pred"][3]
+            pred = game.cache["last_pred"][3]
         if spent is None:
             raise illegal("6.1", f"{t.names[u]} cannot move from {game.hex_name(start)} to "
                                  f"{game.hex_name(mv.dest)} by {mode} movement")

@@ -366,14 +366,14 @@ def _may_act_map(game, radius: int) -> np.ndarray:
     """bool[H]: hexes from which an Allied unit may act under rule 17.7 (an
     Axis ground unit within ``radius``), i.e. :func:`allied_may_act` for every
     hex at once (index -1 reads the last hex, as the kernel's would).  Kept in
-    ``game.extra`` while the Axis units' boxes and hexes (all that
+    ``game.cache`` while the Axis units' boxes and hexes (all that
     :func:`.hercules.axis_ground_hexes` reads of the state) stay the same."""
     from malta_sim.iod.invasion import axis_ground_hexes
 
     s = game.state
-    ax = game.extra.get("_axis_units")
+    ax = game.cache.get("_axis_units")
     if ax is None:
-        ax = game.extra["_axis_units"] = side_selector(game.static, 0)
+        ax = game.cache["_axis_units"] = side_selector(game.static, 0)
     key = (radius, s.box[ax].tobytes(), s.hex[ax].tobytes())
     ok = game.kept("_delayed_reaction_map", 0, key)
     if ok is not None:

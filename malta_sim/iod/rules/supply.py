@@ -176,9 +176,9 @@ _SUPPLY_CODES = np.array([st.HQ, st.LEADER, st.WARSHIP], np.int64)
 
 def _allied_run(game) -> np.ndarray:
     """int64[k]: the Allied pieces (for the drop zone test of 19.12), kept per game."""
-    out = game.extra.get("_supply_allied_units")
+    out = game.cache.get("_supply_allied_units")
     if out is None:
-        out = game.extra["_supply_allied_units"] = np.flatnonzero(game.static.side == ALLIED)
+        out = game.cache["_supply_allied_units"] = np.flatnonzero(game.static.side == ALLIED)
     return out
 
 

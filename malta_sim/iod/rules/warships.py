@@ -135,9 +135,9 @@ def exchange_fire(game) -> None:
     gun_hex = s.hex[guns].tolist()
     # who can fire at whom depends only on the ships' and guns' hexes: kept while they stay
     key = (tuple(ships), tuple(ship_hex), tuple(guns), tuple(gun_hex))
-    ranges = game.extra.get("_exchange_fire_ranges")
+    ranges = game.cache.get("_exchange_fire_ranges")
     if ranges is None or ranges[0] != key:
-        ranges = game.extra["_exchange_fire_ranges"] = (key,) + _fire_ranges(
+        ranges = game.cache["_exchange_fire_ranges"] = (key,) + _fire_ranges(
             game, ships, ship_hex, guns, gun_hex)
     _, ship_targets, gun_targets = ranges
     # Axis designates first (16.55, 16.79)
