@@ -66,10 +66,12 @@ class InvasionStatic:
         Zone of each beach hex with wave boxes, -1 otherwise.
     ocean : bool[H]
         Ocean hexes (not land, beach or coastal): drowning (19.45), warships (16.71).
-    los_block : set of str
-        Hex ids that block coastal fire (city, town, fort, woods; 16.54).
-    los_block_sides : set of frozenset
-        Creek-with-Rise hexsides (16.54).
+    los_hex_blocks : bool[H]
+        Hexes that block coastal fire (city, town, fort, woods; 16.54).
+    los_side_blocks : bool[H, 6]
+        Creek-with-Rise hexsides (16.54), by the direction order of ``los_nbr``.
+    los_axial, los_nbr : int32[H, 2], int32[H, 6]
+        Axial coordinates and neighbours of each hex, for the line-of-fire kernel.
     gun_value, gun_range : int8[U]
         Coastal gun dice and range per unit (16.5); 0 for other units.
     we_col_min, we_table
@@ -83,8 +85,10 @@ class InvasionStatic:
     zone_beaches: list
     beach_zone: np.ndarray
     ocean: np.ndarray
-    los_block: set
-    los_block_sides: set
+    los_hex_blocks: np.ndarray
+    los_side_blocks: np.ndarray
+    los_axial: np.ndarray
+    los_nbr: np.ndarray
     gun_value: np.ndarray
     gun_range: np.ndarray
     we_col_min: np.ndarray
@@ -195,14 +199,11 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         beach_zone[h] = z
     zone_beaches = [np.array(sorted(b), np.int32) for b in zone_beaches]
     ocean = ~(static.land | static.beach | static.coastal)
-    block = static.town | static.city | static.fort | static.woods
-    los_block = {grid.hex_id(int(h)) for h in np.flatnonzero(block)}
-    sides = set()
-    for h in np.flatnonzero(static.rise.any(axis=1)):
-        for d in range(6):
-            o = static.neighbours[h, d]
-            if static.rise[h, d] and o >= 0:
-                sides.add(frozenset((grid.hex_id(int(h)), grid.hex_id(int(o)))))
+    los_hex_blocks = static.town | static.city | static.fort | static.woods
+    # a Creek with Rise hexside blocks from both sides, whichever hex records it
+    los_side_blocks = static.rise & (static.neighbours >= 0)
+    for h, d in zip(*np.nonzero(los_side_blocks)):
+        los_side_blocks[static.neighbours[h, d], (d + 3) % 6] = True
     # coastal guns (16.5)
     U = len(static.names)
     gv = np.zeros(U, np.int8)
@@ -246,7 +247,9 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
     urban = (static.town | static.city).tolist()
     return InvasionStatic(
         zone_names=zone_names, zone_beaches=zone_beaches, beach_zone=beach_zone, ocean=ocean,
-        los_block=los_block, los_block_sides=sides, gun_value=gv, gun_range=gr,
+        los_hex_blocks=los_hex_blocks, los_side_blocks=los_side_blocks,
+        los_axial=np.ascontiguousarray(grid.axial, dtype=np.int32),
+        los_nbr=np.ascontiguousarray(static.neighbours, dtype=np.int32), gun_value=gv, gun_range=gr,
         we_col_min=we_min, we_table=we_tab, rn_table=rn,
         solo_dz_hexes={k: grid.index(v) for k, v in solo_dz.items()},
         solo_zones={k: zone_names.index(v) for k, v in solo_zone.items() if v in zone_names},

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from malta_sim.hexgrid import hex_line
+
 from malta_sim.iod.rules import airborne as ap
 from malta_sim.iod.rules import combat, special_rules as special, supply
 from malta_sim.iod import static as st
@@ -886,3 +888,70 @@ def _regiments_intact(game, regs, units: set) -> bool:
                 for m in mem):
             return True
     return False
+
+
+# ----------------------------------------------------------------- 16.54 line of fire
+def blocking_sets(static):
+    """Rule 16.54's blocking terrain of ``static`` as the plain reference takes
+    it: the set of hex ids with city, town, fort or woods terrain, and the set
+    of Creek-with-Rise hexsides as ``frozenset({hex id, hex id})``."""
+    grid = static.grid
+    block = static.town | static.city | static.fort | static.woods
+    hexes = {grid.hex_id(int(h)) for h in np.flatnonzero(block)}
+    sides = set()
+    for h, d in zip(*np.nonzero(static.rise)):
+        o = static.neighbours[h, d]
+        if o >= 0:
+            sides.add(frozenset((grid.hex_id(int(h)), grid.hex_id(int(o)))))
+    return hexes, sides
+
+
+def line_of_fire_clear(
+    a: str,
+    b: str,
+    blocking_hexes: set[str],
+    blocking_hexsides: set[frozenset] | None = None,
+) -> bool:
+    """Plain reference of rule 16.54 on hex ids and sets (the engine asks
+    :func:`malta_sim.kernels.los.line_of_fire`): whether a coastal gun in ``a``
+    may fire at ``b``.
+
+    Parameters
+    ----------
+    a, b : str
+        Gun hex and target hex ids (the target is a beach hex for fire at a wave
+        box, 16.56, or an ocean hex holding a warship, 16.55).
+    blocking_hexes : set of str
+        Hexes with city, town, fort or woods terrain.  (Woods block as a
+        hexside in the printed rule; the map carries woods as hex terrain, so a
+        woods hex blocks as its hexsides would -- the reading a player with a
+        hex-terrain map would take.)
+    blocking_hexsides : set of frozenset({hex, hex}), optional
+        Hexsides with Creek with Rise (or woods) terrain.
+
+    Returns
+    -------
+    bool
+        False when any hex the line passes through, other than the two end
+        hexes, blocks, or the line crosses a blocking hexside.  When the line
+        runs exactly along a hexside (a tie step of :func:`hex_line`), it is
+        blocked only if the hexes on both sides block; a blocking hexside that
+        the line runs along (between the two tie hexes) blocks as well.
+    """
+    sides = blocking_hexsides or set()
+    steps = hex_line(a, b)
+    ends = {a, b}
+    for i, step in enumerate(steps):
+        if len(step) == 1:
+            h = step[0]
+            if h not in ends and h in blocking_hexes:
+                return False
+            if i > 0 and len(steps[i - 1]) == 1 and frozenset((steps[i - 1][0], h)) in sides:
+                return False  # the line crosses a blocking hexside
+        else:
+            x, y = step
+            if x not in ends and y not in ends and x in blocking_hexes and y in blocking_hexes:
+                return False  # along a hexside with blocking terrain on both sides
+            if frozenset(step) in sides:
+                return False  # along a Creek-with-Rise hexside
+    return True

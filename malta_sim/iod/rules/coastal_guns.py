@@ -26,7 +26,8 @@ from fractions import Fraction
 import numba as nb
 import numpy as np
 
-from malta_sim.hexgrid import Grid, hex_line
+
+from malta_sim.kernels import los
 from malta_sim.rng import nb_die
 from malta_sim.iod import static as st
 from malta_sim.iod.state import (ALLIED, AXIS, BOX_FIRST_WAVE, BOX_MAP, BOX_SECOND_WAVE)
@@ -139,107 +140,21 @@ def p_any_six(n_dice: int) -> Fraction:
     return 1 - Fraction(5, 6) ** max(0, int(n_dice))
 
 
-# ---------------------------------------------------------------- line of fire
-def line_of_fire_clear(
-    a: str,
-    b: str,
-    blocking_hexes: set[str],
-    blocking_hexsides: set[frozenset] | None = None,
-) -> bool:
-    """Whether a coastal gun in ``a`` may fire at ``b`` (rule 16.54).
-
-    Parameters
-    ----------
-    a, b : str
-        Gun hex and target hex ids (the target is a beach hex for fire at a wave
-        box, 16.56, or an ocean hex holding a warship, 16.55).
-    blocking_hexes : set of str
-        Hexes with city, town, fort or woods terrain.  (Woods block as a
-        hexside in the printed rule; the map carries woods as hex terrain, so a
-        woods hex blocks as its hexsides would -- the reading a player with a
-        hex-terrain map would take.)
-    blocking_hexsides : set of frozenset({hex, hex}), optional
-        Hexsides with Creek with Rise (or woods) terrain.
-
-    Returns
-    -------
-    bool
-        False when any hex the line passes through, other than the two end
-        hexes, blocks, or the line crosses a blocking hexside.  When the line
-        runs exactly along a hexside (a tie step of :func:`hex_line`), it is
-        blocked only if the hexes on both sides block; a blocking hexside that
-        the line runs along (between the two tie hexes) blocks as well.
-    """
-    sides = blocking_hexsides or set()
-    steps = hex_line(a, b)
-    ends = {a, b}
-    for i, step in enumerate(steps):
-        if len(step) == 1:
-            h = step[0]
-            if h not in ends and h in blocking_hexes:
-                return False
-            if i > 0 and len(steps[i - 1]) == 1 and frozenset((steps[i - 1][0], h)) in sides:
-                return False  # the line crosses a blocking hexside
-        else:
-            x, y = step
-            if x not in ends and y not in ends and x in blocking_hexes and y in blocking_hexes:
-                return False  # along a hexside with blocking terrain on both sides
-            if frozenset(step) in sides:
-                return False  # along a Creek-with-Rise hexside
-    return True
-
-
-def line_of_fire_table(
-    grid: Grid,
-    gun_hexes: list[str],
-    target_hexes: list[str],
-    ranges: list[int],
-    blocking_hexes: set[str],
-    blocking_hexsides: set[frozenset] | None = None,
-) -> np.ndarray:
-    """Which targets each gun may fire at: in range and with a clear line of fire
-    (rules 16.54, 16.55, 16.56).
-
-    Parameters
-    ----------
-    grid : Grid
-        Map grid.
-    gun_hexes : list of str, length G
-        Hex of each coastal gun.
-    target_hexes : list of str, length T
-        Candidate targets (beach hexes connected to wave boxes, ocean hexes).
-    ranges : list of int, length G
-        Each gun's range in hexes.
-    blocking_hexes, blocking_hexsides
-        As for :func:`line_of_fire_clear`.
-
-    Returns
-    -------
-    bool[G, T]
-    """
-    out = np.zeros((len(gun_hexes), len(target_hexes)), dtype=np.bool_)
-    dt = grid.distance_table
-    gi = [grid.index(h) for h in gun_hexes]
-    ti = [grid.index(h) for h in target_hexes]
-    for g, gh in enumerate(gun_hexes):
-        for t, th in enumerate(target_hexes):
-            if dt[gi[g], ti[t]] <= ranges[g]:
-                out[g, t] = line_of_fire_clear(gh, th, blocking_hexes, blocking_hexsides)
-    return out
-
-
 # ====================================================================================
 # Moved from the invasion engine
 # ====================================================================================
 def line_of_fire(inv: invasion.InvasionStatic, grid, a: int, b: int) -> bool:
     """Whether a coastal gun in hex ``a`` may fire at hex ``b`` (rule 16.54;
-    dense hex indices): :func:`.coastal.line_of_fire_clear` over the blocking
-    terrain of ``inv``, each pair worked out once per process."""
+    dense hex indices; range is the caller's test): the line-of-fire kernel
+    :func:`malta_sim.kernels.los.line_of_fire` over the blocking terrain of
+    ``inv`` (``los_hex_blocks``, ``los_side_blocks``), each pair worked out once
+    per process and kept in ``inv.los_memo``."""
     key = (a, b)
     ok = inv.los_memo.get(key)
     if ok is None:
-        ok = inv.los_memo[key] = line_of_fire_clear(grid.hex_id(a), grid.hex_id(b), inv.los_block,
-                                                       inv.los_block_sides)
+        ok = inv.los_memo[key] = bool(los.line_of_fire(
+            inv.los_axial, inv.los_nbr, a, b, inv.los_hex_blocks, inv.los_side_blocks,
+            grid.col_min, grid.row_min, grid.n_cols, grid.n_rows))
     return ok
 
 

@@ -125,6 +125,12 @@ def end_game(game, winner: int, reason: str) -> None:
     game.log("game over", side=winner, result=reason, rule="20.3")
 
 
+#: rule 20.3: a modified surrender roll at or below this, Malta surrenders
+SURRENDER_AT_MOST = 0
+#: rule 20.3: a modified surrender roll at or above this, the invasion is suspended
+SUSPENDED_AT_LEAST = 14
+
+
 def surrender_phase(game) -> None:
     """Rule 4.41 / 20.3: the Allied player rolls 2d6 + modifiers; 0 or less
     Malta surrenders (Axis win), 14 or more the invasion is suspended (Allied
@@ -145,9 +151,9 @@ def surrender_phase(game) -> None:
         n_fields = -terms["airfields"]
         if n_fields > game.scenario.start_airfields:
             s.first_airfield_turn[0] = game.turn
-    if total <= 0:
+    if total <= SURRENDER_AT_MOST:
         end_game(game, AXIS, "surrender")
-    elif total >= 14:
+    elif total >= SUSPENDED_AT_LEAST:
         end_game(game, ALLIED, "invasion_suspended")
     elif game.turn >= game.scenario.last_turn:
         end_game(game, ALLIED, "last_turn")

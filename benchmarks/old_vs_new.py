@@ -1,0 +1,138 @@
+"""Games per CPU-second of an older revision and of this checkout, side by side, in one run.
+
+    python benchmarks/old_vs_new.py REV [--scenario hercules] [--games 100] [--rounds 5]
+    python benchmarks/old_vs_new.py aa700fd --scenario intro --games 200 --rounds 3
+
+The machine's speed drifts (by up to 2x on a shared machine), so figures taken
+at different times cannot be compared.  This script times both versions in
+the same run, alternating old, new, old, new ... for ``--rounds`` rounds, each
+timing in a fresh process that plays ``--games`` games of ``--scenario`` under
+the default bots with one worker, after a warm-up game (data, numba cache).
+It reports each version's median games per CPU-second (the CPU time of the
+timing process, so a loaded machine slows both alike) and the ratio new/old
+with the range of the per-round ratios.
+
+``REV`` is any git revision; it is checked out into a temporary worktree
+(removed at the end) and run from there, so its own package, data and numba
+cache folder are used.  The first round of each version includes no
+compilation: the warm-up game of a fresh cache compiles before the clock starts.
+
+Nothing is asserted.  Exit status 0 after printing the table; 2 when ``REV``
+is not a revision of this repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: run in a fresh interpreter with the version's root first on sys.path
+_TIMER = r"""
+import json, sys, time
+sys.path.insert(0, {root!r})
+from malta_sim.batch import run_games
+run_games({scenario!r}, 1, {seed} + 1, n_jobs=1)          # warm-up: data, numba cache
+c0 = time.process_time(); w0 = time.perf_counter()
+df = run_games({scenario!r}, {games}, {seed}, n_jobs=1)
+cpu = time.process_time() - c0; wall = time.perf_counter() - w0
+import malta_sim
+print("TIMED " + json.dumps({{"cpu_s": cpu, "wall_s": wall, "games": len(df),
+                              "package": malta_sim.__file__}}))
+"""
+
+
+def time_version(root: Path, scenario: str, games: int, seed: int) -> dict:
+    """Play ``games`` games of ``scenario`` with the package under ``root`` in a
+    fresh process.
+
+    Returns
+    -------
+    dict
+        ``cpu_s`` (float, CPU seconds of the timed batch), ``wall_s``,
+        ``games`` (int) and ``package`` (the ``malta_sim/__init__.py`` that was
+        imported, to show which version ran).
+
+    Raises
+    ------
+    RuntimeError
+        The child process failed (its last output is in the message).
+    """
+    code = _TIMER.format(root=str(root), scenario=scenario, games=games, seed=seed)
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    for line in r.stdout.splitlines():
+        if line.startswith("TIMED "):
+            return json.loads(line[6:])
+    raise RuntimeError(f"timing in {root} failed (exit {r.returncode}): {r.stderr[-1500:]}")
+
+
+def compare(old_root: Path, new_root: Path, scenario: str, games: int, rounds: int, seed: int = 1942,
+            echo=print) -> dict:
+    """Alternate timings of the two versions; return per-round figures and medians.
+
+    Returns
+    -------
+    dict
+        ``old`` and ``new``: lists of games per CPU-second (float, one per
+        round); ``ratios``: new/old per round; ``median_old``, ``median_new``,
+        ``median_ratio``.
+    """
+    out = {"old": [], "new": [], "ratios": []}
+    for k in range(rounds):
+        pair = {}
+        for name, root in (("old", old_root), ("new", new_root)):
+            t = time_version(root, scenario, games, seed)
+            pair[name] = t["games"] / t["cpu_s"]
+            out[name].append(pair[name])
+        out["ratios"].append(pair["new"] / pair["old"])
+        echo(f"round {k + 1}/{rounds}: old {pair['old']:.1f}  new {pair['new']:.1f} games/CPU-s  "
+             f"ratio {out['ratios'][-1]:.2f}")
+    out["median_old"] = statistics.median(out["old"])
+    out["median_new"] = statistics.median(out["new"])
+    out["median_ratio"] = statistics.median(out["ratios"])
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("rev", help="git revision to compare this checkout with (e.g. aa700fd, HEAD~3)")
+    ap.add_argument("--scenario", default="hercules", choices=["intro", "hercules"])
+    ap.add_argument("--games", type=int, default=100, help="games per timing (default 100)")
+    ap.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
+    ap.add_argument("--seed", type=int, default=1942)
+    a = ap.parse_args(argv)
+    if a.games < 1 or a.rounds < 1:
+        ap.error("--games and --rounds must be at least 1")
+    ok = subprocess.run(["git", "rev-parse", "--verify", f"{a.rev}^{{commit}}"], cwd=ROOT,
+                        capture_output=True, text=True)
+    if ok.returncode != 0:
+        print(f"old_vs_new: {a.rev!r} is not a revision of this repository", file=sys.stderr)
+        return 2
+    sha = ok.stdout.strip()[:10]
+    with tempfile.TemporaryDirectory(prefix="malta_old_") as tmp:
+        old_root = Path(tmp) / "old"
+        subprocess.run(["git", "worktree", "add", "--detach", str(old_root), sha], cwd=ROOT,
+                       check=True, capture_output=True)
+        try:
+            print(f"{a.scenario}, {a.games} games per timing, {a.rounds} rounds; old = {sha}, new = this checkout")
+            res = compare(old_root, ROOT, a.scenario, a.games, a.rounds, a.seed)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(old_root)], cwd=ROOT,
+                           capture_output=True)
+    print()
+    print("| version | games per CPU-s (median) | per round |")
+    print("|---|---:|---|")
+    print(f"| old {sha} | {res['median_old']:.1f} | {', '.join(f'{x:.1f}' for x in res['old'])} |")
+    print(f"| new (checkout) | {res['median_new']:.1f} | {', '.join(f'{x:.1f}' for x in res['new'])} |")
+    print(f"\nnew/old: {res['median_ratio']:.2f} (rounds {min(res['ratios']):.2f} .. {max(res['ratios']):.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
