@@ -164,3 +164,18 @@ def test_replay_check_can_fail(recorded):
         return best + 1, size
 
     assert KR.check_calls(other_status, picks, recorded["arrays"], "best_attack")
+
+
+def test_old_vs_new_times_both_versions_in_turns():
+    """``benchmarks/old_vs_new.py``: one round over one game per version (both the
+    checkout here) gives a rate per version and their ratio; a revision that is
+    not one of this repository is refused with exit status 2."""
+    from benchmarks import old_vs_new as OV
+
+    seen = []
+    res = OV.compare(ROOT, ROOT, "intro", 1, 1, echo=seen.append)
+    assert len(res["old"]) == len(res["new"]) == len(res["ratios"]) == 1
+    assert res["median_old"] > 0 and res["median_new"] > 0
+    assert res["median_ratio"] == pytest.approx(res["median_new"] / res["median_old"])
+    assert seen and seen[0].startswith("round 1/1")
+    assert OV.main(["no-such-revision-xyz"]) == 2
