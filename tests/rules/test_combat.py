@@ -62,19 +62,37 @@ def test_rule_9_9_example():
 
 
 def test_rule_9_7_standing_ground_takes_all_hits():
-    """9.9 example, the British stand their ground: morale 4 above the die
-    stands and takes all three hits as steps; otherwise they retreat."""
-    for seed in range(6):
+    """Rule 9.71 on the 9.9 example (-/3D against two British battalions of
+    morale 4, no leader with them): the British try to stand; the die decides.
+    A die below their morale: both stand, stay in the hex and take all three
+    hits as steps.  A die of 4 or more: both retreat two hexes after the one
+    step loss.  Seeds are tried until both outcomes have been seen."""
+    from malta_sim.iod.game import EventLog
+
+    seen = set()
+    brit = (u("allied.uk.8m"), u("allied.uk.2rwk"))
+    for seed in range(40):
         g, att, sup = example_9_9(stand=True)
         g.streams = type(g.streams)(seed, 0)
+        g.events = EventLog()
         combat.resolve_attack(g, AXIS, h("1311"), att, support=sup,
                               dsupport=[u("allied.uk.art_12")], fixed_roll=6)
         s = g.state
-        brit = (u("allied.uk.8m"), u("allied.uk.2rwk"))
-        steps_lost = int(s.allied_steps_lost[0])
-        assert steps_lost in (1, 3)
-        if steps_lost == 3:
+        rolls = [r for r in g.events.rows if r["action"] == "stand ground"]
+        assert len(rolls) == 1 and rolls[0]["rule"] == "9.71"
+        die = int(rolls[0]["dice"])
+        assert all(g.morale_value(x) == 4 for x in brit)
+        if die < 4:                                               # morale 4 > die: stand
+            assert int(s.allied_steps_lost[0]) == 3
             assert all(s.box[x] != BOX_MAP or s.hex[x] == h("1311") for x in brit)
+        else:                                                     # morale <= die: retreat
+            assert int(s.allied_steps_lost[0]) == 1
+            d = static().grid.distance_table
+            assert all(s.box[x] == BOX_MAP and d[s.hex[x], h("1311")] == 2 for x in brit)
+        seen.add(die < 4)
+        if seen == {True, False}:
+            break
+    assert seen == {True, False}, seen
 
 
 def test_rule_9_3_odds_rounding():

@@ -12,31 +12,66 @@ import pytest
 from malta_sim.iod import static as st
 from malta_sim.iod.rules import combat, organisation
 from malta_sim.iod.state import (AXIS, BOX_DISBANDMENT, BOX_MAP, BOX_POOL, BOX_TURN_TRACK,
-                                 DISORGANIZED)
+                                 DEMORALIZED, DISORGANIZED)
 
 from tests.conftest import h, make, random_position, Recorder, static, u
 from tests.oracles import iod_rules as ref
 
 
-def test_rule_13_2_reform_example():
-    """13.2 example: Ramcke's three 6-7-7 companies meet again, one reduced and
-    disorganized: the battalion returns at 4-5-7, disorganized."""
-    g = make({"1210": ["axis.ram.1_2.a", "axis.ram.1_2.b", "axis.ram.1_2.c"]})
+def _ramcke_broken_down():
+    g = make({"1210": ["axis.ram.1_2"]})
     s, t = g.state, static()
     b = u("axis.ram.1_2")
-    s.box[b] = BOX_DISBANDMENT
-    for c in ("a", "b", "c"):
-        s.parent[u(f"axis.ram.1_2.{c}")] = b
-    s.reduced[u("axis.ram.1_2.c")] = True
-    s.morale_state[u("axis.ram.1_2.c")] = DISORGANIZED
+    assert organisation.can_break_down(g, b)
+    comps = organisation.break_down(g, b)                          # 13.1
+    assert sorted(t.names[c] for c in comps) == ["axis.ram.1_2.a", "axis.ram.1_2.b", "axis.ram.1_2.c"]
+    assert s.box[b] == BOX_DISBANDMENT and all(s.hex[c] == h("1210") for c in comps)
+    return g, b, comps
+
+
+def _reform_and_check(g, b, comps, disorganized: bool):
+    s, t = g.state, static()
     opts = organisation.reform_options(g, AXIS)
     assert len(opts) == 1
     organisation.reform(g, opts[0])
     assert s.box[b] == BOX_MAP and s.hex[b] == h("1210")
     lv = s.level[b]
     assert (t.attack[b, lv], t.defense[b, lv], t.ma[b, lv]) == (4, 5, 7)
-    assert s.morale_state[b] == DISORGANIZED
-    assert all(s.box[u(f"axis.ram.1_2.{c}")] == BOX_POOL for c in "abc")
+    assert (s.morale_state[b] == DISORGANIZED) == disorganized
+    assert all(s.box[c] != BOX_MAP for c in comps)
+
+
+def test_rule_13_2_reform_example():
+    """13.2 example: Ramcke's battalion breaks down into its three 6-7-7
+    companies (13.1); one of them is turned to its reduced side (what rule
+    19.46 or 17.83 leaves: ``reduced`` and its second level) and disorganized;
+    they meet again in one hex: the battalion returns at 4-5-7, disorganized,
+    and the companies leave the map."""
+    from malta_sim.iod.rules import morale
+
+    g, b, comps = _ramcke_broken_down()
+    hurt = u("axis.ram.1_2.c")
+    g.state.reduced[hurt] = True
+    g.state.level[hurt] = 1
+    morale.disorganize(g, [hurt])
+    _reform_and_check(g, b, comps, disorganized=True)
+
+
+def test_rule_13_2_reform_after_a_company_is_lost():
+    """Rule 13.2: a company eliminated by a step loss (9.5) costs the battalion
+    a step when the other two reform it: 4-5-7, in good order."""
+    g, b, comps = _ramcke_broken_down()
+    combat.take_steps(g, [u("axis.ram.1_2.c")], 1, "combat")
+    assert g.state.box[u("axis.ram.1_2.c")] != BOX_MAP
+    _reform_and_check(g, b, comps, disorganized=False)
+
+
+def test_rule_13_2_no_reform_with_a_demoralized_company():
+    """Rule 13.2: none of the companies may be demoralized."""
+    g = make({"1210": ["axis.ram.1_2"]})
+    comps = organisation.break_down(g, u("axis.ram.1_2"))
+    g.state.morale_state[comps[0]] = DEMORALIZED
+    assert organisation.reform_options(g, AXIS) == []
 
 
 def test_rule_13_1_breakdown():

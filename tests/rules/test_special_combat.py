@@ -48,14 +48,65 @@ def test_rule_10_12_example():
     assert g.state.salvos[u("axis.185.art_1")] == 1
 
 
-def test_rule_10_14_casualty_limit():
-    g = make({"1210": ["allied.uk.inf_coy.1"], "1309": ["axis.185.art_1"],
-              "1310": ["axis.4.1_34"]}, policies=(Scripted(AXIS), Scripted(ALLIED)))
-    # a "2" result on a one-step hex kills at most one step (half of 1, rounded up)
+#: three hurricanes and a fourth battalion: 10 + 10 + 10 + 6 = 36 strength, the
+#: last Bombardment Table column; the Axis infantry next to the target avoids
+#: the "no friendly unit adjacent" shift
+_GUNS = ["axis.ram.art", "axis.185.art_1", "axis.185.art_2", "axis.4.art_28"]
+
+
+def _bombard(companies: int, roll: int, demoralized: bool = False):
+    """Bombard a clear hex holding ``companies`` one-step British companies with
+    :data:`_GUNS` (three firing a hurricane, 12.52) and a fixed 2d6 ``roll``;
+    return the result code and the steps the hex lost."""
+    coys = [f"allied.uk.inf_coy.{k}" for k in range(1, companies + 1)]
+    g = make({"1311": coys, "1309": _GUNS, "1310": ["axis.4.1_34"]},
+             policies=(Scripted(AXIS), Scripted(ALLIED)))
+    if demoralized:
+        for c in coys:
+            g.state.morale_state[u(c)] = DEMORALIZED
+    before = sum(g.steps(u(c)) for c in coys)
+    out = combat.resolve_bombardment(g, AXIS, h("1311"), [u(x) for x in _GUNS],
+                                     hurricane=[u(x) for x in _GUNS[:3]], fixed_roll=roll)
+    after = sum(g.steps(u(c)) for c in coys if g.state.box[u(c)] != BOX_ELIMINATED)
+    return out, before - after
+
+
+def _roll_for(code: int, companies: int) -> int:
+    """A 2d6 roll giving ``code`` on the last column of the Bombardment Table
+    row of ``companies`` one-step companies (the row of their stacking total,
+    read off a bombardment whose roll has no effect); fails the test if the
+    table has none."""
     ch = static().charts
-    g.state.steps_lost[:] = 0
-    combat.take_steps(g, [u("allied.uk.inf_coy.1")], min(2, 1), "bombardment")
-    assert g.state.box[u("allied.uk.inf_coy.1")] == BOX_ELIMINATED
+    stack = _bombard(companies, 2)[0]["stack"]
+    row = min(max(stack, 1), len(ch.bomb_min_strength)) - 1
+    rolls = [r for r in range(2, 13) if int(ch.bomb[row, len(ch.bomb_columns) - 1, r]) == code]
+    assert rolls, f"no roll gives result {code} on row {row}"
+    return rolls[0]
+
+
+def test_rule_10_14_casualty_limit_two_steps_lose_one():
+    """Rule 10.14: a two-step result on a hex of two steps kills one step (half
+    of two); the same roll's printed result is two steps."""
+    roll = _roll_for(4, 2)
+    out, lost = _bombard(2, roll)
+    assert out["result"] == 4 and out["column"] == len(static().charts.bomb_columns) - 1
+    assert lost == 1
+
+
+def test_rule_10_14_casualty_limit_rounds_up():
+    """Rule 10.14: three steps in the hex: at most two (half of three, rounded
+    up) die to one two-step result, so both go; four steps, both go too."""
+    for companies in (3, 4):
+        out, lost = _bombard(companies, _roll_for(4, companies))
+        assert out["result"] == 4 and lost == 2, companies
+
+
+def test_rule_10_14_casualty_limit_on_demoralized_losses():
+    """Rules 10.14 and 9.41: a Z result costs each unit already demoralized a
+    step, but no more than half the hex's steps: two demoralized companies lose
+    one step between them."""
+    out, lost = _bombard(2, _roll_for(2, 2), demoralized=True)
+    assert out["result"] == 2 and lost == 1
 
 
 def test_rule_10_21_night_attack_disorganizes_attackers():

@@ -58,20 +58,26 @@ def ship_name():
 
 
 def test_rule_16_74_warship_support_limits():
-    ships = ["axis.rm.trieste", "axis.rm.gorizia", "axis.rm.cadorna", "axis.rm.aviere"]
-    g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"], "1006": ships[:2],
-              "1005": ships[2:], "1209": ["axis.185.art_1"]})
-    opts = combat.plan_options(g, AXIS)
+    """Rule 16.74: at most three warships support one attack, and warships and
+    artillery never support the same attack; three warships alone, or the
+    artillery alone, are a legal plan."""
     from malta_sim.bots.base import CombatPlan
     from malta_sim.iod.game import IllegalDecision
-    sup = [s for s in opts.support[h("1311")] if static().names[s] in ships]
-    if len(sup) == 4:
-        with pytest.raises(IllegalDecision, match="16.74"):
-            combat._validate_plan(g, AXIS, CombatPlan(support={h("1311"): sup}), opts)
-    mixed = sup[:1] + [u("axis.185.art_1")]
-    if all(x in opts.support[h("1311")] for x in mixed):
-        with pytest.raises(IllegalDecision, match="16.74"):
-            combat._validate_plan(g, AXIS, CombatPlan(support={h("1311"): mixed}), opts)
+
+    ships = ["axis.rm.trieste", "axis.rm.gorizia", "axis.rm.cadorna", "axis.rm.garibaldi"]
+    g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"], "1307": ships[:2],
+              "1407": ships[2:], "1209": ["axis.185.art_1"]})          # four hexes off 1311, in range
+    opts = combat.plan_options(g, AXIS)
+    offered = opts.support[h("1311")]
+    sup = [u(x) for x in ships]
+    gun = u("axis.185.art_1")
+    assert all(x in offered for x in sup) and gun in offered    # every piece could support alone
+    with pytest.raises(IllegalDecision, match="16.74"):
+        combat._validate_plan(g, AXIS, CombatPlan(support={h("1311"): sup}), opts)
+    with pytest.raises(IllegalDecision, match="16.74"):
+        combat._validate_plan(g, AXIS, CombatPlan(support={h("1311"): sup[:1] + [gun]}), opts)
+    combat._validate_plan(g, AXIS, CombatPlan(support={h("1311"): sup[:3]}), opts)
+    combat._validate_plan(g, AXIS, CombatPlan(support={h("1311"): [gun]}), opts)
 
 
 def test_rule_16_42_air_support_and_16_23_16_34_standing():
