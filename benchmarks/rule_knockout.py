@@ -97,8 +97,20 @@ TARGETS = {
             "data.py": "data loaders (their rows are checked by the data tests)",
         },
     ),
-    # "island_of_death": Target(package="malta_sim/games/island_of_death", modules=(...),
-    #                           env={"NUMBA_DISABLE_JIT": "1"}),
+    "island_of_death": Target(
+        package="malta_sim/iod/rules",
+        modules=("airborne.py", "airfields.py", "ammunition_routes.py", "amphibious.py", "artillery.py",
+                 "breakdown_reform.py", "coastal_guns.py", "column_shifts.py", "combat.py",
+                 "combat_options.py", "militia.py", "morale.py", "movement.py", "one_hex_movement.py",
+                 "organisation.py", "phase_end_checks.py", "retreat_advance.py", "solitaire.py",
+                 "special_rules.py", "supply.py", "victory.py", "warships.py"),
+        # Outside this package and not mutated: the sequence of play (iod/sequence.py), set-up
+        # and static data (iod/setup.py, iod/static.py), the invasion's shared data
+        # (iod/invasion.py) and the numba kernels (kernels/: their own exact and statistical
+        # tests); the report names them per section ("also in, not mutated").
+        # compiled rule functions run as Python, so that a mutant of their source takes effect
+        env={"NUMBA_DISABLE_JIT": "1"},
+    ),
 }
 
 #: cosmic-ray operators used: for each operator one natural replacement (a boundary moved,

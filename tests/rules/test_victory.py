@@ -42,6 +42,62 @@ def test_rule_20_3_results():
     assert g3.state.over[0]
 
 
+def _surrender_at_total(total: int, seed: int = 3):
+    """A constructed position whose surrender roll (rule 20.3) comes to
+    ``total``: the game's own 2d6 for the roll is read from a twin game with the
+    same streams, and the 20.1 / 20.2 step tallies dial the modifier to
+    ``total - roll`` (nine steps per point)."""
+    probe = make({"1711": ["axis.4.1_34"]}, turn=8, seed=seed)
+    roll = probe.dice2("surrender")
+    g = make({"1711": ["axis.4.1_34"]}, turn=8, seed=seed)
+    base, _ = victory.surrender_modifier(g)
+    need = total - roll - base
+    if need < 0:
+        g.state.allied_steps_lost[0] = 9 * -need                  # 20.1: -1 per nine
+    else:
+        g.state.axis_steps_lost[0] = 9 * need                     # 20.2: +1 per nine
+    assert victory.surrender_modifier(g)[0] + roll == total
+    victory.surrender_phase(g)
+    assert int(g.state.last_surrender_roll[0]) == roll
+    return g
+
+
+def test_rule_20_3_results_at_their_limits():
+    """Rule 20.3: a modified roll of 0 or less, Malta surrenders; 14 or more, the
+    invasion is suspended; 1 to 13, play goes on (before the last turn)."""
+    for total, over, winner, reason in ((0, True, AXIS, "surrender"), (-1, True, AXIS, "surrender"),
+                                        (1, False, None, None), (13, False, None, None),
+                                        (14, True, ALLIED, "invasion_suspended"),
+                                        (15, True, ALLIED, "invasion_suspended")):
+        g = _surrender_at_total(total)
+        assert bool(g.state.over[0]) == over, total
+        if over:
+            assert g.state.winner[0] == winner and END_REASONS[g.state.end_reason[0]] == reason, total
+
+
+def test_first_airfield_turn_is_the_first_surrender_phase_with_a_new_airfield():
+    """The per-game record of when the Axis first holds more airfields (rule
+    20.0's airfield term) than at the start: not while the count is the
+    start's, then the turn of the first surrender phase with one more, and it
+    is not moved by later phases."""
+    g = make({"1711": ["axis.4.1_34"]}, turn=8)
+    s, t = g.state, static()
+    s.allied_steps_lost[0] = 0
+    start = g.scenario.start_airfields
+    victory.surrender_phase(g)
+    assert int(s.first_airfield_turn[0]) == -1 and not s.over[0]
+    fields = [int(x) for x in np.flatnonzero(t.airfield & (s.control != AXIS))]
+    assert fields, "an airfield the Axis does not hold"
+    s.control[fields[0]] = AXIS
+    assert victory.objective_counts(g)["airfields"] == start + 1
+    s.axis_steps_lost[0] = 9 * 3                                   # keep the roll from ending the game
+    victory.surrender_phase(g)
+    assert int(s.first_airfield_turn[0]) == 8
+    s.turn[0] = 9
+    victory.surrender_phase(g)
+    assert int(s.first_airfield_turn[0]) == 8
+
+
 def test_rule_20_0_modifier_equals_table_recount():
     """The engine's modifier equals the data table's rule-20.0 recount."""
     from malta_sim.iod.invariants import recount_surrender_modifier
