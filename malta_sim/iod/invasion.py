@@ -43,7 +43,7 @@ from malta_sim.iod.rules import artillery
 from malta_sim.iod.scenarios import hercules as hercules_scenario
 from malta_sim.iod.rules import amphibious, militia, special_rules
 
-# formation codes of the data (setup.FORMATION_CODES)
+# formation codes of the data (static.FORMATION_CODES)
 F_MALTA, F_RAMCKE, F_FOLGORE, F_80, F_4, F_20 = 0, 1, 2, 3, 4, 5
 PARA_FORMATIONS = (F_RAMCKE, F_FOLGORE)
 DIVISIONS = (F_4, F_20)
@@ -226,7 +226,7 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
     solo_zone = {1: "West", 2: "West", 3: "North", 4: "North", 5: "East", 6: "South"}  # 21.2
     cfg = {}
     try:
-        from malta_sim.iod.setup import load_data
+        from malta_sim.iod.static import load_data
         data = load_data(static.provenance.get("data_dir"))
         T = data.tables
         we_min = np.asarray(T.waters_edge_min, np.int32)

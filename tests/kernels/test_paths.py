@@ -276,7 +276,7 @@ def test_rule_6_41_infiltration():
 def test_engine_reach_kernel_agrees_on_packaged_map():
     """The land engine's half-MP movement kernel and movement_reach (on MAP's
     edge costs) give the same reachable hexes and MP on the packaged map."""
-    setup = pytest.importorskip("malta_sim.iod.setup")
+    setup = pytest.importorskip("malta_sim.iod.static")
     mv = pytest.importorskip("malta_sim.iod.rules.movement")
     from malta_sim.loaders.iod_map import load_map
 
