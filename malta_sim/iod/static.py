@@ -129,9 +129,10 @@ class StaticData:
 
     Map (``n_hexes`` dense hexes): ``neighbours`` int32[n,6]; flags ``land,
     beach, coastal, town, city, fort, airfield, woods, main_port, minor_port``;
-    ``move_cost`` int8[n, 3 classes] normal and ``strat_cost`` int8[n, 3]
-    (99 = prohibited); ``road`` bool[n,6], ``creek`` bool[n,6], ``rise``
-    bool[n,6], ``ocean_side`` bool[n,6]; ``crt_line`` int8[n] (day line).
+    ``move_cost`` float32[n, 3 classes] normal and ``strat_cost`` float32[n, 3]
+    (99 = prohibited; rule 6.11, :func:`_map_arrays`); ``road`` bool[n,6],
+    ``creek`` bool[n,6], ``rise`` bool[n,6], ``ocean_side`` bool[n,6];
+    ``crt_line`` int8[n] (day line).  Built by :func:`build_static`.
     """
 
     names: list[str]
