@@ -36,7 +36,8 @@ from scipy.stats import binomtest
 
 from malta_sim.bots.random import RandomPolicy
 from malta_sim.iod import static as st
-from malta_sim.iod.setup import constructed_game, load_static
+from malta_sim.iod.setup import constructed_game
+from malta_sim.iod.static import load_static
 from malta_sim.iod.state import ALLIED, BOX_CUP, BOX_ELIMINATED, BOX_MAP, RAINY
 from malta_sim.rng import numba_state
 

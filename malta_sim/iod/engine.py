@@ -43,19 +43,19 @@ RESULT_COLUMNS = (
 def _static_cached(data_dir: str | None):
     """Static data of a data folder, built once per folder.
 
-    The folder first goes through the validated loader
-    (:func:`malta_sim.loaders.load_iod`, cached by :func:`setup.load_data`),
-    so a broken ``--data-dir`` raises a one-line
-    :class:`~malta_sim.errors.DataError` naming file, line and field before
-    the engine reads any table.
+    The folder is read and validated once by the loaders
+    (:func:`malta_sim.loaders.load_iod`, cached by
+    :func:`malta_sim.iod.static.load_data`), so a broken ``--data-dir``
+    raises a one-line :class:`~malta_sim.errors.DataError` naming file, line
+    and field; :func:`malta_sim.iod.static.build_static` then builds the
+    arrays from the loaded tables.
 
     Raises
     ------
     DataError
         The first problem in the data folder.
     """
-    from malta_sim.iod.setup import load_data, load_static
-    load_data(data_dir)
+    from malta_sim.iod.static import load_static
     return load_static(data_dir)
 
 
@@ -64,7 +64,7 @@ def _provenance(scenario: str, data_dir) -> dict:
     rows are reconstructed rather than printed (``source`` column), per the
     DATA loader's counts, and whether the charts (TEC, CRT, bombardment,
     drop, scatter) are reconstructed or printed."""
-    from malta_sim.iod.setup import load_data
+    from malta_sim.iod.static import load_data
     d = load_data(None if data_dir is None else str(data_dir))
     comps = d.reconstructed_components(scenario)
     charts = {"TEC", "CRT", "bombardment", "drop", "scatter"}

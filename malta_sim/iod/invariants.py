@@ -82,7 +82,7 @@ def recount_surrender_modifier(game) -> int:
     """Rule 20.0 land terms recounted from the state with the data's surrender
     modifier table (an independent implementation of the same rule), plus the
     invasion terms."""
-    from malta_sim.iod.setup import load_data
+    from malta_sim.iod.static import load_data
     from malta_sim.iod.state import BOX_ELIMINATED, BOX_TURN_TRACK
     s, t = game.state, game.static
     tables = load_data(t.provenance.get("data_dir")).tables

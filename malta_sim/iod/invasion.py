@@ -24,13 +24,9 @@ Where each invasion rule lives:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from malta_sim.errors import DataError
-from malta_sim.loaders.common import read_toml, resolve_data_dir
 from malta_sim.iod.rules import amphibious as ld
 from malta_sim.iod.rules import special_rules as sp
 from malta_sim.iod.rules import one_hex_movement
@@ -43,7 +39,7 @@ from malta_sim.iod.rules import artillery
 from malta_sim.iod.scenarios import hercules as hercules_scenario
 from malta_sim.iod.rules import amphibious, militia, special_rules
 
-# formation codes of the data (setup.FORMATION_CODES)
+# formation codes of the data (static.FORMATION_CODES)
 F_MALTA, F_RAMCKE, F_FOLGORE, F_80, F_4, F_20 = 0, 1, 2, 3, 4, 5
 PARA_FORMATIONS = (F_RAMCKE, F_FOLGORE)
 DIVISIONS = (F_4, F_20)
@@ -79,6 +75,10 @@ class InvasionStatic:
     rn_table : dict die -> RNResult
         Royal Navy Intervention Table (17.6).
     solo_dz_hexes : dict die -> hex (21.11 b); solo_zones : dict die -> zone (21.2).
+    scenario_cfg : dict
+        ``{"scenario_obj": Scenario}``: the loaded Operation Hercules scenario
+        (:class:`malta_sim.loaders.iod_scenarios.Scenario`; empty when the
+        data has none).
     """
 
     zone_names: list
@@ -165,35 +165,36 @@ class InvasionStatic:
     gun_reach: dict = field(default_factory=dict, repr=False)
 
 
-def _read_csv(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, comment="#", dtype=str, keep_default_na=False)
-
-
 def build_invasion_static(static, data_dir=None) -> InvasionStatic:
-    """Derive :class:`InvasionStatic` from the data folder and the engine's
-    :class:`~.static.StaticData`.
+    """Derive :class:`InvasionStatic` from the loaded data folder and the
+    engine's :class:`~.static.StaticData`.
+
+    Parameters
+    ----------
+    static : StaticData
+    data_dir : str or Path, optional
+        The data folder (packaged data when None); its validated tables come
+        from :func:`malta_sim.iod.static.load_data` (loaded once per
+        process), no file is read here: beach zones and wave boxes (rule
+        18.1) from the map loader, coastal gun values (16.5) from the counter
+        loader, the Water's Edge (18.6), Royal Navy (17.6) and solitaire (21)
+        tables from the tables loader.
 
     Raises
     ------
     DataError
-        A missing or malformed beach-box, drop or scatter file.
+        The first problem in the data folder (file, line, field), one line.
     """
-    folder = resolve_data_dir(data_dir)
+    from malta_sim.iod.static import load_data
+    data = load_data(data_dir)
     grid = static.grid
     H = grid.n_hexes
-    zones = _read_csv(folder / "beach_zones.csv")
-    boxes = _read_csv(folder / "beach_boxes.csv")
-    zone_names = list(zones["zone"])
+    zone_names = list(data.map.beach_zones["zone"])
     zone_beaches = [[] for _ in zone_names]
     beach_zone = np.full(H, -1, np.int16)
-    for line, r in enumerate(boxes.to_dict("records"), start=2):
-        if r["zone"] not in zone_names:
-            raise DataError(str(folder / "beach_boxes.csv"), line, "zone", f"unknown zone {r['zone']!r}")
+    for r in data.map.beach_boxes.to_dict("records"):
         z = zone_names.index(r["zone"])
         h = grid.index(r["beach_hex"])
-        if not static.beach[h]:
-            raise DataError(str(folder / "beach_boxes.csv"), line, "beach_hex",
-                            f"{r['beach_hex']} is not a beach hex")
         if h not in zone_beaches[z]:
             zone_beaches[z].append(h)
         beach_zone[h] = z
@@ -208,16 +209,12 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
     U = len(static.names)
     gv = np.zeros(U, np.int8)
     gr = np.zeros(U, np.int8)
-    cgf = folder / "coastal_guns.csv"
-    if cgf.exists():
-        rows = {r["unit"]: r for r in _read_csv(cgf).to_dict("records")}
-        for i, nm in enumerate(static.names):
-            if static.utype[i] != st.COASTAL_GUN:
-                continue
-            base = nm.rsplit(".", 1)[0] if nm not in rows else nm
-            r = rows.get(base)
-            if r is not None:
-                gv[i], gr[i] = int(r["value"]), int(r["range"])
+    units = data.units
+    for i, nm in enumerate(static.names):
+        if static.utype[i] == st.COASTAL_GUN:
+            g = units.coastal_guns.get(units.piece_design[nm])
+            if g is not None:
+                gv[i], gr[i] = g.value, g.range
     # water's edge (18.6), Royal Navy (17.6) and solitaire (21) tables from the data set
     we_min, we_tab, src = ld.FALLBACK_WE_COL_MIN, ld.FALLBACK_WE_TABLE, {}
     src["waters_edge"] = "reconstructed (engine fallback)"
@@ -225,11 +222,8 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
     src["royal_navy"] = "reconstructed (engine fallback)"
     solo_dz = {1: "0911", 2: "0911", 3: "1313", 4: "1512", 5: "1813", 6: "2012"}      # 21.11 b
     solo_zone = {1: "West", 2: "West", 3: "North", 4: "North", 5: "East", 6: "South"}  # 21.2
-    cfg = {}
-    try:
-        from malta_sim.iod.setup import load_data
-        data = load_data(static.provenance.get("data_dir"))
-        T = data.tables
+    T = data.tables
+    if T is not None:
         we_min = np.asarray(T.waters_edge_min, np.int32)
         we_tab = np.asarray(T.waters_edge_x, np.int8)
         src["waters_edge"] = "tables/waters_edge.csv"
@@ -237,12 +231,7 @@ def build_invasion_static(static, data_dir=None) -> InvasionStatic:
         src["royal_navy"] = "tables/rn_intervention.csv"
         solo_dz = {k + 1: v for k, v in enumerate(T.solo_drop_zones)}
         solo_zone = {k + 1: v for k, v in enumerate(T.solo_beach_zones)}
-        cfg["scenario_obj"] = data.scenario("hercules")
-    except (ImportError, AttributeError, KeyError):  # pragma: no cover - data set without tables
-        pass
-    scen = folder / "scenarios" / "hercules.toml"
-    if scen.exists():
-        cfg.update(read_toml(scen))     # UTF-8 with or without BOM, any line ending
+    cfg = {"scenario_obj": data.scenarios["hercules"]} if "hercules" in data.scenarios else {}
     near_lists = [[h] + [int(x) for x in static.neighbours[h] if x >= 0] for h in range(H)]
     urban = (static.town | static.city).tolist()
     return InvasionStatic(
@@ -320,25 +309,6 @@ def _near_padded(near_lists: list) -> np.ndarray:
     for h, row in enumerate(near_lists):
         near[h, :len(row)] = row
     return near
-
-
-def _waters_edge_from_csv(path: Path):
-    """Water's Edge Combat Table: columns ``strength_min`` and ``die_1..die_6``
-    holding ``X``, ``-`` or a count like ``XX`` (rule 18.6)."""
-    df = _read_csv(path)
-    mins, rows = [], []
-    for line, r in enumerate(df.to_dict("records"), start=2):
-        try:
-            mins.append(int(r["strength_min"]))
-        except (KeyError, ValueError):
-            raise DataError(str(path), line, "strength_min", "expected an integer") from None
-        row = []
-        for d in range(1, 7):
-            v = str(r.get(f"die_{d}", "-")).strip().upper()
-            row.append(0 if v in ("-", "") else v.count("X") if "X" in v else int(v))
-        rows.append(row)
-    order = np.argsort(mins)
-    return np.array(mins, np.int32)[order], np.array(rows, np.int8)[order]
 
 
 def inv_static(game) -> InvasionStatic:

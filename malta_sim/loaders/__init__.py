@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import DataError, DataErrors
-from .common import Collector, hash_dir, read_text, resolve_data_dir
+from .common import Collector, hash_dir, one_read_per_file, read_text, resolve_data_dir
 
 __all__ = ["IodData", "load_iod", "check_iod", "reconstructed_components", "COMPONENTS"]
 
@@ -173,6 +173,13 @@ def _count_reconstructed(folder: Path) -> dict[str, int]:
 
 
 def _load(data_dir, collector: Collector | None) -> IodData:
+    """Every loader of the folder, each file read from disk once
+    (:func:`~malta_sim.loaders.common.one_read_per_file`)."""
+    with one_read_per_file():
+        return _load_files(data_dir, collector)
+
+
+def _load_files(data_dir, collector: Collector | None) -> IodData:
     from .iod_scenarios import MapView, load_scenarios
     from .iod_units import load_units, unit_arrays
 

@@ -12,7 +12,9 @@ Every data file is read as UTF-8 text, with or without a byte-order mark, with
 any line ending (``\n``, ``\r\n`` as a spreadsheet saves it, or ``\r``):
 :func:`read_text`.  A file in another encoding (UTF-16, Latin-1 ...) is refused
 in one line naming the file and the byte offset of the first byte that is not
-UTF-8.
+UTF-8.  Inside :func:`one_read_per_file` (a whole :func:`malta_sim.loaders.load_iod`
+or ``check_iod``) each file is read from disk once: parsing, hashing and
+counting its rows share the bytes.
 
 Example
 -------
@@ -23,8 +25,11 @@ Example
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import csv
 import hashlib
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -73,6 +78,45 @@ def did_you_mean(name: str, choices, n: int = 3) -> str:
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 
+#: absolute path -> bytes of the files read inside :func:`one_read_per_file`
+_READ_ONCE: contextvars.ContextVar[dict | None] = contextvars.ContextVar("_READ_ONCE", default=None)
+
+
+@contextlib.contextmanager
+def one_read_per_file():
+    """Inside the block each data file is read from disk once: parsing it,
+    hashing it (:func:`hash_files`, :func:`hash_dir`) and counting its
+    reconstructed rows use the same bytes.  Nested blocks share the outer
+    one's bytes; leaving the outermost block forgets them (a later load reads
+    the files afresh and sees their changes).
+    """
+    if _READ_ONCE.get() is not None:
+        yield
+        return
+    token = _READ_ONCE.set({})
+    try:
+        yield
+    finally:
+        _READ_ONCE.reset(token)
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The bytes of a data file, read once per :func:`one_read_per_file` block.
+
+    Raises
+    ------
+    FileNotFoundError
+        The file is missing (nothing is remembered for it).
+    """
+    cache = _READ_ONCE.get()
+    if cache is None:
+        return Path(path).read_bytes()
+    key = os.path.abspath(path)
+    raw = cache.get(key)
+    if raw is None:
+        raw = cache[key] = Path(path).read_bytes()
+    return raw
+
 
 def read_text(path: str | Path) -> str:
     """The text of a data file: UTF-8 with or without a byte-order mark, any line ending.
@@ -96,7 +140,7 @@ def read_text(path: str | Path) -> str:
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path)
     except FileNotFoundError:
         raise DataError(str(path), None, None, "file not found") from None
     for bom, name in ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
@@ -366,7 +410,7 @@ def hash_files(paths: Iterable[str | Path]) -> str:
     for p in sorted(Path(x) for x in paths):
         h.update(p.name.encode())
         h.update(b"\0")
-        h.update(p.read_bytes())
+        h.update(read_bytes(p))
     return h.hexdigest()[:16]
 
 
@@ -378,5 +422,5 @@ def hash_dir(folder: str | Path) -> str:
     for p in sorted(files):
         h.update(str(p.relative_to(folder)).encode())
         h.update(b"\0")
-        h.update(p.read_bytes())
+        h.update(read_bytes(p))
     return h.hexdigest()[:16]

@@ -16,7 +16,8 @@ from malta_sim.bots import axis as AX, make_policy, move_choice, move_choice as 
 from malta_sim.iod import sequence, static as st
 from malta_sim.iod.engine import setup_game
 from malta_sim.iod.rules import movement
-from malta_sim.iod.setup import load_static, setup_scenario
+from malta_sim.iod.setup import setup_scenario
+from malta_sim.iod.static import load_static
 from malta_sim.iod.state import ALLIED, DEMORALIZED
 
 from tests.conftest import random_hex_patch
@@ -48,7 +49,7 @@ def test_compiled_move_choice_equals_reference():
     """Rules 6.1-6.6, 8.2, 9.92: the compiled goal and destination choice of
     the Axis bot equal the plain loops on random positions (ties included:
     MP costs and envelopment bonuses drawn from few values)."""
-    from malta_sim.iod.setup import load_static
+    from malta_sim.iod.static import load_static
 
     dist = load_static().grid.distance_table
     n = dist.shape[0]
@@ -85,7 +86,7 @@ def test_destinations_equal_legal_kernel():
     hexes ascending, same MP, same predecessors) on random ZOC, blocking and
     stop masks, random stacks and random units, tactical and strategic.
     Deterministic (fixed seed)."""
-    from malta_sim.iod.setup import load_static
+    from malta_sim.iod.static import load_static
 
     t = load_static(None)
     rng = np.random.default_rng(11)

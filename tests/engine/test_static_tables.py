@@ -10,7 +10,7 @@ import numpy as np
 
 from malta_sim.iod import invasion as H, static as st
 from malta_sim.iod.rules import movement
-from malta_sim.iod.setup import load_static
+from malta_sim.iod.static import load_static
 from malta_sim.iod.state import ALLIED
 from malta_sim.play import new_game
 

@@ -276,11 +276,11 @@ def test_rule_6_41_infiltration():
 def test_engine_reach_kernel_agrees_on_packaged_map():
     """The land engine's half-MP movement kernel and movement_reach (on MAP's
     edge costs) give the same reachable hexes and MP on the packaged map."""
-    setup = pytest.importorskip("malta_sim.iod.setup")
+    static = pytest.importorskip("malta_sim.iod.static")
     mv = pytest.importorskip("malta_sim.iod.rules.movement")
     from malta_sim.loaders.iod_map import load_map
 
-    t = setup.load_static()
+    t = static.load_static()
     m = load_map()
     n = m.grid.n_hexes
     rng = np.random.default_rng(0)

@@ -229,7 +229,7 @@ def test_reach_search_with_cost_table_equals_first_search():
     """The bucket search over the per-static hexside cost table (``reach_core``
     with ``edge_cost_table``) gives the first search's costs and paths, for
     every class (leaders too) and both kinds of movement, on random masks."""
-    from malta_sim.iod.setup import load_static
+    from malta_sim.iod.static import load_static
 
     t = load_static()
     edge = movement.edge_cost_table(t.move_cost, t.strat_cost, t.road, t.creek, t.rise, t.neighbours,
