@@ -204,6 +204,9 @@ class StaticData:
     regiment_names: dict = field(default_factory=dict)
     beach_zone_of: dict = field(default_factory=dict)   # beach hex -> zone name (18.1)
     provenance: dict = field(default_factory=dict)
+    #: the data folder's keyed tables (:class:`malta_sim.loaders.iod_tables.IodTables`:
+    #: surrender results 20.3, weather 17.2, ...), None for hand-built static data
+    tables: object = None
     # tables derived from the above by other modules, one per builder (see
     # per_static); not an init field, so a dataclasses.replace copy starts empty
     derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -562,11 +565,12 @@ def build_static(data) -> StaticData:
     -------
     StaticData
         Unit table (:func:`_unit_table`), map (:func:`_map_arrays`), the
-        charts, ``provenance["data_dir"]`` the data folder.
+        charts, the keyed tables (``tables``), ``provenance["data_dir"]`` the
+        data folder.
     """
     mp = data.map
     return StaticData(grid=mp.grid, neighbours=mp.grid.neighbour_table, charts=data.charts,
-                      provenance={"data_dir": str(data.data_dir)},
+                      provenance={"data_dir": str(data.data_dir)}, tables=data.tables,
                       **_unit_table(data.units), **_map_arrays(mp, data.charts))
 
 

@@ -42,14 +42,23 @@ def test_rule_20_3_results():
     assert g3.state.over[0]
 
 
-def _surrender_at_total(total: int, seed: int = 3):
+def _surrender_at_total(total: int, seed: int = 3, static_data=None):
     """A constructed position whose surrender roll (rule 20.3) comes to
     ``total``: the game's own 2d6 for the roll is read from a twin game with the
     same streams, and the 20.1 / 20.2 step tallies dial the modifier to
-    ``total - roll`` (nine steps per point)."""
-    probe = make({"1711": ["axis.4.1_34"]}, turn=8, seed=seed)
-    roll = probe.dice2("surrender")
-    g = make({"1711": ["axis.4.1_34"]}, turn=8, seed=seed)
+    ``total - roll`` (nine steps per point).  ``static_data``: another data
+    folder's static data (the packaged data's when None)."""
+    from malta_sim.bots.random import RandomPolicy
+    from malta_sim.iod.setup import constructed_game
+
+    def position():
+        if static_data is None:
+            return make({"1711": ["axis.4.1_34"]}, turn=8, seed=seed)
+        return constructed_game(static_data, {"1711": ["axis.4.1_34"]}, (RandomPolicy(0), RandomPolicy(1)),
+                                turn=8, seed=seed)
+
+    roll = position().dice2("surrender")
+    g = position()
     base, _ = victory.surrender_modifier(g)
     need = total - roll - base
     if need < 0:
@@ -73,6 +82,28 @@ def test_rule_20_3_results_at_their_limits():
         assert bool(g.state.over[0]) == over, total
         if over:
             assert g.state.winner[0] == winner and END_REASONS[g.state.end_reason[0]] == reason, total
+
+
+def test_rule_20_3_results_come_from_the_data_folders_table(tmp_path):
+    """Rule 20.3 is read from ``tables/surrender_results.csv``: a data folder
+    whose table lets play go on up to 15 turns a modified 14 into no result,
+    and ends the game at 16."""
+    import shutil
+
+    from malta_sim.iod.static import load_static
+    from malta_sim.loaders.common import resolve_data_dir
+
+    folder = tmp_path / "data"
+    shutil.copytree(resolve_data_dir(None), folder)
+    table = folder / "tables" / "surrender_results.csv"
+    text = table.read_text()
+    assert "1,13,continue" in text and "14,99,allied_wins" in text
+    table.write_text(text.replace("1,13,continue", "1,15,continue").replace("14,99,allied_wins", "16,99,allied_wins"))
+    other = load_static(str(folder))
+    assert not _surrender_at_total(14, static_data=other).state.over[0]
+    assert _surrender_at_total(14).state.over[0]                   # the printed table
+    g = _surrender_at_total(16, static_data=other)
+    assert g.state.over[0] and END_REASONS[g.state.end_reason[0]] == "invasion_suspended"
 
 
 def test_first_airfield_turn_is_the_first_surrender_phase_with_a_new_airfield():

@@ -125,16 +125,12 @@ def end_game(game, winner: int, reason: str) -> None:
     game.log("game over", side=winner, result=reason, rule="20.3")
 
 
-#: rule 20.3: a modified surrender roll at or below this, Malta surrenders
-SURRENDER_AT_MOST = 0
-#: rule 20.3: a modified surrender roll at or above this, the invasion is suspended
-SUSPENDED_AT_LEAST = 14
-
-
 def surrender_phase(game) -> None:
-    """Rule 4.41 / 20.3: the Allied player rolls 2d6 + modifiers; 0 or less
-    Malta surrenders (Axis win), 14 or more the invasion is suspended (Allied
-    win); otherwise play on, and after the last turn the Allies win.  Also
+    """Rule 4.41 / 20.3: the Allied player rolls 2d6 + modifiers; the data
+    folder's Surrender Results Table (``tables/surrender_results.csv``, as
+    printed: 0 or less Malta surrenders, an Axis win; 14 or more the invasion
+    is suspended, an Allied win) gives the result; otherwise play on, and
+    after the last turn the Allies win.  Also
     records the first turn the Axis holds more airfields than at the start."""
     s = game.state
     mod, terms = surrender_modifier(game)
@@ -151,9 +147,10 @@ def surrender_phase(game) -> None:
         n_fields = -terms["airfields"]
         if n_fields > game.scenario.start_airfields:
             s.first_airfield_turn[0] = game.turn
-    if total <= SURRENDER_AT_MOST:
+    outcome = game.static.tables.surrender_outcome(total)             # 20.3, surrender_results.csv
+    if outcome == "axis_wins":
         end_game(game, AXIS, "surrender")
-    elif total >= SUSPENDED_AT_LEAST:
+    elif outcome == "allied_wins":
         end_game(game, ALLIED, "invasion_suspended")
     elif game.turn >= game.scenario.last_turn:
         end_game(game, ALLIED, "last_turn")
