@@ -20,6 +20,10 @@ candidate is drawn by a sampler seeded from ``(seed, round, finished trials)``,
 so a run interrupted and run again asks the same candidates as one that was
 never interrupted (an interrupted trial is played again with its candidate).
 
+The number of trials is not part of the checkpoint's inputs: the same
+command with more ``--trials`` goes on from the trials already finished and
+ends where a run asked for that many from the start would.
+
 The best vector is then checked where it was not chosen: start and best play
 ``validate_games`` fresh games (another seed) against the same opponent, and
 :func:`malta_sim.analysis.paired.paired_comparison` gives the paired
@@ -366,7 +370,7 @@ def tune(
                            opponent if s0 == 0 else start, options, data_dir, None)
     options = list(run_inputs.options)
     key = {"scenario": spec.name, "side": SIDES[s0], "start": start, "opponent": opponent,
-           "params": [p.name for p in space0], "trials": trials, "games": games, "seed": seed, "rounds": rounds,
+           "params": [p.name for p in space0], "games": games, "seed": seed, "rounds": rounds,
            "options": options, "startup_trials": startup, "validate_games": validate_games,
            "validate_seed": validate_seed, "data_hash": run_inputs.data_hash, "package_version": __version__,
            "presets": {SIDES[s0]: preset_vector(start, s0).tolist(),
@@ -384,8 +388,12 @@ def tune(
         base_name, base_over = current[sd]
         opp_name, opp_over = current[1 - sd]
         base_vec = P.make_vector(sd, base_over, preset_vector(base_name, sd))
-        study = optuna.create_study(study_name=f"round-{rnd}-{SIDES[sd]}", storage=storage, direction="maximize",
-                                    load_if_exists=True)
+        # named by what the round starts from and plays against, so a round whose opponent
+        # changed (more trials in an earlier round) starts afresh
+        tag = hashlib.sha256(json.dumps([base_name, base_over, opp_name, opp_over], sort_keys=True)
+                             .encode()).hexdigest()[:12]
+        study = optuna.create_study(study_name=f"round-{rnd}-{SIDES[sd]}-{tag}", storage=storage,
+                                    direction="maximize", load_if_exists=True)
         # trials left running by an interrupted run: closed, and their candidates asked again
         for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.WAITING)):
             if t.state == TrialState.RUNNING:
@@ -420,8 +428,8 @@ def tune(
                                     f" (trial {best.number})")
         finally:
             bar.close()
-        fin = sorted(done(), key=lambda t: t.number)
-        rows = [{"trial": i, "optuna_trial": t.number, "rate": t.value, "wins": int(_unbits(t.user_attrs["wins"]).sum()),
+        fin = sorted(done(), key=lambda t: t.number)[:trials]     # a run with more trials may have left more
+        rows = [{"trial": i, "rate": t.value, "wins": int(_unbits(t.user_attrs["wins"]).sum()),
                  "games": games, **{p.name: float(t.params[p.name]) for p in space}} for i, t in enumerate(fin)]
         frame = pd.DataFrame(rows)
         best_t = max(fin, key=lambda t: (t.value, -t.number))

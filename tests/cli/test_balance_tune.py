@@ -190,3 +190,34 @@ def test_shipped_tuned_presets_are_named_presets():
         bot = make_policy(f"{('axis', 'allied')[side]}:{name}", side)
         np.testing.assert_array_equal(bot.vec, P.make_vector(side, t.params))
         assert t.info["command"].startswith("malta-sim tune ") and "seed" in t.info
+
+
+def test_tune_interrupted_or_extended_ends_as_an_uninterrupted_run(tmp_path, monkeypatch):
+    """Ctrl-C in the middle of a trial leaves it unfinished in the journal; the same call
+    then asks that candidate again and ends with the trials of a run never interrupted.
+    A run asked for more trials goes on from a finished checkpoint to the same end."""
+    import malta_sim.tuning as T
+
+    kw = dict(side="axis", opponent="static", params=["min_odds", "min_gain", "bombard"], trials=4, games=2,
+              seed=11, validate_games=0, startup_trials=2)
+    straight = T.tune("intro", **kw).trials_frame()
+    real = T._play
+    calls = {"n": 0}
+
+    def flaky(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(T, "_play", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        T.tune("intro", checkpoint=tmp_path / "ck", **kw)
+    monkeypatch.setattr(T, "_play", real)
+    resumed = T.tune("intro", checkpoint=tmp_path / "ck", **kw).trials_frame()
+    pd.testing.assert_frame_equal(resumed, straight)
+    assert straight["min_odds"].nunique() > 1                   # the sampler did move
+    short = T.tune("intro", checkpoint=tmp_path / "ck2", **{**kw, "trials": 3}).trials_frame()
+    pd.testing.assert_frame_equal(short, straight.iloc[:3])
+    longer = T.tune("intro", checkpoint=tmp_path / "ck2", **kw).trials_frame()
+    pd.testing.assert_frame_equal(longer, straight)
