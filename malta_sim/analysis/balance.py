@@ -202,10 +202,15 @@ class BalanceMatrix:
 
 
 def is_balance_frame(games: pd.DataFrame) -> bool:
-    """True when ``games`` holds a full preset matrix: at least two pairings,
-    and every (axis_policy, allied_policy) combination of the values present."""
+    """True when ``games`` holds a full preset matrix: one seed, one arm a
+    pairing, and every (axis_policy, allied_policy) combination of the values
+    present (at least two presets a side), or a frame of ``malta-sim balance``."""
     if not {"axis_policy", "allied_policy", "game", "winner"} <= set(games.columns):
         return False
+    if "seed" in games.columns and games["seed"].nunique() > 1:
+        return False
+    if games.duplicated(["axis_policy", "allied_policy", "game"]).any():
+        return False                   # several arms a pairing (a sweep over parameters or options)
     if (games.attrs or {}).get("balance"):
         return True
     pairs = games[["axis_policy", "allied_policy"]].astype(str).drop_duplicates()

@@ -183,6 +183,9 @@ def test_missing_game_is_left_out_of_every_cell_and_missing_cell_refused():
     with pytest.raises(OptionError, match="not a full preset matrix: no games for b vs y"):
         balance_matrix(df[df["arm"] != "b vs y"])
     assert not is_balance_frame(df[df["arm"] == "a vs x"])
+    # a sweep with two arms a pairing (another parameter varied) is no preset matrix
+    twice = pd.concat([df, df.assign(arm=df["arm"] + " b")])
+    assert not is_balance_frame(twice)
 
 
 def test_dominated_preset_reported_with_bootstrap_share():
