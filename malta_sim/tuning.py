@@ -263,6 +263,16 @@ def _open_storage(folder: Path, key: dict):
     return JournalStorage(JournalFileBackend(str(folder / _JOURNAL)))
 
 
+def _mark_interrupt(exc: BaseException, storage, folder: Path | None, total: int) -> None:
+    """Tell the command line how many trials an interrupted tune kept, and where."""
+    from optuna.trial import TrialState
+
+    done = sum(1 for st in storage.get_all_studies()
+               for t in storage.get_all_trials(storage.get_study_id_from_name(st.study_name), deepcopy=False, states=(TrialState.COMPLETE,)))
+    exc.malta_sim_saved = (done, total, str(folder) if folder is not None else None)
+    exc.malta_sim_unit = "trials"
+
+
 def _sampler_seed(seed: int, rnd: int, done: int) -> int:
     h = hashlib.sha256(f"malta-sim-tune/{seed}/{rnd}/{done}".encode()).digest()
     return int.from_bytes(h[:4], "little")
@@ -414,12 +424,20 @@ def tune(
                     warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
                     study.sampler = optuna.samplers.TPESampler(seed=_sampler_seed(seed, rnd, n_done),
                                                                n_startup_trials=startup, multivariate=True)
-                trial = study.ask()
+                try:
+                    trial = study.ask()
+                except KeyboardInterrupt as exc:
+                    _mark_interrupt(exc, storage, folder, trials * rounds)
+                    raise
                 over = {p.name: _suggest(trial, p) for p in space}
                 over_full = dict(base_over)
                 over_full.update(over)
-                wins = _play(spec.name, sd, games, seed, base_name, over_full, opp_name, opp_over, options,
-                             data_dir, n_jobs)
+                try:
+                    wins = _play(spec.name, sd, games, seed, base_name, over_full, opp_name, opp_over, options,
+                                 data_dir, n_jobs)
+                except KeyboardInterrupt as exc:
+                    _mark_interrupt(exc, storage, folder, trials * rounds)
+                    raise
                 trial.set_user_attr("wins", _bits(wins))
                 study.tell(trial, float(wins.mean()))
                 best = study.best_trial

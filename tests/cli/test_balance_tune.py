@@ -211,8 +211,12 @@ def test_tune_interrupted_or_extended_ends_as_an_uninterrupted_run(tmp_path, mon
         return real(*a, **k)
 
     monkeypatch.setattr(T, "_play", flaky)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt) as ei:
         T.tune("intro", checkpoint=tmp_path / "ck", **kw)
+    from malta_sim.cli.common import interrupted_message
+
+    assert interrupted_message(ei.value) == (f"interrupted: 2 of 4 trials saved in {tmp_path / 'ck'}; "
+                                             "run the same command to resume")
     monkeypatch.setattr(T, "_play", real)
     resumed = T.tune("intro", checkpoint=tmp_path / "ck", **kw).trials_frame()
     pd.testing.assert_frame_equal(resumed, straight)
