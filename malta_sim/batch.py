@@ -81,6 +81,8 @@ __all__ = [
     "run_games",
     "run_sweep",
     "load_sweep",
+    "balance_sweep",
+    "run_balance",
     "Arm",
     "Sweep",
     "write_frame",
@@ -1393,4 +1395,113 @@ def _sweep_arm(sweep, a, inp, n, seed, checkpoint, per_turn, progress, kwargs):
         progress=progress,
         **kwargs,
     )
+    return res
+
+
+# --------------------------------------------------------------------------- balance runs
+
+
+def _bare(names: Sequence[str]) -> tuple[str, ...]:
+    return tuple(n for n in names if ":" not in n)
+
+
+def balance_sweep(scenario: str, seed: int, axis: Sequence[str] | None = None,
+                  allied: Sequence[str] | None = None, options: Sequence[str] = ()) -> Sweep:
+    """The sweep of a balance run: every Axis preset against every Allied preset.
+
+    Parameters
+    ----------
+    scenario : str
+        A registered scenario.
+    seed : int
+        Master seed shared by every cell (common random numbers).
+    axis, allied : sequence of str, optional
+        Presets to play (bare or ``axis:``/``allied:`` names); default every
+        bot the scenario registers for that side (for Island of Death:
+        :data:`malta_sim.bots.presets.AXIS_NAMES` / ``ALLIED_NAMES``, with the
+        tuned presets, ``random`` included as a floor).
+    options : sequence of str
+        Optional rules of every cell.
+
+    Returns
+    -------
+    Sweep
+        One arm per pairing, named ``"<axis> vs <allied>"``, rows (Axis)
+        outer, in the given order.
+
+    Raises
+    ------
+    OptionError
+        Unknown scenario or preset (the message lists the valid ones), a
+        preset named twice, fewer than one preset a side.
+    """
+    if not isinstance(scenario, str):
+        raise OptionError(f"scenario must be a name (str), got {scenario!r}")
+    spec = get_scenario(scenario)
+    seed = _check_int("seed", seed, 0, 2**63 - 1)
+    sides = []
+    for side, given, valid in (("axis", axis, spec.axis_policies), ("allied", allied, spec.allied_policies)):
+        bare = _bare(valid)
+        names = list(bare) if not given else [str(n).split(":", 1)[1] if str(n).startswith(f"{side}:") else str(n)
+                                              for n in given]
+        for n in names:
+            if n not in bare:
+                raise OptionError(f"--{side}: unknown {side} preset {n!r} for scenario {spec.name!r}; "
+                                  f"choose from: {', '.join(bare)}")
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise OptionError(f"--{side}: preset {dup[0]!r} named twice")
+        if not names:
+            raise OptionError(f"--{side}: name at least one preset")
+        sides.append(names)
+    opts = _check_options(options, tuple(spec.options), spec.name)
+    arms = tuple(Arm(name=f"{a} vs {b}", axis_policy=a, allied_policy=b, options=opts)
+                 for a in sides[0] for b in sides[1])
+    return Sweep(scenario=spec.name, seed=seed, arms=arms, source="balance")
+
+
+def run_balance(scenario: str, n_games: int, seed: int, *, axis: Sequence[str] | None = None,
+                allied: Sequence[str] | None = None, options: Sequence[str] = (),
+                checkpoint: str | os.PathLike | None = None, **kwargs: Any) -> pd.DataFrame:
+    """Play the preset matrix of a scenario on common random numbers.
+
+    Every cell (Axis preset, Allied preset) plays games ``0 .. n_games-1``
+    under ``seed`` (:func:`run_sweep` of :func:`balance_sweep`), so game ``g``
+    has the same random streams in every cell.
+
+    Parameters
+    ----------
+    scenario, seed, axis, allied, options
+        See :func:`balance_sweep`.
+    n_games : int
+        Games per cell (>= 1).
+    checkpoint : path, optional
+        Folder of finished games, one subfolder per cell; re-running resumes.
+    **kwargs
+        Passed to :func:`run_sweep` (``n_jobs``, ``backend``, ``scheduler``,
+        ``chunk_size``, ``data_dir``, ``progress``, ``on_error``, ``per_turn``:
+        then a tuple ``(games, per_turn)`` is returned).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``cells * n_games`` rows: ``arm`` (``"<axis> vs <allied>"``), then the
+        :func:`run_games` columns (``game``, ``seed``, ``axis_policy``,
+        ``allied_policy``, ``winner`` ...).  ``attrs`` is the sweep's plus
+        ``balance``: ``{"axis": [...], "allied": [...]}`` (row and column
+        order).
+
+    Raises
+    ------
+    OptionError
+        As :func:`balance_sweep` and :func:`run_games`.
+    """
+    sw = balance_sweep(scenario, seed, axis, allied, options)
+    n_games = _check_int("n_games (--games)", n_games, 1)
+    res = run_sweep(sw, n_games, checkpoint=checkpoint, **kwargs)
+    info = {"axis": list(dict.fromkeys(a.axis_policy for a in sw.arms)),
+            "allied": list(dict.fromkeys(a.allied_policy for a in sw.arms))}
+    for frame in (res if isinstance(res, tuple) else (res,)):
+        frame.attrs["balance"] = info
+        frame.attrs.pop("sweep_file", None)
     return res

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from .analysis.frames import calendar_for
 from .plots_map import ALLIED_COLOUR, AXIS_COLOUR
@@ -276,6 +277,55 @@ def plot_heatmap(matrix: pd.DataFrame, path, *, title: str, fmt: str = "{:.0f}",
     ax.set_ylabel(matrix.index.name or "")
     fig.colorbar(im, ax=ax, label=cbar)
     ax.set_title(title)
+    return _save(fig, path)
+
+
+def plot_balance_matrix(cells: pd.DataFrame, path, *, axis: list, allied: list, title: str,
+                        dominated: tuple = ((), ())) -> Path:
+    """Heat map of a preset matrix (:func:`malta_sim.analysis.balance.analyse_balance`).
+
+    Parameters
+    ----------
+    cells : pandas.DataFrame
+        One row per pairing: ``axis_policy``, ``allied_policy``, ``rate``,
+        ``low``, ``high`` (proportions), ``in_support`` (bool).
+    axis, allied : list of str
+        Row and column order.
+    title : str
+    dominated : (list of str, list of str)
+        Axis and Allied presets to label "(dominated)".
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written: cells coloured by the Axis win rate (0-100 %), each
+        with its rate and interval; cells of the equilibrium's support
+        outlined in black.
+    """
+    m = np.full((len(axis), len(allied)), np.nan)
+    text = {}
+    support = []
+    for r in cells.itertuples():
+        i, j = axis.index(r.axis_policy), allied.index(r.allied_policy)
+        m[i, j] = 100 * r.rate
+        text[(i, j)] = f"{100 * r.rate:.0f}%\n({100 * r.low:.0f}-{100 * r.high:.0f})"
+        if r.in_support:
+            support.append((i, j))
+    fig = _figure(max(4.5, 1.5 * len(allied) + 2.8), max(3.2, 0.75 * len(axis) + 1.6))
+    ax = fig.add_subplot()
+    im = ax.imshow(m, cmap="RdBu_r", vmin=0, vmax=100, aspect="auto")
+    for (i, j), t in text.items():
+        ax.text(j, i, t, ha="center", va="center", fontsize=8,
+                color="white" if abs(m[i, j] - 50) > 30 else "black")
+    for i, j in support:
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=2.5, ec="black"))
+    dom_ax, dom_al = (set(d) for d in dominated)
+    ax.set_xticks(range(len(allied)), [a + ("\n(dominated)" if a in dom_al else "") for a in allied])
+    ax.set_yticks(range(len(axis)), [a + (" (dominated)" if a in dom_ax else "") for a in axis])
+    ax.set_xlabel("Allied preset")
+    ax.set_ylabel("Axis preset")
+    fig.colorbar(im, ax=ax, label="Axis win rate (%)")
+    ax.set_title(title, fontsize=10)
     return _save(fig, path)
 
 

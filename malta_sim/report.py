@@ -31,6 +31,7 @@ from .analysis import (
     timing_curve,
     win_rates,
 )
+from .analysis.balance import SUPPORT_TOL, analyse_balance, is_balance_frame, matrix_table
 from .analysis.breakdown import RARE_NONZERO
 from .analysis.frames import END_REASON_MEANING, calendar_for, game_of, scenario_of, with_outcomes
 from .analysis.timing import EVENT_TITLES
@@ -276,6 +277,16 @@ def write_report(
             d = d.drop(columns="date")
         day_rows[event] = d
 
+    balance = None
+    if is_balance_frame(games):
+        bal = analyse_balance(games, alpha=alpha)
+        dom = ([d["preset"] for d in bal.dominated_axis], [d["preset"] for d in bal.dominated_allied])
+        files["balance_matrix"] = plots.plot_balance_matrix(
+            bal.cells, out / "balance_matrix.png", axis=bal.axis, allied=bal.allied, dominated=dom,
+            title=f"Axis win rate by preset pairing ({bal.games} games a cell; outlined: equilibrium support)").name
+        balance = bal.to_dict()
+        balance["matrix_text"] = matrix_table(bal).reset_index().to_dict(orient="records")
+
     highlight_arm = baseline if len(arms) > 1 else None
     highlights = _highlights(df[df["arm"] == baseline] if highlight_arm else df, curves, cal, game,
                              arm=highlight_arm)
@@ -310,6 +321,7 @@ def write_report(
         "level_rates": _records(lr) if len(lr) else [],
         "parameter_effects": _records(eff) if len(eff) else [],
         "parameter_effects_note": eff_note,
+        "balance": balance,
         "files": files,
     }
     summary = _clean(summary)
@@ -528,6 +540,8 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
             L.append(hl.pop(0))
             L.append("")
         L.extend(f"- {h}" for h in hl)
+    if s.get("balance"):
+        L.extend(_balance_lines(s["balance"], files, conf))
     L.append("")
     L.append("## Who wins")
     L.append("")
@@ -648,3 +662,48 @@ def _markdown(s, df, wr, er, gl, ns, day_rows, comparisons, lr, eff, eff_note, f
     )
     L.append("")
     return "\n".join(L)
+
+
+def _balance_lines(b: dict, files: dict, conf: str) -> list[str]:
+    """The report's preset-matrix section (docs/balance.md explains the method)."""
+    L = ["", "## Balance under best play (preset matrix)", ""]
+    L.append(f"Every Axis preset played every Allied preset on the same {b['games']} games (same seed and game "
+             f"indices: common random numbers). A cell is the Axis win rate ({conf} Wilson interval); `*` marks "
+             "the cells the equilibrium rests on. Method: docs/balance.md.")
+    L.append("")
+    rows = b["matrix_text"]
+    cols = [c for c in rows[0] if c != "axis \\ allied"]
+    L.append("| Axis \\ Allied | " + " | ".join(f"`{c}`" for c in cols) + " |")
+    L.append("|---|" + "---|" * len(cols))
+    dom_ax = {d["preset"] for d in b["dominated_axis"]}
+    for r in rows:
+        name = r["axis \\ allied"]
+        L.append(f"| `{name}`" + (" (dominated)" if name in dom_ax else "") + " | "
+                 + " | ".join(str(r[c]) for c in cols) + " |")
+    L.append("")
+
+    def mix(names, w):
+        return ", ".join(f"`{n}` {100 * x:.0f}%" for n, x in zip(names, w) if x > SUPPORT_TOL)
+    L.append(f"**Equilibrium Axis win rate {_pct(b['value'])}** ({conf} bootstrap interval {_pct(b['value_low'])} - "
+             f"{_pct(b['value_high'])}; {b['n_boot']} resamples of the games, the same games in every cell): the "
+             "Axis win rate when each side picks its presets as well as it can against the other's best choice.")
+    L.append("")
+    L.append(f"- Axis mixture: {mix(b['axis'], b['axis_mixture'])}")
+    L.append(f"- Allied mixture: {mix(b['allied'], b['allied_mixture'])}")
+    share = "; ".join(f"`{n}` {100 * x:.0f}%" for n, x in zip(b["axis"] + b["allied"],
+                                                               b["axis_in_support"] + b["allied_in_support"]) if x > 0)
+    L.append(f"- Share of resamples in which a preset is in the support: {share}.")
+    for side, items in (("Axis", b["dominated_axis"]), ("Allied", b["dominated_allied"])):
+        for name in dict.fromkeys(d["preset"] for d in items):
+            by = [d for d in items if d["preset"] == name]
+            L.append(f"- **Dominated {side} preset `{name}`**: never better, and somewhere worse, than "
+                     + ", ".join(f"`{d['by']}` ({'strictly' if d['strict'] else 'weakly'}; holds in "
+                                 f"{100 * (d['bootstrap_share'] or 0):.0f}% of resamples)" for d in by) + ".")
+    need = [f"±{100 * float(w) / 2:g} points: about {n} games a cell" for w, n in b["games_needed"].items() if n]
+    if need:
+        L.append(f"- To narrow the equilibrium's interval to " + "; ".join(need) + f" (now {b['games']}).")
+    if b.get("dropped"):
+        L.append(f"- Games left out of every cell because some cell lacks them: {b['dropped']}.")
+    L.append("")
+    L.append(f"![preset matrix]({files['balance_matrix']})")
+    return L

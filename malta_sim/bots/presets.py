@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from malta_sim.errors import OptionError
 from malta_sim.bots import params as P
+from malta_sim.bots import tuned as _tuned
 
 #: preset name -> (side, overrides of the side's default vector, description)
 PRESETS: dict[str, tuple[int, dict, str]] = {
@@ -55,6 +56,23 @@ REGISTRY = {name: f"malta_sim.bots.presets:{name}" for name in PRESETS}
 AXIS_NAMES = ("balanced", "aggressive", "cautious", "solitaire", "random")
 ALLIED_NAMES = ("static", "counterattack", "random")
 
+#: Tuned presets (``malta-sim tune``; ``malta_sim/data/bots/tuned.toml``): (side, name) -> TunedPreset.
+#: They join the names of their side (before ``random``) and the registry.
+TUNED = _tuned.load(reserved=tuple(PRESETS) + ("random",))
+
+
+def _with_tuned(names: tuple[str, ...], side: int) -> tuple[str, ...]:
+    extra = tuple(n for (s, n) in TUNED if s == side and n not in names)
+    if "random" in names:
+        i = names.index("random")
+        return names[:i] + extra + names[i:]
+    return names + extra
+
+
+AXIS_NAMES = _with_tuned(AXIS_NAMES, 0)
+ALLIED_NAMES = _with_tuned(ALLIED_NAMES, 1)
+REGISTRY.update({n: f"malta_sim.bots.tuned:{n}" for (_, n) in TUNED})
+
 
 def preset_names(side: int, prefixed: bool = True) -> tuple[str, ...]:
     """Policy names accepted for ``side``: bare names (default first) and,
@@ -66,10 +84,17 @@ def preset_names(side: int, prefixed: bool = True) -> tuple[str, ...]:
     return bare + tuple(f"{pre}:{n}" for n in bare)
 
 
-def preset_vector(name: str):
-    """float64 vector of preset ``name`` (validated)."""
-    side, over, _ = PRESETS[name]
-    return P.make_vector(side, over)
+def preset_vector(name: str, side: int | None = None):
+    """float64 vector of preset ``name`` (validated); ``side`` (0 Axis, 1 Allied)
+    picks between a tuned preset and a hand-made one of the same name."""
+    if side is not None and (side, name) in TUNED:
+        return P.make_vector(side, TUNED[(side, name)].params)
+    if name not in PRESETS:
+        hits = [k for k in TUNED if k[1] == name]
+        if hits:
+            return P.make_vector(hits[0][0], TUNED[hits[0]].params)
+    side_, over, _ = PRESETS[name]
+    return P.make_vector(side_, over)
 
 
 def make_preset(name: str, side: int, params: dict | None = None):
@@ -80,9 +105,15 @@ def make_preset(name: str, side: int, params: dict | None = None):
     OptionError
         Unknown preset, preset of the other side, bad parameter.
     """
-    if name not in PRESETS:
+    if (side, name) in TUNED:
+        pside, over, key = side, TUNED[(side, name)].params, (side, name)
+    elif name not in PRESETS and (1 - side, name) in TUNED:
+        pside, over, key = 1 - side, {}, name
+    elif name not in PRESETS:
         raise OptionError(f"unknown preset {name!r}; choose one of: {', '.join(sorted(PRESETS))}, random")
-    pside, over, _ = PRESETS[name]
+    else:
+        pside, over, _ = PRESETS[name]
+        key = name
     if pside != side:
         raise OptionError(f"policy {name!r} is an {('axis', 'allied')[pside]} bot, "
                           f"given for the {('axis', 'allied')[side]} side")
@@ -90,9 +121,9 @@ def make_preset(name: str, side: int, params: dict | None = None):
         from malta_sim.bots.axis import AxisBot as cls
     else:
         from malta_sim.bots.allied import AlliedBot as cls
-    bot = _CLASSES.get(name)
+    bot = _CLASSES.get(key)
     if bot is None:
-        bot = _CLASSES[name] = type(cls)(f"{cls.__name__}_{name}", (cls,),
+        bot = _CLASSES[key] = type(cls)(f"{cls.__name__}_{name}", (cls,),
                                          {"name": name, "preset_base": dict(over)})
     return bot(side, params)
 

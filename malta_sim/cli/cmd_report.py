@@ -47,5 +47,9 @@ def command(results, out_dir, per_turn, alpha, baseline, title, overwrite):
         for a in heads:
             click.echo(f"  {a['arm']}: Axis win rate {100 * a['rate']:.1f}% "
                        f"({100 * a['low']:.1f}-{100 * a['high']:.1f}%): {a['verdict']}")
+    b = s.get("balance")
+    if b:
+        click.echo(f"preset matrix: equilibrium Axis win rate {100 * b['value']:.1f}% "
+                   f"({100 * b['value_low']:.1f}-{100 * b['value_high']:.1f}%, bootstrap), heat map balance_matrix.png")
     click.echo(f"wrote {os.path.join(os.path.normpath(out_dir), 'report.md')}, summary.json and "
                f"{len(s['files'])} charts")

@@ -91,8 +91,9 @@ def default_checkpoint(out) -> Path:
 def interrupted_message(exc: BaseException) -> str:
     """The line printed when a run is interrupted: what was kept, and how to go on."""
     saved, total, folder = getattr(exc, "malta_sim_saved", (0, None, None))
+    unit = getattr(exc, "malta_sim_unit", "games")          # "trials" for malta-sim tune
     if folder and saved:
         shown = os.path.normpath(folder)
-        return (f"interrupted: {saved} of {total} games saved in {shown}; "
+        return (f"interrupted: {saved} of {total} {unit} saved in {shown}; "
                 "run the same command to resume")
-    return "interrupted: no game had finished; nothing was saved"
+    return f"interrupted: no {unit[:-1]} had finished; nothing was saved"
