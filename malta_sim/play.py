@@ -10,6 +10,7 @@ and :func:`new_game` sets up one game by bot names.
 from __future__ import annotations
 
 from malta_sim.bots import make_policy
+from malta_sim.bots.params import check_allied_options
 from malta_sim.bots.presets import preset_names
 from malta_sim.errors import OptionError
 from malta_sim.games.registry import GameBatchResult, ScenarioSpec, register
@@ -56,6 +57,7 @@ def new_game(scenario: str, seed: int, game_index: int, *, axis_policy: str = "r
     OptionError
         Unknown scenario, bot, parameter or option.
     """
+    check_allied_options((policy_params or {}).get("allied"), options)
     pols = _policy_maker(axis_policy, allied_policy, policy_params)(game_index)
     return engine.setup_game(scenario, seed, game_index, pols, options=options, data_dir=data_dir,
                              event_log=event_log, check=check)
@@ -76,6 +78,7 @@ def play_games(scenario: str, seed: int, games, *, axis_policy: str = "random",
     OptionError
         Unknown scenario, bot, parameter or option.
     """
+    check_allied_options((policy_params or {}).get("allied"), options)
     make = _policy_maker(axis_policy, allied_policy, policy_params)
     return engine.play_games(scenario, seed, games, make, policy_names=(axis_policy, allied_policy),
                              options=options, data_dir=data_dir, per_turn=per_turn,

@@ -11,8 +11,16 @@ Placement 22.39, coastal guns, AA fire, water's edge attacks), adding:
 * a mobile reserve (``reserve_fraction`` of the mobile combat units) that
   closes on weak (``weak_stack``) Axis stacks near the objectives;
 * standing ground in key hexes (9.7), defensive artillery support (9.2 b) on
-  the most threatened hexes, strongpoint dismantling (16.25) and absorbing
-  security companies (17.42) as switches.
+  the most threatened hexes and strongpoint dismantling (16.25) as switches;
+  security companies offered for absorption (17.42) are always absorbed (a
+  step back that is no loss, 20.0);
+* an attack value beyond the exchange of steps: ``w_retake`` for driving the
+  Axis out of an airfield or victory city it holds and ``w_hq`` for each Axis
+  HQ in the hex, each times the exact chance that the attack empties the hex
+  (:func:`vacate_table`, from the engine's CRT cells);
+* ``reinforce``: reserve units with no weak stack to close on move onto the
+  most threatened held airfield or victory city, so the reserve is committed
+  all game.
 
 Knobs: :data:`malta_sim.bots.params.ALLIED_PARAMS`.
 """
@@ -22,10 +30,63 @@ from __future__ import annotations
 import numpy as np
 
 from malta_sim.iod import static as st
+from malta_sim.iod.state import AXIS
+from malta_sim.kernels.crt import crt_cell, split_hits
 from malta_sim.bots import params as P
 from malta_sim.bots.axis import _ParamBot
-from malta_sim.bots.base import Move
+from malta_sim.bots.base import CombatPlan, Move
+from malta_sim.bots.forecast import forecast_tables
 from malta_sim.bots.simple import StaticPolicy
+
+#: 2d6 probabilities of the totals 2..12.
+_P2D6 = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
+
+_VACATE: dict = {}
+
+
+def vacate_table(charts, d_max: int) -> np.ndarray:
+    """Exact chance that an attack empties the defender's hex (rules 9.4,
+    9.42, 9.43, 9.94), from the engine's CRT cells
+    (:func:`malta_sim.kernels.crt.crt_cell`, :func:`~malta_sim.kernels.crt.split_hits`).
+
+    Parameters
+    ----------
+    charts : IodCharts
+        Combat charts (``crt``, ``line_cols``).
+    d_max : int
+        Largest defending step count looked up (larger counts read the cap).
+
+    Returns
+    -------
+    float64[n_lines, n_cols, 2, d_max + 1, 2]
+        ``[line, col, fort, def_steps, 0]``: probability over 2d6 that the
+        defenders lose every step or owe a retreat (standing ground, 9.7, not
+        counted); ``[..., 1]``: that they lose every step (the hex's pieces
+        are eliminated, 9.42); NaN for columns not on the line.
+    """
+    key = (id(charts), int(d_max))
+    hit = _VACATE.get(key)
+    if hit is not None and hit[0] is charts:
+        return hit[1]
+    crt = charts.crt
+    n_lines, n_cols = crt.shape[0], crt.shape[1]
+    out = np.full((n_lines, n_cols, 2, d_max + 1, 2), np.nan)
+    for line in range(n_lines):
+        lo, hi = int(charts.line_cols[line, 0]), int(charts.line_cols[line, 1])
+        for col in range(lo, hi + 1):
+            for fort in (0, 1):
+                dh = np.array([crt_cell(crt, line, col, r, bool(fort))[2] for r in range(2, 13)],
+                              np.int64)
+                steps = np.array([split_hits(x, True)[0] for x in dh], np.int64)
+                for ds in range(d_max + 1):
+                    wiped = steps >= ds
+                    out[line, col, fort, ds, 0] = float(_P2D6 @ (wiped | (dh - steps > 0)))
+                    out[line, col, fort, ds, 1] = float(_P2D6 @ wiped)
+    out.flags.writeable = False
+    if len(_VACATE) > 8:
+        _VACATE.clear()
+    _VACATE[key] = (charts, out)
+    return out
 
 
 class AlliedBot(_ParamBot, StaticPolicy):
@@ -92,7 +153,10 @@ class AlliedBot(_ParamBot, StaticPolicy):
         self._phase_reset(game, mode)
         res = self.reserve_units(game)
         if res:
-            mv = self._move_reserve(game, mode, [u for u in candidates if u in res])
+            mine = [u for u in candidates if u in res]
+            mv = self._move_reserve(game, mode, mine)
+            if mv is None and self.vec[P.AL_REINFORCE]:
+                mv = self._reinforce(game, mode, mine)
             if mv is not None:
                 return mv
         garrison = [u for u in candidates if u not in res]
@@ -164,19 +228,163 @@ class AlliedBot(_ParamBot, StaticPolicy):
                 return Move(u, int(hs[i]))
         return None
 
+    def _reinforce(self, game, mode, cands):
+        """Rules 6.1-6.6 with ``reinforce``: a reserve unit not next to an Axis
+        unit moves toward the held airfield or victory city with the most Axis
+        ground units within ``reserve_radius`` (ties: the nearer one, then the
+        lower hex), to the legal hex nearest it (fewest MP, lowest hex), when
+        that brings it nearer; it stops on the objective."""
+        t, s = game.static, game.state
+        dist = t.grid.distance_table
+        axis = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
+        if not axis or not cands:
+            return None
+        ah = s.hex[axis]
+        key = t.airfield.copy()
+        key[t.victory_cities] = True
+        held = np.flatnonzero(key & t.land & (s.control == self.side))
+        if not len(held):
+            return None
+        r = self.vec[P.AL_RESERVE_RADIUS]
+        threat = (dist[np.ix_(held, ah)] <= r).sum(axis=1)
+        if not threat.any():
+            return None
+        goals = held[threat > 0]
+        gthreat = threat[threat > 0]
+        for u in sorted(cands):
+            if ("r", u) in self._skip:
+                continue
+            self._skip.add(("r", u))
+            here = int(s.hex[u])
+            if dist[here, ah].min() <= 1:
+                continue                                   # engaged: it attacks from here
+            order = np.lexsort((goals, dist[here, goals], -gthreat))
+            goal = int(goals[order[0]])
+            if here == goal:
+                continue
+            legal = game.legal_moves(u, mode)
+            if not legal:
+                continue
+            n = len(legal)
+            hs = np.fromiter(legal, np.int64, n)
+            near = dist[hs, goal]
+            i = np.lexsort((hs, np.fromiter(legal.values(), np.float64, n), near))[0]
+            if near[i] < dist[here, goal]:
+                return Move(u, int(hs[i]))
+        return None
+
     # ------------------------------------------------------------ combat (9)
+    def _valued(self) -> bool:
+        return bool(self.vec[P.AL_W_RETAKE] or self.vec[P.AL_W_HQ])
+
+    def _bonus(self, game, tgts) -> tuple:
+        """The values beyond the step exchange of attacking each hex of
+        ``tgts``: ``(retake, hq)``, float64[len(tgts)] each -- ``w_retake``
+        for an Axis-held airfield or victory city (rule 20.0: -1 to the
+        surrender roll each) and ``w_hq`` per Axis HQ in the hex (20.0: +2
+        each eliminated; 8.5)."""
+        t, s = game.static, game.state
+        key = t.airfield.copy()
+        key[t.victory_cities] = True
+        hs = np.asarray(tgts, np.int64)
+        retake = self.vec[P.AL_W_RETAKE] * (key[hs] & (s.control[hs] == AXIS)).astype(np.float64)
+        hq = np.zeros(len(hs), np.float64)
+        if self.vec[P.AL_W_HQ]:
+            hqs = np.flatnonzero((t.utype == st.HQ) & (t.side == AXIS) & (s.hex >= 0))
+            if len(hqs):
+                hq = self.vec[P.AL_W_HQ] * np.array([int((s.hex[hqs] == h).sum()) for h in tgts],
+                                                    np.float64)
+        return retake, hq
+
     def combat_plan(self, game, options):
         """Rule 9.2 a: support for the counterattacks the bot expects to make
-        (12.2, 16.74); no bombardment, no fire hurricane."""
-        return self._plan_support(game, options, 0, False)
+        (12.2, 16.74); no bombardment, no fire hurricane.  With ``w_retake`` /
+        ``w_hq`` the support goes to the attacks whose step exchange falls
+        short of ``min_gain`` by less than the largest value of an objective
+        or HQ among the targets (the attack pick then weighs them exactly)."""
+        if not self._valued():
+            return self._plan_support(game, options, 0, False)
+        atk = options.attackers
+        if atk is None:
+            from malta_sim.iod.rules import combat
+            atk = combat.attack_options(game, self.side)
+        q_t, q_u = [], []
+        for tgt in options.attack_targets:
+            units = atk.get(tgt, [])
+            if units:
+                q_t.append(tgt)
+                q_u.append(units)
+        thr = list(self._thresholds(self._thr_idx))
+        if q_t:
+            retake, hq = self._bonus(game, q_t)
+            thr[1] -= float((retake + hq).max())
+        return self._plan_compiled(game, options, q_t, q_u, 0, False, tuple(thr))
+
+    def next_attack(self, game, options, penetration=False):
+        """Rules 9.3 a, 10.31: the attack with the best value that passes
+        ``min_odds`` and ``min_gain``.  The value is the exact expected
+        exchange (``E[Axis steps] + retreat_value x E[retreat hexes] -
+        risk_weight x E[own steps]``, :mod:`malta_sim.bots.forecast`) plus
+        the :meth:`_bonus` values: ``w_retake`` times the exact chance of
+        emptying the hex, ``w_hq`` times the exact chance of eliminating its
+        pieces (:func:`vacate_table`).  Without ``w_retake`` and ``w_hq``, and for
+        penetration attempts (10.3), the exchange alone
+        (:meth:`malta_sim.bots.axis._ParamBot.next_attack`).
+
+        Returns
+        -------
+        tuple of (int, list of int) or None
+            Target hex and attacking units, or None to stop attacking.
+        """
+        if not options:
+            return None
+        if penetration or not self._valued():
+            return self._pick_attack(game, options, penetration)
+        tgts = sorted(options)
+        plan = self._plan or CombatPlan()
+        fired = game.state.fired
+        sups = [[u for u in plan.support.get(h, []) if not fired[u]] for h in tgts]
+        airs = [int(plan.air.get(h, 0)) for h in tgts]
+        res = self._score_many(game, tgts, [options[h] for h in tgts], sups, plan.hurricane,
+                               airs, False)
+        retake, hq = self._bonus(game, tgts)
+        ft = forecast_tables(game)
+        vac = vacate_table(game.static.charts, int(ft.d_max))
+        min_odds, min_gain = self.vec[P.AL_MIN_ODDS], self.vec[P.AL_MIN_GAIN]
+        best = None
+        for i, (_ok, gain, lv, grp, base) in enumerate(res):
+            if not np.isfinite(gain) or lv < min_odds:
+                continue
+            value = gain
+            if retake[i] or hq[i]:
+                _att, _cap, _dfn, _mods, line, fort, def_steps, _as = base
+                lo, hi = int(ft.line_cols[line, 0]), int(ft.line_cols[line, 1])
+                col = lo
+                for k in range(lo, hi + 1):
+                    if ft.col_level[k] <= lv:
+                        col = k
+                p = vac[line, col, int(fort), min(max(def_steps, 0), ft.d_max)]
+                value += retake[i] * p[0] + hq[i] * p[1]
+            if value >= min_gain and (best is None or value > best[0]):
+                best = (value, tgts[i], list(grp))
+        return None if best is None else (best[1], best[2])
 
     def defensive_support(self, game, options):
-        """Rule 9.2 b: the hexes with the most Axis units adjacent get up to
-        ``support_per_hex`` artillery (strongest first; warships alone, at
-        most two, 16.74)."""
+        """Rule 9.2 b: the hexes with the most Axis units adjacent first, each
+        gets every free artillery unit offered (strongest first), or, when
+        none, warships alone, at most two (16.74).
+
+        Parameters
+        ----------
+        options : dict
+            Own hex -> artillery and warships able to support it.
+
+        Returns
+        -------
+        dict
+            Hex -> supporting units (each unit once)."""
         t = game.static
         out, used = {}, set()
-        k = int(self.vec[P.AL_SUPPORT])
         if not options:
             return out
         # threat of a hex: the enemy pieces in its neighbours (all pieces with
@@ -190,8 +398,8 @@ class AlliedBot(_ParamBot, StaticPolicy):
         for _, h in sorted(zip((-x for x in threat), hs.tolist())):
             free = [u for u in options[h] if u not in used]
             arty = sorted((u for u in free if t.utype[u] != st.WARSHIP),
-                          key=lambda u: (-int(t.def_support[u]), u))[:k]
-            pick = arty if arty else [u for u in free if t.utype[u] == st.WARSHIP][:min(2, k)]
+                          key=lambda u: (-int(t.def_support[u]), u))
+            pick = arty if arty else [u for u in free if t.utype[u] == st.WARSHIP][:2]
             if pick:
                 out[h] = pick
                 used.update(pick)
@@ -208,13 +416,6 @@ class AlliedBot(_ParamBot, StaticPolicy):
         return bool(key and hits <= self.vec[P.AL_STAND])
 
     # ------------------------------------------------------------ special rules
-    def absorb(self, game, pairs):
-        """Rule 17.42: absorb every security company offered (each unit once)
-        when ``absorb`` is on."""
-        if not self.vec[P.AL_ABSORB]:
-            return []
-        return super().absorb(game, pairs)
-
     def dismantle_strongpoints(self, game, strongpoints, max_n):
         """Rule 16.25: with ``dismantle`` on, the four strongpoints farthest
         from Axis units (or from the invasion beaches before the landings)

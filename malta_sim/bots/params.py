@@ -119,18 +119,26 @@ ALLIED_PARAMS: tuple[Param, ...] = (
     Param("stand_max_hits", "hexes", 0, 4, 1,
           "stand ground (9.7) in cities, forts, towns and airfields against at most this "
           "many retreat hexes", "int"),
-    Param("support_per_hex", "units", 1, 6, 2,
-          "most artillery units giving defensive support (9.2 b) to one hex", "int"),
     Param("waters_edge", "flag", 0, 1, 1, "fire water's edge attacks (18.61)", "flag"),
     Param("dismantle", "flag", 0, 1, 0,
           "dismantle four strongpoints far from the Axis into an engineer company (16.25)",
           "flag"),
-    Param("absorb", "flag", 0, 1, 1,
-          "absorb security companies into British battalions (17.42)", "flag"),
     Param("place_radius", "hexes", 0, 6, 1,
           "Variable Allied Placement (22.39): combat units start within this distance of a "
           "victory city or airfield, artillery within two more (0: the engine's default "
-          "placement near the beaches)", "int"),
+          "placement near the beaches); only with the option variable_allied_placement", "int"),
+    Param("w_retake", "steps", 0, 10, 0,
+          "value, in Axis steps, of driving the Axis out of an airfield or victory city it "
+          "holds (20.0), times the exact chance that the attack empties the hex (every "
+          "defending step lost or a retreat, 9.4); 0: attacks weigh steps only"),
+    Param("w_hq", "steps", 0, 10, 0,
+          "value, in Axis steps, of each Axis HQ in the attacked hex (+2 to the surrender roll "
+          "when eliminated, 20.0; its formation's supply, 8.5), times the exact chance that the "
+          "attack eliminates the hex's pieces (every defending step lost, 9.42)"),
+    Param("reinforce", "flag", 0, 1, 0,
+          "reserve units with no weak Axis stack to close on move onto the held airfield or "
+          "victory city with the most Axis units within reserve_radius (the reserve stays "
+          "committed all game)", "flag"),
 )
 
 AX = {p.name: i for i, p in enumerate(AXIS_PARAMS)}
@@ -141,7 +149,8 @@ AL = {p.name: i for i, p in enumerate(ALLIED_PARAMS)}
  AX_DECAY, AX_SUPPLY_RADIUS, AX_ENVELOP, AX_STAND, AX_HURRICANE, AX_BOMBARD, AX_BREAKDOWN,
  AX_REFORM, AX_ADVANCE, AX_SOL_METHOD_A, AX_STICK_FRACTION) = range(len(AXIS_PARAMS))
 (AL_MIN_ODDS, AL_MIN_GAIN, AL_RISK, AL_RETREAT, AL_RESERVE, AL_RESERVE_RADIUS, AL_WEAK,
- AL_STAND, AL_SUPPORT, AL_WATERS_EDGE, AL_DISMANTLE, AL_ABSORB, AL_PLACE_RADIUS) = range(len(ALLIED_PARAMS))
+ AL_STAND, AL_WATERS_EDGE, AL_DISMANTLE, AL_PLACE_RADIUS, AL_W_RETAKE,
+ AL_W_HQ, AL_REINFORCE) = range(len(ALLIED_PARAMS))
 
 
 def param_table(side: int) -> tuple[Param, ...]:
@@ -201,6 +210,28 @@ def make_vector(side: int, overrides: dict | None = None, base: np.ndarray | Non
             raise OptionError(f"{who} bot parameter {name} is a flag (0 or 1), got {v:g}")
         vec[index[name]] = v
     return vec
+
+
+def check_allied_options(allied_params: dict | None, options) -> None:
+    """Refuse Allied parameters that the game's options leave without effect.
+
+    Parameters
+    ----------
+    allied_params : dict or None
+        The Allied overrides (``policy_params["allied"]``).
+    options : iterable of str
+        The game's optional rules.
+
+    Raises
+    ------
+    OptionError
+        ``place_radius`` given without the option ``variable_allied_placement``
+        (rule 22.39: without it the Allies set up as the scenario prints).
+    """
+    if isinstance(allied_params, dict) and "place_radius" in allied_params \
+            and "variable_allied_placement" not in tuple(options or ()):
+        raise OptionError("allied bot parameter place_radius needs the option "
+                          "variable_allied_placement (rule 22.39)")
 
 
 def axis_vector(overrides: dict | None = None) -> np.ndarray:

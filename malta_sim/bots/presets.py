@@ -12,8 +12,15 @@ name                      meaning
 ``axis:solitaire``        balanced play with the rule 21 choices: drop zone
                           markers chosen near the beaches (21.11 method a),
                           every allowed stick jumps (21.12)
-``allied:static``         default Allied bot: garrisons objectives,
-                          counterattacks only at 3:1 and a clear gain
+``allied:active``         default Allied bot, an active defence: garrisons
+                          objectives; two thirds of the mobile units form a
+                          reserve that closes on weak Axis stacks and else
+                          reinforces the most threatened airfield or city;
+                          counterattacks from 2:1 valuing retaken airfields
+                          and cities and Axis HQs; dismantles strongpoints
+                          into engineers (16.25)
+``allied:static``         garrisons objectives, counterattacks only at 3:1
+                          and a clear gain
 ``allied:counterattack``  a third of the mobile units form a reserve that
                           closes on weak Axis stacks; counterattacks from 2:1;
                           dismantles strongpoints into engineers (16.25)
@@ -43,7 +50,11 @@ PRESETS: dict[str, tuple[int, dict, str]] = {
                  "Axis bot attacking only at 3:1 or better"),
     "solitaire": (0, {"solitaire_method_a": 1, "stick_fraction": 1.0},
                   "balanced Axis bot with rule 21 solitaire choices"),
-    "static": (1, {}, "default Allied bot"),
+    "active": (1, {"min_odds": 2, "min_gain": 0.0, "risk_weight": 1.0, "reserve_fraction": 0.67,
+                   "reserve_radius": 8, "weak_stack": 8, "dismantle": 1, "w_retake": 8.0,
+                   "w_hq": 6.0, "reinforce": 1},
+               "default Allied bot: active defence with a committed reserve"),
+    "static": (1, {}, "Allied bot that holds its objectives"),
     "counterattack": (1, {"min_odds": 2, "min_gain": 0.3, "risk_weight": 1.0,
                           "reserve_fraction": 0.34, "reserve_radius": 5, "dismantle": 1},
                       "Allied bot with a mobile counterattack reserve"),
@@ -54,7 +65,7 @@ REGISTRY = {name: f"malta_sim.bots.presets:{name}" for name in PRESETS}
 
 #: Full names per side, default first (for the scenario registry).
 AXIS_NAMES = ("balanced", "aggressive", "cautious", "solitaire", "random")
-ALLIED_NAMES = ("static", "counterattack", "random")
+ALLIED_NAMES = ("active", "static", "counterattack", "random")
 
 #: Tuned presets (``malta-sim tune``; ``malta_sim/data/bots/tuned.toml``): (side, name) -> TunedPreset.
 #: They join the names of their side (before ``random``) and the registry.
@@ -149,6 +160,11 @@ def cautious(side, params=None):
 def solitaire(side, params=None):
     """``axis:solitaire`` (rule 21 choices)."""
     return make_preset("solitaire", side, params)
+
+
+def active(side, params=None):
+    """``allied:active`` (default Allied bot)."""
+    return make_preset("active", side, params)
 
 
 def static(side, params=None):

@@ -22,19 +22,16 @@ from tests.oracles import bots as bots_ref
 def _ref_defensive_support(bot, game, options):
     """The Allied bot's defensive support as written before (one unit query
     per neighbour for the threat of each hex)."""
-    from malta_sim.bots import params as P
-
     t = game.static
     out, used = {}, set()
-    k = int(bot.vec[P.AL_SUPPORT])
 
     def threat(h):
         return sum(len(game.units_at(int(o), 1 - bot.side)) for o in t.neighbours[h] if o >= 0)
     for h in sorted(options, key=lambda x: (-threat(x), x)):
         free = [u for u in options[h] if u not in used]
         arty = sorted((u for u in free if t.utype[u] != st.WARSHIP),
-                      key=lambda u: (-int(t.def_support[u]), u))[:k]
-        pick = arty if arty else [u for u in free if t.utype[u] == st.WARSHIP][:min(2, k)]
+                      key=lambda u: (-int(t.def_support[u]), u))
+        pick = arty if arty else [u for u in free if t.utype[u] == st.WARSHIP][:2]
         if pick:
             out[h] = pick
             used.update(pick)
@@ -53,7 +50,7 @@ def test_allied_defensive_support_equals_unit_query_version(seed):
     for trial in range(25):
         g = random_position(rng, trial)
         t = g.static
-        bot = AlliedBot(1, {"support_per_hex": int(rng.integers(1, 4))} if trial % 2 else {})
+        bot = AlliedBot(1, {})
         hexes = rng.permutation(np.flatnonzero(t.land))[:80].tolist()
         opts = combat.defensive_options(g, 1, hexes)
         want = _ref_defensive_support(bot, g, opts)
@@ -95,3 +92,37 @@ def test_garrison_move_equals_plain_through_games(scen, al, n):
         pols = (make_policy("balanced", 0), bots_ref.preset_with(al, 1, _CheckedGarrison))
         sequence.play_game(setup_game(scen, 5, g, pols))
     assert seen["calls"] > 10 and seen["moves"] > 2, dict(seen)
+
+
+def test_vacate_table_equals_exact_combat_distribution():
+    """The Allied bot's chance of emptying or wiping out the defender's hex
+    (rules 9.4, 9.42, 9.43, 9.94) equals the sum over the exact result cells of
+    :func:`malta_sim.exact.combat.cell_probabilities`, for every CRT line,
+    column, fort flag and defending step count up to four."""
+    from fractions import Fraction
+
+    from malta_sim.bots.allied import vacate_table
+    from malta_sim.exact.combat import cell_probabilities
+    from malta_sim.kernels.crt import combat_column, split_hits
+    from tests.conftest import static
+
+    ch = static().charts
+    vac = vacate_table(ch, 6)
+    n = 0
+    for line in range(ch.crt.shape[0]):
+        for att, dfn in ((1, 4), (1, 2), (2, 2), (4, 2), (6, 2), (8, 2), (10, 2), (14, 2), (30, 2)):
+            col = combat_column(att, dfn, 0, line, ch.line_cols, ch.col_level)
+            if col < 0:
+                continue
+            for fort in (False, True):
+                cells = cell_probabilities(att, dfn, 0, line, fort, ch)
+                for ds in range(1, 5):
+                    gone = wiped = Fraction(0)
+                    for (_ah, _ae, dh, _de), p in cells.items():
+                        steps, ret = split_hits(dh, True)
+                        wiped += p if steps >= ds else 0
+                        gone += p if steps >= ds or ret > 0 else 0
+                    assert vac[line, col, int(fort), ds, 0] == pytest.approx(float(gone), abs=1e-12)
+                    assert vac[line, col, int(fort), ds, 1] == pytest.approx(float(wiped), abs=1e-12)
+                    n += 1
+    assert n > 50

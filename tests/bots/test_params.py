@@ -22,7 +22,7 @@ def test_defaults_within_ranges_and_slots_match_names():
             assert idx[p.name] == i
     assert P.AXIS_PARAMS[P.AX_MIN_ODDS].name == "min_odds"
     assert P.AXIS_PARAMS[P.AX_STICK_FRACTION].name == "stick_fraction"
-    assert P.ALLIED_PARAMS[P.AL_ABSORB].name == "absorb"
+    assert P.ALLIED_PARAMS[P.AL_REINFORCE].name == "reinforce"
 
 
 def test_unknown_parameter_lists_valid_names():
@@ -33,7 +33,7 @@ def test_unknown_parameter_lists_valid_names():
     with pytest.raises(OptionError, match="whole"):
         P.allied_vector({"min_odds": 1.5})
     with pytest.raises(OptionError, match="flag"):
-        P.allied_vector({"absorb": 0.5})
+        P.allied_vector({"reinforce": 0.5})
     with pytest.raises(OptionError, match="number"):
         P.axis_vector({"min_gain": "lots"})
 
@@ -55,7 +55,7 @@ def test_presets_registered_for_both_sides():
     with pytest.raises(OptionError):
         make_policy("axis:balanced", 0, {"nosuch": 1})
     assert preset_names(0)[0] == "balanced" and "axis:solitaire" in preset_names(0)
-    assert preset_names(1)[0] == "static" and "allied:counterattack" in preset_names(1)
+    assert preset_names(1)[0] == "active" and "allied:static" in preset_names(1)
 
 
 def test_scenarios_accept_presets():
@@ -64,7 +64,7 @@ def test_scenarios_accept_presets():
     for sc in ("intro", "hercules"):
         spec = get_scenario(sc)
         assert spec.axis_policies[0] == "balanced" and "axis:cautious" in spec.axis_policies
-        assert spec.allied_policies[0] == "static" and "allied:counterattack" in spec.allied_policies
+        assert spec.allied_policies[0] == "active" and "allied:counterattack" in spec.allied_policies
 
 
 @pytest.mark.parametrize("att,dfn,line,fort", [(6, 3, 0, False), (4, 4, 0, True), (12, 2, 1, False),

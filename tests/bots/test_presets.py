@@ -7,6 +7,7 @@ from malta_sim.iod.rules import combat
 from malta_sim.play import play_games
 from malta_sim.bots import make_policy
 from malta_sim.bots import params as P
+from malta_sim.errors import OptionError
 
 from tests.conftest import h, make, u
 
@@ -36,12 +37,13 @@ def test_forecast_prefers_more_attackers():
 
 
 def test_allied_switches():
-    """Rules 17.42 (absorb) and 16.25 (dismantle) follow their flags."""
+    """Rule 17.42: every security company offered is absorbed (each unit
+    once); 16.25 (dismantle) follows its flag."""
     g = _position()
     on = make_policy("allied:static", 1)
-    off = make_policy("allied:static", 1, {"absorb": 0})
     assert on.absorb(g, [(1, 2), (1, 3)]) == [(1, 2)]
-    assert off.absorb(g, [(1, 2)]) == []
+    with pytest.raises(OptionError):
+        make_policy("allied:static", 1, {"absorb": 0})
     assert on.dismantle_strongpoints(g, [1, 2, 3, 4], 4) == []      # static: off
     ca = make_policy("allied:counterattack", 1)
     assert ca.vec[P.AL_DISMANTLE] == 1

@@ -161,7 +161,7 @@ def test_run_help_lists_the_bots():
     r = _cli("run", "--help")
     assert r.returncode == 0
     text = " ".join(r.stdout.split())
-    for name in ("balanced", "aggressive", "cautious", "solitaire", "static", "counterattack", "advance",
+    for name in ("balanced", "aggressive", "cautious", "solitaire", "active", "static", "counterattack", "advance",
                  "hold-first", "counter"):
         assert name in text, name
     assert "axis:balanced" not in text

@@ -2,7 +2,7 @@
 
 Both scenarios, every Axis preset against every Allied preset (10 games a
 pairing), each optional rule alone, and one non-default parameter vector:
-332 games.  Each game is recorded as its result row plus two digests, one of
+432 games.  Each game is recorded as its result row plus two digests, one of
 its event log and one of its per-turn rows, so a change of any die roll,
 decision or event shows up as a changed game.
 
@@ -34,7 +34,7 @@ PANEL_CSV = HERE / "panel.csv"
 BEFORE_CSV = HERE / "panel_e1c4d97.csv"
 
 AXIS = ("balanced", "aggressive", "cautious", "solitaire", "random")
-ALLIED = ("static", "counterattack", "random")
+ALLIED = ("static", "counterattack", "random", "active")
 OPTIONS = {"intro": ("no_invasion", "solitaire"),
            "hercules": ("no_invasion", "solitaire", "variable_allied_placement",
                         "delayed_landings")}

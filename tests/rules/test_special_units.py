@@ -435,6 +435,31 @@ def test_rule_16_25_engineers_from_strongpoints():
     assert special.engineers_from_dismantling(12, 2) == 0
 
 
+def test_rule_16_25_hercules_engineers_enter_from_the_not_yet_box():
+    """Rule 16.25 in Operation Hercules: the British engineer companies start out
+    of play (22.3; 22.39: they enter only by dismantling), yet four strongpoints
+    dismantled put one of them on a dismantled strongpoint's hex; eight put both."""
+    from malta_sim.iod.state import BOX_NOT_YET, BOX_REMOVED
+
+    g = hercules_game(allied="counterattack")            # dismantles four at a time
+    s, t = g.state, g.static
+    eng = np.flatnonzero((t.side == ALLIED) & (t.utype == st.ENGINEER))
+    assert len(eng) == 2 and (s.box[eng] == BOX_NOT_YET).all()
+    sps = np.flatnonzero((t.side == ALLIED) & (t.utype == st.STRONGPOINT) & (s.box == BOX_MAP))
+    sp_hex = {int(x): int(s.hex[x]) for x in sps}
+    assert len(sps) >= 8
+    special.dismantle_strongpoints(g)
+    gone = [x for x in sp_hex if s.box[x] == BOX_REMOVED]
+    assert len(gone) == 4 and int(s.strongpoints_dismantled[0]) == 4
+    on = [int(e) for e in eng if s.box[e] == BOX_MAP]
+    assert len(on) == 1 and int(s.engineers_placed[0]) == 1
+    assert int(s.hex[on[0]]) in {sp_hex[x] for x in gone}
+    special.dismantle_strongpoints(g)
+    assert (s.box[eng] == BOX_MAP).all() and int(s.strongpoints_dismantled[0]) == 8
+    special.dismantle_strongpoints(g)                    # both placed: no more (16.25)
+    assert int(s.strongpoints_dismantled[0]) == 8
+
+
 def test_line_of_fire_memo_equals_direct_check():
     """Rule 16.54: the memoised line of fire answers as ``line_of_fire_clear`` for
     every coastal-gun hex against every beach and ocean hex within 8 hexes."""

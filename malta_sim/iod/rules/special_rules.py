@@ -433,8 +433,10 @@ def dismantle_strongpoints(game) -> None:
     dismantled put one British engineer company (at most two) on the hex of a
     dismantled strongpoint."""
     s, t = game.state, game.static
+    # the British engineer companies not yet in play: in the pool, or (Operation
+    # Hercules, 22.3) in the "not yet" box -- they enter only by dismantling (22.39)
     engineers = [int(u) for u in np.flatnonzero((t.side == ALLIED) & (t.utype == st.ENGINEER)
-                                                & (s.box == BOX_POOL))]
+                                                & ((s.box == BOX_POOL) | (s.box == BOX_NOT_YET)))]
     dismantled, placed = int(s.strongpoints_dismantled[0]), int(s.engineers_placed[0])
     max_n = 4 * len(engineers) - (dismantled % 4)
     if max_n <= 0:
