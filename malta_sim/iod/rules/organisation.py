@@ -391,7 +391,8 @@ def break_down(game, b: int, to_box: int | None = None) -> list[int]:
         s.formation[c] = s.formation[b]
         s.level[c] = 0
         s.reduced[c] = False
-        s.steps_lost[c] = 0
+        if t.company_kind[c] < 0:
+            s.steps_lost[c] = 0               # a generic piece keeps its tally (13.0 reading, 20.2)
         if to_box is None:
             s.box[c] = s.box[b]
             s.hex[c] = s.hex[b]
