@@ -10,7 +10,7 @@ import numpy as np
 from malta_sim.bots import simple
 from malta_sim.iod import static as st
 from malta_sim.iod.rules import combat
-from malta_sim.iod.state import ALLIED, AXIS, BOX_ELIMINATED, DEMORALIZED, DISORGANIZED
+from malta_sim.iod.state import BOX_POOL, ALLIED, AXIS, BOX_ELIMINATED, DEMORALIZED, DISORGANIZED
 
 from tests.conftest import h, make, Scripted, static, u
 from tests.oracles import iod_rules as ref
@@ -55,7 +55,8 @@ def test_rule_10_14_casualty_limit():
     ch = static().charts
     g.state.steps_lost[:] = 0
     combat.take_steps(g, [u("allied.uk.inf_coy.1")], min(2, 1), "bombardment")
-    assert g.state.box[u("allied.uk.inf_coy.1")] == BOX_ELIMINATED
+    # eliminated; a generic piece goes back to the pool at once (13.0 reading)
+    assert g.state.box[u("allied.uk.inf_coy.1")] == BOX_POOL and g.state.hex[u("allied.uk.inf_coy.1")] < 0
 
 
 def test_rule_10_21_night_attack_disorganizes_attackers():
