@@ -9,9 +9,11 @@ and :func:`new_game` sets up one game by bot names.
 
 from __future__ import annotations
 
+import warnings
+
 from malta_sim.bots import make_policy
 from malta_sim.bots.params import check_allied_options
-from malta_sim.bots.presets import preset_names
+from malta_sim.bots.presets import option_warnings, preset_names
 from malta_sim.errors import OptionError
 from malta_sim.games.registry import GameBatchResult, ScenarioSpec, register
 from malta_sim.iod import engine
@@ -24,8 +26,11 @@ for _sc in SCENARIOS.values():
                           allied_policies=preset_names(1), options=_sc.options))
 
 
-def _policy_maker(axis_policy: str, allied_policy: str, policy_params: dict | None):
+def _policy_maker(axis_policy: str, allied_policy: str, policy_params: dict | None, options=()):
     """``f(game_index) -> (axis bot, allied bot)``, fresh bots each call.
+    Warns (UserWarning, one line each) about a preset or parameter that the
+    optional rules ``options`` leave without effect
+    (:func:`malta_sim.bots.presets.option_warnings`).
 
     Raises
     ------
@@ -39,6 +44,8 @@ def _policy_maker(axis_policy: str, allied_policy: str, policy_params: dict | No
         raise OptionError(f"--policy-params: unknown side {bad[0]!r}; valid sides: axis, allied")
     make_policy(axis_policy, 0, pp.get("axis"))              # an early, clear error
     make_policy(allied_policy, 1, pp.get("allied"))
+    for msg in option_warnings(axis_policy, 0, pp.get("axis"), options):
+        warnings.warn(msg, UserWarning, stacklevel=3)
 
     def make(_game_index: int) -> tuple:
         return (make_policy(axis_policy, 0, pp.get("axis")),
@@ -58,7 +65,7 @@ def new_game(scenario: str, seed: int, game_index: int, *, axis_policy: str = "r
         Unknown scenario, bot, parameter or option.
     """
     check_allied_options((policy_params or {}).get("allied"), options)
-    pols = _policy_maker(axis_policy, allied_policy, policy_params)(game_index)
+    pols = _policy_maker(axis_policy, allied_policy, policy_params, options)(game_index)
     return engine.setup_game(scenario, seed, game_index, pols, options=options, data_dir=data_dir,
                              event_log=event_log, check=check)
 
@@ -79,7 +86,7 @@ def play_games(scenario: str, seed: int, games, *, axis_policy: str = "random",
         Unknown scenario, bot, parameter or option.
     """
     check_allied_options((policy_params or {}).get("allied"), options)
-    make = _policy_maker(axis_policy, allied_policy, policy_params)
+    make = _policy_maker(axis_policy, allied_policy, policy_params, options)
     return engine.play_games(scenario, seed, games, make, policy_names=(axis_policy, allied_policy),
                              options=options, data_dir=data_dir, per_turn=per_turn,
                              event_log=event_log, check=check)

@@ -34,6 +34,7 @@ from malta_sim.bots import params as P
 from malta_sim.bots.base import CombatPlan, Move
 from malta_sim.bots.forecast import (best_attack, forecast_tables, plan_targets,
                        score_targets)
+from malta_sim.bots.invasion import AxisInvasionDecisions
 from malta_sim.bots.simple import BalancedPolicy
 
 
@@ -713,7 +714,19 @@ def _best_step(dist, hs, cost, goal, d_here, anchor, radius, ehex, envelop):
     return best
 
 
-class AxisBot(_ParamBot, BalancedPolicy):
+#: least expected value, in steps, of a bombardment the Axis bot fires (10.12;
+#: the columns where the table gives nothing, and the nearly empty ones, are
+#: skipped)
+BOMBARD_MIN_VALUE = 0.05
+#: least gain, in steps, for which the Axis bot turns a bombardment into a
+#: fire hurricane (12.52: both salvos, the guns disorganized)
+HURRICANE_MIN_GAIN = 0.1
+#: value in steps of each Bombardment Table result (10.12): D a quarter step,
+#: Z half a step, 1 and 2 their steps
+_BOMB_VALUE = {"-": 0.0, "D": 0.25, "Z": 0.5, "1": 1.0, "2": 2.0}
+
+
+class AxisBot(_ParamBot, AxisInvasionDecisions, BalancedPolicy):
     """Parameterised Axis bot (see module docstring and
     :data:`malta_sim.bots.params.AXIS_PARAMS`).
 
@@ -920,6 +933,53 @@ class AxisBot(_ParamBot, BalancedPolicy):
 
     def _bombard_ok(self):
         return bool(self.vec[P.AX_BOMBARD])
+
+    def _plan_bombard(self, game, options, plan, used):
+        """Rules 10.12-10.14, 12.51-12.52: with ``bombard`` on, the free
+        artillery bombards the targets that get no support, most defenders
+        first, but only where the exact outcome distribution of the
+        Bombardment Table (:func:`malta_sim.exact.combat.bombardment_distribution`
+        at the strength, stacking total and column shift the engine will use,
+        :func:`~malta_sim.iod.rules.combat.bombardment_strength`,
+        :func:`~malta_sim.iod.rules.combat.stacking_total`,
+        :func:`~malta_sim.iod.rules.combat.bombardment_shift`) is worth the
+        salvo: an expected value of at least :data:`BOMBARD_MIN_VALUE` steps,
+        counting a D result as a quarter step and a Z as half a step.  With
+        ``hurricane`` on, the guns that hold two salvos fire a fire hurricane
+        (12.52: double strength, both salvos, the guns disorganized) when it
+        adds at least :data:`HURRICANE_MIN_GAIN` steps.  The plan is kept for
+        :meth:`next_attack`."""
+        from malta_sim.exact.combat import bombardment_distribution
+
+        t = game.static
+        cb = _combat()
+        if self._bombard_ok() and options.bombard:
+            hok = options.hurricane_ok
+            for tgt, units in _bombard_order(game, 1 - self.side, options.bombard):
+                if tgt in plan.support:
+                    continue
+                free = [u for u in units if u not in used and t.utype[u] != st.WARSHIP]
+                if not free:
+                    continue
+                stack = cb.stacking_total(game, tgt, 1 - self.side)
+                shift = cb.bombardment_shift(game, self.side, tgt)
+
+                def value(hur):
+                    d = bombardment_distribution(cb.bombardment_strength(game, tgt, free, hur),
+                                                 stack, shift, t.charts)
+                    return sum(o["probability"] * _BOMB_VALUE[o["result"]] for o in d["outcomes"])
+                v = value(())
+                hur = {u for u in free if u in hok} if self._hurricane_ok() else set()
+                vh = value(hur) if hur else v
+                if hur and vh >= v + HURRICANE_MIN_GAIN and vh >= BOMBARD_MIN_VALUE:
+                    plan.bombard[tgt] = free
+                    plan.hurricane |= hur
+                    used.update(free)
+                elif v >= BOMBARD_MIN_VALUE:
+                    plan.bombard[tgt] = free
+                    used.update(free)
+        self._plan = plan
+        return plan
 
     def stand_ground(self, game, units, hits, attacker):
         """Rule 9.7: a defending stack in an airfield, city, fort or town tries

@@ -617,3 +617,398 @@ class RandomInvasionDecisions(InvasionDecisions):
 
     def solitaire_n_sticks(self, game, turn, max_n):
         return int(self._r(game).integers(0, max_n + 1))
+
+
+class AxisInvasionDecisions(InvasionDecisions):
+    """The Axis bot's invasion decisions (``axis:balanced`` and the other
+    parameterised Axis presets; rules 16.1, 18, 19, 20).
+
+    They play to rule 20: every open beach hex is taken (an Allied beach
+    hex of a zone with Axis units in its Follow-up box is +1 to each
+    surrender roll), a battalion's companies on one hex or on a chain of
+    adjacent hexes so they rejoin in the beach move (18.8) and reform
+    (13.2), freeing their generic pieces for the next battalion; beaches
+    next to strong Allied stacks are left while quieter ones serve; infantry lands before artillery, HQs and vehicles,
+    which follow only onto held beaches; each division breaks down only the
+    battalions it can land this phase, both divisions in turn, so neither
+    waits on the other's pieces; the HQ stick jumps only onto a drop zone its
+    battalions hold; jumps onto hexes the Allies hold or threaten are
+    cancelled (19.35); airfield landings respect stacking (7.2).  The
+    opening (beach zone per division, drop zone hexes) is drawn from the
+    bot's own random stream (:meth:`rng`) among the good choices, so games
+    open differently; the draw depends only on the game's seed and index.
+
+    Knobs (``self.vec``, :mod:`.params`): ``beach_threat`` (the most Allied
+    strength next to a beach hex the bot lands on), ``jump_threat`` (the
+    Allied strength next to a stick's target that cancels the jump),
+    ``opening_spread`` (how far from the best opening the mixture reaches).
+    """
+
+    # ------------------------------------------------------------ helpers
+    def _vec(self, slot: str, default: float) -> float:
+        from malta_sim.bots import params as P
+
+        idx = P.AX.get(slot)
+        vec = getattr(self, "vec", None)
+        return float(vec[idx]) if (idx is not None and vec is not None) else default
+
+    def _landing_beaches(self, game, beaches: list) -> list:
+        """Rules 18.5, 18.61, 18.91, 20.0: the open beach hexes of one zone
+        to land on this phase, best first.  Each Allied-controlled beach hex
+        of a zone whose Follow-up box holds Axis units adds +1 to every
+        surrender roll (20.0), so every open hex is taken, except hexes
+        with more than ``beach_threat`` Allied defense strength next to them
+        (water's-edge fire, 18.61, and the stack's ZOC) while quieter hexes
+        serve.  Order: no Allied strength next to the hex first, then the
+        least threatened, then the most objective weight within 3 hexes.
+        Input: open beach hexes (free First Wave boxes, 18.32).  Output: list
+        of hexes (the least threatened alone when every hex is too strong)."""
+        if not beaches:
+            return []
+        near1 = _allied_strength_near_many(game, beaches, 1).tolist()
+        near2 = _allied_strength_near_many(game, beaches, 2).tolist()
+        w = np.asarray(_objective_weights(game))
+        d = _dist(game)
+        land = np.flatnonzero(game.static.land)
+        wt = [float(w[land[d[b, land] <= 3]].sum()) for b in beaches]
+        thr = self._vec("beach_threat", 12.0)
+        ranked = sorted(range(len(beaches)), key=lambda i: (near1[i] > 0, near1[i], near2[i], -wt[i], beaches[i]))
+        ok = [beaches[i] for i in ranked if near1[i] <= thr]
+        return ok or [beaches[ranked[0]]]
+
+    # ------------------------------------------------------------ set-up (3.0, 18.21)
+    def hercules_beach_zones(self, game, divisions: list, zones: dict) -> dict:
+        """Rules 3.0 d, 18.21, 20: the beach zone of each division, drawn
+        from the bot's random stream among the zones whose score (objective
+        weight near the beaches less the Allied strength there, as the
+        default) is within ``opening_spread`` of the best; the two divisions
+        take different zones while there are two.  Output: division -> zone."""
+        d = _dist(game)
+        land = np.flatnonzero(game.static.land)
+        score = {}
+        for z, beaches in zones.items():
+            near = set()
+            for b in beaches:
+                near.update(int(x) for x in land[d[b, land] <= 4])
+            score[z] = sum(_objective_weight(game, h) for h in near) - 0.05 * sum(
+                _allied_strength_near(game, b, 2) for b in beaches)
+        ranked = sorted(zones, key=lambda z: (-score[z], z))
+        spread = self._vec("opening_spread", 0.25) * max(abs(score[ranked[0]]), 1.0)
+        good = [z for z in ranked if score[z] >= score[ranked[0]] - spread] or ranked[:1]
+        gen = _policy_stream(self, game)
+        out, taken = {}, []
+        for div in divisions:
+            pool = [z for z in good if z not in taken] or [z for z in ranked if z not in taken] or ranked
+            z = pool[int(gen.integers(len(pool)))]
+            out[div] = z
+            taken.append(z)
+        return out
+
+    # ------------------------------------------------------------ airborne (19)
+    def plan_marker(self, game, formation: int, turn: int, options: list):
+        """Rules 19.31 a, 19.33: the drop zone marker's planned hex, drawn
+        from the bot's random stream among the legal hexes whose default
+        score (objectives within 2 hexes, Allied strength, the sea) is within
+        ``opening_spread`` of the best, at least 3 hexes from the other
+        formation's marker (so one Allied stack cannot face both).  Output:
+        a hex of ``options`` or None."""
+        if not options:
+            return None
+        d = _dist(game)
+        arr = np.array(options)
+        ai = arr.astype(np.int64)
+        w = np.asarray(_objective_weights(game))
+        s = (d[ai[:, None], ai[None, :]] <= 2).astype(np.float64) @ w[ai]
+        s = s - (0.3 * _allied_strength_near_many(game, ai, 1) + 0.1 * _allied_strength_near_many(game, ai, 2))
+        od = _ocean_dist(game)[ai]
+        s = s - np.where(od <= 2, 3.0, np.where(od <= 3, 1.0, 0.0))
+        st_ = game.state
+        others = [int(x) for f, x in enumerate(st_.marker_plan_hex[0].tolist())
+                  if f != formation and st_.marker_plan_id[0, f] >= 0 and x >= 0]
+        others += [int(x) for f, x in enumerate(st_.dz_hex[0].tolist()) if f != formation and x >= 0]
+        if others:
+            s = s - np.where(d[ai[:, None], np.asarray(others, np.int64)[None, :]].min(axis=1) < 3, 100.0, 0.0)
+        best = float(s.max())
+        spread = self._vec("opening_spread", 0.25) * max(abs(best), 1.0)
+        good = [int(h) for h, v in zip(options, s.tolist()) if v >= best - spread]
+        return good[int(_policy_stream(self, game).integers(len(good)))]
+
+    def plan_sticks(self, game, turn: int, sticks: list, targets: dict, limits: dict) -> list:
+        """Rules 19.2, 19.31 b, 19.32, 19.5: the default plan on safer
+        targets: no stick onto a hex holding Allied units (a hostile landing,
+        19.5, fought at the stick's strength alone) or an Allied fort; the
+        HQ stick (with its engineers) only onto a hex its formation's combat
+        units hold or touch with no Allied unit within 2 hexes (16.8: a lost
+        HQ costs 2 victory points, 20).  Output: list of (stick_id, hex)."""
+        s, t = game.state, game.static
+        occ = set(_allied_hexes(game).tolist())
+        safe = {f: [(h, lg) for h, lg in hs if int(h) not in occ
+                    and not (t.fort[int(h)] and s.control[int(h)] != 0)]
+                for f, hs in targets.items()}
+        d = _dist(game)
+        hq_ok = {}
+        for f, hs in safe.items():
+            mine = game.on_map(0)
+            mine = mine[(s.formation[mine] == f) & game.ground_mask[mine]
+                        & (t.utype[mine] != st_hq())]
+            mh = np.unique(s.hex[mine]) if len(mine) else np.zeros(0, np.int64)
+            ok = []
+            if len(mh):
+                for h, lg in hs:
+                    if d[int(h), mh].min() <= 1 and _engine()[1].dist_to_allied(game, int(h)) > 2:
+                        ok.append((h, lg))
+            hq_ok[f] = ok
+        out = []
+        rest = [x for x in sticks if x[2] != "hq_engineers"]
+        hqs = [x for x in sticks if x[2] == "hq_engineers"]
+        if hqs:
+            # the HQ sticks first (the default's order) onto their held hexes only
+            out += InvasionDecisions.plan_sticks(self, game, turn, [x for x in hqs if hq_ok.get(x[1])],
+                                                 hq_ok, limits)
+        used = {h for _, h in out}
+        lim = dict(limits)
+        if "total" in lim:
+            lim["total"] = lim["total"] - len(out)
+        for f, _n in list(lim.items()):
+            if isinstance(f, (int, np.integer)):
+                lim[f] = _n - sum(1 for sid, _h in out for x in hqs if x[0] == sid and x[1] == f)
+        more = InvasionDecisions.plan_sticks(
+            self, game, turn, rest, {f: [(h, lg) for h, lg in hs if h not in used] for f, hs in safe.items()}, lim)
+        return out + more
+
+    def cancel_jumps(self, game, plans: list) -> list:
+        """Rule 19.35: cancel the stick jumps of this turn whose target hex
+        the Allies now hold (a hostile landing, 19.5) or threaten (Allied
+        defense strength of ``jump_threat`` or more next to it: the stick
+        lands in their ZOC and cannot rally, 19.6), and HQ sticks whose
+        target no friendly unit holds.  Input: plan ids of this turn.
+        Output: plan ids to cancel."""
+        from malta_sim.iod.rules import airborne
+
+        s, t = game.state, game.static
+        inv, grid = _engine()[1].inv_static(game), t.grid
+        thr = self._vec("jump_threat", 6.0)
+        want = set(plans)
+        out = []
+        for p in airborne.jump_plans(game, game.turn):
+            if p.pid not in want or p.kind != "stick":
+                continue
+            marker = int(s.dz_hex[0, p.formation])
+            if marker < 0:
+                continue
+            hid = airborne._stick_target(inv, grid, marker, p.offset)
+            if hid is None:
+                continue
+            h = grid.index(hid)
+            if h < 0:
+                continue
+            if _engine()[1].dist_to_allied(game, h) == 0 or _allied_strength_near(game, h, 1) >= thr:
+                out.append(p.pid)
+                continue
+            if any(t.utype[u] == st_hq() for u in p.units):
+                mine = game.on_map(0)
+                mine = mine[game.ground_mask[mine] & (t.utype[mine] != st_hq())]
+                if not len(mine) or int(_dist(game)[h, s.hex[mine]].min()) > 1:
+                    out.append(p.pid)
+        return out
+
+    # ------------------------------------------------------------ amphibious (18)
+    def follow_up_breakdowns(self, game, battalions: list) -> list:
+        """Rules 18.31, 13.1: break down only the battalions that can land
+        this phase: per zone, one battalion per one and a half beach hexes it
+        will land on (:meth:`_landing_beaches`; a battalion's third company
+        may take the next hex along) less the companies already waiting there,
+        the zones taking turns so both divisions get company pieces.
+        Output: battalions, in the order to break them down."""
+        from malta_sim.iod.rules import amphibious as am
+        from malta_sim.iod.state import BOX_FOLLOW_UP
+
+        s = game.state
+        kinds = _engine()[1].inv_static(game).unit_kinds
+        opts = am.wave_options(game)
+        by_zone: dict = {}
+        for b in battalions:
+            by_zone.setdefault(int(s.box_slot[b]), []).append(int(b))
+        queues = []
+        for z, bns in sorted(by_zone.items()):
+            beaches = self._landing_beaches(game, list(opts.first.get(z, [])))
+            waiting = [u for u in opts.zones.get(z, []) if kinds[u] in (am.KIND_INFANTRY, am.KIND_ENGINEER)
+                       and s.box[u] == BOX_FOLLOW_UP]
+            need = -(-2 * len(beaches) // 3) - len(waiting) // 3
+            queues.append(bns[:max(need, 0)])
+        out = []
+        for i in range(max((len(q) for q in queues), default=0)):
+            out += [q[i] for q in queues if i < len(q)]
+        return out
+
+    def wave_boxes(self, game, options) -> dict:
+        """Rules 18.31, 18.32, 18.92, 20.0: per zone, the battalions' company
+        groups (most companies first) take the chosen beach hexes
+        (:meth:`_landing_beaches`, least threatened first).  Each battalion
+        gets as many hexes as leave one for every battalion after it, at most
+        one per company, in a chain of adjacent hexes, its companies split
+        over them (at most two per First Wave box, a marine company added when
+        one waits); a company left over follows in the Second Wave box of the
+        chain's first hex.  In the beach move the companies rejoin
+        (:meth:`one_hex_move`) and the battalion reforms (13.2).  Marines alone
+        (two or three) take further hexes; artillery, HQs, tanks and
+        motorcycles go to Second Wave boxes of beach hexes the Axis already
+        holds with no Allied unit next to them.  Output: box key -> units."""
+        from malta_sim.iod.rules import amphibious as am
+        from malta_sim.iod.state import AXIS, BOX_FIRST_WAVE, BOX_SECOND_WAVE
+        from malta_sim.iod import static as stt
+
+        s, t = game.state, game.static
+        kinds = _engine()[1].inv_static(game).unit_kinds
+        out: dict = {}
+        for z, units in options.zones.items():
+            pool = list(units)
+            div_of = {u: int(s.formation[u]) for u in pool}
+            by_bn: dict = {}
+            for u in pool:
+                if kinds[u] in (am.KIND_INFANTRY, am.KIND_ENGINEER):
+                    by_bn.setdefault((div_of[u], int(s.parent[u]) if s.parent[u] >= 0 else -1 - u), []).append(u)
+            # whole battalions first (most companies), then the odd ones
+            groups = sorted(by_bn.values(), key=lambda g: (-len(g), g[0]))
+            marines = [u for u in pool if kinds[u] == am.KIND_MARINE]
+            beaches = self._landing_beaches(game, list(options.first.get(z, [])))
+            second_ok = set(options.second_free.get(z, [])) | set(options.second_needs_first.get(z, []))
+            beach_div: dict = {}
+            d = _dist(game)
+            free = list(beaches)
+            for gi, g in enumerate(groups):
+                if not free:
+                    break
+                # as many beach hexes for this battalion as leave one for each
+                # battalion after it, in a chain of adjacent hexes so its
+                # companies rejoin in the beach move (18.8) and reform (13.2)
+                k = max(1, min(len(g), len(free) - (len(groups) - gi - 1)))
+                chain = [free.pop(0)]
+                while len(chain) < k:
+                    nxt = [x for x in free if any(d[c, x] == 1 for c in chain)]
+                    if not nxt:
+                        break
+                    chain.append(nxt[0])
+                    free.remove(nxt[0])
+                div = div_of[g[0]]
+                sizes = [len(g) // len(chain) + (1 if i < len(g) % len(chain) else 0) for i in range(len(chain))]
+                sizes = [min(2, n) for n in sizes]
+                pos = 0
+                for b, n in zip(chain, sizes):
+                    box = g[pos:pos + n]
+                    pos += n
+                    mar = [m for m in marines if div_of[m] == div][:1]
+                    if am.first_wave_ok([kinds[u] for u in box + mar], [div] * len(box + mar))[0]:
+                        box = box + mar
+                    out[(BOX_FIRST_WAVE, b)] = box
+                    beach_div[b] = div
+                    for u in box:
+                        pool.remove(u)
+                        if u in marines:
+                            marines.remove(u)
+                if pos < len(g) and chain[0] in second_ok:
+                    # the third company follows in the Second Wave box of the first hex
+                    out[(BOX_SECOND_WAVE, chain[0])] = [g[pos]]
+                    pool.remove(g[pos])
+            # marines alone onto further quiet beach hexes (18.31: two or three)
+            for b in beaches:
+                if b in beach_div or len(marines) < 2:
+                    continue
+                div = div_of[marines[0]]
+                box = [m for m in marines if div_of[m] == div][:3]
+                if len(box) < 2:
+                    continue
+                out[(BOX_FIRST_WAVE, b)] = box
+                beach_div[b] = div
+                for u in box:
+                    pool.remove(u)
+                    marines.remove(u)
+            # the rest follow onto held, quiet beaches (Second Wave, 18.31)
+            order_pref = (am.KIND_INFANTRY, am.KIND_ENGINEER, am.KIND_HQ, am.KIND_TANK,
+                          am.KIND_MOTORCYCLE, am.KIND_MARINE, am.KIND_ARTILLERY)
+            for b in list(options.second_free.get(z, [])):
+                if (BOX_SECOND_WAVE, b) in out:
+                    continue
+                held = any(t.utype[v] != stt.LEADER for v in game.units_at(b, AXIS))
+                if not held or _allied_strength_near(game, b, 1) > 0:
+                    continue
+                cand = [u for u in pool if kinds[u] in order_pref
+                        and (b not in beach_div or div_of[u] == beach_div[b])]
+                if not cand:
+                    continue
+                cand.sort(key=lambda u: (order_pref.index(kinds[u]), u))
+                u = cand[0]
+                out[(BOX_SECOND_WAVE, b)] = [u]
+                pool.remove(u)
+        return out
+
+    def one_hex_move(self, game, unit: int, options: list, reason: str):
+        """Rules 18.8 (beach movement), 19.6 (rally), 13.2: a company moves
+        to an adjacent hex holding more companies of its own battalion than
+        its own hex does, so the battalion reforms at the end of the move;
+        otherwise the default (toward the objectives, off the beach, away
+        from strong Allied stacks).  Output: a hex of ``options`` or None."""
+        s = game.state
+        b = int(s.parent[unit])
+        if options and b >= 0:
+            from malta_sim.iod.state import BOX_MAP
+
+            sib = np.flatnonzero((s.parent == b) & (s.box == BOX_MAP))
+            sib = sib[sib != unit]
+            if len(sib):
+                here = int(s.hex[unit])
+                hx = s.hex[sib]
+                n_here = int((hx == here).sum())
+                best = max(options, key=lambda h: (int((hx == h).sum()), -h))
+                n_best = int((hx == best).sum())
+                if n_best > n_here or (n_best and n_best == n_here and best < here):
+                    return best                    # join the larger group (ties: the lower hex)
+                if n_here:
+                    return None                    # stay: the others join here
+        return InvasionDecisions.one_hex_move(self, game, unit, options, reason)
+
+    # ------------------------------------------------------------ airfields (16.1)
+    def airfield_landings(self, game, candidates: list, airfields: list, capacity: int, cost: dict) -> list:
+        """Rules 16.11, 7.2: the default order (infantry-type companies,
+        then the HQ, then artillery), each onto the airfield farthest from
+        Allied units where it still fits the stacking limit with what is
+        there and what lands with it (an overstacked unit is eliminated,
+        7.2).  Output: list of (unit, airfield hex)."""
+        if not airfields:
+            return []
+        from malta_sim.iod import static as stt
+        from malta_sim.iod.rules import organisation
+
+        t, s = game.static, game.state
+
+        def prio(u):
+            return 1 if t.utype[u] == stt.HQ else 3 if t.utype[u] == stt.ARTILLERY else 0
+        fields = sorted(airfields, key=lambda h: (_allied_strength_near(game, h, 3), h))
+        there = {h: [int(v) for v in game.units_at(h, 0)] for h in fields}
+        out, used = [], 0
+        for u in sorted(candidates, key=lambda u: (prio(u), u)):
+            c = cost[u]
+            if used + c > capacity:
+                continue
+            for h in fields:
+                if organisation.fits_stacking(game, there[h] + [u], h):
+                    out.append((u, h))
+                    there[h].append(u)
+                    used += c
+                    break
+        return out
+
+
+def _policy_stream(bot, game):
+    """The bot's own random stream in ``game`` (:meth:`malta_sim.bots.base.Policy.rng`:
+    a function of the seed and game index only)."""
+    from malta_sim.bots.base import Policy
+
+    return Policy.rng(bot, game)
+
+
+def st_hq() -> int:
+    """The HQ unit type code (:mod:`malta_sim.iod.static`)."""
+    from malta_sim.iod import static as stt
+
+    return stt.HQ

@@ -85,9 +85,11 @@ AXIS_PARAMS: tuple[Param, ...] = (
           "stand ground (9.7) when defending a key hex against at most this many retreat hexes",
           "int"),
     Param("hurricane", "flag", 0, 1, 1,
-          "fire hurricanes (12.52) with artillery supporting an attack below min_odds", "flag"),
+          "fire hurricanes (12.52): in a bombardment when the exact table gives 0.1 steps more, "
+          "and with artillery supporting an attack below min_odds", "flag"),
     Param("bombard", "flag", 0, 1, 1,
-          "bombard (10.1) enemy hexes that no attack is planned against with spare artillery",
+          "bombard (10.1) enemy hexes that no attack is planned against with spare artillery, "
+          "where the exact Bombardment Table expectation is at least 0.05 steps",
           "flag"),
     Param("breakdown", "flag", 0, 1, 0,
           "break battalions down into companies (13.1) when next to the enemy to widen "
@@ -100,6 +102,15 @@ AXIS_PARAMS: tuple[Param, ...] = (
           "instead of rolling (method b)", "flag"),
     Param("stick_fraction", "fraction", 0, 1, 1.0,
           "share of the allowed sticks that jump each turn (19.3, 21.12)"),
+    Param("beach_threat", "strength", 0, 40, 12,
+          "most Allied defense strength next to a beach hex the bot lands on while another "
+          "beach hex of the zone is quieter (18.5, 18.61; 6 = one full British battalion)"),
+    Param("jump_threat", "strength", 1, 40, 6,
+          "Allied defense strength next to a stick's target hex from which the bot cancels "
+          "the jump (19.35); a target the Allies hold is always cancelled (19.5)"),
+    Param("opening_spread", "fraction", 0, 1, 0.25,
+          "how far below the best score (as a share of it) a beach zone or drop zone may "
+          "be and still be drawn for the opening (18.21, 19.31); 0 = always the best"),
 )
 
 #: Allied bot parameters, in vector order.
@@ -147,7 +158,8 @@ AL = {p.name: i for i, p in enumerate(ALLIED_PARAMS)}
 # Slot indices (for compiled loops and the bots).
 (AX_MIN_ODDS, AX_MIN_GAIN, AX_RISK, AX_RETREAT, AX_W_AIRFIELD, AX_W_CITY, AX_W_TOWN, AX_W_PORT,
  AX_DECAY, AX_SUPPLY_RADIUS, AX_ENVELOP, AX_STAND, AX_HURRICANE, AX_BOMBARD, AX_BREAKDOWN,
- AX_REFORM, AX_ADVANCE, AX_SOL_METHOD_A, AX_STICK_FRACTION) = range(len(AXIS_PARAMS))
+ AX_REFORM, AX_ADVANCE, AX_SOL_METHOD_A, AX_STICK_FRACTION, AX_BEACH_THREAT, AX_JUMP_THREAT,
+ AX_OPENING_SPREAD) = range(len(AXIS_PARAMS))
 (AL_MIN_ODDS, AL_MIN_GAIN, AL_RISK, AL_RETREAT, AL_RESERVE, AL_RESERVE_RADIUS, AL_WEAK,
  AL_STAND, AL_WATERS_EDGE, AL_DISMANTLE, AL_PLACE_RADIUS, AL_W_RETAKE,
  AL_W_HQ, AL_REINFORCE) = range(len(ALLIED_PARAMS))

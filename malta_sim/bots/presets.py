@@ -141,6 +141,47 @@ def make_preset(name: str, side: int, params: dict | None = None):
 
 _CLASSES: dict = {}
 
+#: Axis presets and parameters that only act under an optional rule:
+#: name -> (option, what is lost without it)
+_NEEDS_OPTION = {
+    "solitaire": ("solitaire", "the rule 21 choices (21.11 method a, 21.12 sticks) never arise, "
+                                "so it plays as balanced"),
+    "solitaire_method_a": ("solitaire", "rule 21.11 is asked only in solitaire play"),
+}
+
+
+def option_warnings(name: str, side: int, params: dict | None, options) -> list[str]:
+    """Warnings for an Axis preset or parameter that cannot apply under the
+    game's optional rules (rule 21 needs ``--option solitaire``).
+
+    Parameters
+    ----------
+    name : str
+        Bot name as given (``solitaire`` or ``axis:solitaire``).
+    side : int
+        0 Axis, 1 Allied (Allied names give none here).
+    params : dict or None
+        The side's parameter overrides.
+    options : iterable of str
+        The optional rules in play.
+
+    Returns
+    -------
+    list of str
+        One line per preset or parameter that has no effect.
+    """
+    if side != 0:
+        return []
+    opts = set(options or ())
+    bare = name.split(":", 1)[1] if name.startswith("axis:") else name
+    out = []
+    for key in [bare] + sorted((params or {}).keys()):
+        need = _NEEDS_OPTION.get(key)
+        if need and need[0] not in opts and not (key != bare and key in PRESETS):
+            kind = "preset" if key == bare else "parameter"
+            out.append(f"axis {kind} {key!r} needs --option {need[0]}: {need[1]}")
+    return out
+
 
 def balanced(side, params=None):
     """``axis:balanced`` (see module docstring)."""

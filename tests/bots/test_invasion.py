@@ -199,8 +199,11 @@ class _CheckedInvasion:
     gen = np.random.default_rng(2)
 
     def plan_marker(self, game, formation, turn, options):
+        # the shared default (the Axis presets draw among the good hexes,
+        # AxisInvasionDecisions, and play what super() answers)
+        assert invasion.InvasionDecisions.plan_marker(self, game, formation, turn, options) == \
+            ref_plan_marker(game, formation, turn, options)
         got = super().plan_marker(game, formation, turn, options)
-        assert got == ref_plan_marker(game, formation, turn, options)
         for hh in options:
             assert invasion._objective_weight(game, hh) == ref_objective_weight(game, hh)
             for r in (1, 2, 3):
@@ -212,8 +215,9 @@ class _CheckedInvasion:
         return got
 
     def plan_sticks(self, game, turn, sticks, targets, limits):
+        plain = invasion.InvasionDecisions.plan_sticks
+        assert plain(self, game, turn, sticks, targets, limits) == ref_plan_sticks(game, turn, sticks, targets, limits)
         got = super().plan_sticks(game, turn, sticks, targets, limits)
-        assert got == ref_plan_sticks(game, turn, sticks, targets, limits)
         ow = invasion._objective_weights(game)
         for (form, hh, lg, kind), v in ref_stick_scores(game, targets).items():
             a1 = invasion._allied_strength_near_many(game, [hh], 1)[0]
@@ -228,7 +232,7 @@ class _CheckedInvasion:
             st2 = [(i, f, kinds[int(self.gen.integers(4))]) for i, f, _ in sticks]
             lim2 = {"total": int(self.gen.integers(0, 8)), 1: int(self.gen.integers(0, 5)),
                     2: int(self.gen.integers(0, 5)), "kinds": {}}
-            assert super().plan_sticks(game, turn, st2, targets, lim2) == \
+            assert plain(self, game, turn, st2, targets, lim2) == \
                 ref_plan_sticks(game, turn, st2, targets, lim2)
         self.seen["sticks"] += len(got)
         return got
@@ -241,8 +245,9 @@ class _CheckedInvasion:
 
     def one_hex_move(self, game, unit, options, reason):
         want = _ref_one_hex_move(game, unit, options)
+        plain = invasion.InvasionDecisions.one_hex_move(self, game, unit, options, reason)
+        assert plain == want and type(plain) is type(want)
         got = super().one_hex_move(game, unit, options, reason)
-        assert got == want and type(got) is type(want)
         self.seen["one_hex"] += 1
         self.seen["one_hex_moved"] += got is not None
         return got
@@ -259,8 +264,10 @@ class _CheckedInvasion:
                                                    ("hercules", "aggressive", "counterattack", 3, 3),
                                                    ("intro", "balanced", "static", 9, 2)])
 def test_invasion_decisions_equal_plain_through_games(scenario, ax, al, seed, n):
-    """Drop zone markers, sticks, warships, beach and rally moves of the Axis
-    preset equal the plain references on every call of whole games."""
+    """Drop zone markers, sticks, warships, beach and rally moves of the
+    shared invasion defaults (:class:`InvasionDecisions`, which the Axis
+    presets build on) equal the plain references on every call of whole
+    games of the Axis preset."""
     seen = _CheckedInvasion.seen = Counter()
     _CheckedInvasion.gen = np.random.default_rng(2)
     for g in range(n):

@@ -258,7 +258,10 @@ def _play_checked(scenario, axis, allied, seed, n, perturb=None, static=None):
 
 
 @pytest.mark.parametrize("scen,ax,al,n,hq", [("hercules", "balanced", "static", 4, False),
-                                             ("hercules", "aggressive", "counterattack", 3, True),
+                                             # the HQs land behind their units on held beaches
+                                             # and stay within four hexes of them in these games:
+                                             # the intro games cover HQ moves
+                                             ("hercules", "aggressive", "counterattack", 3, False),
                                              ("intro", "balanced", "static", 3, True),
                                              ("intro", "cautious", "counterattack", 2, True),
                                              ("intro", "solitaire", "counterattack", 2, True)])
@@ -272,8 +275,8 @@ def test_walk_equals_plain_through_games(scen, ax, al, n, hq):
     assert seen["moves"] > 20 and seen["walk"] > seen["moves"] // 2, dict(seen)
     assert seen["stops"] > 0 and seen["prepare"] > 0, dict(seen)
     assert seen["hq"] > 0 or not hq, dict(seen)                # HQs follow their units (16.8)
-    if scen == "hercules":
-        assert seen["passed"] > 0, dict(seen)
+    if scen == "hercules" and ax == "balanced":    # artillery now lands behind held beaches:
+        assert seen["passed"] > 0, dict(seen)      # the balanced games show the pass-over
 
 
 def _perturb(game, candidates, rng):

@@ -213,3 +213,28 @@ def test_command_leader_and_leaders_in_equal_plain_on_random_positions(seed):
             for h in own_hexes.tolist():
                 assert combat._leaders_in(g, h, side) == _leaders_in_plain(g, h, side)
     assert found > 0
+
+
+def test_rule_13_0_eliminated_generic_company_returns_to_the_pool():
+    """13.0/13.2 reading (rules_coverage.csv 13.0): an eliminated generic
+    company piece is a marker, not the company: it goes back to the pool
+    free for any battalion of its kind, the step it stood for stays lost
+    (tallied for rule 20) and its battalion reforms one level lower."""
+    g = make({"1612": ["axis.20.1_87"]})
+    s, t = g.state, static()
+    b = u("axis.20.1_87")
+    kind = int(t.breakdown_kind[b])
+    generic = np.flatnonzero(t.company_kind == kind)
+    free = int((s.box[generic] == BOX_POOL).sum())
+    comps = organisation.break_down(g, b)
+    assert len(comps) == 3 and all(t.company_kind[c] == kind for c in comps)
+    assert int((s.box[generic] == BOX_POOL).sum()) == free - 3
+    lost0 = int(s.axis_steps_lost[0])
+    assert organisation.lose_step(g, comps[0], "landing losses 18.5")     # a company: eliminated
+    assert int(s.axis_steps_lost[0]) == lost0 + int(t.step_weight[comps[0]])   # the step stays lost
+    assert s.box[comps[0]] == BOX_POOL and s.parent[comps[0]] < 0 and s.hex[comps[0]] < 0
+    assert int((s.box[generic] == BOX_POOL).sum()) == free - 2
+    organisation.eliminate(g, comps[0])                                    # no second tally
+    assert int(s.axis_steps_lost[0]) == lost0 + int(t.step_weight[comps[0]])
+    opts = organisation.reform_options(g, AXIS)
+    assert [(o[0], sorted(o[1]), o[3]) for o in opts] == [(b, sorted(comps[1:]), 1)]

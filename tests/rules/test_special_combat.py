@@ -10,7 +10,7 @@ import numpy as np
 from malta_sim.bots import simple
 from malta_sim.iod import static as st
 from malta_sim.iod.rules import combat
-from malta_sim.iod.state import ALLIED, AXIS, BOX_ELIMINATED, DEMORALIZED, DISORGANIZED
+from malta_sim.iod.state import BOX_POOL, ALLIED, AXIS, BOX_ELIMINATED, BOX_MAP, DEMORALIZED, DISORGANIZED
 
 from tests.conftest import h, make, Scripted, static, u
 from tests.oracles import iod_rules as ref
@@ -67,7 +67,7 @@ def _bombard(companies: int, roll: int, demoralized: bool = False):
     before = sum(g.steps(u(c)) for c in coys)
     out = combat.resolve_bombardment(g, AXIS, h("1311"), [u(x) for x in _GUNS],
                                      hurricane=[u(x) for x in _GUNS[:3]], fixed_roll=roll)
-    after = sum(g.steps(u(c)) for c in coys if g.state.box[u(c)] != BOX_ELIMINATED)
+    after = sum(g.steps(u(c)) for c in coys if g.state.box[u(c)] == BOX_MAP)   # eliminated generic pieces go to the pool (13.0)
     return out, before - after
 
 

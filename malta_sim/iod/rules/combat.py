@@ -1272,6 +1272,50 @@ def stacking_total(game, h: int, side: int) -> int:
     return -(-thirds // 3)
 
 
+def bombardment_strength(game, target: int, units, hurricane=()) -> int:
+    """Rule 10.12 (10.21, 12.51-12.52): the bombardment strength of
+    ``units`` on hex ``target``: support values, artillery out of supply -1
+    (at least 1) and disorganized -1 (at least 2), doubled in a fire
+    hurricane; halved (fractions up) at night and in a town or city.
+
+    Inputs: unit indices ``units``; ``hurricane`` the subset firing a fire
+    hurricane.  Output: int strength."""
+    s, t = game.state, game.static
+    strength = 0
+    for u in units:
+        u = int(u)
+        v = int(t.off_support[u])
+        if t.utype[u] == st.ARTILLERY:
+            if s.out_of_supply[u]:
+                v = max(1, v - 1)
+            if s.morale_state[u] == DISORGANIZED:
+                v = max(2, v - 1)
+            if u in hurricane:
+                v *= 2
+        strength += v
+    if game.night:
+        strength = _ceil_half(strength)
+    if t.town[target] or t.city[target]:
+        strength = _ceil_half(strength)                                # TEC, 10.12 example
+    return strength
+
+
+def bombardment_shift(game, side: int, target: int) -> int:
+    """Rule 10.12 (column shifts): the bombardment column shift on hex ``target`` fired by
+    ``side`` (:func:`malta_sim.kernels.bombard.bombard_shift`: artillery or
+    an undestroyed fort in the hex, no friendly ground unit adjacent, only
+    tanks).  Output: int columns."""
+    s, t = game.state, game.static
+    dfs = defenders_in(game, target, 1 - side)
+    friends = game.ground_units(side)
+    adjacent = bool(friends) and bool((t.grid.distance_table[target, s.hex[friends]] == 1).any())
+    return int(kbomb.bombard_shift(
+        any(t.utype[u] == st.ARTILLERY for u in dfs),
+        bool(t.fort[target] and not s.fort_destroyed[target]),
+        not adjacent,
+        bool(dfs) and all(t.utype[u] == st.TANK for u in dfs)))
+
+
 def resolve_bombardment(game, side: int, target: int, units, hurricane=(),
                         fixed_roll: int | None = None) -> dict:
     """Rule 10.12 (10.13, 10.14, 10.21, 12.51-12.52): bombard ``target``.
@@ -1293,21 +1337,7 @@ def resolve_bombardment(game, side: int, target: int, units, hurricane=(),
     units = [int(u) for u in units]
     hurricane = set(int(u) for u in hurricane)
     enemy = 1 - side
-    strength = 0
-    for u in units:
-        v = int(t.off_support[u])
-        if t.utype[u] == st.ARTILLERY:
-            if s.out_of_supply[u]:
-                v = max(1, v - 1)
-            if s.morale_state[u] == DISORGANIZED:
-                v = max(2, v - 1)
-            if u in hurricane:
-                v *= 2
-        strength += v
-    if game.night:
-        strength = _ceil_half(strength)
-    if t.town[target] or t.city[target]:
-        strength = _ceil_half(strength)                                # TEC, 10.12 example
+    strength = bombardment_strength(game, target, units, hurricane)
     stack = stacking_total(game, target, enemy)
     row = min(max(stack, 1), len(ch.bomb_min_strength)) - 1
     out = {"strength": strength, "stack": stack, "column": -1, "roll": 0, "result": 0}
@@ -1327,13 +1357,7 @@ def resolve_bombardment(game, side: int, target: int, units, hurricane=(),
         if c <= strength:
             col = k
     dfs = defenders_in(game, target, enemy)
-    friends = game.ground_units(side)
-    adjacent = bool(friends) and bool((t.grid.distance_table[target, s.hex[friends]] == 1).any())
-    shift = int(kbomb.bombard_shift(
-        any(t.utype[u] == st.ARTILLERY for u in dfs),
-        bool(t.fort[target] and not s.fort_destroyed[target]),
-        not adjacent,
-        bool(dfs) and all(t.utype[u] == st.TANK for u in dfs)))
+    shift = bombardment_shift(game, side, target)
     col = int(min(max(col + shift, 0), len(ch.bomb_columns) - 1))
     roll = fixed_roll if fixed_roll is not None else game.dice2("bombardment")
     code = int(ch.bomb[row, col, roll])

@@ -84,7 +84,7 @@ def eliminate(game, u: int, counted: bool = False, why: str = "") -> None:
     loss and return date (16.81-16.82), leader return (14.43).
     """
     s, t = game.state, game.static
-    if s.box[u] == BOX_ELIMINATED:
+    if s.box[u] == BOX_ELIMINATED or (s.box[u] == BOX_POOL and t.company_kind[u] >= 0):
         return
     if t.utype[u] == st.LEADER:
         leader_eliminated(game, u)
@@ -103,6 +103,34 @@ def eliminate(game, u: int, counted: bool = False, why: str = "") -> None:
     if game.events is not None:
         game.log("eliminated", side=int(t.side[u]), hexes=[h], units=[u], result=why,
                  rule=cause_rule(why))
+    if t.company_kind[u] >= 0:
+        generic_company_returns(game, u)
+
+
+def generic_company_returns(game, u: int) -> None:
+    """Rules 13.0, 13.2: an eliminated generic company piece goes back to the
+    pool of its kind, free for any battalion of that kind to break down into.
+
+    Reading (docs/rules_coverage.csv, 13.0): the generic pieces carry no unit
+    designation and 13.2 lets a battalion reform from companies other than
+    the ones it broke into, so a generic piece is a marker of a company, not
+    the company itself.  The step it stood for stays lost: its steps were
+    tallied for victory (20.1) by :func:`eliminate`, and its battalion
+    reforms one level lower per company it no longer has (13.2, the
+    battalion's count of companies, not the piece).  The counter mix is
+    reconstructed data, so its size must not decide whether a battalion can
+    land (18.31).
+
+    Input: ``u`` a generic company piece (``company_kind >= 0``) just
+    eliminated.  Output: none; the piece is in BOX_POOL, off the map, with
+    no parent battalion.
+    """
+    s = game.state
+    s.box[u] = BOX_POOL
+    s.hex[u] = -1
+    s.parent[u] = -1
+    s.reduced[u] = False
+    s.level[u] = 0
 
 
 def hq_eliminated(game, u: int) -> None:
@@ -363,7 +391,8 @@ def break_down(game, b: int, to_box: int | None = None) -> list[int]:
         s.formation[c] = s.formation[b]
         s.level[c] = 0
         s.reduced[c] = False
-        s.steps_lost[c] = 0
+        if t.company_kind[c] < 0:
+            s.steps_lost[c] = 0               # a generic piece keeps its tally (13.0 reading, 20.2)
         if to_box is None:
             s.box[c] = s.box[b]
             s.hex[c] = s.hex[b]
