@@ -287,3 +287,49 @@ def test_drop_marker_options_may_be_changed_by_the_bot():
         assert game.state.over[0]
         moved += sum(r["action"] == "drop_zone_moved" for r in game.events.rows)
     assert moved > 0
+
+
+# ----------------------------------------------------------------- 19.7, 19.8 arrival turn
+def _arrived_position(arrived_turn):
+    """Ramcke's 1/2 Battalion in 1310 next to the British 8M (1311), with
+    Ramcke, on turn 8, having landed on ``arrived_turn``; it advanced after a
+    combat (eligible for penetration but for the arrival)."""
+    from tests.conftest import make, Scripted, u
+    g = make({"1310": ["axis.ram.1_2", "axis.ram.ldr.ramcke"], "1311": ["allied.uk.8m"]}, turn=8,
+             policies=(Scripted(AXIS), Scripted(ALLIED)))
+    g.state.entered_turn[u("axis.ram.1_2")] = arrived_turn
+    g.state.advanced[u("axis.ram.1_2")] = True
+    return g, u("axis.ram.1_2")
+
+
+def test_rule_19_7_no_attack_in_the_jump_turn():
+    """Rule 19.7: units may not attack in the Axis Combat Phase or the Axis
+    Penetration Phase of the turn in which they jumped; in the next turn they
+    may.  Asked through the per-unit test and the attack options of play."""
+    from malta_sim.iod.rules import combat
+    from tests.conftest import hex_index
+    for arrived, may in ((8, False), (7, True)):
+        g, x = _arrived_position(arrived)
+        assert combat.can_attack(g, x) is may
+        offered = {int(v) for us in combat.attack_options(g, AXIS).values() for v in us}
+        assert (x in offered) is may
+
+        class Spy:
+            asked = []
+
+            def next_attack(self, game, options, penetration=False):
+                Spy.asked.append(dict(options))
+                return None
+        g.policies = (Spy(), g.policies[1])
+        combat.penetration_phase(g, AXIS)
+        assert [sorted(a) for a in Spy.asked] == ([[hex_index(g, "1311")]] if may else []), arrived
+
+
+def test_rule_19_8_no_move_in_the_jump_turn():
+    """Rule 19.8: a unit may not move in the turn of its airborne landing (the
+    one-hex rally move of 19.6 apart); in the next turn it moves normally."""
+    from malta_sim.iod.rules import movement
+    for arrived, may in ((8, False), (7, True)):
+        g, x = _arrived_position(arrived)
+        assert movement.movable(g, x) is may
+        assert (x in movement.movable_units(g, AXIS)) is may

@@ -246,3 +246,19 @@ def test_breakable_on_random_positions():
         assert got == [org.can_break_down(g, int(b)) for b in units]
         seen.update(got)
     assert seen == {True, False}
+
+
+def test_rule_18_94_no_attack_in_the_landing_turn():
+    """Rule 18.94: units may not attack in the Axis Combat Phase of the turn in
+    which they made an amphibious landing; they may the next turn.  A 4th
+    Division battalion landed on the beach next to the British 8M."""
+    from malta_sim.iod.rules import combat
+    from tests.conftest import make, u
+    for arrived, may in ((8, False), (7, True)):
+        g = make({"1310": ["axis.4.1_34"], "1311": ["allied.uk.8m"]}, turn=8)
+        x = u("axis.4.1_34")
+        g.state.entered_turn[x] = arrived
+        assert combat.can_attack(g, x) is may
+        offered = {int(v) for us in combat.attack_options(g, AXIS).values() for v in us}
+        assert (x in offered) is may
+        assert (x in combat.attackers_now(g, AXIS).tolist()) is may

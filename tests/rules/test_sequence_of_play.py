@@ -44,11 +44,14 @@ def _play(scenario: str, seed: int, options=()):
     strategic, attacked, fired, advanced, penetrated, leader uses) is set."""
     g = new_game(scenario, seed, 0, options=options, event_log=True)
     seen = []
+    rolls = []
+    g.rolls_seen = rolls
 
     def obs(game, phase):
         s = game.state
         marks = any(bool(getattr(s, f).any()) for f in _PER_TURN) or bool(s.leader_uses.any())
         seen.append((int(s.turn[0]), phase, int(game.active), marks, sequence.PHASES[int(s.phase[0])]))
+        rolls.append((int(s.turn[0]), phase, int(s.last_surrender_roll[0])))
 
     g.observers.append(obs)
     start = int(g.state.turn[0])
@@ -129,9 +132,15 @@ def test_rule_4_42_turn_transition_sets_units_upright(hercules):
 
 def test_rule_4_4_surrender_phase_ends_each_turn(hercules):
     """Rule 4.4 / 4.41: the end of turn follows the Allied Penetration Phase:
-    every turn's event log ends with exactly one surrender roll."""
+    every turn's event log ends with exactly one surrender roll, and at the
+    end of each Allied Penetration Phase the last surrender roll made is the
+    one of the turn before."""
     g, seen, start = hercules
     rows = g.events.rows
+    roll_of = {r["turn"]: int(r["dice"]) for r in rows if r["action"] == "surrender roll"}
+    at_pen = [(t, v) for t, p, v in g.rolls_seen if p == "allied_penetration" and t > start]
+    assert len(at_pen) >= 7
+    assert all(v == roll_of[t - 1] for t, v in at_pen), at_pen
     turns = sorted({r["turn"] for r in rows if r["phase"] != "setup"})
     assert len(turns) >= 8
     for t in turns:
