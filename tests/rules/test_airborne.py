@@ -431,6 +431,7 @@ def _jump(seed, units, target="1413"):
     g.policies = (bot, g.policies[ALLIED])
     xs = [u(x) for x in units]
     assert all(g.state.box[x] == BOX_DISBANDMENT for x in xs)
+    g.state.hitched[xs] = False                                  # the jump decides the side (19.47)
     landed = airborne.jump_stick(g, 1, xs, target, solitaire=False)
     return g, [x for x in landed if g.state.box[x] == BOX_MAP], bot
 
