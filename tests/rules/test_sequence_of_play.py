@@ -206,12 +206,15 @@ def test_rule_4_22_landing_steps_before_the_first_wave_lands(hercules):
     per_turn = _phase_rows(g, "amphibious_landing")
     first = per_turn[0]
     assert [r["action"] for r in first if r["action"] == "warships_placed"] == ["warships_placed"]
+    before_landing = set().union(*steps[:-1])
+    landing_turns = 0
     for t, rows in per_turn.items():
-        if any(r["action"] == "landing" for r in rows):
-            k = next(i for i, r in enumerate(rows) if r["action"] == "landing")
-            ranks = _steps_in_order(rows[:k + 1], steps)
-            assert ranks == sorted(ranks), (t, ranks)
-    assert any(r["action"] == "landing" for rows in per_turn.values() for r in rows)
+        k = next((i for i, r in enumerate(rows) if r["action"] == "landing"), len(rows))
+        ranks = _steps_in_order(rows[:k + 1], steps)
+        assert ranks == sorted(ranks), (t, ranks)
+        assert not [r["action"] for r in rows[k:] if r["action"] in before_landing], t
+        landing_turns += k < len(rows)
+    assert landing_turns
     assert all(r["phase"] != "amphibious_landing" or r["turn"] % 4 != NIGHT for r in g.events.rows)
 
 
