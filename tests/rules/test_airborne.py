@@ -288,3 +288,221 @@ def test_drop_marker_options_may_be_changed_by_the_bot():
         assert game.state.over[0]
         moved += sum(r["action"] == "drop_zone_moved" for r in game.events.rows)
     assert moved > 0
+
+
+# ----------------------------------------------------------------- 19.7, 19.8 arrival turn
+def _arrived_position(arrived_turn):
+    """Ramcke's 1/2 Battalion in 1310 next to the British 8M (1311), with
+    Ramcke, on turn 8, having landed on ``arrived_turn``; it advanced after a
+    combat (eligible for penetration but for the arrival)."""
+    from tests.conftest import make, Scripted, u
+    g = make({"1310": ["axis.ram.1_2", "axis.ram.ldr.ramcke"], "1311": ["allied.uk.8m"]}, turn=8,
+             policies=(Scripted(AXIS), Scripted(ALLIED)))
+    g.state.entered_turn[u("axis.ram.1_2")] = arrived_turn
+    g.state.advanced[u("axis.ram.1_2")] = True
+    return g, u("axis.ram.1_2")
+
+
+def test_rule_19_7_no_attack_in_the_jump_turn():
+    """Rule 19.7: units may not attack in the Axis Combat Phase or the Axis
+    Penetration Phase of the turn in which they jumped; in the next turn they
+    may.  Asked through the per-unit test and the attack options of play."""
+    from malta_sim.iod.rules import combat
+    from tests.conftest import hex_index
+    for arrived, may in ((8, False), (7, True)):
+        g, x = _arrived_position(arrived)
+        assert combat.can_attack(g, x) is may
+        offered = {int(v) for us in combat.attack_options(g, AXIS).values() for v in us}
+        assert (x in offered) is may
+
+        class Spy:
+            asked = []
+
+            def next_attack(self, game, options, penetration=False):
+                Spy.asked.append(dict(options))
+                return None
+        g.policies = (Spy(), g.policies[1])
+        combat.penetration_phase(g, AXIS)
+        assert [sorted(a) for a in Spy.asked] == ([[hex_index(g, "1311")]] if may else []), arrived
+
+
+def test_rule_19_8_no_move_in_the_jump_turn():
+    """Rule 19.8: a unit may not move in the turn of its airborne landing (the
+    one-hex rally move of 19.6 apart); in the next turn it moves normally."""
+    from malta_sim.iod.rules import movement
+    for arrived, may in ((8, False), (7, True)):
+        g, x = _arrived_position(arrived)
+        assert movement.movable(g, x) is may
+        assert (x in movement.movable_units(g, AXIS)) is may
+
+
+# ----------------------------------------------------------------- 19.35, 19.47, 19.6, 21
+class _Axis:
+    """Axis decisions of the Airborne Landing Phase for the tests below: the
+    jumps to cancel (``cancel(pids)``), one-hex rally moves taken to the first
+    option offered and recorded, the solitaire stick count ``n_sticks``; every
+    other decision as the game's random bot."""
+
+    def __init__(self, game, cancel=lambda pids: [], n_sticks=0):
+        self.base = game.policies[AXIS]
+        self.cancel = cancel
+        self.n_sticks = n_sticks
+        self.asked_cancel: list = []
+        self.rally: list = []
+        self.sticks_max: list = []
+
+    def __getattr__(self, name):
+        return getattr(self.base, name)
+
+    def cancel_jumps(self, game, pids):
+        self.asked_cancel.append(list(pids))
+        return self.cancel(pids)
+
+    def one_hex_move(self, game, unit, options, reason):
+        self.rally.append((int(unit), list(options), reason))
+        return options[0] if options else None
+
+    def solitaire_n_sticks(self, game, turn, max_n):
+        self.sticks_max.append(int(max_n))
+        return self.n_sticks
+
+
+def _plan_turn(g):
+    """The first turn after 29 June with a planned stick (19.3)."""
+    turns = sorted({p.turn for p in airborne.jump_plans(g) if p.kind == "stick" and p.turn >= 4})
+    assert turns
+    return turns[0]
+
+
+def test_rule_19_35_rain_cancels_every_jump_of_the_turn():
+    """Rule 19.35 (4.23 a): in Rainy weather all jumps planned for the turn are
+    cancelled, without asking the Axis: no stick drops, the units stay in the
+    Disbandment Box and are free for new plans; in Clear weather the Axis is
+    asked, and a jump it keeps is made."""
+    from malta_sim.iod.state import RAINY
+    seen = {}
+    for rain in (True, False):
+        g = hercules_game()
+        t = _plan_turn(g)
+        g.state.turn[0] = t
+        g.state.weather[0] = RAINY if rain else 0
+        mine = airborne.jump_plans(g, t)
+        units = sorted({x for p in mine if p.kind == "stick" for x in p.units})
+        assert units and all(g.state.box[x] == BOX_DISBANDMENT for x in units)
+        for p in mine:
+            g.state.dz_hex[0, p.formation] = hex_index(g, "1413")   # the markers are down (19.1)
+        bot = _Axis(g, cancel=lambda pids: [])
+        g.policies = (bot, g.policies[ALLIED])
+        airborne.airborne_landing_phase(g)
+        drops = [r for r in g.events.rows if r["action"] == "stick_drop" and r["turn"] == t]
+        assert airborne.jump_plans(g, t) == []
+        seen[rain] = (len(bot.asked_cancel), len(drops) > 0,
+                      all(g.state.box[x] == BOX_DISBANDMENT for x in units),
+                      not set(units) & airborne.planned_units(g))
+    assert seen[True] == (0, False, True, True)          # rain: not asked, nothing jumps, free again
+    assert seen[False][:2] == (1, True)                  # clear: asked, the kept jumps are made
+
+
+def test_rule_19_35_cancelled_by_choice():
+    """Rule 19.35: in Clear weather the Axis may cancel any planned jump of the
+    turn: the cancelled sticks do not jump and their units become available."""
+    g = hercules_game()
+    t = _plan_turn(g)
+    g.state.turn[0] = t
+    g.state.weather[0] = 0
+    mine = [p for p in airborne.jump_plans(g, t) if p.kind == "stick"]
+    units = sorted({x for p in mine for x in p.units})
+    bot = _Axis(g, cancel=lambda pids: list(pids))
+    g.policies = (bot, g.policies[ALLIED])
+    airborne.airborne_landing_phase(g)
+    assert bot.asked_cancel and not [r for r in g.events.rows if r["action"] == "stick_drop"]
+    assert all(g.state.box[x] == BOX_DISBANDMENT for x in units)
+    assert not set(units) & airborne.planned_units(g)
+
+
+def _jump(seed, units, target="1413"):
+    """Jump one Ramcke stick of ``units`` (names) at ``target`` on 30 June AM
+    in a Hercules game with no Allied piece (19.43-19.45); returns the game,
+    the units landed and the Axis bot."""
+    from tests.conftest import u
+    g = hercules_game(seed=seed)
+    clear_allied(g)
+    g.state.turn[0] = 4
+    bot = _Axis(g)
+    g.policies = (bot, g.policies[ALLIED])
+    xs = [u(x) for x in units]
+    assert all(g.state.box[x] == BOX_DISBANDMENT for x in xs)
+    g.state.hitched[xs] = False                                  # the jump decides the side (19.47)
+    landed = airborne.jump_stick(g, 1, xs, target, solitaire=False)
+    return g, [x for x in landed if g.state.box[x] == BOX_MAP], bot
+
+
+def test_rule_19_47_parachute_artillery_lands_hitched_and_stays():
+    """Rule 19.47: parachute artillery that survives the jump is on its hitched
+    side and may not move (nor rally, 19.6) in the jump turn."""
+    from malta_sim.iod.rules import movement
+    from tests.conftest import u
+    art = u("axis.ram.art")
+    for seed in range(3, 30):
+        g, landed, bot = _jump(seed, ["axis.ram.art"])
+        if art in landed:
+            break
+    assert art in landed
+    assert g.state.hitched[art] and not movement.movable(g, art)
+    airborne.rally(g, landed)
+    assert bot.rally == []
+
+
+def test_rule_19_6_rally_one_hex_except_in_enemy_zoc():
+    """Rule 19.6: companies that jumped this turn and are not in an enemy hex or
+    ZOC may move one hex (the Axis is offered hexes next to theirs and the
+    move is made); one landed next to an Allied unit (its ZOC) is not."""
+    from tests.conftest import hex_index, u
+    g, landed, bot = _jump(3, ["axis.ram.1_2"])
+    assert landed
+    s, t = g.state, g.static
+    assert len(landed) >= 2
+    free, caught = landed[0], landed[1]
+    # the second company on a hex four hexes off, an Allied battalion next to it
+    d = t.grid.distance_table
+    inf = u("allied.uk.8m")
+    spots = [(x, int(o)) for x in np.flatnonzero(t.land & (d[s.hex[free]] >= 4)).tolist()
+             for o in t.neighbours[x] if o >= 0 and t.land[o] and d[o, s.hex[free]] >= 3]
+    assert spots
+    s.hex[caught] = spots[0][0]
+    s.box[inf], s.hex[inf] = BOX_MAP, spots[0][1]
+    g.cache.clear()
+    start = {x: int(s.hex[x]) for x in landed}
+    airborne.rally(g, landed)
+    moved = {x: opts for x, opts, _ in bot.rally}
+    assert free in moved and caught not in moved
+    assert all(d[start[free], o] == 1 for o in moved[free])
+    assert int(s.hex[free]) == moved[free][0]
+    assert int(s.hex[caught]) == start[caught]
+
+
+def test_rule_21_0_21_12_solitaire_sticks_without_plans():
+    """Rules 21.0, 21.1 and 21.12: in solitaire play no jump is planned; in the
+    Airborne Landing Phase the player picks how many sticks jump, within the
+    scenario's limit for the turn (more is refused), and each stick is placed
+    on its formation's drop zone marker (the landing roll has the +2, 19.44)."""
+    from malta_sim.iod.game import IllegalDecision
+    g = hercules_game(options=("solitaire",))
+    assert airborne.jump_plans(g) == []
+    g.state.turn[0] = 4
+    g.state.weather[0] = 0
+    g.state.dz_hex[0, 1] = hex_index(g, "1413")                     # Ramcke's marker down
+    bot = _Axis(g, n_sticks=1)
+    g.policies = (bot, g.policies[ALLIED])
+    airborne.airborne_landing_phase(g)
+    assert len(bot.sticks_max) == 1 and bot.sticks_max[0] >= 1
+    drops = [r for r in g.events.rows if r["action"] == "stick_drop"]
+    assert len(drops) == 1
+    g2 = hercules_game(options=("solitaire",))
+    g2.state.turn[0] = 4
+    g2.state.weather[0] = 0
+    g2.state.dz_hex[0, 1] = hex_index(g2, "1413")
+    bot2 = _Axis(g2, n_sticks=10 ** 3)
+    g2.policies = (bot2, g2.policies[ALLIED])
+    with pytest.raises(IllegalDecision, match="21.12"):
+        airborne.airborne_landing_phase(g2)

@@ -246,3 +246,126 @@ def test_breakable_on_random_positions():
         assert got == [org.can_break_down(g, int(b)) for b in units]
         seen.update(got)
     assert seen == {True, False}
+
+
+def test_rule_18_94_no_attack_in_the_landing_turn():
+    """Rule 18.94: units may not attack in the Axis Combat Phase of the turn in
+    which they made an amphibious landing; they may the next turn.  A 4th
+    Division battalion landed on the beach next to the British 8M."""
+    from malta_sim.iod.rules import combat
+    from tests.conftest import make, u
+    for arrived, may in ((8, False), (7, True)):
+        g = make({"1310": ["axis.4.1_34"], "1311": ["allied.uk.8m"]}, turn=8)
+        x = u("axis.4.1_34")
+        g.state.entered_turn[x] = arrived
+        assert combat.can_attack(g, x) is may
+        offered = {int(v) for us in combat.attack_options(g, AXIS).values() for v in us}
+        assert (x in offered) is may
+        assert (x in combat.attackers_now(g, AXIS).tolist()) is may
+
+
+class _Waves:
+    """Axis decisions of the Amphibious Landing Phase for the tests below: the
+    wave boxes chosen by ``pick(game, options)`` (recorded calls), no
+    break-down in the Follow-up boxes, every other decision as a random bot's."""
+
+    def __init__(self, game, pick):
+        self.base = game.policies[AXIS]
+        self.pick = pick
+        self.asked = 0
+
+    def __getattr__(self, name):
+        return getattr(self.base, name)
+
+    def follow_up_breakdowns(self, game, battalions):
+        return []                                                  # 18.31: none broken down
+
+    def wave_boxes(self, game, options):
+        self.asked += 1
+        return self.pick(game, options)
+
+
+def _landing_game(pick, turn):
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    g.state.turn[0] = turn
+    bot = _Waves(g, pick)
+    g.policies = (bot, g.policies[ALLIED])
+    return g, z, beaches, bot
+
+
+def test_rule_18_0_18_3_landings_are_voluntary_and_go_through_the_wave_boxes():
+    """Rules 18.0 and 18.3 (4.22 a, e, i): no landing is forced: with empty wave
+    boxes every unit stays in its Follow-up box; the units the Axis puts in a
+    wave box land on that box's beach hex in the same phase."""
+    g, z, beaches, bot = _landing_game(lambda game, opts: {}, turn=0)
+    s = g.state
+    follow = np.flatnonzero(s.box == BOX_FOLLOW_UP).tolist()
+    assert follow
+    amphibious.amphibious_landing_phase(g)
+    assert bot.asked == 1 and np.flatnonzero(s.box == BOX_FOLLOW_UP).tolist() == follow
+    assert not any(r["action"] == "landing" for r in g.events.rows)
+
+    chosen = {}
+
+    def pick(game, opts):
+        chosen.update(amphibious.fill_wave_boxes(game, opts, None))
+        return dict(chosen)
+
+    g, z, beaches, bot = _landing_game(pick, turn=0)
+    s = g.state
+    amphibious.amphibious_landing_phase(g)
+    assert chosen
+    first = [(b, x) for (w, b), us in chosen.items() if w == BOX_FIRST_WAVE for x in us]
+    assert first
+    landed = [r for r in g.events.rows if r["action"] == "landing"]
+    assert landed
+    names = set(" ".join(r["units"] for r in landed).split())
+    for b, x in first:
+        assert g.static.names[x] in names                         # 4.22 e: it landed this phase
+        assert s.box[x] != BOX_FIRST_WAVE and s.box[x] != BOX_FOLLOW_UP
+    untouched = [x for x in np.flatnonzero(s.box == BOX_FOLLOW_UP).tolist()]
+    assert all(x not in [y for us in chosen.values() for y in us] for x in untouched)
+
+
+def test_rule_18_93_no_landings_at_night():
+    """Rule 18.93 (4.22): units may not make amphibious landings in night turns:
+    on the night turn of 29 June the phase asks nothing and every unit stays in
+    its Follow-up box; the next AM turn it asks again."""
+    def pick(game, opts):
+        return amphibious.fill_wave_boxes(game, opts, None)
+
+    g, z, beaches, bot = _landing_game(pick, turn=3)
+    s = g.state
+    follow = np.flatnonzero(s.box == BOX_FOLLOW_UP).tolist()
+    amphibious.amphibious_landing_phase(g)
+    assert bot.asked == 0 and np.flatnonzero(s.box == BOX_FOLLOW_UP).tolist() == follow
+    assert not any(r["action"] in ("landing", "wave_box") and r["turn"] == 3 for r in g.events.rows)
+    s.turn[0] = 4
+    amphibious.amphibious_landing_phase(g)
+    assert bot.asked == 1 and any(r["action"] == "landing" and r["turn"] == 4 for r in g.events.rows)
+
+
+def test_rule_18_33_chirelson_lands_with_the_4th_division_hq():
+    """Rule 18.33: the first time the 4th Division HQ is placed in a Second Wave
+    box, Chirelson is placed in the same box: they land together (one landing
+    entry of the Second Wave holds both)."""
+    from tests.conftest import u
+    hq, ldr = u("axis.4.hq"), u("axis.4.ldr.chirelson")
+    picked = {}
+
+    def pick(game, opts):
+        fill = amphibious.fill_wave_boxes(game, opts, None)
+        for key, us in fill.items():
+            if hq in us:
+                picked["box"] = key
+        return fill
+
+    g, z, beaches, bot = _landing_game(pick, turn=0)
+    s = g.state
+    assert s.box[hq] == BOX_FOLLOW_UP and s.box[ldr] == BOX_FOLLOW_UP
+    amphibious.amphibious_landing_phase(g)
+    assert picked["box"][0] == BOX_SECOND_WAVE                     # the HQ went to a Second Wave box
+    rows = [r["units"].split() for r in g.events.rows if r["action"] == "landing"]
+    with_hq = [r for r in rows if "axis.4.hq" in r]
+    assert len(with_hq) == 1 and "axis.4.ldr.chirelson" in with_hq[0]

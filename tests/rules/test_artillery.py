@@ -101,3 +101,58 @@ def test_ammo_routes_equal_one_route_search_per_piece(seed):
         for w in want:
             seen[w] += 1
     assert all(v > 0 for v in seen.values()), seen
+
+
+def _hurricane_position():
+    """Three 4th Division battalions in 1310 and 1410 attack the British 8M in
+    1311 (clear) with the 4th Division's artillery (two salvos) in 1309 as support."""
+    return make({"1310": ["axis.4.1_34", "axis.4.2_34"], "1410": ["axis.4.3_34"], "1309": ["axis.4.art_28"],
+                 "1311": ["allied.uk.8m"]}, policies=(Scripted(AXIS), Scripted(ALLIED)))
+
+
+def _attack_total(g) -> int:
+    row = [r for r in g.events.rows if r["action"] == "attack"][-1]
+    words = row["result"].split()
+    return int(words[words.index("att") + 1])
+
+
+def test_rule_12_52_fire_hurricane_doubles_offensive_support_only():
+    """Rule 12.52: a fire hurricane doubles the artillery's offensive support
+    strength, never its defensive support value; a unit needs two salvos to
+    fire one."""
+    g = _hurricane_position()
+    art, inf = u("axis.4.art_28"), [u("axis.4.1_34"), u("axis.4.2_34")]
+    tgt = h("1311")
+    one = combat.support_value(g, art, True, tgt, inf)
+    assert one > 0
+    assert combat.support_value(g, art, True, tgt, inf, hurricane=True) == 2 * one
+    dfn = combat.support_value(g, art, False, h("1310"), inf)
+    assert combat.support_value(g, art, False, h("1310"), inf, hurricane=True) == dfn
+    assert art in combat.plan_options(g, AXIS).hurricane_ok
+    g.state.salvos[art] = 1
+    opts = combat.plan_options(g, AXIS)
+    assert art in {x for us in opts.support.values() for x in us}      # may still support
+    assert art not in opts.hurricane_ok
+
+
+def test_rule_12_52_fire_hurricane_in_ground_combat_spends_both_salvos_and_disorganizes():
+    """Rule 12.52: in an attack the hurricane adds twice the support to the
+    attack total (below the 12.21 cap), spends both salvos and leaves the unit
+    disorganized and out of ammunition; a normal fire adds the support once and
+    spends one salvo."""
+    from malta_sim.iod.state import DISORGANIZED, NORMAL
+    art, tgt = u("axis.4.art_28"), h("1311")
+    inf = [u("axis.4.1_34"), u("axis.4.2_34"), u("axis.4.3_34")]
+    totals = {}
+    for hur in (False, True):
+        g = _hurricane_position()
+        one = combat.support_value(g, art, True, tgt, inf)
+        printed = sum(combat.attack_strength(g, x) for x in inf)
+        assert printed + 2 * one <= 2 * printed                         # 12.21 cap not reached
+        combat.resolve_attack(g, AXIS, tgt, inf, support=[art], hurricane=[art] if hur else [],
+                              fixed_roll=7)
+        totals[hur] = _attack_total(g) - printed
+        s = g.state
+        assert s.salvos[art] == (0 if hur else 1)
+        assert s.morale_state[art] == (DISORGANIZED if hur else NORMAL)
+    assert totals == {False: one, True: 2 * one}

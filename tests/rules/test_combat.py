@@ -336,3 +336,86 @@ def test_crt_column_equals_plain_search_on_every_line_and_level():
             assert got == ref.crt_column(ch, line, level), (line, level)
             seen.add(got >= 0)
     assert seen == {True, False}
+
+
+# ------------------------------------------------------------------ 9.12, 9.2 through the combat phase
+class _Combat(Scripted):
+    """A bot of the combat phase that records, in the shared ``calls`` list, its
+    plan (9.2 a), its defensive support (9.2 b) and every attack offer; it
+    attacks with ``order`` (a list of (hex, [units])) in turn."""
+
+    def __init__(self, side, calls, order=(), plan=None, dsupport=None):
+        super().__init__(side)
+        self.calls, self.order, self.plan, self.dsup = calls, list(order), plan, dsupport
+        self.offers: list = []
+        self.dopts: list = []
+
+    def combat_plan(self, game, options):
+        self.calls.append("plan")
+        return self.plan(game, options) if self.plan else super().combat_plan(game, options)
+
+    def defensive_support(self, game, options):
+        self.calls.append("defensive support")
+        self.dopts.append({int(k): sorted(int(x) for x in v) for k, v in options.items()})
+        return self.dsup(options) if self.dsup else {}
+
+    def next_attack(self, game, options, penetration=False):
+        self.offers.append({int(k): sorted(int(x) for x in v) for k, v in options.items()})
+        return self.order.pop(0) if self.order else None
+
+
+def test_rule_9_12_one_hex_per_unit_per_phase():
+    """Rule 9.12: each unit attacks one enemy-occupied hex per combat phase:
+    the 4th Division's 1/34 (1310), next to both 1311 and 1209, is offered
+    against both until it attacks 1311; then only 2/34 (1208) is offered
+    against 1209, and naming 1/34 again is refused."""
+    from malta_sim.iod.game import IllegalDecision
+    a, b = u("axis.4.1_34"), u("axis.4.2_34")
+    place = {"1310": ["axis.4.1_34"], "1208": ["axis.4.2_34"], "1311": ["allied.uk.8m"],
+             "1209": ["allied.uk.2rwk"]}
+    d = static().grid.distance_table
+    assert d[h("1208"), h("1209")] == 1 and d[h("1208"), h("1311")] > 1
+    calls: list = []
+    bot = _Combat(AXIS, calls, order=[(h("1311"), [a]), (h("1209"), [b])])
+    g = make(place, policies=(bot, _Combat(ALLIED, calls)))
+    combat.combat_phase(g, AXIS)
+    assert a in bot.offers[0][h("1311")] and a in bot.offers[0][h("1209")]
+    assert len(bot.offers) >= 2
+    assert all(a not in us for us in bot.offers[1].values())
+    assert bot.offers[1].get(h("1209")) == [b]
+    bot = _Combat(AXIS, [], order=[(h("1311"), [a]), (h("1209"), [a])])
+    g = make(place, policies=(bot, _Combat(ALLIED, [])))
+    with pytest.raises(IllegalDecision, match="9.3"):
+        combat.combat_phase(g, AXIS)
+
+
+def test_rule_9_2_supports_placed_in_order_before_bombardment():
+    """Rule 9.2: before any combat the active player places its support (a),
+    then the inactive player places defensive support on its hexes that can
+    be attacked (b: the British battery in range is offered for 1311 and
+    1209, the hexes next to Axis units, not for the unthreatened 1714), then
+    the bombardments are resolved (c) and the attacks follow."""
+    a = u("axis.4.1_34")
+    art_gb = u("allied.uk.art_12")
+    place = {"1310": ["axis.4.1_34"], "1409": ["axis.4.art_28"], "1311": ["allied.uk.8m"],
+             "1209": ["allied.uk.2rwk"], "1312": ["allied.uk.art_12"], "1714": ["allied.uk.4b"]}
+    calls: list = []
+
+    def plan(game, opts):
+        from malta_sim.bots.base import CombatPlan
+        p = CombatPlan()
+        assert u("axis.4.art_28") in opts.bombard[h("1209")]
+        p.bombard[h("1209")] = [u("axis.4.art_28")]
+        return p
+
+    bot = _Combat(AXIS, calls, order=[(h("1311"), [a])], plan=plan)
+    ally = _Combat(ALLIED, calls, dsupport=lambda opts: {h("1311"): [art_gb]} if art_gb in opts.get(h("1311"), []) else {})
+    g = make(place, policies=(bot, ally))
+    combat.combat_phase(g, AXIS)
+    assert calls[:2] == ["plan", "defensive support"]
+    dopts = ally.dopts[0]
+    assert set(dopts) == {h("1311"), h("1209")} and all(art_gb in v for v in dopts.values())
+    acts = [r["action"] for r in g.events.rows]
+    bomb = [i for i, x in enumerate(acts) if x.startswith("bombardment")]
+    att = [i for i, x in enumerate(acts) if x in ("attack", "attack cancelled")]
+    assert bomb and att and max(bomb) < min(att)

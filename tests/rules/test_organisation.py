@@ -238,3 +238,163 @@ def test_rule_13_0_eliminated_generic_company_returns_to_the_pool():
     assert int(s.axis_steps_lost[0]) == lost0 + int(t.step_weight[comps[0]])
     opts = organisation.reform_options(g, AXIS)
     assert [(o[0], sorted(o[1]), o[3]) for o in opts] == [(b, sorted(comps[1:]), 1)]
+
+
+# ------------------------------------------------------------------ leaders (14.1, 14.2, 14.21, 15.3)
+def test_rule_14_1_leader_movement_bonus():
+    """Rule 14.1: units of the leader's formation stacked with or adjacent to it
+    at the start of the movement phase gain the leader's foot bonus (foot
+    units) or motorised bonus (motorised units); not two hexes away, not a
+    unit of another formation, not a unit whose movement allowance is zero.
+    Beak (Malta Garrison): foot 1, motorised 2."""
+    from malta_sim.iod.rules import movement
+    t = static()
+    beak = u("allied.ldr.beak")
+    assert (int(t.foot_bonus[beak, 0]), int(t.mot_bonus[beak, 0])) == (1, 2)
+    tank = u("allied.uk.1_r")
+    assert t.move_class[tank] != st.FOOT and t.move_class[u("allied.uk.8m")] == st.FOOT
+    g = make({"1612": ["allied.ldr.beak", "allied.uk.8m"], "1613": ["allied.uk.1_r"],
+              "1614": ["allied.uk.2rwk"], "1611": ["allied.sp.a.1"]})
+    assert static().grid.distance_table[h("1612"), h("1614")] == 2
+    bonus = movement.leader_bonus(g, 1)
+    assert int(bonus[u("allied.uk.8m")]) == 1                      # foot, stacked
+    assert int(bonus[tank]) == 2                                   # motorised, adjacent
+    assert int(bonus[u("allied.uk.2rwk")]) == 0                    # two hexes away
+    assert int(bonus[u("allied.sp.a.1")]) == 0                     # movement allowance zero
+    g2 = make({"1612": ["axis.4.ldr.chirelson", "axis.20.2_87", "axis.4.1_34"]})
+    b2 = movement.leader_bonus(g2, AXIS)
+    assert int(b2[u("axis.4.1_34")]) == int(t.foot_bonus[u("axis.4.ldr.chirelson"), 0]) > 0
+    assert int(b2[u("axis.20.2_87")]) == 0                         # other formation (15.3)
+
+
+def _command_rows(g):
+    return [r for r in g.events.rows if r["action"] == "command roll"]
+
+
+#: Ramcke's 1/2 Battalion (1210) attacks the British 8M (1311) with Ramcke beside it
+_RAMCKE_ATTACK = {"1310": ["axis.ram.1_2", "axis.ram.ldr.ramcke"], "1311": ["allied.uk.8m"]}
+
+
+def test_rule_14_2_leader_roll_shifts_the_odds():
+    """Rule 14.2: a leader stacked with or adjacent to a unit of its formation in
+    the combat rolls one die: at most its tactical value (Ramcke 4) the
+    attacker's odds rise one level; the defending leader (Beak, 3) lowers them
+    one level on a success; higher rolls do nothing.  Seeds run until both a
+    4 and a 5 were rolled for Ramcke."""
+    t = static()
+    assert int(t.tactical[u("axis.ram.ldr.ramcke"), 0]) == 4
+    assert int(t.tactical[u("allied.ldr.beak"), 0]) == 3
+    seen = set()
+    for seed in range(80):
+        g = make({**_RAMCKE_ATTACK, "1311": ["allied.uk.8m", "allied.ldr.beak"]}, seed=seed)
+        m = combat.odds_modifiers(g, AXIS, [u("axis.ram.1_2")], [u("allied.uk.8m")], h("1311"))
+        rows = _command_rows(g)
+        assert [r["units"] for r in rows] == ["axis.ram.ldr.ramcke", "allied.ldr.beak"]
+        da, dd = int(rows[0]["dice"]), int(rows[1]["dice"])
+        assert m.get("attacker_command", 0) == (1 if da <= 4 else 0), (seed, da)
+        assert m.get("defender_command", 0) == (-1 if dd <= 3 else 0), (seed, dd)
+        seen.add(da)
+        if {4, 5} <= seen:
+            break
+    assert {4, 5} <= seen
+
+
+def test_rule_14_2_leader_two_hexes_away_does_not_roll():
+    """Rule 14.2: the leader must be stacked with or adjacent to a unit of its
+    formation in the combat: two hexes away (1208 from 1310) it makes no roll."""
+    g = make({"1310": ["axis.ram.1_2"], "1208": ["axis.ram.ldr.ramcke"], "1311": ["allied.uk.8m"]})
+    assert static().grid.distance_table[h("1208"), h("1310")] == 2
+    m = combat.odds_modifiers(g, AXIS, [u("axis.ram.1_2")], [u("allied.uk.8m")], h("1311"))
+    assert _command_rows(g) == [] and "attacker_command" not in m
+    g = make({"1310": ["axis.ram.1_2"], "1309": ["axis.ram.ldr.ramcke"], "1311": ["allied.uk.8m"]})
+    combat.odds_modifiers(g, AXIS, [u("axis.ram.1_2")], [u("allied.uk.8m")], h("1311"))
+    assert len(_command_rows(g)) == 1                             # adjacent: it rolls
+
+
+def test_rule_14_21_two_hexes_per_phase_and_one_leader_per_hex():
+    """Rule 14.21: a leader may try to affect only two combats in a phase: a
+    third attack in the same phase gets no roll.  Only one leader per side assists the same hex: with Ramcke
+    and Chirelson both beside units of their formations in one attack, one
+    roll is made for the Axis."""
+    g = make({"1310": ["axis.ram.1_2", "axis.ram.ldr.ramcke"], "1311": ["allied.uk.8m"],
+              "1209": ["allied.uk.2rwk"], "1410": ["allied.uk.11lf"]})
+    att = [u("axis.ram.1_2")]
+    for k, (tgt, dfn) in enumerate([("1311", "allied.uk.8m"), ("1209", "allied.uk.2rwk"),
+                                    ("1410", "allied.uk.11lf")]):
+        combat.odds_modifiers(g, AXIS, att, [u(dfn)], h(tgt))
+        assert len(_command_rows(g)) == min(k + 1, 2), k
+    g2 = make({"1310": ["axis.ram.1_2", "axis.ram.ldr.ramcke", "axis.4.1_34", "axis.4.ldr.chirelson"],
+               "1311": ["allied.uk.8m"]})
+    combat.odds_modifiers(g2, AXIS, [u("axis.ram.1_2"), u("axis.4.1_34")], [u("allied.uk.8m")], h("1311"))
+    rows = _command_rows(g2)
+    assert len(rows) == 1 and rows[0]["units"] == "axis.ram.ldr.ramcke"   # the better leader (4 > 3)
+
+
+def test_rule_15_3_only_the_formations_leader_affects_its_units():
+    """Rule 15.3 (14.2): units assigned to a formation are affected only by that
+    formation's leader: Ramcke beside an attacking 4th Division battalion makes
+    no roll, Chirelson beside it rolls; the same battalion attached to
+    Ramcke's formation (15.21: no longer assigned to its original one) is
+    commanded by Ramcke, no longer by Chirelson."""
+    g = make({"1310": ["axis.4.1_34", "axis.ram.ldr.ramcke"], "1311": ["allied.uk.8m"]})
+    combat.odds_modifiers(g, AXIS, [u("axis.4.1_34")], [u("allied.uk.8m")], h("1311"))
+    assert _command_rows(g) == []
+    g = make({"1310": ["axis.4.1_34", "axis.4.ldr.chirelson"], "1311": ["allied.uk.8m"]})
+    combat.odds_modifiers(g, AXIS, [u("axis.4.1_34")], [u("allied.uk.8m")], h("1311"))
+    assert [r["units"] for r in _command_rows(g)] == ["axis.4.ldr.chirelson"]
+    for ld, rolls in (("axis.ram.ldr.ramcke", 1), ("axis.4.ldr.chirelson", 0)):
+        g = make({"1310": ["axis.4.1_34", ld], "1311": ["allied.uk.8m"]})
+        g.state.formation[u("axis.4.1_34")] = static().printed_formation[u("axis.ram.1_2")]
+        combat.odds_modifiers(g, AXIS, [u("axis.4.1_34")], [u("allied.uk.8m")], h("1311"))
+        assert len(_command_rows(g)) == rolls, ld
+
+
+# ------------------------------------------------------------------ formations (15.2)
+class _Attacher(Recorder):
+    """Records the attachment options (15.21) and asks for the attachments ``want``."""
+
+    def __init__(self, side, want):
+        super().__init__(side)
+        self.want = want
+
+    def attachments(self, game, options):
+        super().attachments(game, options)
+        return dict(self.want)
+
+
+_RAM = 1          # Ramcke Brigade
+_DIV4 = 4         # 4th Livorno
+
+
+def test_rule_15_21_attach_only_to_a_formation_stacked_with_the_unit():
+    """Rules 4.1 b, 15.2 and 15.21: in the Initial Segment an Axis unit may be
+    attached to the formation of an assigned unit it is stacked with, not to a
+    formation with no unit in its hex; leaders are never offered; after the
+    change the unit counts as the new formation's (its old leader no longer
+    commands it, 15.3 / test_rule_15_3_...)."""
+    from malta_sim.iod.game import IllegalDecision
+    place = {"1310": ["axis.4.1_34", "axis.ram.1_2", "axis.4.ldr.chirelson"], "1410": ["axis.20.2_87"]}
+    bot = _Attacher(AXIS, {u("axis.4.1_34"): _RAM})
+    g = make(place, policies=(bot, Recorder(1)))
+    organisation.formation_changes(g)
+    offered = bot.offered["attachments"][0]
+    assert offered[u("axis.4.1_34")] == [_RAM] and offered[u("axis.ram.1_2")] == [_DIV4]
+    assert u("axis.20.2_87") not in offered and u("axis.4.ldr.chirelson") not in offered
+    assert int(g.state.formation[u("axis.4.1_34")]) == _RAM
+    assert [r["result"] for r in g.events.rows if r["action"] == "attachment"] == ["Ramcke Brigade"]
+    g = make(place, policies=(_Attacher(AXIS, {u("axis.20.2_87"): _RAM}), Recorder(1)))
+    with pytest.raises(IllegalDecision, match="15.21"):
+        organisation.formation_changes(g)                         # not stacked with a Ramcke unit
+    assert int(g.state.formation[u("axis.20.2_87")]) == int(static().printed_formation[u("axis.20.2_87")])
+
+
+def test_rule_15_22_any_number_attach_to_one_formation():
+    """Rule 15.22: any number of units, assigned (4th, 20th Division battalions)
+    or unassigned (a marine company), may be attached to the same formation
+    at once."""
+    units = ["axis.4.1_34", "axis.4.2_34", "axis.20.2_87", "axis.un.sm_1"]
+    bot = _Attacher(AXIS, {u(x): _RAM for x in units})
+    g = make({"1310": units + ["axis.ram.1_2"]}, policies=(bot, Recorder(1)))
+    organisation.formation_changes(g)
+    assert [int(g.state.formation[u(x)]) for x in units] == [_RAM] * 4
+    assert sum(r["action"] == "attachment" for r in g.events.rows) == 4

@@ -154,3 +154,126 @@ def test_penetration_phase_returns_when_no_piece_advanced():
     g.state.advanced[:] = False
     combat.penetration_phase(g, 0)
     assert not g.state.attacked.any()
+
+
+# ------------------------------------------------------------------ penetration (10.3, 14.22)
+class _Penetrator(Scripted):
+    """Axis bot that records every penetration offer (target -> units) and
+    attempts the first target with all its offered units, asking ``air`` air
+    support markers when a leader roll succeeds."""
+
+    def __init__(self, side, air=0):
+        super().__init__(side)
+        self.offers: list = []
+        self.air = air
+        self.air_asked: list = []
+
+    def next_attack(self, game, options, penetration=False):
+        assert penetration
+        self.offers.append({int(k): sorted(int(x) for x in v) for k, v in options.items()})
+        tgt = sorted(options)[0]
+        return (tgt, list(options[tgt]))
+
+    def penetration_air(self, game, target, available):
+        self.air_asked.append(int(available))
+        return min(self.air, available)
+
+
+def _penetration(placements, advanced, seed=0, air_left=0, air=0):
+    """Run the Axis Penetration Phase on a constructed position where the
+    units named in ``advanced`` advanced after combat; returns the game, the
+    Axis bot and the logged penetration attempts (rule 10.31)."""
+    bot = _Penetrator(AXIS, air=air)
+    g = make(placements, seed=seed, policies=(bot, Scripted(ALLIED)))
+    s = g.state
+    s.advanced[:] = False
+    for x in advanced:
+        s.advanced[u(x)] = True
+    s.air_support_left[0] = air_left
+    combat.penetration_phase(g, AXIS)
+    tries = [r for r in g.events.rows if r["action"] == "penetration attempt"]
+    return g, bot, tries
+
+
+_LEADER = "axis.4.ldr.chirelson"          # 4th Division, tactical value 3 at full strength
+
+
+def test_rule_10_3_only_units_that_advanced_are_offered():
+    """Rule 10.3: only active units that advanced after combat in the preceding
+    combat phase may attempt penetration combat; a unit of the same stack that
+    did not advance is not offered."""
+    g, bot, _ = _penetration({"1310": ["axis.4.1_34", "axis.4.3_34", _LEADER], "1311": ["allied.uk.8m"]},
+                             advanced=["axis.4.1_34"])
+    assert bot.offers and bot.offers[0] == {h("1311"): [u("axis.4.1_34")]}
+
+
+def test_rule_10_32_14_22_the_leader_must_be_with_or_next_to_a_unit_of_its_formation():
+    """Rules 10.32 and 14.22: at least one unit of the attempt must be stacked
+    with or adjacent to its formation leader: the leader next to the stack
+    (1309) allows the attempt, two hexes away (1208) it does not, and the
+    phase then asks nothing."""
+    place = {"1310": ["axis.4.1_34"], "1311": ["allied.uk.8m"]}
+    g, bot, tries = _penetration({**place, "1309": [_LEADER]}, advanced=["axis.4.1_34"])
+    assert bot.offers and len(tries) == 1
+    g, bot, tries = _penetration({**place, "1208": [_LEADER]}, advanced=["axis.4.1_34"])
+    assert static().grid.distance_table[h("1208"), h("1310")] == 2
+    assert bot.offers == [] and tries == []
+
+
+def test_rule_14_22_15_3_one_unit_of_the_leaders_formation_is_enough():
+    """Rules 10.3 and 14.22: not every unit must belong to the leader's
+    formation; one that does, with the leader, lets a 20th Division battalion
+    join the attempt.  Rule 15.3: a leader of another formation (Ramcke, with
+    the 20th Division battalion alone) allows none."""
+    g, bot, tries = _penetration({"1310": ["axis.4.1_34", "axis.20.2_87", _LEADER],
+                                  "1311": ["allied.uk.8m"]},
+                                 advanced=["axis.4.1_34", "axis.20.2_87"])
+    assert bot.offers[0] == {h("1311"): sorted([u("axis.4.1_34"), u("axis.20.2_87")])}
+    assert set(tries[0]["units"].split()) == {"axis.4.1_34", "axis.20.2_87", _LEADER}
+    g, bot, tries = _penetration({"1310": ["axis.20.2_87", "axis.ram.ldr.ramcke"],
+                                  "1311": ["allied.uk.8m"]}, advanced=["axis.20.2_87"])
+    assert bot.offers == [] and tries == []
+
+
+def test_rule_10_31_leader_roll_decides_and_each_unit_tries_once():
+    """Rule 10.31: the attempt's die roll at most the leader's tactical value
+    (3) lets the units attack, a higher roll does not; rule 10.32: each unit
+    takes part in one attempt per phase, so with a second enemy hex adjacent
+    (1209) the units are not offered again after their attempt, whatever its
+    result.  Seeds are run until rolls of 3 and 4 (the edge) were both seen."""
+    assert int(static().tactical[u(_LEADER), 0]) == 3
+    seen = set()
+    for seed in range(60):
+        g, bot, tries = _penetration({"1310": ["axis.4.1_34", "axis.4.2_34", _LEADER],
+                                      "1311": ["allied.uk.8m"], "1209": ["allied.uk.2rwk"]},
+                                     advanced=["axis.4.1_34", "axis.4.2_34"], seed=seed)
+        assert len(bot.offers) == 1 and len(tries) == 1
+        die = int(tries[0]["dice"])
+        attacks = [r for r in g.events.rows if r["action"] == "attack"]
+        assert tries[0]["result"] == ("attack" if die <= 3 else "failed")
+        assert len(attacks) == (1 if die <= 3 else 0), (seed, die)
+        assert g.state.penetrated[u("axis.4.1_34")] and g.state.penetrated[u("axis.4.2_34")]
+        seen.add(die)
+        if {3, 4} <= seen:
+            break
+    assert {3, 4} <= seen
+
+
+def test_rule_10_32_air_support_but_no_artillery_in_penetration():
+    """Rule 10.32: after a successful leader roll the Axis may add available air
+    support markers (one of two is spent); no artillery supports either side:
+    the Axis battery next to the target and the British battery in the next hex
+    keep both salvos and do not fire."""
+    arts = ["axis.4.art_28", "allied.uk.art_12"]
+    for seed in range(40):
+        g, bot, tries = _penetration({"1310": ["axis.4.1_34", "axis.4.2_34", _LEADER],
+                                      "1410": ["axis.4.art_28"],
+                                      "1311": ["allied.uk.8m"], "1312": ["allied.uk.art_12"]},
+                                     advanced=["axis.4.1_34", "axis.4.2_34"], seed=seed,
+                                     air_left=2, air=1)
+        if int(tries[0]["dice"]) <= 3:
+            break
+    assert tries[0]["result"] == "attack"
+    assert bot.air_asked == [2] and int(g.state.air_support_left[0]) == 1
+    for x in arts:
+        assert g.state.salvos[u(x)] == 2 and not g.state.fired[u(x)], x

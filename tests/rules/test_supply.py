@@ -88,3 +88,55 @@ def test_passable_for_follows_the_position():
             assert np.array_equal(after, supply._passable_for_now(g, side))
             changed += not np.array_equal(before, after)
         assert changed > 0
+
+
+def test_rule_8_13_status_phase_places_and_removes_out_of_supply_markers():
+    """Rule 8.13 (4.21 a): in its Status Phase a unit that traces a supply route
+    to its HQ (the 4th Division HQ on a landed beach, 8.51) loses its Out of
+    Supply marker; one that cannot (no HQ of its formation on the map) gets one."""
+    g = make({"1107": ["axis.4.hq"], "1108": ["axis.4.1_34"], "1413": ["axis.185.v_186"]}, turn=8,
+             control={"1107": AXIS, "1108": AXIS, "1413": AXIS})
+    g.state.landed_beach[h("1107")] = True
+    s = g.state
+    s.out_of_supply[u("axis.4.1_34")] = True
+    s.out_of_supply[u("axis.185.v_186")] = False
+    supply.status_phase_supply(g, AXIS)
+    assert not s.out_of_supply[u("axis.4.1_34")] and not s.out_of_supply[u("axis.4.hq")]
+    assert s.out_of_supply[u("axis.185.v_186")]
+
+
+def test_rule_19_9_jumpers_supplied_in_the_jump_turn_only():
+    """Rule 19.9: a unit is automatically supplied in the turn of its airborne
+    landing (no Out of Supply marker in that turn's Status Phase even with no
+    HQ on the map); in the next turn it follows the normal rules."""
+    g = make({"1413": ["axis.185.v_186"]}, turn=8, control={"1413": AXIS})
+    s, x = g.state, u("axis.185.v_186")
+    s.entered_turn[x] = 8
+    supply.status_phase_supply(g, AXIS)
+    assert not s.out_of_supply[x]
+    s.turn[0] = 9
+    supply.status_phase_supply(g, AXIS)
+    assert s.out_of_supply[x]
+
+
+def test_rule_19_11_19_12_drop_zone_marker_is_a_source_unless_an_allied_unit_holds_it():
+    """Rule 19.11: the Folgore drop zone marker is a supply source of its
+    formation's HQ (the HQ two hexes away, a battalion beside it, are supplied);
+    rule 19.12: while an Allied unit is in the marker's hex it is no source,
+    and it works again once the hex is empty of Allied units."""
+    folgore = int(static().printed_formation[u("axis.185.hq")])
+    g = make({"1413": ["axis.185.hq"], "1412": ["axis.185.v_186"], "1415": ["allied.uk.8m"]}, turn=8,
+             control={"1413": AXIS, "1412": AXIS})
+    s = g.state
+    assert static().grid.distance_table[h("1413"), h("1415")] == 2
+    assert not supply.compute_supply(g, AXIS)[u("axis.185.hq")]          # no marker yet
+    s.dz_hex[0, folgore] = h("1415")
+    s.hex[u("allied.uk.8m")], s.box[u("allied.uk.8m")] = h("1611"), BOX_MAP
+    assert h("1415") in supply.supply_sources(g, AXIS, folgore).tolist()
+    ok = supply.compute_supply(g, AXIS)
+    assert ok[u("axis.185.hq")] and ok[u("axis.185.v_186")]
+    s.hex[u("allied.uk.8m")] = h("1415")                                # 19.12: Allied unit enters
+    assert h("1415") not in supply.supply_sources(g, AXIS, folgore).tolist()
+    assert not supply.compute_supply(g, AXIS)[u("axis.185.hq")]
+    s.box[u("allied.uk.8m")], s.hex[u("allied.uk.8m")] = BOX_ELIMINATED, -1   # and leaves
+    assert supply.compute_supply(g, AXIS)[u("axis.185.hq")]
