@@ -2,6 +2,7 @@
 
     python benchmarks/run.py [--quick] [--json FILE] [--docs docs/performance.md] [--no-docs]
     python benchmarks/run.py --from-json FILE      # re-render the docs table only
+    python benchmarks/run.py --against REV [--quick]   # REV and this checkout, timed alternately
 
 What it measures (everything printed, nothing asserted):
 
@@ -459,7 +460,17 @@ def main(argv=None) -> dict:
     ap.add_argument("--skip", nargs="*", default=[], choices=["kernels", "memory", "warm_start"],
                     help="leave these measurements out")
     ap.add_argument("--from-json", metavar="FILE", help="measure nothing: re-render the docs table from a saved JSON")
+    ap.add_argument("--against", metavar="REV",
+                    help="measure only games per CPU-second of git revision REV and of this checkout, "
+                         "timed alternately in one run (benchmarks/old_vs_new.py; --quick: fewer games)")
     a = ap.parse_args(argv)
+    if a.against:
+        from benchmarks import old_vs_new
+        argv2 = [a.against, "--games", "40" if a.quick else "100", "--rounds", "3" if a.quick else "5"]
+        code = old_vs_new.main(argv2)
+        if code:
+            raise SystemExit(code)
+        return {}
     if a.from_json:
         res = json.loads(Path(a.from_json).read_text())
         refresh_docs(res, Path(a.docs))

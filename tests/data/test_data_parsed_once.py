@@ -120,11 +120,11 @@ def test_each_load_iod_reads_every_file_once(data_copy):
 
 def _fingerprint(sd) -> dict[str, str]:
     """sha256 (16 hex digits) of each field of a StaticData (its grid,
-    charts, provenance and derived tables apart): dtype, shape and bytes of
+    charts, keyed tables, provenance and derived tables apart): dtype, shape and bytes of
     arrays, sorted items of dicts, values of the rest."""
     out = {}
     for f in dataclasses.fields(sd):
-        if f.name in ("derived", "provenance", "charts", "grid"):
+        if f.name in ("derived", "provenance", "charts", "grid", "tables"):
             continue
         v = getattr(sd, f.name)
         if isinstance(v, np.ndarray):

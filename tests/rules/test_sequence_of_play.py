@@ -119,14 +119,15 @@ def test_rule_4_0_introductory_scenario_starts_30_june(intro_no_invasion):
 
 def test_rule_4_42_turn_transition_sets_units_upright(hercules):
     """Rule 4.42: at the turn transition every unit is set upright again: at
-    the end of the next Axis Status Phase no unit is marked moved, strategic,
-    attacked, fired, advanced or penetrated and no leader has used a command
-    roll; the game did mark some units during the turns before."""
+    the end of the next turn's Initial Segment (before any landing, whose
+    arrivals are marked as moved, 18.94 / 19.8) no unit is marked moved,
+    strategic, attacked, fired, advanced or penetrated and no leader has used
+    a command roll; the game did mark some units during the turns before."""
     g, seen, start = hercules
     marked_before = [t for t, p, _, m, _ in seen if p == "allied_penetration" and m]
     assert marked_before                                     # markers were set at turn ends
     for t, p, _, m, _ in seen:
-        if p == "axis_status" and t > start:
+        if p == "initial_segment" and t > start:
             assert not m, t
 
 
