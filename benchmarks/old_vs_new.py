@@ -10,7 +10,10 @@ timing in a fresh process that plays ``--games`` games of ``--scenario`` under
 the default bots with one worker, after a warm-up game (data, numba cache).
 It reports each version's median games per CPU-second (the CPU time of the
 timing process, so a loaded machine slows both alike) and the ratio new/old
-with the range of the per-round ratios.
+with the range of the per-round ratios, and the same for game turns per
+CPU-second: when a rule or bot change makes the two versions play games of
+different lengths, turns per CPU-second compares their speed, games per
+CPU-second their cost per game.
 
 ``REV`` is any git revision; it is checked out into a temporary worktree
 (removed at the end) and run from there, so its own package, data and numba
@@ -43,7 +46,9 @@ c0 = time.process_time(); w0 = time.perf_counter()
 df = run_games({scenario!r}, {games}, {seed}, n_jobs=1)
 cpu = time.process_time() - c0; wall = time.perf_counter() - w0
 import malta_sim
-print("TIMED " + json.dumps({{"cpu_s": cpu, "wall_s": wall, "games": len(df),
+start = 4 if {scenario!r} == "intro" else 0        # the Introductory Scenario begins on turn 4
+turns = int((df["end_turn"] - start + 1).sum()) if "end_turn" in df else 0
+print("TIMED " + json.dumps({{"cpu_s": cpu, "wall_s": wall, "games": len(df), "turns": turns,
                               "package": malta_sim.__file__}}))
 """
 
@@ -56,7 +61,9 @@ def time_version(root: Path, scenario: str, games: int, seed: int) -> dict:
     -------
     dict
         ``cpu_s`` (float, CPU seconds of the timed batch), ``wall_s``,
-        ``games`` (int) and ``package`` (the ``malta_sim/__init__.py`` that was
+        ``games`` (int), ``turns`` (int, game turns played in all: the two
+        versions may play games of different lengths when a rule or a bot
+        changed, so turns per CPU-second is the fairer speed) and ``package`` (the ``malta_sim/__init__.py`` that was
         imported, to show which version ran).
 
     Raises
@@ -80,22 +87,27 @@ def compare(old_root: Path, new_root: Path, scenario: str, games: int, rounds: i
     -------
     dict
         ``old`` and ``new``: lists of games per CPU-second (float, one per
-        round); ``ratios``: new/old per round; ``median_old``, ``median_new``,
-        ``median_ratio``.
+        round); ``ratios``: new/old per round; ``old_turns``, ``new_turns``,
+        ``turn_ratios``: the same for game turns per CPU-second; the median of
+        each list as ``median_<name>`` (``median_ratio`` = ``median_ratios``).
     """
-    out = {"old": [], "new": [], "ratios": []}
+    out = {"old": [], "new": [], "ratios": [], "old_turns": [], "new_turns": [], "turn_ratios": []}
     for k in range(rounds):
-        pair = {}
+        pair, tpair = {}, {}
         for name, root in (("old", old_root), ("new", new_root)):
             t = time_version(root, scenario, games, seed)
             pair[name] = t["games"] / t["cpu_s"]
+            tpair[name] = t.get("turns", 0) / t["cpu_s"]
             out[name].append(pair[name])
+            out[f"{name}_turns"].append(tpair[name])
         out["ratios"].append(pair["new"] / pair["old"])
+        out["turn_ratios"].append(tpair["new"] / tpair["old"] if tpair["old"] else float("nan"))
         echo(f"round {k + 1}/{rounds}: old {pair['old']:.1f}  new {pair['new']:.1f} games/CPU-s  "
-             f"ratio {out['ratios'][-1]:.2f}")
-    out["median_old"] = statistics.median(out["old"])
-    out["median_new"] = statistics.median(out["new"])
-    out["median_ratio"] = statistics.median(out["ratios"])
+             f"ratio {out['ratios'][-1]:.2f}; old {tpair['old']:.0f}  new {tpair['new']:.0f} turns/CPU-s  "
+             f"ratio {out['turn_ratios'][-1]:.2f}")
+    for key in ("old", "new", "ratios", "old_turns", "new_turns", "turn_ratios"):
+        out[f"median_{key}"] = statistics.median(out[key])
+    out["median_ratio"] = out["median_ratios"]
     return out
 
 
@@ -130,7 +142,10 @@ def main(argv=None) -> int:
     print("|---|---:|---|")
     print(f"| old {sha} | {res['median_old']:.1f} | {', '.join(f'{x:.1f}' for x in res['old'])} |")
     print(f"| new (checkout) | {res['median_new']:.1f} | {', '.join(f'{x:.1f}' for x in res['new'])} |")
-    print(f"\nnew/old: {res['median_ratio']:.2f} (rounds {min(res['ratios']):.2f} .. {max(res['ratios']):.2f})")
+    print(f"\nnew/old: {res['median_ratio']:.2f} games per CPU-s (rounds {min(res['ratios']):.2f} .. "
+          f"{max(res['ratios']):.2f}); {res['median_turn_ratios']:.2f} game turns per CPU-s (rounds "
+          f"{min(res['turn_ratios']):.2f} .. {max(res['turn_ratios']):.2f}; mean game length old "
+          f"{res['median_old_turns'] / res['median_old']:.1f}, new {res['median_new_turns'] / res['median_new']:.1f} turns)")
     return 0
 
 
