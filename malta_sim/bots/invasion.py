@@ -108,6 +108,33 @@ def _objective_weight(game, h):
     return _objective_weights(game)[h]
 
 
+
+def _marker_scores(game, options):
+    """Default score of each legal drop zone marker hex (rules 19.31 a, 19.33):
+    objective weight within 2 hexes, less Allied strength within 1 and 2
+    hexes, less a penalty near the sea (scatter into it drowns, 19.45).
+
+    Parameters
+    ----------
+    options : list of int
+        Legal marker hexes (dense indices), length k.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The options as an int array [k] and their float64 scores [k].  The
+        weights are small integers, so the sums are exact, and each float
+        step is the one-hex formula's (same operations in the same order).
+    """
+    d = _dist(game)
+    arr = np.array(options)
+    ai = arr.astype(np.int64)
+    w = np.asarray(_objective_weights(game))
+    s = (d[ai[:, None], ai[None, :]] <= 2).astype(np.float64) @ w[ai]
+    s = s - (0.3 * _allied_strength_near_many(game, ai, 1) + 0.1 * _allied_strength_near_many(game, ai, 2))
+    od = _ocean_dist(game)[ai]
+    return arr, s - np.where(od <= 2, 3.0, np.where(od <= 3, 1.0, 0.0))
+
 class InvasionDecisions:
     """Invasion decision methods with sensible defaults (see module docstring)."""
 
@@ -143,17 +170,7 @@ class InvasionDecisions:
         to an Allied unit, preferring hexes near an airfield."""
         if not options:
             return None
-        d = _dist(game)
-        arr = np.array(options)
-        ai = arr.astype(np.int64)
-        w = np.asarray(_objective_weights(game))
-        # every option scored at once; the weights are small integers, so the
-        # sums are exact, and each float step below is the one-hex formula's
-        # (same operations in the same order)
-        s = (d[ai[:, None], ai[None, :]] <= 2).astype(np.float64) @ w[ai]
-        s = s - (0.3 * _allied_strength_near_many(game, ai, 1) + 0.1 * _allied_strength_near_many(game, ai, 2))
-        od = _ocean_dist(game)[ai]
-        s = s - np.where(od <= 2, 3.0, np.where(od <= 3, 1.0, 0.0))
+        arr, s = _marker_scores(game, options)
         s = s + 0.01 * (formation % 3) * (arr % 7)  # spread the two formations
         best, best_s = None, -1e9
         for h, v in zip(options, s.tolist()):
@@ -714,20 +731,15 @@ class AxisInvasionDecisions(InvasionDecisions):
         a hex of ``options`` or None."""
         if not options:
             return None
-        d = _dist(game)
-        arr = np.array(options)
-        ai = arr.astype(np.int64)
-        w = np.asarray(_objective_weights(game))
-        s = (d[ai[:, None], ai[None, :]] <= 2).astype(np.float64) @ w[ai]
-        s = s - (0.3 * _allied_strength_near_many(game, ai, 1) + 0.1 * _allied_strength_near_many(game, ai, 2))
-        od = _ocean_dist(game)[ai]
-        s = s - np.where(od <= 2, 3.0, np.where(od <= 3, 1.0, 0.0))
+        arr, s = _marker_scores(game, options)
         st_ = game.state
         others = [int(x) for f, x in enumerate(st_.marker_plan_hex[0].tolist())
                   if f != formation and st_.marker_plan_id[0, f] >= 0 and x >= 0]
         others += [int(x) for f, x in enumerate(st_.dz_hex[0].tolist()) if f != formation and x >= 0]
         if others:
-            s = s - np.where(d[ai[:, None], np.asarray(others, np.int64)[None, :]].min(axis=1) < 3, 100.0, 0.0)
+            ai = arr.astype(np.int64)
+            s = s - np.where(_dist(game)[ai[:, None], np.asarray(others, np.int64)[None, :]].min(axis=1) < 3,
+                             100.0, 0.0)
         best = float(s.max())
         spread = self._vec("opening_spread", 0.25) * max(abs(best), 1.0)
         good = [int(h) for h, v in zip(options, s.tolist()) if v >= best - spread]
@@ -979,7 +991,7 @@ class AxisInvasionDecisions(InvasionDecisions):
         from malta_sim.iod import static as stt
         from malta_sim.iod.rules import organisation
 
-        t, s = game.static, game.state
+        t = game.static
 
         def prio(u):
             return 1 if t.utype[u] == stt.HQ else 3 if t.utype[u] == stt.ARTILLERY else 0
