@@ -38,7 +38,7 @@ from malta_sim.bots.random import RandomPolicy
 from malta_sim.iod import static as st
 from malta_sim.iod.setup import constructed_game
 from malta_sim.iod.static import load_static
-from malta_sim.iod.state import ALLIED, BOX_CUP, BOX_ELIMINATED, BOX_MAP, RAINY
+from malta_sim.iod.state import ALLIED, AXIS, BOX_CUP, BOX_ELIMINATED, BOX_MAP, RAINY
 from malta_sim.rng import numba_state
 
 #: significance of each statistical test of a dice kernel (false-alarm rate)
@@ -115,6 +115,24 @@ def make(placements, turn=4, policies=None, **kw):
     """
     pols = policies or (RandomPolicy(0), RandomPolicy(1))
     return constructed_game(static(), placements, pols, turn=turn, **kw)
+
+
+def example_9_9(stand=False):
+    """The position of the rule 9.9 combat example (``stand``: the British bot
+    tries to stand its ground, 9.7): three 186th Regiment 6-7-6 paratroop battalions and the
+    1-8 tank company attack two British 6-6 battalions on clear terrain by day,
+    with two 5-2 artillery battalions against the British 9-3 artillery."""
+    g = make({
+        "1311": ["allied.uk.8m", "allied.uk.2rwk"],
+        "1210": ["axis.185.v_186", "axis.un.tank_10"],
+        "1310": ["axis.185.vi_186"],
+        "1211": ["axis.185.vii_186"],
+        "1209": ["axis.185.art_1", "axis.185.art_2"],
+        "1412": ["allied.uk.art_12"],
+    }, policies=(Scripted(AXIS), Scripted(ALLIED, stand=stand)))
+    att = [u("axis.185.v_186"), u("axis.un.tank_10"), u("axis.185.vi_186"), u("axis.185.vii_186")]
+    sup = [u("axis.185.art_1"), u("axis.185.art_2")]
+    return g, att, sup
 
 
 def u(name):

@@ -109,6 +109,33 @@ def _objective_weight(game, h):
 
 
 
+def _zone_scores(game, zones: dict) -> dict:
+    """Default score of each beach zone for the division assignment (rules
+    18.21, 18.1): the objective weight of the land hexes within four hexes of
+    its beaches, less 0.05 x the Allied strength within two hexes of each beach.
+
+    Parameters
+    ----------
+    zones : dict
+        Zone name -> beach hexes (dense indices).
+
+    Returns
+    -------
+    dict
+        Zone name -> score (float).
+    """
+    d = _dist(game)
+    land = np.flatnonzero(game.static.land)
+    score = {}
+    for z, beaches in zones.items():
+        near = set()
+        for b in beaches:
+            near.update(int(x) for x in land[d[b, land] <= 4])
+        score[z] = sum(_objective_weight(game, h) for h in near) - 0.05 * sum(
+            _allied_strength_near(game, b, 2) for b in beaches)
+    return score
+
+
 def _marker_scores(game, options):
     """Default score of each legal drop zone marker hex (rules 19.31 a, 19.33):
     objective weight within 2 hexes, less Allied strength within 1 and 2
@@ -150,15 +177,7 @@ class InvasionDecisions:
         ``zones`` maps zone index -> list of its beach hexes.  Default: the two
         zones with the most objective weight within 4 hexes of their beaches,
         the best for the first division (both may share a zone, 18.21)."""
-        d = _dist(game)
-        score = {}
-        land = np.flatnonzero(game.static.land)
-        for z, beaches in zones.items():
-            near = set()
-            for b in beaches:
-                near.update(int(x) for x in land[d[b, land] <= 4])
-            score[z] = sum(_objective_weight(game, h) for h in near) - 0.05 * sum(
-                _allied_strength_near(game, b, 2) for b in beaches)
+        score = _zone_scores(game, zones)
         ranked = sorted(zones, key=lambda z: (-score[z], z))
         return {div: ranked[i % len(ranked)] for i, div in enumerate(divisions)}
 
@@ -700,15 +719,7 @@ class AxisInvasionDecisions(InvasionDecisions):
         weight near the beaches less the Allied strength there, as the
         default) is within ``opening_spread`` of the best; the two divisions
         take different zones while there are two.  Output: division -> zone."""
-        d = _dist(game)
-        land = np.flatnonzero(game.static.land)
-        score = {}
-        for z, beaches in zones.items():
-            near = set()
-            for b in beaches:
-                near.update(int(x) for x in land[d[b, land] <= 4])
-            score[z] = sum(_objective_weight(game, h) for h in near) - 0.05 * sum(
-                _allied_strength_near(game, b, 2) for b in beaches)
+        score = _zone_scores(game, zones)
         ranked = sorted(zones, key=lambda z: (-score[z], z))
         spread = self._vec("opening_spread", 0.25) * max(abs(score[ranked[0]]), 1.0)
         good = [z for z in ranked if score[z] >= score[ranked[0]] - spread] or ranked[:1]

@@ -14,25 +14,8 @@ from malta_sim.iod.rules import combat, movement
 from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED
 from malta_sim.iod.static import odds_level
 
-from tests.conftest import h, make, random_position, Scripted, static, u
+from tests.conftest import example_9_9, h, make, random_position, Scripted, static, u
 from tests.oracles import iod_rules as ref
-
-
-def example_9_9(stand=False):
-    """Rule 9.9 example: three 186th Regiment 6-7-6 paratroop battalions and the
-    1-8 tank company attack two British 6-6 battalions on clear terrain by day,
-    with two 5-2 artillery battalions against the British 9-3 artillery."""
-    g = make({
-        "1311": ["allied.uk.8m", "allied.uk.2rwk"],
-        "1210": ["axis.185.v_186", "axis.un.tank_10"],
-        "1310": ["axis.185.vi_186"],
-        "1211": ["axis.185.vii_186"],
-        "1209": ["axis.185.art_1", "axis.185.art_2"],
-        "1412": ["allied.uk.art_12"],
-    }, policies=(Scripted(AXIS), Scripted(ALLIED, stand=stand)))
-    att = [u("axis.185.v_186"), u("axis.un.tank_10"), u("axis.185.vi_186"), u("axis.185.vii_186")]
-    sup = [u("axis.185.art_1"), u("axis.185.art_2")]
-    return g, att, sup
 
 
 def test_rule_9_9_example():
