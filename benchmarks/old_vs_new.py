@@ -2,12 +2,15 @@
 
     python benchmarks/old_vs_new.py REV [--scenario hercules] [--games 100] [--rounds 5]
     python benchmarks/old_vs_new.py aa700fd --scenario intro --games 200 --rounds 3
+    python benchmarks/old_vs_new.py e1c4d97 --axis-policy balanced --allied-policy static
 
 The machine's speed drifts (by up to 2x on a shared machine), so figures taken
 at different times cannot be compared.  This script times both versions in
 the same run, alternating old, new, old, new ... for ``--rounds`` rounds, each
 timing in a fresh process that plays ``--games`` games of ``--scenario`` under
-the default bots with one worker, after a warm-up game (data, numba cache).
+the default bots (or the named ``--axis-policy`` / ``--allied-policy``, which
+must exist in both versions: when the default bots of the two versions
+differ, naming the same pairing times the engines rather than the bots) with one worker, after a warm-up game (data, numba cache).
 It reports each version's median games per CPU-second (the CPU time of the
 timing process, so a loaded machine slows both alike) and the ratio new/old
 with the range of the per-round ratios, and the same for game turns per
@@ -41,21 +44,24 @@ _TIMER = r"""
 import json, sys, time
 sys.path.insert(0, {root!r})
 from malta_sim.batch import run_games
-run_games({scenario!r}, 1, {seed} + 1, n_jobs=1)          # warm-up: data, numba cache
+kw = {policies!r}
+run_games({scenario!r}, 1, {seed} + 1, n_jobs=1, **kw)          # warm-up: data, numba cache
 c0 = time.process_time(); w0 = time.perf_counter()
-df = run_games({scenario!r}, {games}, {seed}, n_jobs=1)
+df = run_games({scenario!r}, {games}, {seed}, n_jobs=1, **kw)
 cpu = time.process_time() - c0; wall = time.perf_counter() - w0
 import malta_sim
 start = 4 if {scenario!r} == "intro" else 0        # the Introductory Scenario begins on turn 4
 turns = int((df["end_turn"] - start + 1).sum()) if "end_turn" in df else 0
 print("TIMED " + json.dumps({{"cpu_s": cpu, "wall_s": wall, "games": len(df), "turns": turns,
-                              "package": malta_sim.__file__}}))
+                              "package": malta_sim.__file__,
+                              "bots": [str(df["axis_policy"].iloc[0]), str(df["allied_policy"].iloc[0])]}}))
 """
 
 
-def time_version(root: Path, scenario: str, games: int, seed: int) -> dict:
+def time_version(root: Path, scenario: str, games: int, seed: int, policies: dict | None = None) -> dict:
     """Play ``games`` games of ``scenario`` with the package under ``root`` in a
-    fresh process.
+    fresh process (``policies``: ``axis_policy`` / ``allied_policy`` keywords
+    of ``run_games``; default bots when empty).
 
     Returns
     -------
@@ -63,15 +69,16 @@ def time_version(root: Path, scenario: str, games: int, seed: int) -> dict:
         ``cpu_s`` (float, CPU seconds of the timed batch), ``wall_s``,
         ``games`` (int), ``turns`` (int, game turns played in all: the two
         versions may play games of different lengths when a rule or a bot
-        changed, so turns per CPU-second is the fairer speed) and ``package`` (the ``malta_sim/__init__.py`` that was
-        imported, to show which version ran).
+        changed, so turns per CPU-second is the fairer speed), ``package`` (the ``malta_sim/__init__.py`` that was
+        imported, to show which version ran) and ``bots`` (the Axis and Allied
+        policy names of the result rows).
 
     Raises
     ------
     RuntimeError
         The child process failed (its last output is in the message).
     """
-    code = _TIMER.format(root=str(root), scenario=scenario, games=games, seed=seed)
+    code = _TIMER.format(root=str(root), scenario=scenario, games=games, seed=seed, policies=dict(policies or {}))
     r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
     for line in r.stdout.splitlines():
         if line.startswith("TIMED "):
@@ -80,7 +87,7 @@ def time_version(root: Path, scenario: str, games: int, seed: int) -> dict:
 
 
 def compare(old_root: Path, new_root: Path, scenario: str, games: int, rounds: int, seed: int = 1942,
-            echo=print) -> dict:
+            echo=print, policies: dict | None = None) -> dict:
     """Alternate timings of the two versions; return per-round figures and medians.
 
     Returns
@@ -95,7 +102,7 @@ def compare(old_root: Path, new_root: Path, scenario: str, games: int, rounds: i
     for k in range(rounds):
         pair, tpair = {}, {}
         for name, root in (("old", old_root), ("new", new_root)):
-            t = time_version(root, scenario, games, seed)
+            t = time_version(root, scenario, games, seed, policies)
             pair[name] = t["games"] / t["cpu_s"]
             tpair[name] = t.get("turns", 0) / t["cpu_s"]
             out[name].append(pair[name])
@@ -118,7 +125,10 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=100, help="games per timing (default 100)")
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
     ap.add_argument("--seed", type=int, default=1942)
+    ap.add_argument("--axis-policy", default=None, help="Axis bot in both versions (default: each version's default)")
+    ap.add_argument("--allied-policy", default=None, help="Allied bot in both versions (default: each version's default)")
     a = ap.parse_args(argv)
+    policies = {k: v for k, v in (("axis_policy", a.axis_policy), ("allied_policy", a.allied_policy)) if v}
     if a.games < 1 or a.rounds < 1:
         ap.error("--games and --rounds must be at least 1")
     ok = subprocess.run(["git", "rev-parse", "--verify", f"{a.rev}^{{commit}}"], cwd=ROOT,
@@ -132,8 +142,9 @@ def main(argv=None) -> int:
         subprocess.run(["git", "worktree", "add", "--detach", str(old_root), sha], cwd=ROOT,
                        check=True, capture_output=True)
         try:
-            print(f"{a.scenario}, {a.games} games per timing, {a.rounds} rounds; old = {sha}, new = this checkout")
-            res = compare(old_root, ROOT, a.scenario, a.games, a.rounds, a.seed)
+            bots = ", ".join(f"{k} {v}" for k, v in policies.items()) or "default bots"
+            print(f"{a.scenario}, {a.games} games per timing, {a.rounds} rounds, {bots}; old = {sha}, new = this checkout")
+            res = compare(old_root, ROOT, a.scenario, a.games, a.rounds, a.seed, policies=policies)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old_root)], cwd=ROOT,
                            capture_output=True)

@@ -179,3 +179,6 @@ def test_old_vs_new_times_both_versions_in_turns():
     assert res["median_ratio"] == pytest.approx(res["median_new"] / res["median_old"])
     assert seen and seen[0].startswith("round 1/1")
     assert OV.main(["no-such-revision-xyz"]) == 2
+    # a named pairing reaches the timed games
+    t = OV.time_version(ROOT, "hercules", 1, 5, {"axis_policy": "cautious", "allied_policy": "static"})
+    assert t["bots"] == ["cautious", "static"] and t["games"] == 1
