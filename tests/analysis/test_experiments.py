@@ -44,3 +44,30 @@ def test_invasion_timing_study_runs(sc, tmp_path):
     text = (tmp_path / "summary.md").read_text()
     assert "| as planned |" in text and "| hold to 1 Jul AM |" in text
     assert (tmp_path / "surrender_dates.png").exists()
+
+
+def test_ladder_pairs_each_preset_with_its_predecessor(tmp_path):
+    """experiments/ladder.py: every rung is the paired comparison (common
+    random numbers) of a preset with its predecessor against each opponent,
+    the same numbers as :func:`paired_comparison` on those two arms; the
+    frame written with --out gives the same table read back with --from."""
+    sys.path.insert(0, str(EXP))
+    import ladder
+
+    from malta_sim.analysis.paired import paired_comparison
+
+    games = ladder.play("hercules", 4, 3, 1, axis=("random", "balanced"), allied=("static",), echo=lambda *_: None)
+    assert set(games["arm"]) == {"random vs static", "balanced vs static"}
+    assert games.groupby("arm")["game"].apply(sorted).map(tuple).nunique() == 1   # the same games in every arm
+    rungs = ladder.rung_table(games, "axis", ("random", "balanced"), ("static",))
+    assert len(rungs) == 1
+    r = rungs.iloc[0]
+    ref = paired_comparison(games, "random vs static", "balanced vs static")
+    assert (r.preset, r.predecessor, r.opponent, r.games) == ("balanced", "random", "static", 4)
+    assert r.difference == pytest.approx(ref.difference) and r.p_value == pytest.approx(ref.mcnemar_pvalue)
+    assert r.rate_preset == pytest.approx((games.loc[games["arm"] == "balanced vs static", "winner"] == "axis").mean())
+    out = tmp_path / "ladder.parquet"
+    assert ladder.main(["--games", "4", "--seed", "3", "--jobs", "1", "--axis", "random", "balanced",
+                        "--allied", "static", "--out", str(out)]) == 0
+    assert ladder.main(["--from", str(out), "--axis", "random", "balanced", "--allied", "static",
+                        "--markdown"]) == 0
