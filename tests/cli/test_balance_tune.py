@@ -110,7 +110,7 @@ def test_tune_small_real_run_saves_a_loadable_preset_and_resumes(tmp_path):
     paired figures are printed; the saved preset loads; the same command run again
     from its checkpoint reads the finished trials instead of playing them."""
     pf = tmp_path / "tuned.toml"
-    args = ["tune", "intro", "--side", "axis", "--opponent", "static", "--params", "min_odds,bombard",
+    args = ["tune", "intro", "--side", "axis", "--start", "balanced", "--opponent", "static", "--params", "min_odds,bombard",
             "--trials", "3", "--games", "2", "--seed", "4", "--validate-games", "2", "--checkpoint",
             tmp_path / "ck", "--save-preset", "quick", "--preset-file", pf, "--out", tmp_path / "t.csv"]
     r = _cli(*args, cwd=tmp_path)

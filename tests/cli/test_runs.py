@@ -214,7 +214,7 @@ def test_corrupted_checkpoint_chunk_is_replayed_with_one_plain_line(tmp_path):
     (["im", "activation", "--a", "axis:XX", "--b", "allied:Central"], "axis formations with an AM: 7, O, R, St"),
     (["im", "reach", "--unit", "I/Sx", "--hex", "2630"], "did you mean I/St"),
     (["run", "--scenario", "intro", "--games", "1", "--seed", "1", "--axis-policy", "zz", "--out", "x.parquet"],
-     "choose one of: balanced, aggressive, cautious, solitaire, "),
+     "choose one of: tuned, balanced, aggressive, cautious, solitaire, "),
     (["run", "--scenario", "nope", "--games", "1", "--seed", "1", "--out", "x.parquet"],
      "choose one of: hercules, im-c3, intro"),
     (["odds", "crt", "--attack", "3", "--defense", "2", "--terrain", "swamp", "--time", "day"], "one of: airfield"),
