@@ -11,10 +11,11 @@ from malta_sim.play import play_games
 GAMES = range(40)
 
 
-@pytest.fixture(scope="module")
-def hercules_events():
-    """Event logs of 40 Hercules games, default Axis and Allied presets."""
-    return play_games("hercules", 3, GAMES, axis_policy="axis:balanced", allied_policy="allied:active",
+@pytest.fixture(scope="module", params=["axis:tuned", "axis:balanced"])
+def hercules_events(request):
+    """Event logs of 40 Hercules games of the default Axis preset (``tuned``)
+    and of ``balanced`` against the default Allied preset."""
+    return play_games("hercules", 3, GAMES, axis_policy=request.param, allied_policy="allied:active",
                       event_log=True).events
 
 
