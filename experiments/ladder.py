@@ -121,6 +121,18 @@ def arm_table(games: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
+def matrix_markdown(arms: pd.DataFrame, axis, allied) -> str:
+    """Axis win rate (95 % Wilson interval) of every pairing of one scenario
+    as a markdown table: Axis presets down, Allied presets across."""
+    cell = {a: f"{100 * r:.1f}% ({100 * lo:.0f}-{100 * hi:.0f})"
+            for a, r, lo, hi in zip(arms["arm"], arms["axis_win_rate"], arms["low"], arms["high"])}
+    lines = ["| Axis \\ Allied | " + " | ".join(f"`{b}`" for b in allied) + " |",
+             "|---|" + "---|" * len(allied)]
+    for a in axis:
+        lines.append(f"| `{a}` | " + " | ".join(cell.get(arm_name(a, b), "") for b in allied) + " |")
+    return "\n".join(lines)
+
+
 def markdown(rungs: pd.DataFrame) -> str:
     """The rung table as a markdown table (differences in points of Axis win rate)."""
     lines = ["| scenario | side | preset | over | against | games | Axis wins: predecessor | preset | "
@@ -161,6 +173,10 @@ def main(argv=None) -> int:
     rungs = pd.concat(parts, ignore_index=True)
     arms = arm_table(games)
     if a.markdown:
+        for scen, g in arms.groupby("scenario", sort=False):
+            print(f"{scen}: Axis win rate (95% Wilson interval), {int(g['games'].max())} games a pairing\n")
+            print(matrix_markdown(g, a.axis, a.allied))
+            print()
         print(markdown(rungs))
     else:
         with pd.option_context("display.width", 200, "display.max_rows", 200):
