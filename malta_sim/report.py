@@ -359,6 +359,7 @@ def _highlights(df: pd.DataFrame, curves: dict, cal, game: str | None = None, ar
         parts = [f"{_pct(v / len(allied), 0)} {END_REASON_MEANING.get(k, k)}"
                  for k, v in allied["end_reason"].value_counts().items()]
         out.append("Allied wins: " + "; ".join(parts) + ".")
+    out += _first_turn_lines(df)
     c = curves.get("first_airfield")
     if c is not None:
         if arm is not None:
@@ -366,6 +367,33 @@ def _highlights(df: pd.DataFrame, curves: dict, cal, game: str | None = None, ar
         end1 = c.loc[c["turn"] == first_day_end, "events"].sum() / max(1, c.loc[c["turn"] == first_day_end, "games"].sum())
         out.append(f"An airfield had been captured by the Axis by the end of the first day in {_pct(end1, 0)} of "
                    "games" + (" (beyond the airfields it held at set-up)." if game != "invasion_malta" else "."))
+    return out
+
+
+#: Loss causes of the ``<side>_first_turn_loss_<cause>`` columns, as the report words them.
+_CAUSE_WORDS = {"coastal_fire": "coastal fire", "waters_edge": "water's edge", "overstack": "over-stacking"}
+
+
+def _first_turn_lines(df: pd.DataFrame) -> list[str]:
+    """The blunder indicators in a sentence or two (Island of Death frames that
+    carry them, :data:`malta_sim.analysis.glossary.BLUNDER_COLUMNS`): mean steps
+    lost per game on the scenario's first turn, by cause, and the share of Axis
+    bombardments fired at a column that could do nothing (rule 10.12)."""
+    out = []
+    if "axis_steps_lost_first_turn" in df.columns and len(df):
+        causes = [c[len("axis_first_turn_loss_"):] for c in df.columns if c.startswith("axis_first_turn_loss_")]
+        parts = ", ".join(f"{_CAUSE_WORDS.get(c, c)} {df['axis_first_turn_loss_' + c].mean():.1f}"
+                          for c in causes if df["axis_first_turn_loss_" + c].mean() >= 0.05)
+        line = f"On the first game turn the Axis lost {df['axis_steps_lost_first_turn'].mean():.1f} steps a game"
+        line += f" ({parts})" if parts else ""
+        if "allied_steps_lost_first_turn" in df.columns:
+            line += f", the Allies {df['allied_steps_lost_first_turn'].mean():.1f}"
+        out.append(line + ".")
+    if {"axis_bombardments", "axis_bombardments_no_effect"} <= set(df.columns):
+        n, k = int(df["axis_bombardments"].sum()), int(df["axis_bombardments_no_effect"].sum())
+        if n:
+            out.append(f"{k} of {n} Axis bombardments ({_pct(k / n, 0)}) were fired at a Bombardment Table "
+                       "column that could have no effect.")
     return out
 
 

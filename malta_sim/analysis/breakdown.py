@@ -39,9 +39,12 @@ NUMERIC_COLUMNS = (
     "towns_axis",
     "forts_destroyed",
     "axis_hqs_lost",
+    "allied_hqs_lost",
     "warships_damaged",
     "final_surrender_modifier",
     "weather_days_rainy",
+    "axis_steps_lost_first_turn",
+    "allied_steps_lost_first_turn",
 )
 
 

@@ -51,6 +51,52 @@ IOD_COLUMNS = {
     "weather_days_rainy": ("days", "days with Rainy weather (rule 17.2)"),
 }
 
+#: Causes of the first-turn step losses (``<side>_first_turn_loss_<cause>``):
+#: cause -> what it covers, with rules (the LOSS_* codes of ``malta_sim.iod.state``).
+FIRST_TURN_LOSS_CAUSES = {
+    "landing": "landing losses (rule 18.5)",
+    "coastal_fire": "coastal gun fire at the wave boxes (rule 16.56) and at warships (rule 16.55)",
+    "waters_edge": "water's edge combat (rules 18.61 Axis losses, 18.62 Allied losses)",
+    "drowned": "paratroops dropped into the sea (rule 19.45)",
+    "combat": "ground combat and its retreats (rules 9.5, 9.61, 9.62, 9.71) and hostile landings "
+              "(rules 19.51-19.53)",
+    "bombardment": "bombardment results (rule 10.12), the Z result's step losses included (rule 9.41)",
+    "overstack": "over-stacked units eliminated (rule 7.2)",
+    "other": "any other cause (overrun 6.52, demoralized again 11.4, AA fire 16.12, air attack 17.52, "
+             "airborne losses 19.46)",
+}
+#: The Island of Death columns that show what decided a game (first-turn losses by
+#: cause, the divisions' first turn ashore, Allied HQs, bombardments that could do
+#: nothing, games over on the first day): outcomes, never sweep parameters.
+BLUNDER_COLUMNS = {
+    f"{side}_steps_lost_first_turn": (
+        "steps", f"{side.capitalize()} steps eliminated, counted for victory as {side}_steps_lost (rules 20.1, "
+        "20.2), during the scenario's first game turn (Operation Hercules: turn 0, 29 June AM; Introductory "
+        "Scenario: turn 4, 30 June AM); the scenario's starting count excluded, replacements not subtracted; "
+        f"the sum of the {side}_first_turn_loss_* columns") for side in ("axis", "allied")}
+BLUNDER_COLUMNS.update({
+    f"{side}_first_turn_loss_{cause}": ("steps", f"{side.capitalize()} steps lost in the scenario's first game "
+                                        f"turn to {meaning}")
+    for side in ("axis", "allied") for cause, meaning in FIRST_TURN_LOSS_CAUSES.items()})
+BLUNDER_COLUMNS.update({
+    "div4_first_ashore_turn": ("turn, -1 never", "first turn a piece of the Italian 4th Division 'Livorno' "
+                               "(attached to it, rule 15.2, else printed in it; not its leader) was on the map: landed from a wave box (rules 18.5, 18.8) or "
+                               "at an airfield (rule 16.13); the scenario's first turn when it was on the map "
+                               "at set-up"),
+    "div20_first_ashore_turn": ("turn, -1 never", "the same for the Italian 20th Division 'Friuli'"),
+    "allied_hqs_lost": ("count", "Allied HQ eliminations (rule 16.81)"),
+    "axis_bombardments": ("count", "Axis bombardments, one per target hex and combat phase (rule 10.12)"),
+    "axis_bombardments_no_effect": ("count", "Axis bombardments that could have no effect: the Bombardment "
+                                    "Table column used reads '-' on every 2d6 roll, or the strength is below the "
+                                    "row's minimum (rule 10.12)"),
+    "allied_bombardments": ("count", "Allied bombardments (rule 10.12)"),
+    "allied_bombardments_no_effect": ("count", "Allied bombardments that could have no effect (as "
+                                      "axis_bombardments_no_effect)"),
+    "ended_first_day": ("bool", "the game ended on the scenario's first day (Operation Hercules: 29 June; "
+                        "Introductory Scenario: 30 June)"),
+})
+IOD_COLUMNS.update(BLUNDER_COLUMNS)
+
 #: Result columns of Invasion: Malta games (victory conditions reconstructed).
 IM_COLUMNS = {
     "objectives_held": ("hexes", "objective hexes held by the Axis at the end"),

@@ -24,6 +24,7 @@ import statsmodels.formula.api as smf
 
 from ..errors import OptionError
 from .frames import with_outcomes
+from .glossary import BLUNDER_COLUMNS
 from .rates import win_rates
 
 #: Result columns that are outcomes, never sweep parameters.
@@ -32,7 +33,7 @@ OUTCOME_COLUMNS = {
     "last_surrender_roll", "axis_steps_lost", "allied_steps_lost", "airfields_axis", "cities_axis",
     "towns_axis", "forts_destroyed", "first_airfield_turn", "first_city_turn", "axis_hqs_lost",
     "warships_damaged", "rn_intervention", "weather_days_rainy", "axis_win", "end_day", "end_turn_name",
-    "arm",
+    "arm", *BLUNDER_COLUMNS,
 }
 
 

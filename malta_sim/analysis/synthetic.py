@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..rng import generator
 from .frames import CALENDARS
+from .glossary import BLUNDER_COLUMNS
 
 
 def synthetic_results(
@@ -56,6 +57,10 @@ def synthetic_results(
     first = cal.first_turn
     span = last - first
     rows, pt_rows = [], []
+    # the indicators of what decided a game (glossary.BLUNDER_COLUMNS): no first-turn
+    # losses, both divisions ashore on the first turn, no bombardments
+    blunders = {c: 0 for c in BLUNDER_COLUMNS if c != "ended_first_day"}
+    blunders.update(div4_first_ashore_turn=first, div20_first_ashore_turn=first)
     for k, (arm, p) in enumerate(arms.items()):
         win = u_win < p
         t_sur = first + np.floor(u_time * span).astype(int)
@@ -94,6 +99,8 @@ def synthetic_results(
                     "warships_damaged": 0,
                     "rn_intervention": 0,
                     "weather_days_rainy": 0,
+                    **blunders,
+                    "ended_first_day": bool(int(end_turn[i]) // cal.turns_per_day == first // cal.turns_per_day),
                 }
             )
             if per_turn:

@@ -27,7 +27,8 @@ from malta_sim.games.registry import GameBatchResult
 from malta_sim.iod import sequence
 from malta_sim.iod.rules import victory
 from malta_sim.iod.game import Game
-from malta_sim.iod.state import SIDE_NAMES, turn_name
+from malta_sim.iod.state import LOSS_CAUSE_NAMES, SIDE_NAMES, turn_name
+from malta_sim.iod.static import FORMATION_CODES
 
 #: Columns of the one-row-per-game frame, in order.
 RESULT_COLUMNS = (
@@ -36,7 +37,18 @@ RESULT_COLUMNS = (
     "axis_steps_lost", "allied_steps_lost", "airfields_axis", "cities_axis", "towns_axis",
     "forts_destroyed", "first_airfield_turn", "axis_hqs_lost", "warships_damaged",
     "rn_intervention", "weather_days_rainy",
+    # what decided the game: first-turn losses by cause, landings, wasted fire
+    "axis_steps_lost_first_turn", "allied_steps_lost_first_turn",
+    *(f"{side}_first_turn_loss_{cause}" for side in SIDE_NAMES for cause in LOSS_CAUSE_NAMES),
+    "div4_first_ashore_turn", "div20_first_ashore_turn", "allied_hqs_lost",
+    "axis_bombardments", "axis_bombardments_no_effect",
+    "allied_bombardments", "allied_bombardments_no_effect", "ended_first_day",
 )
+
+#: Formation codes of the two Italian infantry divisions that land from the
+#: sea (4th "Livorno", 20th "Friuli"; rules 15.1, 18.x) and their row columns.
+_DIVISION_COLUMNS = (("div4_first_ashore_turn", FORMATION_CODES["4"]),
+                     ("div20_first_ashore_turn", FORMATION_CODES["20"]))
 
 
 @lru_cache(maxsize=4)
@@ -120,10 +132,11 @@ def play_game(game: Game) -> Game:
 
 
 def game_row(game: Game, axis_policy: str, allied_policy: str) -> dict:
-    """The result row of a finished (or stopped) game."""
+    """The result row of a finished (or stopped) game: one value per column of
+    :data:`RESULT_COLUMNS` (meanings in :mod:`malta_sim.analysis.glossary`)."""
     s = game.state
     counts = victory.objective_counts(game)
-    return {
+    row = {
         "game": game.game_index,
         "seed": game.seed,
         "scenario": game.scenario.name,
@@ -148,6 +161,41 @@ def game_row(game: Game, axis_policy: str, allied_policy: str) -> dict:
         "rn_intervention": int(s.rn_result[0]),
         "weather_days_rainy": int(s.rainy_days[0]),
     }
+    row.update(blunder_indicators(game))
+    return row
+
+
+def blunder_indicators(game: Game) -> dict:
+    """The columns that show what decided a game, read from the state's
+    result counters (:mod:`.state`, section "result indicators").
+
+    Returns
+    -------
+    dict
+        ``<side>_steps_lost_first_turn`` and ``<side>_first_turn_loss_<cause>``
+        (steps lost for victory, 20.1-20.2, in the scenario's first game turn,
+        by LOSS_* cause), ``div4_first_ashore_turn`` / ``div20_first_ashore_turn``
+        (first turn a piece of the division was on the map, -1 never; 18.x),
+        ``allied_hqs_lost`` (16.81), ``<side>_bombardments`` and
+        ``<side>_bombardments_no_effect`` (10.12), ``ended_first_day`` (bool: the
+        game ended on the scenario's first day).
+    """
+    s = game.state
+    lost = s.first_turn_steps_lost[0]
+    row = {}
+    for side, name in enumerate(SIDE_NAMES):
+        row[f"{name}_steps_lost_first_turn"] = int(lost[side].sum())
+    for side, name in enumerate(SIDE_NAMES):
+        for c, cause in enumerate(LOSS_CAUSE_NAMES):
+            row[f"{name}_first_turn_loss_{cause}"] = int(lost[side, c])
+    for col, f in _DIVISION_COLUMNS:
+        row[col] = int(s.first_ashore_turn[0, f])
+    row["allied_hqs_lost"] = int(s.allied_hqs_lost[0])
+    for side, name in enumerate(SIDE_NAMES):
+        row[f"{name}_bombardments"] = int(s.bombardments[0, side])
+        row[f"{name}_bombardments_no_effect"] = int(s.bombardments_no_effect[0, side])
+    row["ended_first_day"] = bool(s.over[0]) and int(s.turn[0]) // 4 == game.scenario.first_day
+    return row
 
 
 def play_games(scenario: str, seed: int, games, make_policies, *, policy_names=("", ""),

@@ -459,6 +459,24 @@ def one_hex_options(game, u: int) -> list:
                           tb.side_mask[side], tb.base_weight, tb.remnant_level_full).tolist()
 
 
+def note_ashore(game, u: int) -> None:
+    """Record the turn a formation first has a piece ashore (a result column,
+    ``first_ashore_turn``; no rule reads it): ``u`` is entering the map from
+    off it (landing 18.5/18.8, airfield landing 16.13, jump 19.4).  The
+    formation is the one ``u`` is attached to (15.2), else its printed one;
+    leaders do not count.
+
+    Input: ``u`` a piece not yet on the map.  Output: none."""
+    s, t = game.state, game.static
+    if game.tables.utype[u] == st.LEADER:
+        return
+    f = int(s.formation[u])
+    if f < 0:
+        f = int(t.printed_formation[u])
+    if f >= 0 and s.first_ashore_turn[0, f] < 0:
+        s.first_ashore_turn[0, f] = s.turn[0]
+
+
 def move_unit(game, u: int, h: int, how: str) -> None:
     """Place ``u`` on hex ``h`` (on the map) and apply the on-entry effects
     (the land engine's ``enter_hex``: control 2.1, overrun 6.52/16.58, forts
@@ -467,6 +485,8 @@ def move_unit(game, u: int, h: int, how: str) -> None:
     hostile landing of 19.5 decides."""
     movement = _movement()
     s, t = game.state, game.static
+    if s.box[u] != BOX_MAP:
+        note_ashore(game, u)
     s.box[u] = BOX_MAP
     s.hex[u] = h
     s.box_slot[u] = -1

@@ -203,7 +203,8 @@ def setup_scenario(static: st.StaticData, scenario: str, seed: int, game_index: 
 def _finish_setup_now(game: Game) -> None:
     """Control of the start position (2.1), the Axis airfields at the start,
     then the scenario's invasion set-up (3.0, 16.31, 19.3, 22.2, 22.3;
-    :data:`malta_sim.iod.scenarios.SCENARIOS`)."""
+    :data:`malta_sim.iod.scenarios.SCENARIOS`); the formations with pieces on
+    the map are marked ashore on the first turn (``first_ashore_turn``)."""
     from malta_sim.iod.rules.organisation import update_control
     from malta_sim.iod.scenarios import scenario
     t, s, info = game.static, game.state, game.scenario
@@ -211,6 +212,13 @@ def _finish_setup_now(game: Game) -> None:
     info.start_airfields = int((t.airfield & (s.control == AXIS)).sum())
     if not game.skip_invasion:
         scenario(info.name).invasion_setup(game)
+    # formations with pieces (not leaders) on the map at the start: ashore on
+    # the first turn (result column first_ashore_turn, :func:`invasion.note_ashore`)
+    on = (s.box == BOX_MAP) & (t.utype != st.LEADER)
+    forms = np.where(s.formation >= 0, s.formation, t.printed_formation)[on]
+    first = s.first_ashore_turn[0]
+    forms = forms[forms >= 0]
+    first[forms[first[forms] < 0]] = s.turn[0]
 
 
 def _finish_setup(game: Game) -> None:

@@ -119,6 +119,20 @@ def turn_name(turn: int) -> str:
     return f"{date_name(turn // 4)} {TOD_NAMES[turn % 4]}"
 
 
+#: Causes of a step loss, for the first-turn loss tallies (``first_turn_steps_lost``;
+#: result columns ``<side>_first_turn_loss_<name>``).  The cause is read from
+#: the rule an elimination cites (:func:`malta_sim.iod.rules.organisation.loss_cause`).
+LOSS_LANDING = 0        #: landing losses (18.5)
+LOSS_COASTAL_FIRE = 1   #: coastal gun fire at wave boxes (16.56) and at warships (16.55)
+LOSS_WATERS_EDGE = 2    #: water's edge combat (18.61 Axis, 18.62 Allied)
+LOSS_DROWNED = 3        #: paratroops dropped into the sea (19.45)
+LOSS_COMBAT = 4         #: ground combat and its retreats (9.x), hostile landings (19.51-19.53)
+LOSS_BOMBARDMENT = 5    #: bombardment results (10.12), the Z result's step losses included (9.41)
+LOSS_OVERSTACK = 6      #: over-stacked units eliminated (7.2)
+LOSS_OTHER = 7          #: anything else (overrun 6.52, airborne losses 19.46, AA fire 16.12, ...)
+LOSS_CAUSE_NAMES = ("landing", "coastal_fire", "waters_edge", "drowned", "combat", "bombardment",
+                    "overstack", "other")
+
 #: Game end reasons (row column ``end_reason``).
 END_NONE = 0
 END_SURRENDER = 1     #: modified surrender roll <= 0 (20.3): Axis win
@@ -329,6 +343,24 @@ FIELDS: list[Field] = [
           "axial column offset of the stick's target from its marker (19.32)"),
     Field("stick_plan_dr", "unit", "int8", 0, "invasion",
           "axial row offset of the stick's target from its marker (19.32)"),
+    # ----------------------------------------------------------------- result indicators
+    # Counters read only by the result row (engine.game_row); no rule reads them.
+    Field("first_turn_steps_lost", "game", "int16", 0, "land",
+          "steps counted as eliminated for victory (20.1, 20.2; weighted as axis_steps_lost / "
+          "allied_steps_lost) during the scenario's first game turn, per side and LOSS_* cause; "
+          "replacements (17.41) do not subtract", ("n_sides", "n_loss_causes")),
+    Field("allied_hqs_lost", "game", "int16", 0, "land",
+          "Allied HQ eliminations in this game (16.81; row column)"),
+    Field("bombardments", "game", "int16", 0, "land",
+          "bombardments resolved per side (10.12; one per target hex and combat phase)",
+          ("n_sides",)),
+    Field("bombardments_no_effect", "game", "int16", 0, "land",
+          "bombardments per side whose Bombardment Table column gives no result on any 2d6 roll, "
+          "or whose strength is below the row's minimum (10.12)", ("n_sides",)),
+    Field("first_ashore_turn", "game", "int16", -1, "invasion",
+          "per formation, the first turn one of its pieces (not a leader) entered the map by "
+          "landing (18.5, 18.8), airfield landing (16.13) or jump (19.4); the scenario's first "
+          "turn when it had pieces on the map at set-up; -1 never", ("n_formations",)),
 ]
 
 _BY_NAME = {f.name: f for f in FIELDS}
@@ -360,13 +392,15 @@ def allocate(n_units: int, n_hexes: int, n_games: int | None = None,
         ``[1, *extra]``); else the batch size ``G`` (all fields get a leading
         ``G`` axis).
     sizes : dict
-        Extra dimension sizes by name (``n_regiments``, ``n_formations``).
+        Extra dimension sizes by name (``n_regiments``, ``n_formations``; ``n_sides``,
+        ``n_hexes`` and ``n_loss_causes`` have their fixed defaults).
 
     Returns
     -------
     GameState
     """
-    sizes = {"n_regiments": 1, "n_formations": 1, "n_sides": 2, "n_hexes": n_hexes, **(sizes or {})}
+    sizes = {"n_regiments": 1, "n_formations": 1, "n_sides": 2, "n_hexes": n_hexes,
+             "n_loss_causes": len(LOSS_CAUSE_NAMES), **(sizes or {})}
     arrays = []
     for f in FIELDS:
         extra = tuple(sizes[e] for e in f.extra)

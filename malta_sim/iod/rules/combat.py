@@ -1316,9 +1316,35 @@ def bombardment_shift(game, side: int, target: int) -> int:
         bool(dfs) and all(t.utype[u] == st.TANK for u in dfs)))
 
 
+def bombardment_column_has_effect(charts, row: int, col: int) -> bool:
+    """Rule 10.12: whether row ``row`` (stacking total - 1) and column ``col``
+    of the Bombardment Table give a result (D, Z or steps) on some 2d6 roll;
+    False for a column whose every roll 2-12 reads ``-``.
+
+    Inputs: ``charts`` with ``bomb`` int8[n_rows, n_cols, 13] (result code per
+    roll, :mod:`malta_sim.kernels.bombard`).  Output: bool.  The answers of
+    one chart are worked out once and kept."""
+    memo = _BOMB_EFFECTIVE.get(id(charts))
+    if memo is None or memo[0] is not charts:
+        if len(_BOMB_EFFECTIVE) > 16:
+            _BOMB_EFFECTIVE.clear()
+        memo = _BOMB_EFFECTIVE[id(charts)] = (charts, (np.asarray(charts.bomb)[:, :, 2:13] != 0)
+                                              .any(axis=2).tolist())
+    return memo[1][row][col]
+
+
+#: ``id(charts) -> (charts, [row][col] -> has effect)`` (:func:`bombardment_column_has_effect`)
+_BOMB_EFFECTIVE: dict = {}
+
+
 def resolve_bombardment(game, side: int, target: int, units, hurricane=(),
                         fixed_roll: int | None = None) -> dict:
     """Rule 10.12 (10.13, 10.14, 10.21, 12.51-12.52): bombard ``target``.
+
+    Counts the bombardment for ``side`` in the result counters
+    ``bombardments`` and, when no roll of the column used could have an
+    effect (:func:`bombardment_column_has_effect`) or the strength is below
+    the row's minimum, ``bombardments_no_effect``.
 
     Returns
     -------
@@ -1346,7 +1372,9 @@ def resolve_bombardment(game, side: int, target: int, units, hurricane=(),
         artillery.expend(game, u, 2 if u in hurricane else 1)
         if u in hurricane:
             morale.disorganize(game, [u])
+    s.bombardments[0, side] += 1                      # result columns only
     if strength < ch.bomb_min_strength[row]:
+        s.bombardments_no_effect[0, side] += 1
         if game.events is not None:
             game.log("bombardment ineffective", side=side, hexes=[target], units=units,
                      result=f"strength {strength}", rule="10.12")
@@ -1359,6 +1387,8 @@ def resolve_bombardment(game, side: int, target: int, units, hurricane=(),
     dfs = defenders_in(game, target, enemy)
     shift = bombardment_shift(game, side, target)
     col = int(min(max(col + shift, 0), len(ch.bomb_columns) - 1))
+    if not bombardment_column_has_effect(ch, row, col):
+        s.bombardments_no_effect[0, side] += 1        # no roll could do anything (10.12)
     roll = fixed_roll if fixed_roll is not None else game.dice2("bombardment")
     code = int(ch.bomb[row, col, roll])
     out.update(column=col, roll=roll, result=code)

@@ -16,23 +16,39 @@ from malta_sim.iod.rules import breakdown_reform
 from malta_sim.iod.game import illegal
 from malta_sim.iod.state import (ALLIED, AXIS, BOX_DISBANDMENT, BOX_ELIMINATED, BOX_FOLLOW_UP, BOX_MAP,
                     BOX_POOL, BOX_REMOVED, BOX_TURN_TRACK, CLEAR, CLOUDY,
-                    DISORGANIZED, NORMAL, RAINY)
+                    DISORGANIZED, NORMAL, RAINY, LOSS_BOMBARDMENT, LOSS_COASTAL_FIRE, LOSS_COMBAT,
+                    LOSS_DROWNED, LOSS_LANDING, LOSS_OTHER, LOSS_OVERSTACK, LOSS_WATERS_EDGE)
 
 from malta_sim.iod.static import STACK_LIMIT_HALVES   # rule 7.1
 
 
 # ------------------------------------------------------------------ steps (9.5, 17.3)
-def _tally(game, u: int, steps: int) -> None:
-    """Count ``steps`` of unit ``u`` as eliminated for victory (20.1, 20.2)."""
+def tally_side(game, side: int, weighted: int, cause: int) -> None:
+    """Count ``weighted`` steps as eliminated for victory for ``side`` (rules
+    20.1, 20.2): the one place the per-side victory tallies grow.  During the
+    scenario's first game turn the steps are also added to the first-turn
+    tally of their cause (``first_turn_steps_lost[side, cause]``, a LOSS_*
+    code of :mod:`malta_sim.iod.state`; a result column only, no rule reads it).
+
+    Inputs: ``side`` AXIS or ALLIED; ``weighted`` steps already multiplied by
+    the pieces' step weight; ``cause`` a LOSS_* code.  Output: none."""
+    s = game.state
+    if side == AXIS:
+        s.axis_steps_lost[0] += weighted
+    else:
+        s.allied_steps_lost[0] += weighted
+    if s.turn[0] == game.scenario.first_day * 4:
+        s.first_turn_steps_lost[0, side, cause] += weighted
+
+
+def _tally(game, u: int, steps: int, cause: int = LOSS_OTHER) -> None:
+    """Count ``steps`` of unit ``u`` as eliminated for victory (20.1, 20.2),
+    lost to ``cause`` (a LOSS_* code, :func:`loss_cause`)."""
     s, t = game.state, game.static
     if steps <= 0:
         return
     s.steps_lost[u] += steps
-    w = int(t.step_weight[u]) * steps
-    if t.side[u] == AXIS:
-        s.axis_steps_lost[0] += w
-    else:
-        s.allied_steps_lost[0] += w
+    tally_side(game, int(t.side[u]), int(t.step_weight[u]) * steps, cause)
 
 
 def lose_step(game, u: int, reason: str = "") -> bool:
@@ -40,7 +56,7 @@ def lose_step(game, u: int, reason: str = "") -> bool:
     level; a company, an artillery battalion or a unit at its lowest level is
     eliminated.  Returns True when the unit was eliminated."""
     s, t = game.state, game.static
-    _tally(game, u, 1)
+    _tally(game, u, 1, loss_cause(reason or "step loss (9.5)"))
     if (t.size[u] != st.BATTALION or t.utype[u] == st.ARTILLERY
             or s.level[u] >= t.n_levels[u] - 1):
         eliminate(game, u, counted=True, why=reason or "step loss (9.5)")
@@ -74,6 +90,39 @@ _RULE_NUMBER = re.compile(r"\b(\d{1,2}\.\d{1,3})\b")
 #: :func:`cause_rule` answers per cause
 _CAUSE_RULE_OF: dict = {}
 
+#: Loss cause (LOSS_* code) of the rules an elimination cause may cite
+#: (:func:`loss_cause`); a rule of chapter 9 not listed is ground combat.
+_RULE_LOSS_CAUSE = {
+    "18.5": LOSS_LANDING, "16.56": LOSS_COASTAL_FIRE, "16.55": LOSS_COASTAL_FIRE,
+    "18.61": LOSS_WATERS_EDGE, "18.62": LOSS_WATERS_EDGE, "19.45": LOSS_DROWNED,
+    "19.5": LOSS_COMBAT, "19.51": LOSS_COMBAT, "19.52": LOSS_COMBAT, "19.53": LOSS_COMBAT,
+    "10.1": LOSS_BOMBARDMENT, "10.12": LOSS_BOMBARDMENT, "10.14": LOSS_BOMBARDMENT,
+    "7.2": LOSS_OVERSTACK,
+}
+#: :func:`loss_cause` answers per cause text
+_LOSS_CAUSE_OF: dict = {}
+
+
+def loss_cause(why: str) -> int:
+    """The LOSS_* code (:mod:`malta_sim.iod.state`) of an elimination cause
+    ``why``, from the rule it cites (:func:`cause_rule`): 18.5 landing losses,
+    16.55/16.56 coastal fire, 18.61/18.62 water's edge, 19.45 drowned, 10.1x
+    bombardment (a cause that starts with "bombardment" too: the Z result's
+    9.41 losses), 7.2 over-stacking, 19.5x hostile landings and any other 9.x
+    rule ground combat (9.5 combat, 9.61/9.62 retreats, 9.71); anything else
+    (overrun 6.52, 11.4, 16.12, 17.52, 17.6, 19.46, no rule) is LOSS_OTHER.
+    Each cause's answer is worked out once and kept (a few fixed strings)."""
+    c = _LOSS_CAUSE_OF.get(why)
+    if c is None:
+        r = cause_rule(why)
+        if (why or "").startswith("bombardment"):
+            c = LOSS_BOMBARDMENT
+        else:
+            c = _RULE_LOSS_CAUSE.get(r, LOSS_COMBAT if r.startswith("9.") else LOSS_OTHER)
+        if len(_LOSS_CAUSE_OF) < 4096:
+            _LOSS_CAUSE_OF[why] = c
+    return c
+
 
 def eliminate(game, u: int, counted: bool = False, why: str = "") -> None:
     """Remove unit ``u`` from play (box ELIMINATED).
@@ -90,7 +139,7 @@ def eliminate(game, u: int, counted: bool = False, why: str = "") -> None:
         leader_eliminated(game, u)
         return
     if not counted:
-        _tally(game, u, game.steps(u))
+        _tally(game, u, game.steps(u), loss_cause(why))
     h = int(s.hex[u])
     s.box[u] = BOX_ELIMINATED
     s.hex[u] = -1
@@ -136,9 +185,11 @@ def generic_company_returns(game, u: int) -> None:
 def hq_eliminated(game, u: int) -> None:
     """Rules 16.81-16.82: the Allied HQ never returns; an Axis HQ returns in the
     Initial Segment of the fourth day after, unless lost on or after the
-    scenario's cut-off day."""
+    scenario's cut-off day.  Each side's HQ eliminations are counted for the
+    result row (``hqs_lost``, ``allied_hqs_lost``)."""
     s, t = game.state, game.static
     if t.side[u] == ALLIED:
+        s.allied_hqs_lost[0] += 1                # result column only (16.81)
         return
     s.hqs_lost[0] += 1
     if game.day >= game.scenario.hq_cutoff_day:

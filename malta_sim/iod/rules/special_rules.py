@@ -20,7 +20,7 @@ from malta_sim.iod.state import CLEAR, CLOUDY, RAINY
 from malta_sim.iod import proximity
 from malta_sim.iod import static as st
 from malta_sim.iod.state import (ALLIED, AXIS, BOX_FOLLOW_UP, BOX_MAP, BOX_NOT_YET, BOX_POOL,
-                    BOX_REMOVED)
+                    BOX_REMOVED, LOSS_OTHER)
 from malta_sim.iod.rules import warships
 from malta_sim.iod import invasion
 
@@ -479,7 +479,7 @@ def royal_navy_intervention(game) -> None:
         hit = game.policy(ALLIED).rn_damage(game, ships, n)
         hit = [u for u in hit if u in ships][:n]
         for u in hit:
-            warships.damage_warship(game, u)
+            warships.damage_warship(game, u, LOSS_OTHER)
     if res.follow_up_steps:
         for z in range(len(inv.zone_names)):
             for _ in range(res.follow_up_steps):

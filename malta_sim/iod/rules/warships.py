@@ -16,7 +16,8 @@ from malta_sim.iod.rules import coastal_guns as cg
 from malta_sim.iod import invasion
 from malta_sim.iod import static as st
 from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, BOX_NOT_YET, NIGHT, RAINY
-from malta_sim.iod.state import (BOX_DAMAGED)
+from malta_sim.iod.state import (BOX_DAMAGED, LOSS_COASTAL_FIRE)
+from malta_sim.iod.rules import organisation
 
 #: Most warships per hex (16.72); most warships supporting one attack / defense (16.74).
 MAX_PER_HEX = 2
@@ -230,12 +231,15 @@ def _guns_with_box_targets(game, guns) -> set:
 # ====================================================================================
 # Moved from the invasion engine
 # ====================================================================================
-def damage_warship(game, u: int) -> None:
-    """A warship is damaged: out of the game, one Axis step lost (16.55, 20.2)."""
+def damage_warship(game, u: int, cause: int = LOSS_COASTAL_FIRE) -> None:
+    """A warship is damaged: out of the game, one Axis step lost (16.55, 20.2).
+
+    ``cause``: the LOSS_* code its step is tallied under (coastal fire 16.55;
+    the Royal Navy result of 17.6 passes LOSS_OTHER)."""
     s = game.state
     if s.box[u] == BOX_DAMAGED:
         return
     s.box[u], s.hex[u] = BOX_DAMAGED, -1
     s.warships_damaged[0] += 1
-    s.axis_steps_lost[0] += 1
+    organisation.tally_side(game, AXIS, 1, cause)      # 20.2 (a warship's step weight is 0)
     s.steps_lost[u] += 1
