@@ -71,3 +71,24 @@ def test_ladder_pairs_each_preset_with_its_predecessor(tmp_path):
                         "--allied", "static", "--out", str(out)]) == 0
     assert ladder.main(["--from", str(out), "--axis", "random", "balanced", "--allied", "static",
                         "--markdown"]) == 0
+
+
+def test_blunder_table_reads_the_result_frame():
+    """experiments/blunders.py: the figures are the means and shares of the
+    result frame's blunder columns (a hand recount on a tiny batch)."""
+    sys.path.insert(0, str(EXP))
+    import blunders
+
+    from malta_sim.batch import run_games
+
+    df = run_games("hercules", 3, 5, axis_policy="random", allied_policy="static", n_jobs=1)
+    f = blunders.indicators(df)
+    assert f["games"] == 3
+    assert f["axis_steps_lost_first_turn"] == pytest.approx(df["axis_steps_lost_first_turn"].mean())
+    assert f["div20_ashore_share"] == pytest.approx((df["div20_first_ashore_turn"] >= 0).mean())
+    b = df["axis_bombardments"].sum()
+    if b:
+        assert f["axis_bombardments_no_effect_share"] == pytest.approx(df["axis_bombardments_no_effect"].sum() / b)
+    assert f["ended_first_day_low"] <= f["ended_first_day"] <= f["ended_first_day_high"]
+    parts = sum(v for k, v in f.items() if k.startswith("axis_first_turn_"))
+    assert parts == pytest.approx(f["axis_steps_lost_first_turn"])   # the causes add up
