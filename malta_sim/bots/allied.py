@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from malta_sim.iod import static as st
-from malta_sim.iod.state import AXIS
+from malta_sim.iod.state import AXIS, BOX_MAP
 from malta_sim.kernels.crt import crt_cell, split_hits
 from malta_sim.bots import params as P
 from malta_sim.bots.axis import _ParamBot
@@ -89,6 +89,46 @@ def vacate_table(charts, d_max: int) -> np.ndarray:
     return out
 
 
+@st.per_static
+def _key_mask(t) -> np.ndarray:
+    """bool[n_hexes]: airfields and victory cities (rule 20.0 objectives the
+    surrender roll counts), once per :class:`StaticData` (read only)."""
+    key = t.airfield.copy()
+    key[t.victory_cities] = True
+    key.flags.writeable = False
+    return key
+
+
+@st.per_static
+def _key_land_hexes(t) -> np.ndarray:
+    """int64[k]: the land hexes of :func:`_key_mask`, ascending, once per
+    :class:`StaticData` (read only)."""
+    out = np.flatnonzero(_key_mask(t) & t.land)
+    out.flags.writeable = False
+    return out
+
+
+@st.per_static
+def _objective_hexes(t) -> np.ndarray:
+    """int64[k]: land airfields, towns and victory cities (rule 20.0), the
+    objectives the reserve guards, ascending, once per :class:`StaticData`
+    (read only)."""
+    obj = (t.airfield | t.town).copy()
+    obj[t.victory_cities] = True
+    out = np.flatnonzero(obj & t.land)
+    out.flags.writeable = False
+    return out
+
+
+@st.per_static
+def _axis_hqs(t) -> np.ndarray:
+    """int64[k]: the Axis HQ pieces (rule 8.5), once per :class:`StaticData`
+    (read only)."""
+    out = np.flatnonzero((t.utype == st.HQ) & (t.side == AXIS))
+    out.flags.writeable = False
+    return out
+
+
 class AlliedBot(_ParamBot, StaticPolicy):
     """Parameterised Allied bot.
 
@@ -115,6 +155,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         self._init_vec(side, params)
         self._reserve: set | None = None
         self._garrison_static = None
+        self._axis_memo = None        # (game, key, view): see _axis_view
 
     # ------------------------------------------------------------ reserve
     def reserve_units(self, game) -> set:
@@ -133,16 +174,65 @@ class AlliedBot(_ParamBot, StaticPolicy):
         return self._reserve
 
     def _weak_axis_hexes(self, game) -> np.ndarray:
-        """Hexes of Axis stacks with total defense at most ``weak_stack``."""
-        t, s = game.static, game.state
-        tot: dict[int, int] = {}
-        for u in game.on_map(1 - self.side):
-            u = int(u)
-            if not game.is_ground(u):
-                continue
-            h = int(s.hex[u])
-            tot[h] = tot.get(h, 0) + int(t.defense[u, s.level[u]])
-        return np.array([h for h, d in tot.items() if d <= self.vec[P.AL_WEAK]], dtype=np.int64)
+        """int64[k]: hexes of Axis stacks (ground combat units on the map)
+        with total defense at most ``weak_stack``, ascending (from
+        :meth:`_axis_view`)."""
+        return self._axis_view(game)["weak"]
+
+    def _axis_view(self, game) -> dict:
+        """What the reserve decisions read of the Axis ground units on the
+        map (rules 6.1-6.6), computed from their positions and steps:
+
+        ``weak``
+            int64[k]: :meth:`_weak_axis_hexes`, ascending.
+        ``d_weak``
+            int[n_hexes] or None: each hex's distance to the nearest weak
+            stack within ``reserve_radius`` of an objective (airfield, town,
+            victory city); None when there is no such stack.
+        ``ah``
+            Hexes of the Axis ground units, in unit order (int64[m]).
+        ``threat``
+            int64[n_hexes]: per airfield or victory city on land, the Axis
+            ground units within ``reserve_radius``; 0 elsewhere.
+        ``d_axis``
+            int[n_hexes] or None: each hex's distance to the nearest Axis
+            ground unit; None when there is none.
+
+        A cache only: the answer is kept with the game, the bot's
+        ``weak_stack`` and ``reserve_radius`` and the bytes of the Axis
+        pieces' boxes, hexes and levels it was computed from, and computed
+        again when any of these differs (Axis pieces stand still during the
+        Allied movement phase but an Allied move may overrun some, 6.52; a
+        new game or another phase finds other positions)."""
+        s = game.state
+        lo, hi = game.tables.side_run[1 - self.side]
+        key = (s.box[lo:hi].tobytes(), s.hex[lo:hi].tobytes(), s.level[lo:hi].tobytes(),
+               float(self.vec[P.AL_WEAK]), float(self.vec[P.AL_RESERVE_RADIUS]))
+        memo = self._axis_memo
+        if memo is not None and memo[0] is game and memo[1] == key:
+            return memo[2]
+        t = game.static
+        dist = t.grid.distance_table
+        axis = np.flatnonzero((s.box[lo:hi] == BOX_MAP) & game.ground_mask[lo:hi]) + lo
+        ah = s.hex[axis].astype(np.int64)
+        r = self.vec[P.AL_RESERVE_RADIUS]
+        view = {"ah": ah, "weak": ah[:0], "d_weak": None, "d_axis": None,
+                "threat": np.zeros(t.n_hexes, np.int64)}
+        if len(axis):
+            tot = np.bincount(ah, weights=t.defense[axis, s.level[axis]], minlength=t.n_hexes)
+            there = np.bincount(ah, minlength=t.n_hexes) > 0
+            weak = np.flatnonzero(there & (tot <= self.vec[P.AL_WEAK]))   # whole numbers: exact sums
+            view["weak"] = weak
+            oh = _objective_hexes(t)
+            if len(weak) and len(oh):
+                near_obj = weak[dist[np.ix_(weak, oh)].min(axis=1) <= r]
+                if len(near_obj):
+                    view["d_weak"] = dist[:, near_obj].min(axis=1)
+            view["d_axis"] = dist[:, ah].min(axis=1)
+            kh = _key_land_hexes(t)
+            view["threat"][kh] = (dist[np.ix_(kh, ah)] <= r).sum(axis=1)
+        self._axis_memo = (game, key, view)
+        return view
 
     # ------------------------------------------------------------ movement (6)
     def next_move(self, game, mode, candidates):
@@ -199,32 +289,32 @@ class AlliedBot(_ParamBot, StaticPolicy):
         return Move(todo[stop_at], int(best)) if best >= 0 else None
 
     def _move_reserve(self, game, mode, cands):
-        t, s = game.static, game.state
-        dist = t.grid.distance_table
-        weak = self._weak_axis_hexes(game)
-        if not len(weak) or not cands:
+        """Rules 6.1-6.6: the first reserve unit of ``cands`` (ascending, each
+        tried once a phase) not next to a weak Axis stack within
+        ``reserve_radius`` of an objective (:meth:`_axis_view`) moves to the
+        legal hex nearest such a stack (fewest MP, lowest hex), when that
+        brings it nearer; None when no unit does."""
+        skip = self._skip
+        todo = [u for u in sorted(cands) if u not in skip]
+        if not todo:                       # every candidate already tried this phase
             return None
-        obj = (t.airfield | t.town).copy()
-        obj[t.victory_cities] = True
-        oh = np.flatnonzero(obj & t.land)
-        near_obj = weak[dist[np.ix_(weak, oh)].min(axis=1) <= self.vec[P.AL_RESERVE_RADIUS]]
-        if not len(near_obj):
+        d_weak = self._axis_view(game)["d_weak"]
+        if d_weak is None:                 # no weak stack near an objective: nothing tried
             return None
-        for u in sorted(cands):
-            if u in self._skip:
-                continue
-            self._skip.add(u)
-            here = int(s.hex[u])
-            if dist[here, near_obj].min() <= 1:
+        hexes = game.state.hex
+        for u in todo:
+            skip.add(u)
+            d_here = d_weak[hexes[u]]
+            if d_here <= 1:
                 continue
             legal = game.legal_moves(u, mode)
             if not legal:
                 continue
             n = len(legal)
             hs = np.fromiter(legal, np.int64, n)
-            near = dist[hs[:, None], near_obj].min(axis=1)
+            near = d_weak[hs]
             i = np.lexsort((hs, np.fromiter(legal.values(), np.float64, n), near))[0]
-            if near[i] < dist[here, near_obj].min():         # nearest, fewest MP, lowest hex
+            if near[i] < d_here:                              # nearest, fewest MP, lowest hex
                 return Move(u, int(hs[i]))
         return None
 
@@ -233,33 +323,34 @@ class AlliedBot(_ParamBot, StaticPolicy):
         unit moves toward the held airfield or victory city with the most Axis
         ground units within ``reserve_radius`` (ties: the nearer one, then the
         lower hex), to the legal hex nearest it (fewest MP, lowest hex), when
-        that brings it nearer; it stops on the objective."""
-        t, s = game.static, game.state
-        dist = t.grid.distance_table
-        axis = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
-        if not axis or not cands:
+        that brings it nearer; it stops on the objective.  The Axis side of
+        the choice comes from :meth:`_axis_view`."""
+        skip = self._skip
+        todo = [u for u in sorted(cands) if ("r", u) not in skip]
+        if not todo:                       # every candidate already tried this phase
             return None
-        ah = s.hex[axis]
-        key = t.airfield.copy()
-        key[t.victory_cities] = True
-        held = np.flatnonzero(key & t.land & (s.control == self.side))
+        t, s = game.static, game.state
+        view = self._axis_view(game)
+        if view["d_axis"] is None:
+            return None
+        kh = _key_land_hexes(t)
+        held = kh[s.control[kh] == self.side]
         if not len(held):
             return None
-        r = self.vec[P.AL_RESERVE_RADIUS]
-        threat = (dist[np.ix_(held, ah)] <= r).sum(axis=1)
+        threat = view["threat"][held]
         if not threat.any():
             return None
+        dist = t.grid.distance_table
+        d_axis = view["d_axis"]
         goals = held[threat > 0]
-        gthreat = threat[threat > 0]
-        for u in sorted(cands):
-            if ("r", u) in self._skip:
-                continue
-            self._skip.add(("r", u))
+        gthreat = -threat[threat > 0]
+        for u in todo:
+            skip.add(("r", u))
             here = int(s.hex[u])
-            if dist[here, ah].min() <= 1:
+            if d_axis[here] <= 1:
                 continue                                   # engaged: it attacks from here
-            order = np.lexsort((goals, dist[here, goals], -gthreat))
-            goal = int(goals[order[0]])
+            d_goals = dist[here, goals]
+            goal = int(goals[np.lexsort((goals, d_goals, gthreat))[0]])
             if here == goal:
                 continue
             legal = game.legal_moves(u, mode)
@@ -284,16 +375,14 @@ class AlliedBot(_ParamBot, StaticPolicy):
         surrender roll each) and ``w_hq`` per Axis HQ in the hex (20.0: +2
         each eliminated; 8.5)."""
         t, s = game.static, game.state
-        key = t.airfield.copy()
-        key[t.victory_cities] = True
         hs = np.asarray(tgts, np.int64)
-        retake = self.vec[P.AL_W_RETAKE] * (key[hs] & (s.control[hs] == AXIS)).astype(np.float64)
+        retake = self.vec[P.AL_W_RETAKE] * (_key_mask(t)[hs] & (s.control[hs] == AXIS)).astype(np.float64)
         hq = np.zeros(len(hs), np.float64)
         if self.vec[P.AL_W_HQ]:
-            hqs = np.flatnonzero((t.utype == st.HQ) & (t.side == AXIS) & (s.hex >= 0))
-            if len(hqs):
-                hq = self.vec[P.AL_W_HQ] * np.array([int((s.hex[hqs] == h).sum()) for h in tgts],
-                                                    np.float64)
+            hqh = s.hex[_axis_hqs(t)]
+            hqh = hqh[hqh >= 0]
+            if len(hqh):
+                hq = self.vec[P.AL_W_HQ] * np.bincount(hqh, minlength=t.n_hexes)[hs].astype(np.float64)
         return retake, hq
 
     def combat_plan(self, game, options):
