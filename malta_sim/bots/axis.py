@@ -725,6 +725,45 @@ HURRICANE_MIN_GAIN = 0.1
 #: Z half a step, 1 and 2 their steps
 _BOMB_VALUE = {"-": 0.0, "D": 0.25, "Z": 0.5, "1": 1.0, "2": 2.0}
 
+_BOMB_KEPT: dict = {}
+
+
+def bombard_value(strength: int, stack: int, shift: int, charts) -> float:
+    """Expected value in steps of one bombardment (rules 10.12-10.14): the
+    probability of each Bombardment Table result of the exact outcome
+    distribution (:func:`malta_sim.exact.combat.bombardment_distribution`)
+    times its :data:`_BOMB_VALUE`, summed in the distribution's order.
+
+    Parameters
+    ----------
+    strength, stack, shift : int
+        Bombardment strength, stacking total of the target hex and column
+        shift, as :meth:`AxisBot._plan_bombard` works them out.
+    charts : IodCharts
+        The game's combat charts.
+
+    Returns
+    -------
+    float
+
+    A cache only: the answer is a function of its inputs and is kept per
+    ``(charts, strength, stack, shift)`` (the charts object itself is checked,
+    so another game's data recomputes); the kept answers are dropped when
+    there are more than 4096.
+    """
+    key = (id(charts), strength, stack, shift)
+    hit = _BOMB_KEPT.get(key)
+    if hit is not None and hit[0] is charts:
+        return hit[1]
+    from malta_sim.exact.combat import bombardment_distribution
+
+    d = bombardment_distribution(strength, stack, shift, charts)
+    v = sum(o["probability"] * _BOMB_VALUE[o["result"]] for o in d["outcomes"])
+    if len(_BOMB_KEPT) > 4096:
+        _BOMB_KEPT.clear()
+    _BOMB_KEPT[key] = (charts, v)
+    return v
+
 
 class AxisBot(_ParamBot, AxisInvasionDecisions, BalancedPolicy):
     """Parameterised Axis bot (see module docstring and
@@ -938,8 +977,8 @@ class AxisBot(_ParamBot, AxisInvasionDecisions, BalancedPolicy):
         """Rules 10.12-10.14, 12.51-12.52: with ``bombard`` on, the free
         artillery bombards the targets that get no support, most defenders
         first, but only where the exact outcome distribution of the
-        Bombardment Table (:func:`malta_sim.exact.combat.bombardment_distribution`
-        at the strength, stacking total and column shift the engine will use,
+        Bombardment Table (:func:`bombard_value`, from
+        :func:`malta_sim.exact.combat.bombardment_distribution`, at the strength, stacking total and column shift the engine will use,
         :func:`~malta_sim.iod.rules.combat.bombardment_strength`,
         :func:`~malta_sim.iod.rules.combat.stacking_total`,
         :func:`~malta_sim.iod.rules.combat.bombardment_shift`) is worth the
@@ -949,8 +988,6 @@ class AxisBot(_ParamBot, AxisInvasionDecisions, BalancedPolicy):
         (12.52: double strength, both salvos, the guns disorganized) when it
         adds at least :data:`HURRICANE_MIN_GAIN` steps.  The plan is kept for
         :meth:`next_attack`."""
-        from malta_sim.exact.combat import bombardment_distribution
-
         t = game.static
         cb = _combat()
         if self._bombard_ok() and options.bombard:
@@ -965,9 +1002,8 @@ class AxisBot(_ParamBot, AxisInvasionDecisions, BalancedPolicy):
                 shift = cb.bombardment_shift(game, self.side, tgt)
 
                 def value(hur):
-                    d = bombardment_distribution(cb.bombardment_strength(game, tgt, free, hur),
-                                                 stack, shift, t.charts)
-                    return sum(o["probability"] * _BOMB_VALUE[o["result"]] for o in d["outcomes"])
+                    return bombard_value(cb.bombardment_strength(game, tgt, free, hur), stack,
+                                         shift, t.charts)
                 v = value(())
                 hur = {u for u in free if u in hok} if self._hurricane_ok() else set()
                 vh = value(hur) if hur else v
