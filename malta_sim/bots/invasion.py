@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from malta_sim.iod.static import per_static
+
 
 def _dist(game):
     return game.static.grid.distance_table
@@ -77,16 +79,33 @@ def _allied_strength_near_many(game, hexes, radius=1) -> np.ndarray:
 
 def _objective_weights(game) -> list:
     """Objective weight of every hex (see :func:`_objective_weight`), a list of
-    Python floats indexed by dense hex, built once per game."""
-    w = game.cache.get("_objective_weights")
-    if w is None:
-        t = game.static
-        vc = np.zeros(t.n_hexes, bool)
-        vc[np.asarray(t.victory_cities, np.int64)] = True
-        arr = (np.where(t.airfield, 3.0, 0.0) + np.where(vc, 3.0, np.where(t.city, 2.0, 0.0))
-               + np.where(t.town, 1.0, 0.0) + np.where(t.main_port, 2.0, 0.0))
-        w = game.cache["_objective_weights"] = arr.tolist()
-    return w
+    Python floats indexed by dense hex (:func:`_objective_tables`)."""
+    return _objective_tables(game.static)[1]
+
+
+@per_static
+def _objective_tables(t) -> tuple:
+    """The objective weights of every hex (rules 20.0, 12.54: airfields 3,
+    victory cities 3, cities 2, towns 1, main ports 2), built once per
+    :class:`StaticData` (read only).
+
+    Returns
+    -------
+    (float64[n_hexes], list of float, list of float)
+        The weights as an array and as a list of Python floats indexed by
+        dense hex, and per hex the weight of the land hexes within 3 hexes
+        of it (the sum :meth:`AxisInvasionDecisions._landing_beaches` reads;
+        whole numbers, so exact in any order).
+    """
+    vc = np.zeros(t.n_hexes, bool)
+    vc[np.asarray(t.victory_cities, np.int64)] = True
+    arr = (np.where(t.airfield, 3.0, 0.0) + np.where(vc, 3.0, np.where(t.city, 2.0, 0.0))
+           + np.where(t.town, 1.0, 0.0) + np.where(t.main_port, 2.0, 0.0))
+    d = t.grid.distance_table
+    land = np.flatnonzero(t.land)
+    within3 = [float(arr[land[d[b, land] <= 3]].sum()) for b in range(t.n_hexes)]
+    arr.flags.writeable = False
+    return arr, arr.tolist(), within3
 
 
 def _ocean_within(game, h, r):
@@ -126,13 +145,14 @@ def _zone_scores(game, zones: dict) -> dict:
     """
     d = _dist(game)
     land = np.flatnonzero(game.static.land)
+    w = _objective_tables(game.static)[0]
     score = {}
     for z, beaches in zones.items():
-        near = set()
-        for b in beaches:
-            near.update(int(x) for x in land[d[b, land] <= 4])
-        score[z] = sum(_objective_weight(game, h) for h in near) - 0.05 * sum(
-            _allied_strength_near(game, b, 2) for b in beaches)
+        b = np.asarray(beaches, np.int64).reshape(-1)
+        # the land hexes within four hexes of any beach, each once; the
+        # weights are whole numbers, so their sum is exact in any order
+        near = land[(d[np.ix_(b, land)] <= 4).any(axis=0)] if len(b) else land[:0]
+        score[z] = float(w[near].sum()) - 0.05 * sum(_allied_strength_near_many(game, b, 2).tolist())
     return score
 
 
@@ -156,7 +176,7 @@ def _marker_scores(game, options):
     d = _dist(game)
     arr = np.array(options)
     ai = arr.astype(np.int64)
-    w = np.asarray(_objective_weights(game))
+    w = _objective_tables(game.static)[0]
     s = (d[ai[:, None], ai[None, :]] <= 2).astype(np.float64) @ w[ai]
     s = s - (0.3 * _allied_strength_near_many(game, ai, 1) + 0.1 * _allied_strength_near_many(game, ai, 2))
     od = _ocean_dist(game)[ai]
@@ -703,10 +723,8 @@ class AxisInvasionDecisions(InvasionDecisions):
             return []
         near1 = _allied_strength_near_many(game, beaches, 1).tolist()
         near2 = _allied_strength_near_many(game, beaches, 2).tolist()
-        w = np.asarray(_objective_weights(game))
-        d = _dist(game)
-        land = np.flatnonzero(game.static.land)
-        wt = [float(w[land[d[b, land] <= 3]].sum()) for b in beaches]
+        within3 = _objective_tables(game.static)[2]
+        wt = [within3[b] for b in beaches]
         thr = self._vec("beach_threat", 12.0)
         ranked = sorted(range(len(beaches)), key=lambda i: (near1[i] > 0, near1[i], near2[i], -wt[i], beaches[i]))
         ok = [beaches[i] for i in ranked if near1[i] <= thr]
@@ -770,16 +788,20 @@ class AxisInvasionDecisions(InvasionDecisions):
                 for f, hs in targets.items()}
         d = _dist(game)
         hq_ok = {}
+        axis = game.on_map(0)
+        axis = axis[game.ground_mask[axis] & (t.utype[axis] != st_hq())]
         for f, hs in safe.items():
-            mine = game.on_map(0)
-            mine = mine[(s.formation[mine] == f) & game.ground_mask[mine]
-                        & (t.utype[mine] != st_hq())]
-            mh = np.unique(s.hex[mine]) if len(mine) else np.zeros(0, np.int64)
+            mine = axis[s.formation[axis] == f]
             ok = []
-            if len(mh):
-                for h, lg in hs:
-                    if d[int(h), mh].min() <= 1 and _engine()[1].dist_to_allied(game, int(h)) > 2:
-                        ok.append((h, lg))
+            if len(mine) and hs:
+                mh = np.unique(s.hex[mine])
+                th = np.fromiter((int(h) for h, _ in hs), np.int64, len(hs))
+                # next to a combat unit of the formation, then no Allied unit
+                # within 2 hexes (the distance asked only of those hexes)
+                touch = np.flatnonzero(d[np.ix_(th, mh)].min(axis=1) <= 1)
+                if len(touch):
+                    clear = _engine()[0].nearest_allied_units(game, th[touch]) > 2
+                    ok = [hs[i] for i in touch[clear].tolist()]
             hq_ok[f] = ok
         out = []
         rest = [x for x in sticks if x[2] != "hq_engineers"]
