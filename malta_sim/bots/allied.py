@@ -27,10 +27,11 @@ Knobs: :data:`malta_sim.bots.params.ALLIED_PARAMS`.
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from malta_sim.iod import static as st
-from malta_sim.iod.state import AXIS, BOX_MAP
+from malta_sim.iod.state import AXIS
 from malta_sim.kernels.crt import crt_cell, split_hits
 from malta_sim.bots import params as P
 from malta_sim.bots.axis import _ParamBot
@@ -129,6 +130,79 @@ def _axis_hqs(t) -> np.ndarray:
     return out
 
 
+@nb.njit(cache=True)
+def axis_view_kernel(lo, hi, box, hexes, level, ground, defense, dist, obj_hexes, weak_max, radius):
+    """The Axis side of the reserve's choice (rules 6.1-6.6; see
+    :meth:`AlliedBot._axis_view`) in one pass.
+
+    Parameters
+    ----------
+    lo, hi : int
+        The Axis pieces' run of unit indices.
+    box, hexes, level : ndarray[n_units]
+        The game state's per-piece arrays.
+    ground : bool[n_units]
+        Ground combat units.
+    defense : int[n_units, levels]
+        Printed defense strength per level.
+    dist : int[n_hexes, n_hexes]
+        Hex distances.
+    obj_hexes : int64[j]
+        The objectives the reserve guards (:func:`_objective_hexes`).
+    weak_max, radius : float
+        ``weak_stack`` (most total defense of a weak stack) and
+        ``reserve_radius`` (hexes from an objective).
+
+    Returns
+    -------
+    ah : int64[m]
+        Hexes of the Axis ground units on the map, in unit order.
+    weak : int64[k]
+        Hexes of their stacks with total defense at most ``weak_max``,
+        ascending.
+    d_weak : int64[n_hexes]
+        Each hex's distance to the nearest weak stack within ``radius`` of
+        an objective (meaningless when there is none).
+    n_near : int
+        How many weak stacks lie within ``radius`` of an objective.
+    """
+    n = dist.shape[0]
+    tot = np.zeros(n, np.int64)
+    there = np.zeros(n, np.bool_)
+    ah = np.empty(hi - lo, np.int64)
+    m = 0
+    for u in range(lo, hi):
+        if box[u] == 0 and ground[u]:              # BOX_MAP
+            h = np.int64(hexes[u])
+            ah[m] = h
+            m += 1
+            tot[h] += np.int64(defense[u, level[u]])
+            there[h] = True
+    weak = np.empty(n, np.int64)
+    near = np.empty(n, np.int64)
+    k = 0
+    n_near = 0
+    for h in range(n):
+        if there[h] and tot[h] <= weak_max:
+            weak[k] = h
+            k += 1
+            if obj_hexes.shape[0]:
+                d = np.int64(dist[h, obj_hexes[0]])
+                for x in obj_hexes[1:]:
+                    d = min(d, np.int64(dist[h, x]))
+                if d <= radius:
+                    near[n_near] = h
+                    n_near += 1
+    d_weak = np.zeros(n, np.int64)
+    if n_near:
+        for h in range(n):
+            d = np.int64(dist[h, near[0]])
+            for j in range(1, n_near):
+                d = min(d, np.int64(dist[h, near[j]]))
+            d_weak[h] = d
+    return ah[:m], weak[:k], d_weak, n_near
+
+
 class AlliedBot(_ParamBot, StaticPolicy):
     """Parameterised Allied bot.
 
@@ -181,22 +255,19 @@ class AlliedBot(_ParamBot, StaticPolicy):
 
     def _axis_view(self, game) -> dict:
         """What the reserve decisions read of the Axis ground units on the
-        map (rules 6.1-6.6), computed from their positions and steps:
+        map (rules 6.1-6.6), computed from their positions and steps in one
+        compiled call (:func:`axis_view_kernel`):
 
+        ``ah``
+            int64[m]: hexes of the Axis ground units, in unit order.
         ``weak``
             int64[k]: :meth:`_weak_axis_hexes`, ascending.
         ``d_weak``
-            int[n_hexes] or None: each hex's distance to the nearest weak
+            int64[n_hexes] or None: each hex's distance to the nearest weak
             stack within ``reserve_radius`` of an objective (airfield, town,
             victory city); None when there is no such stack.
-        ``ah``
-            Hexes of the Axis ground units, in unit order (int64[m]).
         ``threat``
-            int64[n_hexes]: per airfield or victory city on land, the Axis
-            ground units within ``reserve_radius``; 0 elsewhere.
-        ``d_axis``
-            int[n_hexes] or None: each hex's distance to the nearest Axis
-            ground unit; None when there is none.
+            Filled by :meth:`_axis_threat` when first asked for.
 
         A cache only: the answer is kept with the game, the bot's
         ``weak_stack`` and ``reserve_radius`` and the bytes of the Axis
@@ -206,33 +277,35 @@ class AlliedBot(_ParamBot, StaticPolicy):
         new game or another phase finds other positions)."""
         s = game.state
         lo, hi = game.tables.side_run[1 - self.side]
+        weak_max = float(self.vec[P.AL_WEAK])
+        radius = float(self.vec[P.AL_RESERVE_RADIUS])
         key = (s.box[lo:hi].tobytes(), s.hex[lo:hi].tobytes(), s.level[lo:hi].tobytes(),
-               float(self.vec[P.AL_WEAK]), float(self.vec[P.AL_RESERVE_RADIUS]))
+               weak_max, radius)
         memo = self._axis_memo
         if memo is not None and memo[0] is game and memo[1] == key:
             return memo[2]
         t = game.static
-        dist = t.grid.distance_table
-        axis = np.flatnonzero((s.box[lo:hi] == BOX_MAP) & game.ground_mask[lo:hi]) + lo
-        ah = s.hex[axis].astype(np.int64)
-        r = self.vec[P.AL_RESERVE_RADIUS]
-        view = {"ah": ah, "weak": ah[:0], "d_weak": None, "d_axis": None,
-                "threat": np.zeros(t.n_hexes, np.int64)}
-        if len(axis):
-            tot = np.bincount(ah, weights=t.defense[axis, s.level[axis]], minlength=t.n_hexes)
-            there = np.bincount(ah, minlength=t.n_hexes) > 0
-            weak = np.flatnonzero(there & (tot <= self.vec[P.AL_WEAK]))   # whole numbers: exact sums
-            view["weak"] = weak
-            oh = _objective_hexes(t)
-            if len(weak) and len(oh):
-                near_obj = weak[dist[np.ix_(weak, oh)].min(axis=1) <= r]
-                if len(near_obj):
-                    view["d_weak"] = dist[:, near_obj].min(axis=1)
-            view["d_axis"] = dist[:, ah].min(axis=1)
-            kh = _key_land_hexes(t)
-            view["threat"][kh] = (dist[np.ix_(kh, ah)] <= r).sum(axis=1)
+        ah, weak, d_weak, n_near = axis_view_kernel(lo, hi, s.box, s.hex, s.level, game.ground_mask,
+                                                    t.defense, t.grid.distance_table,
+                                                    _objective_hexes(t), weak_max, radius)
+        view = {"ah": ah, "weak": weak, "d_weak": d_weak if n_near else None, "threat": None}
         self._axis_memo = (game, key, view)
         return view
+
+    def _axis_threat(self, game, view: dict) -> np.ndarray:
+        """int64[n_hexes]: per land airfield or victory city, the Axis ground
+        units (``view["ah"]``, :meth:`_axis_view`) within ``reserve_radius``;
+        0 elsewhere.  Kept in ``view`` (so with the same positions) once
+        computed."""
+        threat = view["threat"]
+        if threat is None:
+            t = game.static
+            kh = _key_land_hexes(t)
+            threat = np.zeros(t.n_hexes, np.int64)
+            threat[kh] = (t.grid.distance_table[np.ix_(kh, view["ah"])]
+                          <= self.vec[P.AL_RESERVE_RADIUS]).sum(axis=1)
+            view["threat"] = threat
+        return threat
 
     # ------------------------------------------------------------ movement (6)
     def next_move(self, game, mode, candidates):
@@ -331,23 +404,23 @@ class AlliedBot(_ParamBot, StaticPolicy):
             return None
         t, s = game.static, game.state
         view = self._axis_view(game)
-        if view["d_axis"] is None:
+        ah = view["ah"]
+        if not len(ah):
             return None
         kh = _key_land_hexes(t)
         held = kh[s.control[kh] == self.side]
         if not len(held):
             return None
-        threat = view["threat"][held]
+        threat = self._axis_threat(game, view)[held]
         if not threat.any():
             return None
         dist = t.grid.distance_table
-        d_axis = view["d_axis"]
         goals = held[threat > 0]
         gthreat = -threat[threat > 0]
         for u in todo:
             skip.add(("r", u))
             here = int(s.hex[u])
-            if d_axis[here] <= 1:
+            if dist[here, ah].min() <= 1:
                 continue                                   # engaged: it attacks from here
             d_goals = dist[here, goals]
             goal = int(goals[np.lexsort((goals, d_goals, gthreat))[0]])
