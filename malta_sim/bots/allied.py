@@ -130,8 +130,19 @@ def _axis_hqs(t) -> np.ndarray:
     return out
 
 
+@st.per_static
+def _near_table(t) -> np.ndarray:
+    """int64[n_hexes, w]: per hex the hexes at most one hex from it
+    (:func:`malta_sim.bots.move_choice.near_table` of the distance table),
+    once per :class:`StaticData` (read only)."""
+    from malta_sim.bots.move_choice import near_table
+
+    return near_table(t.grid.distance_table)
+
+
 @nb.njit(cache=True)
-def axis_view_kernel(lo, hi, box, hexes, level, ground, defense, dist, obj_hexes, weak_max, radius):
+def axis_view_kernel(lo, hi, box, hexes, level, ground, defense, dist, obj_hexes, key_hexes, ring,
+                     weak_max, radius):
     """The Axis side of the reserve's choice (rules 6.1-6.6; see
     :meth:`AlliedBot._axis_view`) in one pass.
 
@@ -149,6 +160,11 @@ def axis_view_kernel(lo, hi, box, hexes, level, ground, defense, dist, obj_hexes
         Hex distances.
     obj_hexes : int64[j]
         The objectives the reserve guards (:func:`_objective_hexes`).
+    key_hexes : int64[q]
+        The land airfields and victory cities (:func:`_key_land_hexes`).
+    ring : int64[n_hexes, w]
+        Per hex ``h`` the hexes ``x`` with ``dist[h, x] <= 1``, padded with
+        -1 (:func:`malta_sim.bots.move_choice.near_table`).
     weak_max, radius : float
         ``weak_stack`` (most total defense of a weak stack) and
         ``reserve_radius`` (hexes from an objective).
@@ -165,6 +181,13 @@ def axis_view_kernel(lo, hi, box, hexes, level, ground, defense, dist, obj_hexes
         an objective (meaningless when there is none).
     n_near : int
         How many weak stacks lie within ``radius`` of an objective.
+    threat : int64[n_hexes]
+        Per hex of ``key_hexes`` the Axis ground units within ``radius``
+        (each unit counted, as ``(dist[h, ah] <= radius).sum()``); 0
+        elsewhere.
+    engaged : bool[n_hexes]
+        Hexes at most one hex from an Axis ground unit (``dist[h, ah].min()
+        <= 1``, read off ``ring``).
     """
     n = dist.shape[0]
     tot = np.zeros(n, np.int64)
@@ -200,7 +223,22 @@ def axis_view_kernel(lo, hi, box, hexes, level, ground, defense, dist, obj_hexes
             for j in range(1, n_near):
                 d = min(d, np.int64(dist[h, near[j]]))
             d_weak[h] = d
-    return ah[:m], weak[:k], d_weak, n_near
+    threat = np.zeros(n, np.int64)
+    for h in key_hexes:
+        c = 0
+        for j in range(m):
+            if dist[h, ah[j]] <= radius:
+                c += 1
+        threat[h] = c
+    engaged = np.zeros(n, np.bool_)
+    for h in range(n):
+        for x in ring[h]:
+            if x < 0:
+                break
+            if there[x]:
+                engaged[h] = True
+                break
+    return ah[:m], weak[:k], d_weak, n_near, threat, engaged
 
 
 class AlliedBot(_ParamBot, StaticPolicy):
@@ -267,7 +305,10 @@ class AlliedBot(_ParamBot, StaticPolicy):
             stack within ``reserve_radius`` of an objective (airfield, town,
             victory city); None when there is no such stack.
         ``threat``
-            Filled by :meth:`_axis_threat` when first asked for.
+            int64[n_hexes]: per land airfield or victory city, the Axis
+            ground units within ``reserve_radius``; 0 elsewhere.
+        ``engaged``
+            bool[n_hexes]: hexes at most one hex from an Axis ground unit.
 
         A cache only: the answer is kept with the game, the bot's
         ``weak_stack`` and ``reserve_radius`` and the bytes of the Axis
@@ -285,27 +326,14 @@ class AlliedBot(_ParamBot, StaticPolicy):
         if memo is not None and memo[0] is game and memo[1] == key:
             return memo[2]
         t = game.static
-        ah, weak, d_weak, n_near = axis_view_kernel(lo, hi, s.box, s.hex, s.level, game.ground_mask,
-                                                    t.defense, t.grid.distance_table,
-                                                    _objective_hexes(t), weak_max, radius)
-        view = {"ah": ah, "weak": weak, "d_weak": d_weak if n_near else None, "threat": None}
+        dist = t.grid.distance_table
+        ah, weak, d_weak, n_near, threat, engaged = axis_view_kernel(
+            lo, hi, s.box, s.hex, s.level, game.ground_mask, t.defense, dist, _objective_hexes(t),
+            _key_land_hexes(t), _near_table(t), weak_max, radius)
+        view = {"ah": ah, "weak": weak, "d_weak": d_weak if n_near else None, "threat": threat,
+                "engaged": engaged}
         self._axis_memo = (game, key, view)
         return view
-
-    def _axis_threat(self, game, view: dict) -> np.ndarray:
-        """int64[n_hexes]: per land airfield or victory city, the Axis ground
-        units (``view["ah"]``, :meth:`_axis_view`) within ``reserve_radius``;
-        0 elsewhere.  Kept in ``view`` (so with the same positions) once
-        computed."""
-        threat = view["threat"]
-        if threat is None:
-            t = game.static
-            kh = _key_land_hexes(t)
-            threat = np.zeros(t.n_hexes, np.int64)
-            threat[kh] = (t.grid.distance_table[np.ix_(kh, view["ah"])]
-                          <= self.vec[P.AL_RESERVE_RADIUS]).sum(axis=1)
-            view["threat"] = threat
-        return threat
 
     # ------------------------------------------------------------ movement (6)
     def next_move(self, game, mode, candidates):
@@ -411,17 +439,18 @@ class AlliedBot(_ParamBot, StaticPolicy):
         held = kh[s.control[kh] == self.side]
         if not len(held):
             return None
-        threat = self._axis_threat(game, view)[held]
+        threat = view["threat"][held]
         if not threat.any():
             return None
         dist = t.grid.distance_table
         goals = held[threat > 0]
         gthreat = -threat[threat > 0]
+        engaged = view["engaged"]
         for u in todo:
             skip.add(("r", u))
             here = int(s.hex[u])
-            if dist[here, ah].min() <= 1:
-                continue                                   # engaged: it attacks from here
+            if engaged[here]:
+                continue                                   # next to an Axis unit: it attacks from here
             d_goals = dist[here, goals]
             goal = int(goals[np.lexsort((goals, d_goals, gthreat))[0]])
             if here == goal:
