@@ -394,7 +394,9 @@ class AlliedBot(_ParamBot, StaticPolicy):
         tried once a phase) not next to a weak Axis stack within
         ``reserve_radius`` of an objective (:meth:`_axis_view`) moves to the
         legal hex nearest such a stack (fewest MP, lowest hex), when that
-        brings it nearer; None when no unit does."""
+        brings it nearer; None when no unit does.  The walk over the
+        candidates is one compiled call
+        (:func:`malta_sim.bots.move_choice.reserve_kernel`)."""
         skip = self._skip
         todo = [u for u in sorted(cands) if u not in skip]
         if not todo:                       # every candidate already tried this phase
@@ -402,22 +404,10 @@ class AlliedBot(_ParamBot, StaticPolicy):
         d_weak = self._axis_view(game)["d_weak"]
         if d_weak is None:                 # no weak stack near an objective: nothing tried
             return None
-        hexes = game.state.hex
-        for u in todo:
-            skip.add(u)
-            d_here = d_weak[hexes[u]]
-            if d_here <= 1:
-                continue
-            legal = game.legal_moves(u, mode)
-            if not legal:
-                continue
-            n = len(legal)
-            hs = np.fromiter(legal, np.int64, n)
-            near = d_weak[hs]
-            i = np.lexsort((hs, np.fromiter(legal.values(), np.float64, n), near))[0]
-            if near[i] < d_here:                              # nearest, fewest MP, lowest hex
-                return Move(u, int(hs[i]))
-        return None
+        from malta_sim.bots import move_choice as mc
+        stop_at, best = mc.reserve_step(game, mode, todo, self.side, mc.CLOSE, d_target=d_weak)
+        skip.update(todo[:stop_at + 1])
+        return Move(todo[stop_at], int(best)) if best >= 0 else None
 
     def _reinforce(self, game, mode, cands):
         """Rules 6.1-6.6 with ``reinforce``: a reserve unit not next to an Axis
@@ -425,15 +415,16 @@ class AlliedBot(_ParamBot, StaticPolicy):
         ground units within ``reserve_radius`` (ties: the nearer one, then the
         lower hex), to the legal hex nearest it (fewest MP, lowest hex), when
         that brings it nearer; it stops on the objective.  The Axis side of
-        the choice comes from :meth:`_axis_view`."""
+        the choice comes from :meth:`_axis_view`; the walk over the
+        candidates is one compiled call
+        (:func:`malta_sim.bots.move_choice.reserve_kernel`)."""
         skip = self._skip
         todo = [u for u in sorted(cands) if ("r", u) not in skip]
         if not todo:                       # every candidate already tried this phase
             return None
         t, s = game.static, game.state
         view = self._axis_view(game)
-        ah = view["ah"]
-        if not len(ah):
+        if not len(view["ah"]):
             return None
         kh = _key_land_hexes(t)
         held = kh[s.control[kh] == self.side]
@@ -442,29 +433,11 @@ class AlliedBot(_ParamBot, StaticPolicy):
         threat = view["threat"][held]
         if not threat.any():
             return None
-        dist = t.grid.distance_table
-        goals = held[threat > 0]
-        gthreat = -threat[threat > 0]
-        engaged = view["engaged"]
-        for u in todo:
-            skip.add(("r", u))
-            here = int(s.hex[u])
-            if engaged[here]:
-                continue                                   # next to an Axis unit: it attacks from here
-            d_goals = dist[here, goals]
-            goal = int(goals[np.lexsort((goals, d_goals, gthreat))[0]])
-            if here == goal:
-                continue
-            legal = game.legal_moves(u, mode)
-            if not legal:
-                continue
-            n = len(legal)
-            hs = np.fromiter(legal, np.int64, n)
-            near = dist[hs, goal]
-            i = np.lexsort((hs, np.fromiter(legal.values(), np.float64, n), near))[0]
-            if near[i] < dist[here, goal]:
-                return Move(u, int(hs[i]))
-        return None
+        from malta_sim.bots import move_choice as mc
+        stop_at, best = mc.reserve_step(game, mode, todo, self.side, mc.GOAL, stay=view["engaged"],
+                                        goals=held[threat > 0], goal_threat=threat[threat > 0])
+        skip.update(("r", u) for u in todo[:stop_at + 1])
+        return Move(todo[stop_at], int(best)) if best >= 0 else None
 
     # ------------------------------------------------------------ combat (9)
     def _valued(self) -> bool:
