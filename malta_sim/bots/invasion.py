@@ -30,14 +30,6 @@ def _dist(game):
     return game.static.grid.distance_table
 
 
-def _allied_hexes(game):
-    from malta_sim.iod.state import ALLIED, BOX_MAP
-
-    s, t = game.state, game.static
-    m = (s.box == BOX_MAP) & (t.side == ALLIED)
-    return np.unique(s.hex[m])
-
-
 _ENGINE: list = []
 
 
@@ -781,12 +773,18 @@ class AxisInvasionDecisions(InvasionDecisions):
         HQ stick (with its engineers) only onto a hex its formation's combat
         units hold or touch with no Allied unit within 2 hexes (16.8: a lost
         HQ costs 2 victory points, 20).  Output: list of (stick_id, hex)."""
+        from malta_sim.bots.move_choice import _walk_statics
+        from malta_sim.iod.state import ALLIED, BOX_MAP
+
         s, t = game.state, game.static
-        occ = set(_allied_hexes(game).tolist())
-        safe = {f: [(h, lg) for h, lg in hs if int(h) not in occ
-                    and not (t.fort[int(h)] and s.control[int(h)] != 0)]
-                for f, hs in targets.items()}
-        d = _dist(game)
+        # the hexes holding an Allied piece or an Allied fort, as a list of
+        # flags (a piece without a hex, -1, marks the extra last entry only)
+        bad = np.zeros(t.n_hexes + 1, bool)
+        bad[s.hex[(s.box == BOX_MAP) & (t.side == ALLIED)]] = True
+        bad[:-1] |= t.fort & (s.control != 0)
+        bad = bad.tolist()
+        safe = {f: [(h, lg) for h, lg in hs if not bad[int(h)]] for f, hs in targets.items()}
+        ring = _walk_statics(t)[-1]          # per hex the hexes at most one hex away, -1 padded
         hq_ok = {}
         axis = game.on_map(0)
         axis = axis[game.ground_mask[axis] & (t.utype[axis] != st_hq())]
@@ -794,11 +792,12 @@ class AxisInvasionDecisions(InvasionDecisions):
             mine = axis[s.formation[axis] == f]
             ok = []
             if len(mine) and hs:
-                mh = np.unique(s.hex[mine])
+                held = np.zeros(t.n_hexes + 1, bool)         # index -1 (ring padding): False
+                held[s.hex[mine]] = True
                 th = np.fromiter((int(h) for h, _ in hs), np.int64, len(hs))
-                # next to a combat unit of the formation, then no Allied unit
-                # within 2 hexes (the distance asked only of those hexes)
-                touch = np.flatnonzero(d[np.ix_(th, mh)].min(axis=1) <= 1)
+                # next to (or on) a combat unit of the formation, then no
+                # Allied unit within 2 hexes (asked only of those hexes)
+                touch = np.flatnonzero(held[ring[th]].any(axis=1))
                 if len(touch):
                     clear = _engine()[0].nearest_allied_units(game, th[touch]) > 2
                     ok = [hs[i] for i in touch[clear].tolist()]
