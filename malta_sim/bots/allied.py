@@ -27,6 +27,8 @@ Knobs: :data:`malta_sim.bots.params.ALLIED_PARAMS`.
 
 from __future__ import annotations
 
+from math import isfinite
+
 import numba as nb
 import numpy as np
 
@@ -509,29 +511,35 @@ class AlliedBot(_ParamBot, StaticPolicy):
         fired = game.state.fired
         sups = [[u for u in plan.support.get(h, []) if not fired[u]] for h in tgts]
         airs = [int(plan.air.get(h, 0)) for h in tgts]
-        res = self._score_many(game, tgts, [options[h] for h in tgts], sups, plan.hurricane,
-                               airs, False)
+        _ok, gains, lvs, out_grp, out_base, u_ptr = self._score_arrays(
+            game, tgts, [options[h] for h in tgts], sups, plan.hurricane, airs, False)
         retake, hq = self._bonus(game, tgts)
         ft = forecast_tables(game)
         vac = vacate_table(game.static.charts, int(ft.d_max))
         min_odds, min_gain = self.vec[P.AL_MIN_ODDS], self.vec[P.AL_MIN_GAIN]
         best = None
-        for i, (_ok, gain, lv, grp, base) in enumerate(res):
-            if not np.isfinite(gain) or lv < min_odds:
+        # the group and forecast base are read only for the attacks that pass
+        for i, (gain, lv) in enumerate(zip(gains.tolist(), lvs.tolist())):
+            if not isfinite(gain) or lv < min_odds:
                 continue
             value = gain
             if retake[i] or hq[i]:
-                _att, _cap, _dfn, _mods, line, fort, def_steps, _as = base
+                b = out_base[i].tolist()
+                line, fort, def_steps = b[5], b[6], b[7]
                 lo, hi = int(ft.line_cols[line, 0]), int(ft.line_cols[line, 1])
                 col = lo
                 for k in range(lo, hi + 1):
                     if ft.col_level[k] <= lv:
                         col = k
-                p = vac[line, col, int(fort), min(max(def_steps, 0), ft.d_max)]
+                p = vac[line, col, int(bool(fort)), min(max(def_steps, 0), ft.d_max)]
                 value += retake[i] * p[0] + hq[i] * p[1]
             if value >= min_gain and (best is None or value > best[0]):
-                best = (value, tgts[i], list(grp))
-        return None if best is None else (best[1], best[2])
+                best = (value, i)
+        if best is None:
+            return None
+        i = best[1]
+        o = int(u_ptr[i])
+        return tgts[i], out_grp[o:o + int(out_base[i, 0])].tolist()
 
     def defensive_support(self, game, options):
         """Rule 9.2 b: the hexes with the most Axis units adjacent first, each

@@ -364,14 +364,8 @@ class _ParamBot:
         k = len(tgts)
         if not k:
             return []
-        flat = list(chain.from_iterable(sup_lists))
-        args = self._kernel_inputs(game, tgts, unit_lists, sup_lists, flat,
-                                   self._thresholds(self._thr_idx))
-        s_hur = np.array([u in hur for u in flat] if hur else [False] * len(flat), np.bool_)
-        out_grp, out_base = args[-2], args[-1]
-        ok, gain, lv = score_targets(*args[:4], plan_mode, whole, *args[5:10], s_hur,
-                                     np.array(airs, np.int64), *args[12:])
-        u_ptr = args[6]
+        ok, gain, lv, out_grp, out_base, u_ptr = self._score_arrays(
+            game, tgts, unit_lists, sup_lists, hur, airs, plan_mode, whole)
         res = []
         grps = out_grp.tolist()
         bases = out_base.tolist()
@@ -381,6 +375,32 @@ class _ParamBot:
             base = (b[1], b[2], b[3], b[4], b[5], bool(b[6]), b[7], b[8])
             res.append((o, g, v, grps[offs[i]:offs[i] + b[0]], base))
         return res
+
+    def _score_arrays(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode,
+                      whole=False) -> tuple:
+        """:meth:`_score_many` (same inputs, at least one target) as the
+        compiled call's own arrays (rules 9.3 a-g, 9.91, 9.92, 9.94, 12.21,
+        12.22, 12.52, 16.42, 17.3).
+
+        Returns
+        -------
+        ok : bool[k]
+        gain : float64[k]
+        level : int64[k]
+        out_grp : int64[m]
+            The best group of target ``i`` from ``u_ptr[i]`` on.
+        out_base : int64[k, 9]
+            Per target the group's size, then its forecast base.
+        u_ptr : int64[k + 1]
+            Offsets of the targets' attackers.
+        """
+        flat = list(chain.from_iterable(sup_lists))
+        args = self._kernel_inputs(game, tgts, unit_lists, sup_lists, flat,
+                                   self._thresholds(self._thr_idx))
+        s_hur = np.array([u in hur for u in flat] if hur else [False] * len(flat), np.bool_)
+        ok, gain, lv = score_targets(*args[:4], plan_mode, whole, *args[5:10], s_hur,
+                                     np.array(airs, np.int64), *args[12:])
+        return ok, gain, lv, args[-2], args[-1], args[6]
 
     def _kernel_inputs(self, game, tgts, unit_lists, sup_lists, flat, thr) -> tuple:
         """The arguments of :func:`~malta_sim.bots.forecast.score_targets`
