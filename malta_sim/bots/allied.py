@@ -456,10 +456,9 @@ class AlliedBot(_ParamBot, StaticPolicy):
         retake = self.vec[P.AL_W_RETAKE] * (_key_mask(t)[hs] & (s.control[hs] == AXIS)).astype(np.float64)
         hq = np.zeros(len(hs), np.float64)
         if self.vec[P.AL_W_HQ]:
-            hqh = s.hex[_axis_hqs(t)]
-            hqh = hqh[hqh >= 0]
-            if len(hqh):
-                hq = self.vec[P.AL_W_HQ] * np.bincount(hqh, minlength=t.n_hexes)[hs].astype(np.float64)
+            hqh = [h for h in s.hex[_axis_hqs(t)].tolist() if h >= 0]     # HQs on the map
+            if hqh:
+                hq = self.vec[P.AL_W_HQ] * np.array([hqh.count(h) for h in tgts], np.float64)
         return retake, hq
 
     def combat_plan(self, game, options):

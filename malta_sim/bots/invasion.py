@@ -1001,10 +1001,10 @@ class AxisInvasionDecisions(InvasionDecisions):
             sib = sib[sib != unit]
             if len(sib):
                 here = int(s.hex[unit])
-                hx = s.hex[sib]
-                n_here = int((hx == here).sum())
-                best = max(options, key=lambda h: (int((hx == h).sum()), -h))
-                n_best = int((hx == best).sum())
+                hx = s.hex[sib].tolist()           # the siblings' hexes, counted per option
+                n_here = hx.count(here)
+                best = max(options, key=lambda h: (hx.count(h), -h))
+                n_best = hx.count(best)
                 if n_best > n_here or (n_best and n_best == n_here and best < here):
                     return best                    # join the larger group (ties: the lower hex)
                 if n_here:
