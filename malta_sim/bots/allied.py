@@ -92,6 +92,18 @@ def vacate_table(charts, d_max: int) -> np.ndarray:
     return out
 
 
+_MODULES: list = []
+
+
+def _move_choice():
+    """The module :mod:`malta_sim.bots.move_choice` (imported on first use:
+    it imports the engine's movement rules, which load the policies)."""
+    if not _MODULES:
+        from malta_sim.bots import move_choice
+        _MODULES.append(move_choice)
+    return _MODULES[0]
+
+
 @st.per_static
 def _key_mask(t) -> np.ndarray:
     """bool[n_hexes]: airfields and victory cities (rule 20.0 objectives the
@@ -383,8 +395,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         todo = [u for u in sorted(cands) if ("g", u) not in self._skip]
         if not todo:                       # every candidate already tried this phase
             return None
-        from malta_sim.bots import move_choice
-        stop_at, best = move_choice.garrison_step(game, mode, todo, self.side,
+        stop_at, best = _move_choice().garrison_step(game, mode, todo, self.side,
                                                   self._garrison_weights(game.static))
         if stop_at < 0:                    # no empty held objective: nothing tried
             return None
@@ -406,7 +417,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         d_weak = self._axis_view(game)["d_weak"]
         if d_weak is None:                 # no weak stack near an objective: nothing tried
             return None
-        from malta_sim.bots import move_choice as mc
+        mc = _move_choice()
         stop_at, best = mc.reserve_step(game, mode, todo, self.side, mc.CLOSE, d_target=d_weak)
         skip.update(todo[:stop_at + 1])
         return Move(todo[stop_at], int(best)) if best >= 0 else None
@@ -435,7 +446,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         threat = view["threat"][held]
         if not threat.any():
             return None
-        from malta_sim.bots import move_choice as mc
+        mc = _move_choice()
         stop_at, best = mc.reserve_step(game, mode, todo, self.side, mc.GOAL, stay=view["engaged"],
                                         goals=held[threat > 0], goal_threat=threat[threat > 0])
         skip.update(("r", u) for u in todo[:stop_at + 1])
