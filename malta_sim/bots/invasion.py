@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from malta_sim.bots import params as P
 from malta_sim.iod.static import per_static
 
 
@@ -694,8 +695,6 @@ class AxisInvasionDecisions(InvasionDecisions):
 
     # ------------------------------------------------------------ helpers
     def _vec(self, slot: str, default: float) -> float:
-        from malta_sim.bots import params as P
-
         idx = P.AX.get(slot)
         vec = getattr(self, "vec", None)
         return float(vec[idx]) if (idx is not None and vec is not None) else default
