@@ -27,6 +27,9 @@ Knobs: :data:`malta_sim.bots.params.ALLIED_PARAMS`.
 
 from __future__ import annotations
 
+from math import isfinite
+
+import numba as nb
 import numpy as np
 
 from malta_sim.iod import static as st
@@ -89,6 +92,169 @@ def vacate_table(charts, d_max: int) -> np.ndarray:
     return out
 
 
+_MODULES: list = []
+
+
+def _move_choice():
+    """The module :mod:`malta_sim.bots.move_choice` (imported on first use:
+    it imports the engine's movement rules, which load the policies)."""
+    if not _MODULES:
+        from malta_sim.bots import move_choice
+        _MODULES.append(move_choice)
+    return _MODULES[0]
+
+
+@st.per_static
+def _key_mask(t) -> np.ndarray:
+    """bool[n_hexes]: airfields and victory cities (rule 20.0 objectives the
+    surrender roll counts), once per :class:`StaticData` (read only)."""
+    key = t.airfield.copy()
+    key[t.victory_cities] = True
+    key.flags.writeable = False
+    return key
+
+
+@st.per_static
+def _key_land_hexes(t) -> np.ndarray:
+    """int64[k]: the land hexes of :func:`_key_mask`, ascending, once per
+    :class:`StaticData` (read only)."""
+    out = np.flatnonzero(_key_mask(t) & t.land)
+    out.flags.writeable = False
+    return out
+
+
+@st.per_static
+def _objective_hexes(t) -> np.ndarray:
+    """int64[k]: land airfields, towns and victory cities (rule 20.0), the
+    objectives the reserve guards, ascending, once per :class:`StaticData`
+    (read only)."""
+    obj = (t.airfield | t.town).copy()
+    obj[t.victory_cities] = True
+    out = np.flatnonzero(obj & t.land)
+    out.flags.writeable = False
+    return out
+
+
+@st.per_static
+def _axis_hqs(t) -> np.ndarray:
+    """int64[k]: the Axis HQ pieces (rule 8.5), once per :class:`StaticData`
+    (read only)."""
+    out = np.flatnonzero((t.utype == st.HQ) & (t.side == AXIS))
+    out.flags.writeable = False
+    return out
+
+
+@st.per_static
+def _near_table(t) -> np.ndarray:
+    """int64[n_hexes, w]: per hex the hexes at most one hex from it
+    (:func:`malta_sim.bots.move_choice.near_table` of the distance table),
+    once per :class:`StaticData` (read only)."""
+    from malta_sim.bots.move_choice import near_table
+
+    return near_table(t.grid.distance_table)
+
+
+@nb.njit(cache=True)
+def axis_view_kernel(lo, hi, box, hexes, level, ground, defense, dist, obj_hexes, key_hexes, ring,
+                     weak_max, radius):
+    """The Axis side of the reserve's choice (rules 6.1-6.6; see
+    :meth:`AlliedBot._axis_view`) in one pass.
+
+    Parameters
+    ----------
+    lo, hi : int
+        The Axis pieces' run of unit indices.
+    box, hexes, level : ndarray[n_units]
+        The game state's per-piece arrays.
+    ground : bool[n_units]
+        Ground combat units.
+    defense : int[n_units, levels]
+        Printed defense strength per level.
+    dist : int[n_hexes, n_hexes]
+        Hex distances.
+    obj_hexes : int64[j]
+        The objectives the reserve guards (:func:`_objective_hexes`).
+    key_hexes : int64[q]
+        The land airfields and victory cities (:func:`_key_land_hexes`).
+    ring : int64[n_hexes, w]
+        Per hex ``h`` the hexes ``x`` with ``dist[h, x] <= 1``, padded with
+        -1 (:func:`malta_sim.bots.move_choice.near_table`).
+    weak_max, radius : float
+        ``weak_stack`` (most total defense of a weak stack) and
+        ``reserve_radius`` (hexes from an objective).
+
+    Returns
+    -------
+    ah : int64[m]
+        Hexes of the Axis ground units on the map, in unit order.
+    weak : int64[k]
+        Hexes of their stacks with total defense at most ``weak_max``,
+        ascending.
+    d_weak : int64[n_hexes]
+        Each hex's distance to the nearest weak stack within ``radius`` of
+        an objective (meaningless when there is none).
+    n_near : int
+        How many weak stacks lie within ``radius`` of an objective.
+    threat : int64[n_hexes]
+        Per hex of ``key_hexes`` the Axis ground units within ``radius``
+        (each unit counted, as ``(dist[h, ah] <= radius).sum()``); 0
+        elsewhere.
+    engaged : bool[n_hexes]
+        Hexes at most one hex from an Axis ground unit (``dist[h, ah].min()
+        <= 1``, read off ``ring``).
+    """
+    n = dist.shape[0]
+    tot = np.zeros(n, np.int64)
+    there = np.zeros(n, np.bool_)
+    ah = np.empty(hi - lo, np.int64)
+    m = 0
+    for u in range(lo, hi):
+        if box[u] == 0 and ground[u]:              # BOX_MAP
+            h = np.int64(hexes[u])
+            ah[m] = h
+            m += 1
+            tot[h] += np.int64(defense[u, level[u]])
+            there[h] = True
+    weak = np.empty(n, np.int64)
+    near = np.empty(n, np.int64)
+    k = 0
+    n_near = 0
+    for h in range(n):
+        if there[h] and tot[h] <= weak_max:
+            weak[k] = h
+            k += 1
+            if obj_hexes.shape[0]:
+                d = np.int64(dist[h, obj_hexes[0]])
+                for x in obj_hexes[1:]:
+                    d = min(d, np.int64(dist[h, x]))
+                if d <= radius:
+                    near[n_near] = h
+                    n_near += 1
+    d_weak = np.zeros(n, np.int64)
+    if n_near:
+        for h in range(n):
+            d = np.int64(dist[h, near[0]])
+            for j in range(1, n_near):
+                d = min(d, np.int64(dist[h, near[j]]))
+            d_weak[h] = d
+    threat = np.zeros(n, np.int64)
+    for h in key_hexes:
+        c = 0
+        for j in range(m):
+            if dist[h, ah[j]] <= radius:
+                c += 1
+        threat[h] = c
+    engaged = np.zeros(n, np.bool_)
+    for h in range(n):
+        for x in ring[h]:
+            if x < 0:
+                break
+            if there[x]:
+                engaged[h] = True
+                break
+    return ah[:m], weak[:k], d_weak, n_near, threat, engaged
+
+
 class AlliedBot(_ParamBot, StaticPolicy):
     """Parameterised Allied bot.
 
@@ -115,6 +281,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         self._init_vec(side, params)
         self._reserve: set | None = None
         self._garrison_static = None
+        self._axis_memo = None        # (game, key, view): see _axis_view
 
     # ------------------------------------------------------------ reserve
     def reserve_units(self, game) -> set:
@@ -133,16 +300,54 @@ class AlliedBot(_ParamBot, StaticPolicy):
         return self._reserve
 
     def _weak_axis_hexes(self, game) -> np.ndarray:
-        """Hexes of Axis stacks with total defense at most ``weak_stack``."""
-        t, s = game.static, game.state
-        tot: dict[int, int] = {}
-        for u in game.on_map(1 - self.side):
-            u = int(u)
-            if not game.is_ground(u):
-                continue
-            h = int(s.hex[u])
-            tot[h] = tot.get(h, 0) + int(t.defense[u, s.level[u]])
-        return np.array([h for h, d in tot.items() if d <= self.vec[P.AL_WEAK]], dtype=np.int64)
+        """int64[k]: hexes of Axis stacks (ground combat units on the map)
+        with total defense at most ``weak_stack``, ascending (from
+        :meth:`_axis_view`)."""
+        return self._axis_view(game)["weak"]
+
+    def _axis_view(self, game) -> dict:
+        """What the reserve decisions read of the Axis ground units on the
+        map (rules 6.1-6.6), computed from their positions and steps in one
+        compiled call (:func:`axis_view_kernel`):
+
+        ``ah``
+            int64[m]: hexes of the Axis ground units, in unit order.
+        ``weak``
+            int64[k]: :meth:`_weak_axis_hexes`, ascending.
+        ``d_weak``
+            int64[n_hexes] or None: each hex's distance to the nearest weak
+            stack within ``reserve_radius`` of an objective (airfield, town,
+            victory city); None when there is no such stack.
+        ``threat``
+            int64[n_hexes]: per land airfield or victory city, the Axis
+            ground units within ``reserve_radius``; 0 elsewhere.
+        ``engaged``
+            bool[n_hexes]: hexes at most one hex from an Axis ground unit.
+
+        A cache only: the answer is kept with the game, the bot's
+        ``weak_stack`` and ``reserve_radius`` and the bytes of the Axis
+        pieces' boxes, hexes and levels it was computed from, and computed
+        again when any of these differs (Axis pieces stand still during the
+        Allied movement phase but an Allied move may overrun some, 6.52; a
+        new game or another phase finds other positions)."""
+        s = game.state
+        lo, hi = game.tables.side_run[1 - self.side]
+        weak_max = float(self.vec[P.AL_WEAK])
+        radius = float(self.vec[P.AL_RESERVE_RADIUS])
+        key = (s.box[lo:hi].tobytes(), s.hex[lo:hi].tobytes(), s.level[lo:hi].tobytes(),
+               weak_max, radius)
+        memo = self._axis_memo
+        if memo is not None and memo[0] is game and memo[1] == key:
+            return memo[2]
+        t = game.static
+        dist = t.grid.distance_table
+        ah, weak, d_weak, n_near, threat, engaged = axis_view_kernel(
+            lo, hi, s.box, s.hex, s.level, game.ground_mask, t.defense, dist, _objective_hexes(t),
+            _key_land_hexes(t), _near_table(t), weak_max, radius)
+        view = {"ah": ah, "weak": weak, "d_weak": d_weak if n_near else None, "threat": threat,
+                "engaged": engaged}
+        self._axis_memo = (game, key, view)
+        return view
 
     # ------------------------------------------------------------ movement (6)
     def next_move(self, game, mode, candidates):
@@ -190,8 +395,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         todo = [u for u in sorted(cands) if ("g", u) not in self._skip]
         if not todo:                       # every candidate already tried this phase
             return None
-        from malta_sim.bots import move_choice
-        stop_at, best = move_choice.garrison_step(game, mode, todo, self.side,
+        stop_at, best = _move_choice().garrison_step(game, mode, todo, self.side,
                                                   self._garrison_weights(game.static))
         if stop_at < 0:                    # no empty held objective: nothing tried
             return None
@@ -199,79 +403,54 @@ class AlliedBot(_ParamBot, StaticPolicy):
         return Move(todo[stop_at], int(best)) if best >= 0 else None
 
     def _move_reserve(self, game, mode, cands):
-        t, s = game.static, game.state
-        dist = t.grid.distance_table
-        weak = self._weak_axis_hexes(game)
-        if not len(weak) or not cands:
+        """Rules 6.1-6.6: the first reserve unit of ``cands`` (ascending, each
+        tried once a phase) not next to a weak Axis stack within
+        ``reserve_radius`` of an objective (:meth:`_axis_view`) moves to the
+        legal hex nearest such a stack (fewest MP, lowest hex), when that
+        brings it nearer; None when no unit does.  The walk over the
+        candidates is one compiled call
+        (:func:`malta_sim.bots.move_choice.reserve_kernel`)."""
+        skip = self._skip
+        todo = [u for u in sorted(cands) if u not in skip]
+        if not todo:                       # every candidate already tried this phase
             return None
-        obj = (t.airfield | t.town).copy()
-        obj[t.victory_cities] = True
-        oh = np.flatnonzero(obj & t.land)
-        near_obj = weak[dist[np.ix_(weak, oh)].min(axis=1) <= self.vec[P.AL_RESERVE_RADIUS]]
-        if not len(near_obj):
+        d_weak = self._axis_view(game)["d_weak"]
+        if d_weak is None:                 # no weak stack near an objective: nothing tried
             return None
-        for u in sorted(cands):
-            if u in self._skip:
-                continue
-            self._skip.add(u)
-            here = int(s.hex[u])
-            if dist[here, near_obj].min() <= 1:
-                continue
-            legal = game.legal_moves(u, mode)
-            if not legal:
-                continue
-            n = len(legal)
-            hs = np.fromiter(legal, np.int64, n)
-            near = dist[hs[:, None], near_obj].min(axis=1)
-            i = np.lexsort((hs, np.fromiter(legal.values(), np.float64, n), near))[0]
-            if near[i] < dist[here, near_obj].min():         # nearest, fewest MP, lowest hex
-                return Move(u, int(hs[i]))
-        return None
+        mc = _move_choice()
+        stop_at, best = mc.reserve_step(game, mode, todo, self.side, mc.CLOSE, d_target=d_weak)
+        skip.update(todo[:stop_at + 1])
+        return Move(todo[stop_at], int(best)) if best >= 0 else None
 
     def _reinforce(self, game, mode, cands):
         """Rules 6.1-6.6 with ``reinforce``: a reserve unit not next to an Axis
         unit moves toward the held airfield or victory city with the most Axis
         ground units within ``reserve_radius`` (ties: the nearer one, then the
         lower hex), to the legal hex nearest it (fewest MP, lowest hex), when
-        that brings it nearer; it stops on the objective."""
-        t, s = game.static, game.state
-        dist = t.grid.distance_table
-        axis = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
-        if not axis or not cands:
+        that brings it nearer; it stops on the objective.  The Axis side of
+        the choice comes from :meth:`_axis_view`; the walk over the
+        candidates is one compiled call
+        (:func:`malta_sim.bots.move_choice.reserve_kernel`)."""
+        skip = self._skip
+        todo = [u for u in sorted(cands) if ("r", u) not in skip]
+        if not todo:                       # every candidate already tried this phase
             return None
-        ah = s.hex[axis]
-        key = t.airfield.copy()
-        key[t.victory_cities] = True
-        held = np.flatnonzero(key & t.land & (s.control == self.side))
+        t, s = game.static, game.state
+        view = self._axis_view(game)
+        if not len(view["ah"]):
+            return None
+        kh = _key_land_hexes(t)
+        held = kh[s.control[kh] == self.side]
         if not len(held):
             return None
-        r = self.vec[P.AL_RESERVE_RADIUS]
-        threat = (dist[np.ix_(held, ah)] <= r).sum(axis=1)
+        threat = view["threat"][held]
         if not threat.any():
             return None
-        goals = held[threat > 0]
-        gthreat = threat[threat > 0]
-        for u in sorted(cands):
-            if ("r", u) in self._skip:
-                continue
-            self._skip.add(("r", u))
-            here = int(s.hex[u])
-            if dist[here, ah].min() <= 1:
-                continue                                   # engaged: it attacks from here
-            order = np.lexsort((goals, dist[here, goals], -gthreat))
-            goal = int(goals[order[0]])
-            if here == goal:
-                continue
-            legal = game.legal_moves(u, mode)
-            if not legal:
-                continue
-            n = len(legal)
-            hs = np.fromiter(legal, np.int64, n)
-            near = dist[hs, goal]
-            i = np.lexsort((hs, np.fromiter(legal.values(), np.float64, n), near))[0]
-            if near[i] < dist[here, goal]:
-                return Move(u, int(hs[i]))
-        return None
+        mc = _move_choice()
+        stop_at, best = mc.reserve_step(game, mode, todo, self.side, mc.GOAL, stay=view["engaged"],
+                                        goals=held[threat > 0], goal_threat=threat[threat > 0])
+        skip.update(("r", u) for u in todo[:stop_at + 1])
+        return Move(todo[stop_at], int(best)) if best >= 0 else None
 
     # ------------------------------------------------------------ combat (9)
     def _valued(self) -> bool:
@@ -284,16 +463,13 @@ class AlliedBot(_ParamBot, StaticPolicy):
         surrender roll each) and ``w_hq`` per Axis HQ in the hex (20.0: +2
         each eliminated; 8.5)."""
         t, s = game.static, game.state
-        key = t.airfield.copy()
-        key[t.victory_cities] = True
         hs = np.asarray(tgts, np.int64)
-        retake = self.vec[P.AL_W_RETAKE] * (key[hs] & (s.control[hs] == AXIS)).astype(np.float64)
+        retake = self.vec[P.AL_W_RETAKE] * (_key_mask(t)[hs] & (s.control[hs] == AXIS)).astype(np.float64)
         hq = np.zeros(len(hs), np.float64)
         if self.vec[P.AL_W_HQ]:
-            hqs = np.flatnonzero((t.utype == st.HQ) & (t.side == AXIS) & (s.hex >= 0))
-            if len(hqs):
-                hq = self.vec[P.AL_W_HQ] * np.array([int((s.hex[hqs] == h).sum()) for h in tgts],
-                                                    np.float64)
+            hqh = [h for h in s.hex[_axis_hqs(t)].tolist() if h >= 0]     # HQs on the map
+            if hqh:
+                hq = self.vec[P.AL_W_HQ] * np.array([hqh.count(h) for h in tgts], np.float64)
         return retake, hq
 
     def combat_plan(self, game, options):
@@ -345,29 +521,35 @@ class AlliedBot(_ParamBot, StaticPolicy):
         fired = game.state.fired
         sups = [[u for u in plan.support.get(h, []) if not fired[u]] for h in tgts]
         airs = [int(plan.air.get(h, 0)) for h in tgts]
-        res = self._score_many(game, tgts, [options[h] for h in tgts], sups, plan.hurricane,
-                               airs, False)
+        _ok, gains, lvs, out_grp, out_base, u_ptr = self._score_arrays(
+            game, tgts, [options[h] for h in tgts], sups, plan.hurricane, airs, False)
         retake, hq = self._bonus(game, tgts)
         ft = forecast_tables(game)
         vac = vacate_table(game.static.charts, int(ft.d_max))
         min_odds, min_gain = self.vec[P.AL_MIN_ODDS], self.vec[P.AL_MIN_GAIN]
         best = None
-        for i, (_ok, gain, lv, grp, base) in enumerate(res):
-            if not np.isfinite(gain) or lv < min_odds:
+        # the group and forecast base are read only for the attacks that pass
+        for i, (gain, lv) in enumerate(zip(gains.tolist(), lvs.tolist())):
+            if not isfinite(gain) or lv < min_odds:
                 continue
             value = gain
             if retake[i] or hq[i]:
-                _att, _cap, _dfn, _mods, line, fort, def_steps, _as = base
+                b = out_base[i].tolist()
+                line, fort, def_steps = b[5], b[6], b[7]
                 lo, hi = int(ft.line_cols[line, 0]), int(ft.line_cols[line, 1])
                 col = lo
                 for k in range(lo, hi + 1):
                     if ft.col_level[k] <= lv:
                         col = k
-                p = vac[line, col, int(fort), min(max(def_steps, 0), ft.d_max)]
+                p = vac[line, col, int(bool(fort)), min(max(def_steps, 0), ft.d_max)]
                 value += retake[i] * p[0] + hq[i] * p[1]
             if value >= min_gain and (best is None or value > best[0]):
-                best = (value, tgts[i], list(grp))
-        return None if best is None else (best[1], best[2])
+                best = (value, i)
+        if best is None:
+            return None
+        i = best[1]
+        o = int(u_ptr[i])
+        return tgts[i], out_grp[o:o + int(out_base[i, 0])].tolist()
 
     def defensive_support(self, game, options):
         """Rule 9.2 b: the hexes with the most Axis units adjacent first, each

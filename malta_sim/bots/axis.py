@@ -364,14 +364,8 @@ class _ParamBot:
         k = len(tgts)
         if not k:
             return []
-        flat = list(chain.from_iterable(sup_lists))
-        args = self._kernel_inputs(game, tgts, unit_lists, sup_lists, flat,
-                                   self._thresholds(self._thr_idx))
-        s_hur = np.array([u in hur for u in flat] if hur else [False] * len(flat), np.bool_)
-        out_grp, out_base = args[-2], args[-1]
-        ok, gain, lv = score_targets(*args[:4], plan_mode, whole, *args[5:10], s_hur,
-                                     np.array(airs, np.int64), *args[12:])
-        u_ptr = args[6]
+        ok, gain, lv, out_grp, out_base, u_ptr = self._score_arrays(
+            game, tgts, unit_lists, sup_lists, hur, airs, plan_mode, whole)
         res = []
         grps = out_grp.tolist()
         bases = out_base.tolist()
@@ -381,6 +375,32 @@ class _ParamBot:
             base = (b[1], b[2], b[3], b[4], b[5], bool(b[6]), b[7], b[8])
             res.append((o, g, v, grps[offs[i]:offs[i] + b[0]], base))
         return res
+
+    def _score_arrays(self, game, tgts, unit_lists, sup_lists, hur, airs, plan_mode,
+                      whole=False) -> tuple:
+        """:meth:`_score_many` (same inputs, at least one target) as the
+        compiled call's own arrays (rules 9.3 a-g, 9.91, 9.92, 9.94, 12.21,
+        12.22, 12.52, 16.42, 17.3).
+
+        Returns
+        -------
+        ok : bool[k]
+        gain : float64[k]
+        level : int64[k]
+        out_grp : int64[m]
+            The best group of target ``i`` from ``u_ptr[i]`` on.
+        out_base : int64[k, 9]
+            Per target the group's size, then its forecast base.
+        u_ptr : int64[k + 1]
+            Offsets of the targets' attackers.
+        """
+        flat = list(chain.from_iterable(sup_lists))
+        args = self._kernel_inputs(game, tgts, unit_lists, sup_lists, flat,
+                                   self._thresholds(self._thr_idx))
+        s_hur = np.array([u in hur for u in flat] if hur else [False] * len(flat), np.bool_)
+        ok, gain, lv = score_targets(*args[:4], plan_mode, whole, *args[5:10], s_hur,
+                                     np.array(airs, np.int64), *args[12:])
+        return ok, gain, lv, args[-2], args[-1], args[6]
 
     def _kernel_inputs(self, game, tgts, unit_lists, sup_lists, flat, thr) -> tuple:
         """The arguments of :func:`~malta_sim.bots.forecast.score_targets`
@@ -725,6 +745,45 @@ HURRICANE_MIN_GAIN = 0.1
 #: Z half a step, 1 and 2 their steps
 _BOMB_VALUE = {"-": 0.0, "D": 0.25, "Z": 0.5, "1": 1.0, "2": 2.0}
 
+_BOMB_KEPT: dict = {}
+
+
+def bombard_value(strength: int, stack: int, shift: int, charts) -> float:
+    """Expected value in steps of one bombardment (rules 10.12-10.14): the
+    probability of each Bombardment Table result of the exact outcome
+    distribution (:func:`malta_sim.exact.combat.bombardment_distribution`)
+    times its :data:`_BOMB_VALUE`, summed in the distribution's order.
+
+    Parameters
+    ----------
+    strength, stack, shift : int
+        Bombardment strength, stacking total of the target hex and column
+        shift, as :meth:`AxisBot._plan_bombard` works them out.
+    charts : IodCharts
+        The game's combat charts.
+
+    Returns
+    -------
+    float
+
+    A cache only: the answer is a function of its inputs and is kept per
+    ``(charts, strength, stack, shift)`` (the charts object itself is checked,
+    so another game's data recomputes); the kept answers are dropped when
+    there are more than 4096.
+    """
+    key = (id(charts), strength, stack, shift)
+    hit = _BOMB_KEPT.get(key)
+    if hit is not None and hit[0] is charts:
+        return hit[1]
+    from malta_sim.exact.combat import bombardment_distribution
+
+    d = bombardment_distribution(strength, stack, shift, charts)
+    v = sum(o["probability"] * _BOMB_VALUE[o["result"]] for o in d["outcomes"])
+    if len(_BOMB_KEPT) > 4096:
+        _BOMB_KEPT.clear()
+    _BOMB_KEPT[key] = (charts, v)
+    return v
+
 
 class AxisBot(_ParamBot, AxisInvasionDecisions, BalancedPolicy):
     """Parameterised Axis bot (see module docstring and
@@ -938,8 +997,8 @@ class AxisBot(_ParamBot, AxisInvasionDecisions, BalancedPolicy):
         """Rules 10.12-10.14, 12.51-12.52: with ``bombard`` on, the free
         artillery bombards the targets that get no support, most defenders
         first, but only where the exact outcome distribution of the
-        Bombardment Table (:func:`malta_sim.exact.combat.bombardment_distribution`
-        at the strength, stacking total and column shift the engine will use,
+        Bombardment Table (:func:`bombard_value`, from
+        :func:`malta_sim.exact.combat.bombardment_distribution`, at the strength, stacking total and column shift the engine will use,
         :func:`~malta_sim.iod.rules.combat.bombardment_strength`,
         :func:`~malta_sim.iod.rules.combat.stacking_total`,
         :func:`~malta_sim.iod.rules.combat.bombardment_shift`) is worth the
@@ -949,8 +1008,6 @@ class AxisBot(_ParamBot, AxisInvasionDecisions, BalancedPolicy):
         (12.52: double strength, both salvos, the guns disorganized) when it
         adds at least :data:`HURRICANE_MIN_GAIN` steps.  The plan is kept for
         :meth:`next_attack`."""
-        from malta_sim.exact.combat import bombardment_distribution
-
         t = game.static
         cb = _combat()
         if self._bombard_ok() and options.bombard:
@@ -965,9 +1022,8 @@ class AxisBot(_ParamBot, AxisInvasionDecisions, BalancedPolicy):
                 shift = cb.bombardment_shift(game, self.side, tgt)
 
                 def value(hur):
-                    d = bombardment_distribution(cb.bombardment_strength(game, tgt, free, hur),
-                                                 stack, shift, t.charts)
-                    return sum(o["probability"] * _BOMB_VALUE[o["result"]] for o in d["outcomes"])
+                    return bombard_value(cb.bombardment_strength(game, tgt, free, hur), stack,
+                                         shift, t.charts)
                 v = value(())
                 hur = {u for u in free if u in hok} if self._hurricane_ok() else set()
                 vh = value(hur) if hur else v

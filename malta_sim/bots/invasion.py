@@ -23,17 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from malta_sim.bots import params as P
+from malta_sim.iod.static import per_static
+
 
 def _dist(game):
     return game.static.grid.distance_table
-
-
-def _allied_hexes(game):
-    from malta_sim.iod.state import ALLIED, BOX_MAP
-
-    s, t = game.state, game.static
-    m = (s.box == BOX_MAP) & (t.side == ALLIED)
-    return np.unique(s.hex[m])
 
 
 _ENGINE: list = []
@@ -77,16 +72,33 @@ def _allied_strength_near_many(game, hexes, radius=1) -> np.ndarray:
 
 def _objective_weights(game) -> list:
     """Objective weight of every hex (see :func:`_objective_weight`), a list of
-    Python floats indexed by dense hex, built once per game."""
-    w = game.cache.get("_objective_weights")
-    if w is None:
-        t = game.static
-        vc = np.zeros(t.n_hexes, bool)
-        vc[np.asarray(t.victory_cities, np.int64)] = True
-        arr = (np.where(t.airfield, 3.0, 0.0) + np.where(vc, 3.0, np.where(t.city, 2.0, 0.0))
-               + np.where(t.town, 1.0, 0.0) + np.where(t.main_port, 2.0, 0.0))
-        w = game.cache["_objective_weights"] = arr.tolist()
-    return w
+    Python floats indexed by dense hex (:func:`_objective_tables`)."""
+    return _objective_tables(game.static)[1]
+
+
+@per_static
+def _objective_tables(t) -> tuple:
+    """The objective weights of every hex (rules 20.0, 12.54: airfields 3,
+    victory cities 3, cities 2, towns 1, main ports 2), built once per
+    :class:`StaticData` (read only).
+
+    Returns
+    -------
+    (float64[n_hexes], list of float, list of float)
+        The weights as an array and as a list of Python floats indexed by
+        dense hex, and per hex the weight of the land hexes within 3 hexes
+        of it (the sum :meth:`AxisInvasionDecisions._landing_beaches` reads;
+        whole numbers, so exact in any order).
+    """
+    vc = np.zeros(t.n_hexes, bool)
+    vc[np.asarray(t.victory_cities, np.int64)] = True
+    arr = (np.where(t.airfield, 3.0, 0.0) + np.where(vc, 3.0, np.where(t.city, 2.0, 0.0))
+           + np.where(t.town, 1.0, 0.0) + np.where(t.main_port, 2.0, 0.0))
+    d = t.grid.distance_table
+    land = np.flatnonzero(t.land)
+    within3 = [float(arr[land[d[b, land] <= 3]].sum()) for b in range(t.n_hexes)]
+    arr.flags.writeable = False
+    return arr, arr.tolist(), within3
 
 
 def _ocean_within(game, h, r):
@@ -126,13 +138,14 @@ def _zone_scores(game, zones: dict) -> dict:
     """
     d = _dist(game)
     land = np.flatnonzero(game.static.land)
+    w = _objective_tables(game.static)[0]
     score = {}
     for z, beaches in zones.items():
-        near = set()
-        for b in beaches:
-            near.update(int(x) for x in land[d[b, land] <= 4])
-        score[z] = sum(_objective_weight(game, h) for h in near) - 0.05 * sum(
-            _allied_strength_near(game, b, 2) for b in beaches)
+        b = np.asarray(beaches, np.int64).reshape(-1)
+        # the land hexes within four hexes of any beach, each once; the
+        # weights are whole numbers, so their sum is exact in any order
+        near = land[(d[np.ix_(b, land)] <= 4).any(axis=0)] if len(b) else land[:0]
+        score[z] = float(w[near].sum()) - 0.05 * sum(_allied_strength_near_many(game, b, 2).tolist())
     return score
 
 
@@ -156,7 +169,7 @@ def _marker_scores(game, options):
     d = _dist(game)
     arr = np.array(options)
     ai = arr.astype(np.int64)
-    w = np.asarray(_objective_weights(game))
+    w = _objective_tables(game.static)[0]
     s = (d[ai[:, None], ai[None, :]] <= 2).astype(np.float64) @ w[ai]
     s = s - (0.3 * _allied_strength_near_many(game, ai, 1) + 0.1 * _allied_strength_near_many(game, ai, 2))
     od = _ocean_dist(game)[ai]
@@ -682,8 +695,6 @@ class AxisInvasionDecisions(InvasionDecisions):
 
     # ------------------------------------------------------------ helpers
     def _vec(self, slot: str, default: float) -> float:
-        from malta_sim.bots import params as P
-
         idx = P.AX.get(slot)
         vec = getattr(self, "vec", None)
         return float(vec[idx]) if (idx is not None and vec is not None) else default
@@ -703,10 +714,8 @@ class AxisInvasionDecisions(InvasionDecisions):
             return []
         near1 = _allied_strength_near_many(game, beaches, 1).tolist()
         near2 = _allied_strength_near_many(game, beaches, 2).tolist()
-        w = np.asarray(_objective_weights(game))
-        d = _dist(game)
-        land = np.flatnonzero(game.static.land)
-        wt = [float(w[land[d[b, land] <= 3]].sum()) for b in beaches]
+        within3 = _objective_tables(game.static)[2]
+        wt = [within3[b] for b in beaches]
         thr = self._vec("beach_threat", 12.0)
         ranked = sorted(range(len(beaches)), key=lambda i: (near1[i] > 0, near1[i], near2[i], -wt[i], beaches[i]))
         ok = [beaches[i] for i in ranked if near1[i] <= thr]
@@ -763,23 +772,34 @@ class AxisInvasionDecisions(InvasionDecisions):
         HQ stick (with its engineers) only onto a hex its formation's combat
         units hold or touch with no Allied unit within 2 hexes (16.8: a lost
         HQ costs 2 victory points, 20).  Output: list of (stick_id, hex)."""
+        from malta_sim.bots.move_choice import _walk_statics
+        from malta_sim.iod.state import ALLIED, BOX_MAP
+
         s, t = game.state, game.static
-        occ = set(_allied_hexes(game).tolist())
-        safe = {f: [(h, lg) for h, lg in hs if int(h) not in occ
-                    and not (t.fort[int(h)] and s.control[int(h)] != 0)]
-                for f, hs in targets.items()}
-        d = _dist(game)
+        # the hexes holding an Allied piece or an Allied fort, as a list of
+        # flags (a piece without a hex, -1, marks the extra last entry only)
+        bad = np.zeros(t.n_hexes + 1, bool)
+        bad[s.hex[(s.box == BOX_MAP) & (t.side == ALLIED)]] = True
+        bad[:-1] |= t.fort & (s.control != 0)
+        bad = bad.tolist()
+        safe = {f: [(h, lg) for h, lg in hs if not bad[int(h)]] for f, hs in targets.items()}
+        ring = _walk_statics(t)[-1]          # per hex the hexes at most one hex away, -1 padded
         hq_ok = {}
+        axis = game.on_map(0)
+        axis = axis[game.ground_mask[axis] & (t.utype[axis] != st_hq())]
         for f, hs in safe.items():
-            mine = game.on_map(0)
-            mine = mine[(s.formation[mine] == f) & game.ground_mask[mine]
-                        & (t.utype[mine] != st_hq())]
-            mh = np.unique(s.hex[mine]) if len(mine) else np.zeros(0, np.int64)
+            mine = axis[s.formation[axis] == f]
             ok = []
-            if len(mh):
-                for h, lg in hs:
-                    if d[int(h), mh].min() <= 1 and _engine()[1].dist_to_allied(game, int(h)) > 2:
-                        ok.append((h, lg))
+            if len(mine) and hs:
+                held = np.zeros(t.n_hexes + 1, bool)         # index -1 (ring padding): False
+                held[s.hex[mine]] = True
+                th = np.fromiter((int(h) for h, _ in hs), np.int64, len(hs))
+                # next to (or on) a combat unit of the formation, then no
+                # Allied unit within 2 hexes (asked only of those hexes)
+                touch = np.flatnonzero(held[ring[th]].any(axis=1))
+                if len(touch):
+                    clear = _engine()[0].nearest_allied_units(game, th[touch]) > 2
+                    ok = [hs[i] for i in touch[clear].tolist()]
             hq_ok[f] = ok
         out = []
         rest = [x for x in sticks if x[2] != "hq_engineers"]
@@ -980,10 +1000,10 @@ class AxisInvasionDecisions(InvasionDecisions):
             sib = sib[sib != unit]
             if len(sib):
                 here = int(s.hex[unit])
-                hx = s.hex[sib]
-                n_here = int((hx == here).sum())
-                best = max(options, key=lambda h: (int((hx == h).sum()), -h))
-                n_best = int((hx == best).sum())
+                hx = s.hex[sib].tolist()           # the siblings' hexes, counted per option
+                n_here = hx.count(here)
+                best = max(options, key=lambda h: (hx.count(h), -h))
+                n_best = hx.count(best)
                 if n_best > n_here or (n_best and n_best == n_here and best < here):
                     return best                    # join the larger group (ties: the lower hex)
                 if n_here:

@@ -23,7 +23,9 @@ hexes Axis-controlled), so one call makes the bot's next several decisions;
 the earlier moves left the game exactly as assumed (no overrun, entry
 effect, ...), and the bot asks afresh otherwise.
 
-:func:`garrison_kernel` does the same for the Allied bot's garrison moves.
+:func:`garrison_kernel` does the same for the Allied bot's garrison moves,
+:func:`reserve_kernel` for its reserve moves (closing on weak Axis stacks,
+reinforcing threatened objectives).
 
 The answers are those of the plain loops of ``tests/oracles/bots.py``
 (compared on whole games by ``tests/bots/test_compiled_decisions.py``): same
@@ -830,3 +832,134 @@ def garrison_step(game, mode: str, order: list, side: int, static_val: np.ndarra
         land, strat_ok, zoc, block, trivial, mv._side_units(game, side), mv._side_units(game, 1 - side),
         base, rem, dist, static_val, t.fort, s.fort_destroyed, s.control, _CODES, _AA)
     return stop_at, best
+
+
+# ------------------------------------------------------------------ Allied reserve moves
+#: what :func:`reserve_kernel` closes on: the nearest of a set of hexes, or a goal hex per unit
+CLOSE, GOAL = 0, 1
+
+
+@nb.njit(cache=True)
+def reserve_kernel(order, how, d_target, stay, goals, goal_threat, box, hexes, level, moved,
+                   entered_turn, out_of_supply, morale, turn, night, bonus, may_act, never, utype,
+                   move_class, ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked,
+                   stop, side_units, base, remnant_level, dist, codes):
+    """The Allied bot's reserve move (rules 6.1-6.6, 7.1, 17.7; see
+    :meth:`AlliedBot._move_reserve` and :meth:`AlliedBot._reinforce`): the
+    first unit of ``order`` with a legal destination nearer its target moves
+    to the legal destination nearest it (fewest MP, then lowest hex, on
+    ties).
+
+    With ``how`` :data:`CLOSE` the target of every unit is the nearest of a
+    set of hexes, ``d_target`` (int[n_hexes]) the distance of each hex to
+    it; a unit at most one hex from it stays.  With ``how`` :data:`GOAL`
+    a unit on a ``stay`` hex (bool[n_hexes]) stays; the others head for the
+    hex of ``goals`` (int64[g], ascending) with the highest ``goal_threat``
+    (int64[g]), then the nearest, then the lowest; a unit on its goal stays.
+
+    Parameters
+    ----------
+    order : int64[k]
+        Candidates still to try this phase, ascending; no leaders and no
+        artillery (the reserve never holds them: their allowance and
+        hitching, 6.6, are not worked out here).
+    box, hexes, level, moved, entered_turn, out_of_supply, morale : ndarray[n_units]
+        The game state's per-piece arrays.
+    turn, night, bonus, may_act, never, utype, move_class, ma_tab
+        As :func:`garrison_kernel`.
+    strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop
+        As :func:`garrison_kernel`.
+    side_units : int64[m]
+        The moving side's pieces.
+    base, remnant_level : ndarray
+        :func:`movement.stack_tables`.
+    dist : int[n_hexes, n_hexes]
+        Hex distances.
+    codes : int64[4]
+        As :func:`axis_walk_kernel` (leader type code, foot class code read).
+
+    Returns
+    -------
+    stop_at : int
+        Index into ``order`` of the unit that moves (every unit up to it
+        tried); ``k`` when none moves.
+    dest_hex : int
+        Its destination, -1 when none moves.
+    """
+    n = nbr.shape[0]
+    room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, _ROOM)
+    allowed = land & strat_ok if strategic else land
+    for i in range(order.shape[0]):
+        u = order[i]
+        here = np.int64(hexes[u])
+        goal = -1
+        if how == CLOSE:
+            d_here = np.int64(d_target[here])
+            if d_here <= 1:
+                continue
+        else:
+            if stay[here]:
+                continue
+            bt, bd = 0, 0
+            for j in range(goals.shape[0]):
+                g = goals[j]
+                dg = np.int64(dist[here, g])
+                if goal < 0 or goal_threat[j] > bt or (goal_threat[j] == bt and dg < bd):
+                    goal, bt, bd = g, goal_threat[j], dg                   # ascending: lowest on ties
+            if goal < 0 or here == goal:
+                continue
+            d_here = np.int64(dist[here, goal])
+        if not may_act[here]:
+            continue                                                       # 17.7
+        ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], utype[u] == codes[0],
+                        ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u], morale[u],
+                        bonus[u], night)
+        if ma < 0:
+            continue
+        dest, mp, _pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
+                                           ocean_side, nbr, room, base, remnant_level, level)
+        best, best_d, best_mp = -1, 0, 0.0
+        for a in range(k):
+            h = dest[a]
+            dh = np.int64(d_target[h]) if how == CLOSE else np.int64(dist[h, goal])
+            if best < 0 or dh < best_d or (dh == best_d and mp[a] < best_mp):
+                best, best_d, best_mp = h, dh, mp[a]                       # ascending: lowest hex on ties
+        if best >= 0 and best_d < d_here:
+            return i, best
+    return order.shape[0], -1
+
+
+#: the empty inputs of :func:`reserve_kernel` a kind of target does not read
+_NO_GOALS = np.zeros(0, np.int64)
+_NO_STAY = np.zeros(1, np.bool_)
+_NO_DIST = np.zeros(1, np.int64)
+
+
+def reserve_step(game, mode: str, order: list, side: int, how: int, d_target=None, stay=None,
+                 goals=None, goal_threat=None):
+    """Run :func:`reserve_kernel` over ``order`` (the bot's reserve
+    candidates, ascending) for movement ``mode`` (rules 6.2, 6.3): with
+    ``how`` :data:`CLOSE`, ``d_target`` (distance of each hex to what the
+    units close on); with :data:`GOAL`, ``stay``, ``goals`` and
+    ``goal_threat``.
+
+    Returns
+    -------
+    (int, int)
+        ``(stop_at, dest_hex)`` as :func:`reserve_kernel`.
+    """
+    s = game.state
+    never, utype, move_class, ma_tab, _fhq, edges, ocean_side, nbr, land, base, rem, \
+        dist, _ring = _statics(game)
+    strategic = mode == "strategic"
+    zoc, block, trivial = mv._side_masks(game, side)
+    strat_ok = s.strategic_allowed[0, side] if strategic else land
+    turn = game.turn
+    return reserve_kernel(
+        np.array(order, np.int64), how, _NO_DIST if d_target is None else d_target,
+        _NO_STAY if stay is None else stay, _NO_GOALS if goals is None else goals,
+        _NO_GOALS if goal_threat is None else goal_threat, s.box, s.hex, s.level, s.moved,
+        s.entered_turn, s.out_of_supply, s.morale_state, turn, turn % 4 == NIGHT, s.leader_bonus,
+        _may_act(game, side), never, utype, move_class, ma_tab, strategic, edges[strategic],
+        ocean_side, nbr, land, strat_ok, zoc, block, trivial, mv._side_units(game, side), base, rem,
+        dist, _CODES)

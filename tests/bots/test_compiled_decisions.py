@@ -40,6 +40,7 @@ CASES = [
     ("hercules", "random", "static", 1, 7, 2),
     ("hercules", "balanced", "counterattack", 1, 13, 2),
     ("intro", "aggressive", "counterattack", 1, 17, 2),
+    ("hercules", "balanced", "active", 1, 19, 3),
 ]
 
 
@@ -64,3 +65,23 @@ def test_plain_reference_with_parameter_vector():
     fast = _play("hercules", "balanced", "counterattack", 23, 0, params=params)
     plain = _play("hercules", "balanced", "counterattack", 23, 0, plain_side=0, params=params)
     assert fast == plain
+
+
+def test_active_reserve_walks_move_units(monkeypatch):
+    """The games of the ``allied:active`` case above exercise both compiled
+    reserve walks (closing on weak stacks and reinforcing threatened
+    objectives, rules 6.1-6.6): their plain references move units there."""
+    from tests.oracles import bots as oracle
+
+    moved = Counter()
+    for name in ("move_reserve", "reinforce"):
+        ref = getattr(oracle, name)
+
+        def counted(bot, game, mode, cands, ref=ref, name=name):
+            mv = ref(bot, game, mode, cands)
+            moved[name] += mv is not None
+            return mv
+        monkeypatch.setattr(oracle, name, counted)
+    for g in range(3):
+        _play("hercules", "balanced", "active", 19, g, plain_side=1)
+    assert moved["move_reserve"] > 0 and moved["reinforce"] > 0, dict(moved)

@@ -220,11 +220,100 @@ class PlainAxisBot(AxisBot):
 
 
 class PlainAlliedBot(AlliedBot):
-    """The Allied preset bot with its garrison walk as a plain loop."""
+    """The Allied preset bot with its garrison and reserve walks as plain
+    loops, the position read afresh at every call."""
 
 
     def _garrison_move(self, game, mode, cands):
         return garrison_move(self, game, mode, cands)
+
+    def _move_reserve(self, game, mode, cands):
+        return move_reserve(self, game, mode, cands)
+
+    def _reinforce(self, game, mode, cands):
+        return reinforce(self, game, mode, cands)
+
+
+def move_reserve(bot, game, mode, cands):
+    """:meth:`AlliedBot._move_reserve` as a plain loop: the weak Axis stacks
+    and the objectives worked out afresh, one :meth:`Game.legal_moves` call
+    per candidate (rules 6.1-6.6)."""
+    t, s = game.static, game.state
+    dist = t.grid.distance_table
+    tot: dict = {}
+    for u in game.on_map(1 - bot.side):
+        u = int(u)
+        if game.is_ground(u):
+            h = int(s.hex[u])
+            tot[h] = tot.get(h, 0) + int(t.defense[u, s.level[u]])
+    weak = np.array([h for h, d in tot.items() if d <= bot.vec[P.AL_WEAK]], dtype=np.int64)
+    if not len(weak) or not cands:
+        return None
+    obj = (t.airfield | t.town).copy()
+    obj[t.victory_cities] = True
+    oh = np.flatnonzero(obj & t.land)
+    near_obj = weak[dist[np.ix_(weak, oh)].min(axis=1) <= bot.vec[P.AL_RESERVE_RADIUS]]
+    if not len(near_obj):
+        return None
+    for u in sorted(cands):
+        if u in bot._skip:
+            continue
+        bot._skip.add(u)
+        here = int(s.hex[u])
+        if dist[here, near_obj].min() <= 1:
+            continue
+        legal = game.legal_moves(u, mode)
+        if not legal:
+            continue
+        n = len(legal)
+        hs = np.fromiter(legal, np.int64, n)
+        near = dist[hs[:, None], near_obj].min(axis=1)
+        i = np.lexsort((hs, np.fromiter(legal.values(), np.float64, n), near))[0]
+        if near[i] < dist[here, near_obj].min():         # nearest, fewest MP, lowest hex
+            return Move(u, int(hs[i]))
+    return None
+
+
+def reinforce(bot, game, mode, cands):
+    """:meth:`AlliedBot._reinforce` as a plain loop: the Axis units and the
+    threatened objectives worked out afresh, one :meth:`Game.legal_moves`
+    call per candidate (rules 6.1-6.6)."""
+    t, s = game.static, game.state
+    dist = t.grid.distance_table
+    axis = [int(x) for x in game.on_map(1 - bot.side) if game.is_ground(int(x))]
+    if not axis or not cands:
+        return None
+    ah = s.hex[axis]
+    key = t.airfield.copy()
+    key[t.victory_cities] = True
+    held = np.flatnonzero(key & t.land & (s.control == bot.side))
+    if not len(held):
+        return None
+    threat = (dist[np.ix_(held, ah)] <= bot.vec[P.AL_RESERVE_RADIUS]).sum(axis=1)
+    if not threat.any():
+        return None
+    goals = held[threat > 0]
+    gthreat = threat[threat > 0]
+    for u in sorted(cands):
+        if ("r", u) in bot._skip:
+            continue
+        bot._skip.add(("r", u))
+        here = int(s.hex[u])
+        if dist[here, ah].min() <= 1:
+            continue                                   # engaged: it attacks from here
+        goal = int(goals[np.lexsort((goals, dist[here, goals], -gthreat))[0]])
+        if here == goal:
+            continue
+        legal = game.legal_moves(u, mode)
+        if not legal:
+            continue
+        n = len(legal)
+        hs = np.fromiter(legal, np.int64, n)
+        near = dist[hs, goal]
+        i = np.lexsort((hs, np.fromiter(legal.values(), np.float64, n), near))[0]
+        if near[i] < dist[here, goal]:
+            return Move(u, int(hs[i]))
+    return None
 
 
 def garrison_move(bot, game, mode, cands):
