@@ -2,7 +2,8 @@
 
 Every ordered pair (zone of the 4th Division, zone of the 20th Division) of
 the four beach zones is one arm (16 arms, both divisions may share a zone);
-the ``balanced`` bot's own choice is the baseline arm.  All arms play the same
+the base bot's own choice (``study_common.BASE_BOT``, the default Axis
+preset) is the baseline arm.  All arms play the same
 games (common random numbers).  Writes ``results.parquet``, ``win_rates.csv``,
 ``paired.csv``, ``heatmap.png`` and ``summary.md``.
 
@@ -41,8 +42,8 @@ def main(argv=None):
     lines = [
         "# Beach-zone pairs (Operation Hercules)",
         "",
-        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {len(arms)} arms, {df.attrs['seconds']:.0f} s; Axis bot: "
-        f"`{df.attrs['base_bot']}` with the studied choice pinned, Allied bot: the scenario default.",
+        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {len(arms)} arms, {df.attrs['seconds']:.0f} s; "
+        f"{sc.bots_line(df)}",
         "",
         f"Best pair: **{best['arm']}** with {sc.md_rate(best)} Axis wins.",
         "",

@@ -2,8 +2,8 @@
 
 Each arm plans both drop zone markers on one hex: the five hexes of the
 solitaire placement table (0911, 1313, 1512, 1813, 2012) and hexes next to the
-airfields Takali (1211), Hal Far (1914) and Luqa (1713); the ``balanced``
-bot's own choice is the baseline.  Reports the Axis win rate and the time to
+airfields Takali (1210), Hal Far (1814) and Luqa (1712); the base bot's own
+choice (``study_common.BASE_BOT``, the default Axis preset) is the baseline.  Reports the Axis win rate and the time to
 the first airfield in Axis hands (share by each date, median turn).  Writes
 ``results.parquet``, ``win_rates.csv``, ``airfield.csv``,
 ``airfield_capture.png`` and ``summary.md``.
@@ -42,8 +42,8 @@ def main(argv=None):
     lines = [
         "# Drop-zone choice (Operation Hercules)",
         "",
-        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {df.attrs['seconds']:.0f} s; Axis bot: "
-        f"`{df.attrs['base_bot']}` with the studied choice pinned, Allied bot: the scenario default.",
+        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {df.attrs['seconds']:.0f} s; "
+        f"{sc.bots_line(df)}",
         "",
         "| arm | Axis win rate [95%] | vs bot (paired) | airfield by 30 Jun night [95%] | median first airfield |",
         "|---|---|---|---|---|",

@@ -1,8 +1,9 @@
 """Study 2: invasion timing (rules 18.3, 22.39 Delayed Landings).
 
-Arms: the ``balanced`` bot as is; with the Delayed Landings optional rule
-(22.39); and with every amphibious landing held back until absolute turn N
-(N = 4, 8, 16: 30 June AM, 1 July AM, 3 July AM).  Win rate, end reasons and
+Arms: the base bot (``study_common.BASE_BOT``, the default Axis preset) as
+is; with the Delayed Landings optional rule (22.39); and with every
+amphibious landing held back until absolute turn N (N = 1, 2, 4, 8: 29 June
+noon, 29 June PM, 30 June AM, 1 July AM).  Win rate, end reasons and
 the surrender-date curves, paired on common random numbers.  Writes
 ``results.parquet``, ``win_rates.csv``, ``paired.csv``, ``surrender_dates.png``,
 ``end_reasons.png`` and ``summary.md``.
@@ -45,8 +46,8 @@ def main(argv=None):
     lines = [
         "# Invasion timing (Operation Hercules)",
         "",
-        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {df.attrs['seconds']:.0f} s; Axis bot: "
-        f"`{df.attrs['base_bot']}` with the studied choice pinned, Allied bot: the scenario default.",
+        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {df.attrs['seconds']:.0f} s; "
+        f"{sc.bots_line(df)}",
         "",
         "| arm | Axis win rate [95%] | vs as planned (paired) | McNemar p | median surrender | operation cancelled |",
         "|---|---|---|---|---|---|",

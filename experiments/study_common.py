@@ -2,9 +2,11 @@
 
 The studies vary Axis choices that the registered bots make by themselves
 (beach zones, when to land, where to drop).  ``StudyPolicy`` is the
-``balanced`` Axis bot (the random-legal bot while ``balanced`` is not in the
-build: :data:`BASE_BOT` says which) with three of its decisions pinned by
-parameters:
+default Axis preset of the package (:data:`malta_sim.bots.presets.DEFAULT_AXIS`,
+``tuned`` since December 2026: the parameter vector of
+``malta_sim/data/bots/tuned.toml`` on the Axis bot class; ``balanced`` when the
+preset file lacks it, the random-legal bot when neither is in the build:
+:data:`BASE_BOT` says which) with three of its decisions pinned by parameters:
 
 ``beach_zones``   [zone of the 4th Division, zone of the 20th Division]
                   (names North/South/East/West; rule 18.21)
@@ -17,6 +19,8 @@ Games are played through the scenario's registry entry point
 (``play_games``), game by game on common random numbers: every arm plays game
 indices 0..N-1 under the same master seed.  The rows are therefore the same
 as ``malta-sim run`` would give for the same policy, and arms pair game by game.
+The Allied bot is the scenario's default (``allied:active``) unless an arm
+names another; the summaries name both (:func:`bots_line`).
 """
 
 from __future__ import annotations
@@ -46,8 +50,14 @@ STUDY_KEYS = ("beach_zones", "landing_delay", "drop_hex")
 
 
 def _pick_base_bot() -> str:
-    """``balanced`` when this build has it, else the random-legal bot."""
-    for name in ("balanced", "random"):
+    """The package's default Axis preset (the first of
+    :data:`malta_sim.bots.presets.AXIS_NAMES`, i.e. ``DEFAULT_AXIS`` when the
+    preset file holds it), else ``balanced``, else the random-legal bot."""
+    try:
+        from malta_sim.bots.presets import AXIS_NAMES
+    except ImportError:
+        AXIS_NAMES = ()
+    for name in tuple(AXIS_NAMES[:1]) + ("balanced", "random"):
         try:
             make_policy(name, 0)
         except (OptionError, ImportError, AttributeError):
@@ -164,6 +174,7 @@ def play_arms(arms: dict, n_games: int, seed: int, *, scenario: str = "hercules"
     res.attrs["dropped_games"] = bad
     res.attrs["seconds"] = time.time() - t0
     res.attrs["base_bot"] = BASE_BOT
+    res.attrs["allied_bots"] = sorted({str(a.get("allied_policy", spec.allied_policies[0])) for a in arms.values()})
     return res
 
 
@@ -222,6 +233,31 @@ def out_dir(args, study: str) -> Path:
     d = args.out or (HERE / "results" / study)
     d.mkdir(parents=True, exist_ok=True)
     return d
+
+
+def bots_line(df) -> str:
+    """The presets that played, for a summary's header: the Axis base preset
+    (with the studied choice pinned) and the Allied preset(s)."""
+    base = df.attrs.get("base_bot") or BASE_BOT
+    allied = df.attrs.get("allied_bots") or sorted(set(df["allied_policy"].astype(str)))
+    ax = f"Axis bot: preset `axis:{base}`" if base != "random" else "Axis bot: `random`"
+    if BASE_BOT is not None and base == getattr(_presets(), "DEFAULT_AXIS", None):
+        ax += " (the default Axis preset)"
+    al = ", ".join(f"`allied:{a}`" if a != "random" else "`random`" for a in allied)
+    return (f"{ax} with the studied choice pinned; Allied bot: preset {al}"
+            f"{' (the scenario default)' if allied == [_default_allied()] else ''}.")
+
+
+def _presets():
+    from malta_sim.bots import presets
+
+    return presets
+
+
+def _default_allied() -> str:
+    from malta_sim.games.registry import get_scenario
+
+    return get_scenario("hercules").allied_policies[0]
 
 
 def games_line(df, played: int) -> str:
