@@ -37,7 +37,8 @@ def main(argv=None):
         index=list(sc.ZONE_NAMES), columns=list(sc.ZONE_NAMES)) * 100
     plot_heatmap(grid, out / "heatmap.png", title=f"Axis win rate (%) by beach zones, {int(wr['games'].min())} paired games per pair",
                  cbar="Axis win rate, %")
-    plot_win_rates(wr, out / "win_rates.png", title="Axis win rate by beach-zone pair")
+    plot_win_rates(wr.sort_values(["rate", "arm"], ascending=[False, True]), out / "win_rates.png",
+                   title="Axis win rate by beach-zone pair (4th+20th Division)")
     best = wr.sort_values("rate", ascending=False).iloc[0]
     lines = [
         "# Beach-zone pairs (Operation Hercules)",

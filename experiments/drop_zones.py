@@ -38,14 +38,15 @@ def main(argv=None):
     curve.to_csv(out / "airfield.csv", index=False)
     plot_timing(curve, out / "airfield_capture.png", scenario="hercules", order=list(arms), last_turn=7,
                 title="Share of games with an airfield in Axis hands, 29-30 June (95% band)")
-    plot_win_rates(wr, out / "win_rates.png", title="Axis win rate by drop zone hex")
+    plot_win_rates(wr.set_index("arm").loc[list(arms)].reset_index(), out / "win_rates.png",
+                   title="Axis win rate by drop zone hex")
     lines = [
         "# Drop-zone choice (Operation Hercules)",
         "",
         f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {df.attrs['seconds']:.0f} s; "
         f"{sc.bots_line(df)}",
         "",
-        "| arm | Axis win rate [95%] | vs bot (paired) | airfield by 30 Jun night [95%] | median first airfield |",
+        "| arm | Axis win rate [95%] | vs bot (paired) | airfield by 30 Jun night [95%] | median first airfield (games with one) |",
         "|---|---|---|---|---|",
     ]
     for arm in arms:
@@ -57,7 +58,7 @@ def main(argv=None):
             diff = "baseline"
         d = day2.loc[arm]
         m = air.loc[arm, "median_turn"]
-        ms = Calendar.label(int(m)) if m == m else "never"
+        ms = f"{Calendar.label(int(m))} ({int(air.loc[arm, 'with_event'])} games)" if m == m else "never"
         lines.append(f"| {arm} | {sc.md_rate(r)} | {diff} | {sc.md_rate({'rate': d['share'], 'low': d['low'], 'high': d['high']})} | {ms} |")
     lines += ["", "![airfield capture](airfield_capture.png)", ""]
     lines += sc.failures_md(df)
