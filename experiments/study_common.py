@@ -14,6 +14,9 @@ preset file lacks it, the random-legal bot when neither is in the build:
                   amphibious landing happens (turn 0 = 29 June AM; rules 18.3, 4.22)
 ``drop_hex``      hex id where both drop zone markers are planned (the legal
                   hex nearest to it when it is not legal; rules 19.31, 19.33)
+``base``          another Axis preset to start from instead of :data:`BASE_BOT`
+                  (``--axis-base`` of the scripts; e.g. ``balanced`` to compare
+                  with runs made before ``tuned`` became the default)
 
 Games are played through the scenario's registry entry point
 (``play_games``), game by game on common random numbers: every arm plays game
@@ -46,7 +49,7 @@ ZONE_NAMES = ("North", "South", "East", "West")
 
 
 #: Policy parameters handled here (the rest go to the base bot).
-STUDY_KEYS = ("beach_zones", "landing_delay", "drop_hex")
+STUDY_KEYS = ("beach_zones", "landing_delay", "drop_hex", "base")
 
 
 def _pick_base_bot() -> str:
@@ -105,7 +108,7 @@ def study(side: int, params: dict | None = None):
     choices of :data:`STUDY_KEYS` taken out of ``params``."""
     params = dict(params or {})
     pinned = {k: params.pop(k) for k in STUDY_KEYS if k in params}
-    bot = make_policy(BASE_BOT, side, params)
+    bot = make_policy(str(pinned.pop("base", BASE_BOT)), side, params)
     base = type(bot)
     if base not in _CLASSES:
         _CLASSES[base] = type(f"Study{base.__name__}", (_StudyMixin, base), {})
@@ -173,7 +176,8 @@ def play_arms(arms: dict, n_games: int, seed: int, *, scenario: str = "hercules"
     res.attrs["failed"] = [f"{arm} game {g}: {msg}" for (arm, g), msg in sorted(failed.items())]
     res.attrs["dropped_games"] = bad
     res.attrs["seconds"] = time.time() - t0
-    res.attrs["base_bot"] = BASE_BOT
+    bases = sorted({str((a.get("params") or {}).get("base", BASE_BOT)) for a in arms.values()})
+    res.attrs["base_bot"] = bases[0] if len(bases) == 1 else ", ".join(bases)
     res.attrs["allied_bots"] = sorted({str(a.get("allied_policy", spec.allied_policies[0])) for a in arms.values()})
     return res
 
@@ -210,6 +214,10 @@ def cli(description: str, default_games: int = 20):
     ap.add_argument("--seed", type=int, default=1942)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="output folder (default experiments/results/<study>)")
+    ap.add_argument("--axis-base", default=None, metavar="PRESET",
+                    help="Axis preset the study bot starts from (default: the package's default Axis preset)")
+    ap.add_argument("--allied", default=None, metavar="PRESET",
+                    help="Allied preset (default: the scenario's default)")
     ap.add_argument("--reuse", action="store_true",
                     help="rebuild tables and charts from OUT/results.parquet instead of playing")
     return ap
@@ -224,9 +232,24 @@ def get_results(args, out: Path, arms: dict) -> pd.DataFrame:
         if missing:
             raise SystemExit(f"{f} lacks arms {sorted(missing)}; run without --reuse")
         return df
+    arms = with_presets(arms, getattr(args, "axis_base", None), getattr(args, "allied", None))
     df = play_arms(arms, args.games, args.seed, n_jobs=args.jobs)
     df.to_parquet(f)
     return df
+
+
+def with_presets(arms: dict, axis_base: str | None = None, allied: str | None = None) -> dict:
+    """``arms`` with the study bot started from Axis preset ``axis_base`` and
+    played against Allied preset ``allied`` (None: the defaults)."""
+    out = {}
+    for name, a in arms.items():
+        a = dict(a)
+        if axis_base:
+            a["params"] = {**(a.get("params") or {}), "base": axis_base.split(":", 1)[-1]}
+        if allied:
+            a["allied_policy"] = allied.split(":", 1)[-1]
+        out[name] = a
+    return out
 
 
 def out_dir(args, study: str) -> Path:

@@ -54,6 +54,22 @@ def test_study_bot_starts_from_the_default_axis_preset(sc):
     assert isinstance(bot, type(make_policy(sc.BASE_BOT, 0)))
 
 
+def test_study_bot_other_presets(sc):
+    """``base`` (--axis-base) starts the study bot from another Axis preset,
+    and with_presets sets both sides for every arm (--axis-base, --allied)."""
+    import numpy as np
+
+    from malta_sim.bots import make_policy, presets
+
+    bot = make_policy("study", 0, {"base": "balanced", "beach_zones": ["West", "West"]})
+    assert bot.study == {"beach_zones": ["West", "West"]}
+    np.testing.assert_array_equal(bot.vec, presets.preset_vector("balanced", 0))
+    arms = sc.with_presets({"a": {}, "b": {"params": {"landing_delay": 2}}}, "axis:balanced", "allied:static")
+    assert arms == {"a": {"params": {"base": "balanced"}, "allied_policy": "static"},
+                    "b": {"params": {"landing_delay": 2, "base": "balanced"}, "allied_policy": "static"}}
+    assert sc.with_presets({"a": {}}) == {"a": {}}
+
+
 def test_invasion_timing_study_runs(sc, tmp_path):
     """End to end at one game an arm; the summary names the presets that played."""
     import invasion_timing
