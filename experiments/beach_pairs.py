@@ -2,7 +2,8 @@
 
 Every ordered pair (zone of the 4th Division, zone of the 20th Division) of
 the four beach zones is one arm (16 arms, both divisions may share a zone);
-the ``balanced`` bot's own choice is the baseline arm.  All arms play the same
+the base bot's own choice (``study_common.BASE_BOT``, the default Axis
+preset) is the baseline arm.  All arms play the same
 games (common random numbers).  Writes ``results.parquet``, ``win_rates.csv``,
 ``paired.csv``, ``heatmap.png`` and ``summary.md``.
 
@@ -36,13 +37,14 @@ def main(argv=None):
         index=list(sc.ZONE_NAMES), columns=list(sc.ZONE_NAMES)) * 100
     plot_heatmap(grid, out / "heatmap.png", title=f"Axis win rate (%) by beach zones, {int(wr['games'].min())} paired games per pair",
                  cbar="Axis win rate, %")
-    plot_win_rates(wr, out / "win_rates.png", title="Axis win rate by beach-zone pair")
+    plot_win_rates(wr.sort_values(["rate", "arm"], ascending=[False, True]), out / "win_rates.png",
+                   title="Axis win rate by beach-zone pair (4th+20th Division)")
     best = wr.sort_values("rate", ascending=False).iloc[0]
     lines = [
         "# Beach-zone pairs (Operation Hercules)",
         "",
-        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {len(arms)} arms, {df.attrs['seconds']:.0f} s; Axis bot: "
-        f"`{df.attrs['base_bot']}` with the studied choice pinned, Allied bot: the scenario default.",
+        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {len(arms)} arms, {df.attrs['seconds']:.0f} s; "
+        f"{sc.bots_line(df)}",
         "",
         f"Best pair: **{best['arm']}** with {sc.md_rate(best)} Axis wins.",
         "",

@@ -2,8 +2,8 @@
 
 Each arm plans both drop zone markers on one hex: the five hexes of the
 solitaire placement table (0911, 1313, 1512, 1813, 2012) and hexes next to the
-airfields Takali (1211), Hal Far (1914) and Luqa (1713); the ``balanced``
-bot's own choice is the baseline.  Reports the Axis win rate and the time to
+airfields Takali (1210), Hal Far (1814) and Luqa (1712); the base bot's own
+choice (``study_common.BASE_BOT``, the default Axis preset) is the baseline.  Reports the Axis win rate and the time to
 the first airfield in Axis hands (share by each date, median turn).  Writes
 ``results.parquet``, ``win_rates.csv``, ``airfield.csv``,
 ``airfield_capture.png`` and ``summary.md``.
@@ -38,14 +38,15 @@ def main(argv=None):
     curve.to_csv(out / "airfield.csv", index=False)
     plot_timing(curve, out / "airfield_capture.png", scenario="hercules", order=list(arms), last_turn=7,
                 title="Share of games with an airfield in Axis hands, 29-30 June (95% band)")
-    plot_win_rates(wr, out / "win_rates.png", title="Axis win rate by drop zone hex")
+    plot_win_rates(wr.set_index("arm").loc[list(arms)].reset_index(), out / "win_rates.png",
+                   title="Axis win rate by drop zone hex")
     lines = [
         "# Drop-zone choice (Operation Hercules)",
         "",
-        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {df.attrs['seconds']:.0f} s; Axis bot: "
-        f"`{df.attrs['base_bot']}` with the studied choice pinned, Allied bot: the scenario default.",
+        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {df.attrs['seconds']:.0f} s; "
+        f"{sc.bots_line(df)}",
         "",
-        "| arm | Axis win rate [95%] | vs bot (paired) | airfield by 30 Jun night [95%] | median first airfield |",
+        "| arm | Axis win rate [95%] | vs bot (paired) | airfield by 30 Jun night [95%] | median first airfield (games with one) |",
         "|---|---|---|---|---|",
     ]
     for arm in arms:
@@ -57,7 +58,7 @@ def main(argv=None):
             diff = "baseline"
         d = day2.loc[arm]
         m = air.loc[arm, "median_turn"]
-        ms = Calendar.label(int(m)) if m == m else "never"
+        ms = f"{Calendar.label(int(m))} ({int(air.loc[arm, 'with_event'])} games)" if m == m else "never"
         lines.append(f"| {arm} | {sc.md_rate(r)} | {diff} | {sc.md_rate({'rate': d['share'], 'low': d['low'], 'high': d['high']})} | {ms} |")
     lines += ["", "![airfield capture](airfield_capture.png)", ""]
     lines += sc.failures_md(df)

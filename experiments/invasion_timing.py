@@ -1,8 +1,9 @@
 """Study 2: invasion timing (rules 18.3, 22.39 Delayed Landings).
 
-Arms: the ``balanced`` bot as is; with the Delayed Landings optional rule
-(22.39); and with every amphibious landing held back until absolute turn N
-(N = 4, 8, 16: 30 June AM, 1 July AM, 3 July AM).  Win rate, end reasons and
+Arms: the base bot (``study_common.BASE_BOT``, the default Axis preset) as
+is; with the Delayed Landings optional rule (22.39); and with every
+amphibious landing held back until absolute turn N (N = 1, 2, 4, 8: 29 June
+noon, 29 June PM, 30 June AM, 1 July AM).  Win rate, end reasons and
 the surrender-date curves, paired on common random numbers.  Writes
 ``results.parquet``, ``win_rates.csv``, ``paired.csv``, ``surrender_dates.png``,
 ``end_reasons.png`` and ``summary.md``.
@@ -40,15 +41,16 @@ def main(argv=None):
     curve = timing_curve(df, "surrender", scenario="hercules")
     plot_timing(curve, out / "surrender_dates.png", scenario="hercules", order=list(arms),
                 title="Share of games with Malta surrendered, by date (95% band)")
-    plot_end_reasons(end_reasons(df), out / "end_reasons.png")
-    plot_win_rates(wr, out / "win_rates.png", title="Axis win rate by landing timing")
+    plot_end_reasons(end_reasons(df), out / "end_reasons.png", order=list(arms))
+    plot_win_rates(wr.set_index("arm").loc[list(arms)].reset_index(), out / "win_rates.png",
+                   title="Axis win rate by landing timing")
     lines = [
         "# Invasion timing (Operation Hercules)",
         "",
-        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {df.attrs['seconds']:.0f} s; Axis bot: "
-        f"`{df.attrs['base_bot']}` with the studied choice pinned, Allied bot: the scenario default.",
+        f"{sc.games_line(df, args.games)}, seed {int(df['seed'].iloc[0])}, {df.attrs['seconds']:.0f} s; "
+        f"{sc.bots_line(df)}",
         "",
-        "| arm | Axis win rate [95%] | vs as planned (paired) | McNemar p | median surrender | operation cancelled |",
+        "| arm | Axis win rate [95%] | vs as planned (paired) | McNemar p | median surrender (games with one) | operation cancelled |",
         "|---|---|---|---|---|---|",
     ]
     pmap = paired.set_index("arm_b")
@@ -63,7 +65,7 @@ def main(argv=None):
         else:
             diff, pv = "baseline", ""
         m = med.loc[arm, "median_turn"]
-        ms = Calendar.label(int(m)) if m == m else "none"
+        ms = f"{Calendar.label(int(m))} ({int(med.loc[arm, 'with_event'])} games)" if m == m else "none"
         c = er.loc[(arm, "operation cancelled")]
         lines.append(f"| {arm} | {sc.md_rate(r)} | {diff} | {pv} | {ms} | {sc.md_rate({'rate': c['share'], 'low': c['low'], 'high': c['high']})} |")
     lines += ["", "![surrender dates](surrender_dates.png)", "", "![end reasons](end_reasons.png)", ""]

@@ -2,9 +2,11 @@
 
 The studies vary Axis choices that the registered bots make by themselves
 (beach zones, when to land, where to drop).  ``StudyPolicy`` is the
-``balanced`` Axis bot (the random-legal bot while ``balanced`` is not in the
-build: :data:`BASE_BOT` says which) with three of its decisions pinned by
-parameters:
+default Axis preset of the package (:data:`malta_sim.bots.presets.DEFAULT_AXIS`,
+``tuned`` since December 2026: the parameter vector of
+``malta_sim/data/bots/tuned.toml`` on the Axis bot class; ``balanced`` when the
+preset file lacks it, the random-legal bot when neither is in the build:
+:data:`BASE_BOT` says which) with three of its decisions pinned by parameters:
 
 ``beach_zones``   [zone of the 4th Division, zone of the 20th Division]
                   (names North/South/East/West; rule 18.21)
@@ -12,11 +14,16 @@ parameters:
                   amphibious landing happens (turn 0 = 29 June AM; rules 18.3, 4.22)
 ``drop_hex``      hex id where both drop zone markers are planned (the legal
                   hex nearest to it when it is not legal; rules 19.31, 19.33)
+``base``          another Axis preset to start from instead of :data:`BASE_BOT`
+                  (``--axis-base`` of the scripts; e.g. ``balanced`` to compare
+                  with runs made before ``tuned`` became the default)
 
 Games are played through the scenario's registry entry point
 (``play_games``), game by game on common random numbers: every arm plays game
 indices 0..N-1 under the same master seed.  The rows are therefore the same
 as ``malta-sim run`` would give for the same policy, and arms pair game by game.
+The Allied bot is the scenario's default (``allied:active``) unless an arm
+names another; the summaries name both (:func:`bots_line`).
 """
 
 from __future__ import annotations
@@ -42,12 +49,18 @@ ZONE_NAMES = ("North", "South", "East", "West")
 
 
 #: Policy parameters handled here (the rest go to the base bot).
-STUDY_KEYS = ("beach_zones", "landing_delay", "drop_hex")
+STUDY_KEYS = ("beach_zones", "landing_delay", "drop_hex", "base")
 
 
 def _pick_base_bot() -> str:
-    """``balanced`` when this build has it, else the random-legal bot."""
-    for name in ("balanced", "random"):
+    """The package's default Axis preset (the first of
+    :data:`malta_sim.bots.presets.AXIS_NAMES`, i.e. ``DEFAULT_AXIS`` when the
+    preset file holds it), else ``balanced``, else the random-legal bot."""
+    try:
+        from malta_sim.bots.presets import AXIS_NAMES
+    except ImportError:
+        AXIS_NAMES = ()
+    for name in tuple(AXIS_NAMES[:1]) + ("balanced", "random"):
         try:
             make_policy(name, 0)
         except (OptionError, ImportError, AttributeError):
@@ -95,7 +108,7 @@ def study(side: int, params: dict | None = None):
     choices of :data:`STUDY_KEYS` taken out of ``params``."""
     params = dict(params or {})
     pinned = {k: params.pop(k) for k in STUDY_KEYS if k in params}
-    bot = make_policy(BASE_BOT, side, params)
+    bot = make_policy(str(pinned.pop("base", BASE_BOT)), side, params)
     base = type(bot)
     if base not in _CLASSES:
         _CLASSES[base] = type(f"Study{base.__name__}", (_StudyMixin, base), {})
@@ -163,7 +176,9 @@ def play_arms(arms: dict, n_games: int, seed: int, *, scenario: str = "hercules"
     res.attrs["failed"] = [f"{arm} game {g}: {msg}" for (arm, g), msg in sorted(failed.items())]
     res.attrs["dropped_games"] = bad
     res.attrs["seconds"] = time.time() - t0
-    res.attrs["base_bot"] = BASE_BOT
+    bases = sorted({str((a.get("params") or {}).get("base", BASE_BOT)) for a in arms.values()})
+    res.attrs["base_bot"] = bases[0] if len(bases) == 1 else ", ".join(bases)
+    res.attrs["allied_bots"] = sorted({str(a.get("allied_policy", spec.allied_policies[0])) for a in arms.values()})
     return res
 
 
@@ -199,6 +214,10 @@ def cli(description: str, default_games: int = 20):
     ap.add_argument("--seed", type=int, default=1942)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="output folder (default experiments/results/<study>)")
+    ap.add_argument("--axis-base", default=None, metavar="PRESET",
+                    help="Axis preset the study bot starts from (default: the package's default Axis preset)")
+    ap.add_argument("--allied", default=None, metavar="PRESET",
+                    help="Allied preset (default: the scenario's default)")
     ap.add_argument("--reuse", action="store_true",
                     help="rebuild tables and charts from OUT/results.parquet instead of playing")
     return ap
@@ -213,15 +232,55 @@ def get_results(args, out: Path, arms: dict) -> pd.DataFrame:
         if missing:
             raise SystemExit(f"{f} lacks arms {sorted(missing)}; run without --reuse")
         return df
+    arms = with_presets(arms, getattr(args, "axis_base", None), getattr(args, "allied", None))
     df = play_arms(arms, args.games, args.seed, n_jobs=args.jobs)
     df.to_parquet(f)
     return df
+
+
+def with_presets(arms: dict, axis_base: str | None = None, allied: str | None = None) -> dict:
+    """``arms`` with the study bot started from Axis preset ``axis_base`` and
+    played against Allied preset ``allied`` (None: the defaults)."""
+    out = {}
+    for name, a in arms.items():
+        a = dict(a)
+        if axis_base:
+            a["params"] = {**(a.get("params") or {}), "base": axis_base.split(":", 1)[-1]}
+        if allied:
+            a["allied_policy"] = allied.split(":", 1)[-1]
+        out[name] = a
+    return out
 
 
 def out_dir(args, study: str) -> Path:
     d = args.out or (HERE / "results" / study)
     d.mkdir(parents=True, exist_ok=True)
     return d
+
+
+def bots_line(df) -> str:
+    """The presets that played, for a summary's header: the Axis base preset
+    (with the studied choice pinned) and the Allied preset(s)."""
+    base = df.attrs.get("base_bot") or BASE_BOT
+    allied = df.attrs.get("allied_bots") or sorted(set(df["allied_policy"].astype(str)))
+    ax = f"Axis bot: preset `axis:{base}`" if base != "random" else "Axis bot: `random`"
+    if BASE_BOT is not None and base == getattr(_presets(), "DEFAULT_AXIS", None):
+        ax += " (the default Axis preset)"
+    al = ", ".join(f"`allied:{a}`" if a != "random" else "`random`" for a in allied)
+    return (f"{ax} with the studied choice pinned; Allied bot: preset {al}"
+            f"{' (the scenario default)' if allied == [_default_allied()] else ''}.")
+
+
+def _presets():
+    from malta_sim.bots import presets
+
+    return presets
+
+
+def _default_allied() -> str:
+    from malta_sim.games.registry import get_scenario
+
+    return get_scenario("hercules").allied_policies[0]
 
 
 def games_line(df, played: int) -> str:

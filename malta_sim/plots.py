@@ -270,7 +270,9 @@ def plot_heatmap(matrix: pd.DataFrame, path, *, title: str, fmt: str = "{:.0f}",
     for i in range(m.shape[0]):
         for j in range(m.shape[1]):
             if np.isfinite(m[i, j]):
-                ax.text(j, i, fmt.format(m[i, j]), ha="center", va="center", fontsize=9)
+                dark = abs(float(im.norm(m[i, j])) - 0.5) > 0.3    # deep red or blue: white text
+                ax.text(j, i, fmt.format(m[i, j]), ha="center", va="center", fontsize=9,
+                        color="white" if dark else "black")
     ax.set_xticks(range(m.shape[1]), matrix.columns, rotation=30, ha="right")
     ax.set_yticks(range(m.shape[0]), matrix.index)
     ax.set_xlabel(matrix.columns.name or "")

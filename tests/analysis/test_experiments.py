@@ -37,12 +37,50 @@ def test_pinned_beach_zones_are_used(sc):
     assert setup and "4th=West" in setup[0]["result"] and "20th=South" in setup[0]["result"]
 
 
+def test_study_bot_starts_from_the_default_axis_preset(sc):
+    """The study bot is the package's default Axis preset (presets.DEFAULT_AXIS,
+    read from the package) with the pinned choice on top: its parameter vector
+    is the preset's vector, and a pinned choice leaves it unchanged."""
+    import numpy as np
+
+    from malta_sim.bots import make_policy, presets
+
+    assert sc.BASE_BOT == presets.AXIS_NAMES[0]
+    if presets.DEFAULT_AXIS in presets.AXIS_NAMES:
+        assert sc.BASE_BOT == presets.DEFAULT_AXIS
+    bot = make_policy("study", 0, {"drop_hex": "1313", "landing_delay": 2})
+    assert bot.study == {"drop_hex": "1313", "landing_delay": 2}
+    np.testing.assert_array_equal(bot.vec, presets.preset_vector(sc.BASE_BOT, 0))
+    assert isinstance(bot, type(make_policy(sc.BASE_BOT, 0)))
+
+
+def test_study_bot_other_presets(sc):
+    """``base`` (--axis-base) starts the study bot from another Axis preset,
+    and with_presets sets both sides for every arm (--axis-base, --allied)."""
+    import numpy as np
+
+    from malta_sim.bots import make_policy, presets
+
+    bot = make_policy("study", 0, {"base": "balanced", "beach_zones": ["West", "West"]})
+    assert bot.study == {"beach_zones": ["West", "West"]}
+    np.testing.assert_array_equal(bot.vec, presets.preset_vector("balanced", 0))
+    arms = sc.with_presets({"a": {}, "b": {"params": {"landing_delay": 2}}}, "axis:balanced", "allied:static")
+    assert arms == {"a": {"params": {"base": "balanced"}, "allied_policy": "static"},
+                    "b": {"params": {"landing_delay": 2, "base": "balanced"}, "allied_policy": "static"}}
+    assert sc.with_presets({"a": {}}) == {"a": {}}
+
+
 def test_invasion_timing_study_runs(sc, tmp_path):
+    """End to end at one game an arm; the summary names the presets that played."""
     import invasion_timing
+
+    from malta_sim.games.registry import get_scenario
 
     invasion_timing.main(["--games", "1", "--out", str(tmp_path)])
     text = (tmp_path / "summary.md").read_text()
     assert "| as planned |" in text and "| hold to 1 Jul AM |" in text
+    assert f"`axis:{sc.BASE_BOT}`" in text
+    assert f"`allied:{get_scenario('hercules').allied_policies[0]}`" in text
     assert (tmp_path / "surrender_dates.png").exists()
 
 
