@@ -20,7 +20,12 @@ Placement 22.39, coastal guns, AA fire, water's edge attacks), adding:
   (:func:`vacate_table`, from the engine's CRT cells);
 * ``reinforce``: reserve units with no weak stack to close on move onto the
   most threatened held airfield or victory city, so the reserve is committed
-  all game.
+  all game;
+* ``beaches``: the beach hexes of the zones whose Follow-up box still holds
+  Axis units (rule 20.0: +1 to every surrender roll per such hex the Allies
+  control; 18.32: no landing on an Allied-occupied one) are retaken by
+  moving onto them, held by a lone unit that stays, and valued ``w_retake``
+  in attacks like an airfield.
 
 Knobs: :data:`malta_sim.bots.params.ALLIED_PARAMS`.
 """
@@ -32,8 +37,9 @@ from math import isfinite
 import numba as nb
 import numpy as np
 
+from malta_sim.iod import invasion
 from malta_sim.iod import static as st
-from malta_sim.iod.state import AXIS
+from malta_sim.iod.state import AXIS, BOX_FOLLOW_UP
 from malta_sim.kernels.crt import crt_cell, split_hits
 from malta_sim.bots import params as P
 from malta_sim.bots.axis import _ParamBot
@@ -45,6 +51,11 @@ from malta_sim.bots.simple import StaticPolicy
 _P2D6 = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
 
 _VACATE: dict = {}
+
+#: Piece types that never hold a beach hex for ``beaches`` (no defense of
+#: their own there, or bound to their post).
+_NOT_HOLDERS = (st.ARTILLERY, st.HQ, st.AA, st.STRONGPOINT, st.LEADER, st.WARSHIP,
+                st.COASTAL_GUN)
 
 
 def vacate_table(charts, d_max: int) -> np.ndarray:
@@ -356,6 +367,13 @@ class AlliedBot(_ParamBot, StaticPolicy):
         can); the others garrison the objectives (see
         :meth:`malta_sim.bots.simple.StaticPolicy.next_move`)."""
         self._phase_reset(game, mode)
+        if self.vec[P.AL_BEACHES]:
+            live = self.live_beaches(game)
+            if len(live):
+                candidates = self._beach_holders_stay(game, live, candidates)
+                mv = self._beach_move(game, mode, live, candidates)
+                if mv is not None:
+                    return mv
         res = self.reserve_units(game)
         if res:
             mine = [u for u in candidates if u in res]
@@ -366,6 +384,80 @@ class AlliedBot(_ParamBot, StaticPolicy):
                 return mv
         garrison = [u for u in candidates if u not in res]
         return self._garrison_move(game, mode, garrison) if garrison else None
+
+    # ------------------------------------------------------------ beaches (18, 20.0)
+    def live_beaches(self, game) -> np.ndarray:
+        """int64[k]: the beach hexes of the zones whose Follow-up box holds
+        Axis units other than leaders (rule 20.0: each such hex the Allies
+        control adds +1 to every surrender roll; 18.32: no unit may be placed
+        in a landing box connected with an Allied-occupied beach hex).  Empty
+        when the game is played without the invasion."""
+        if game.skip_invasion:
+            return np.zeros(0, np.int64)
+        s = game.state
+        inv = invasion.inv_static(game)
+        ax = inv.axis_units_not_leaders
+        zones = np.unique(s.box_slot[ax][s.box[ax] == BOX_FOLLOW_UP])
+        if not len(zones):
+            return np.zeros(0, np.int64)
+        return np.asarray(inv.beach_flat[np.isin(inv.beach_flat_zone, zones)], np.int64)
+
+    def _holders(self, game) -> np.ndarray:
+        """int64[n_hexes + 1]: Allied units able to hold a hex (ground units
+        with a defense strength, not artillery, HQs, AA, strongpoints or
+        leaders) per hex; the last slot counts pieces off the map."""
+        t, s = game.static, game.state
+        mine = [int(u) for u in game.on_map(self.side) if game.is_ground(int(u))
+                and t.utype[u] not in _NOT_HOLDERS and int(t.defense[u, s.level[u]]) > 0]
+        hx = s.hex[mine] if mine else np.zeros(0, np.int64)
+        return np.bincount(hx[hx >= 0], minlength=t.n_hexes + 1)
+
+    def _beach_holders_stay(self, game, live, candidates) -> list:
+        """Rule 20.0 with ``beaches``: a unit that is the only holder of a
+        live beach hex (:meth:`live_beaches`) stays there; the other
+        candidates are returned."""
+        s = game.state
+        held = self._holders(game)
+        lone = set(int(h) for h in live if held[h] == 1)
+        if not lone:
+            return candidates
+        return [u for u in candidates if int(s.hex[u]) not in lone]
+
+    def _beach_move(self, game, mode, live, cands):
+        """Rules 6.1-6.6, 2.1, 20.0 with ``beaches``: the first candidate
+        (ascending) able to hold a hex that can reach an empty live beach
+        hex the Axis controls moves onto it (fewest MP, then the lowest hex),
+        unless it is the only holder of an airfield, victory city or town.
+        Moving onto the hex makes it Allied-controlled (2.1): +1 to every
+        surrender roll while the zone's Follow-up box holds Axis units."""
+        t, s = game.static, game.state
+        held = self._holders(game)
+        enemy = game.tables.side_mask[1 - self.side]
+        ex = s.hex[enemy]
+        occ = np.bincount(ex[ex >= 0], minlength=t.n_hexes + 1)
+        goals = set(int(h) for h in live if s.control[h] != self.side and occ[h] == 0
+                    and held[h] == 0)
+        if not goals:
+            return None
+        obj = self._garrison_weights(t)
+        for u in sorted(cands):
+            if ("b", u) in self._skip:
+                continue
+            self._skip.add(("b", u))
+            if t.utype[u] in _NOT_HOLDERS or not game.is_ground(u) \
+                    or int(t.defense[u, s.level[u]]) <= 0:
+                continue
+            here = int(s.hex[u])
+            if here < 0 or (obj[here] > 0 and held[here] == 1):
+                continue
+            legal = game.legal_moves(u, mode)
+            best = None
+            for h, mp in legal.items():
+                if int(h) in goals and (best is None or (mp, h) < best):
+                    best = (mp, int(h))
+            if best is not None:
+                return Move(u, best[1])
+        return None
 
     def garrison_values(self, game) -> np.ndarray:
         """float64[n_hexes]: hexes the Allies hold and want garrisoned --
@@ -464,7 +556,11 @@ class AlliedBot(_ParamBot, StaticPolicy):
         each eliminated; 8.5)."""
         t, s = game.static, game.state
         hs = np.asarray(tgts, np.int64)
-        retake = self.vec[P.AL_W_RETAKE] * (_key_mask(t)[hs] & (s.control[hs] == AXIS)).astype(np.float64)
+        key = _key_mask(t)
+        if self.vec[P.AL_BEACHES]:
+            key = key.copy()
+            key[self.live_beaches(game)] = True              # 20.0: +1 per beach hex
+        retake = self.vec[P.AL_W_RETAKE] * (key[hs] & (s.control[hs] == AXIS)).astype(np.float64)
         hq = np.zeros(len(hs), np.float64)
         if self.vec[P.AL_W_HQ]:
             hqh = [h for h in s.hex[_axis_hqs(t)].tolist() if h >= 0]     # HQs on the map

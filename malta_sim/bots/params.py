@@ -150,6 +150,12 @@ ALLIED_PARAMS: tuple[Param, ...] = (
           "reserve units with no weak Axis stack to close on move onto the held airfield or "
           "victory city with the most Axis units within reserve_radius (the reserve stays "
           "committed all game)", "flag"),
+    Param("beaches", "flag", 0, 1, 0,
+          "retake and hold the beach hexes of the zones whose Follow-up box still holds Axis "
+          "units (rule 20.0: +1 to every surrender roll per such beach hex the Allies control; "
+          "18.32: no landing on an Allied-occupied beach hex): a unit that can reach an empty "
+          "one the Axis controls moves onto it, a lone unit on one stays, and attacks on an "
+          "Axis-held one count w_retake like an airfield", "flag"),
 )
 
 AX = {p.name: i for i, p in enumerate(AXIS_PARAMS)}
@@ -162,7 +168,7 @@ AL = {p.name: i for i, p in enumerate(ALLIED_PARAMS)}
  AX_OPENING_SPREAD) = range(len(AXIS_PARAMS))
 (AL_MIN_ODDS, AL_MIN_GAIN, AL_RISK, AL_RETREAT, AL_RESERVE, AL_RESERVE_RADIUS, AL_WEAK,
  AL_STAND, AL_WATERS_EDGE, AL_DISMANTLE, AL_PLACE_RADIUS, AL_W_RETAKE,
- AL_W_HQ, AL_REINFORCE) = range(len(ALLIED_PARAMS))
+ AL_W_HQ, AL_REINFORCE, AL_BEACHES) = range(len(ALLIED_PARAMS))
 
 
 def param_table(side: int) -> tuple[Param, ...]:

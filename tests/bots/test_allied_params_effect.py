@@ -36,6 +36,7 @@ MOVES = {
     # the Axis bot keeps its HQs out of reach in Hercules; they are exposed in the intro
     "w_hq": (0, (), 2, "intro"),
     "reinforce": (0, (), 2),
+    "beaches": (0, (), 2),
 }
 
 
