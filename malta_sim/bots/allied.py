@@ -25,7 +25,10 @@ Placement 22.39, coastal guns, AA fire, water's edge attacks), adding:
   Axis units (rule 20.0: +1 to every surrender roll per such hex the Allies
   control; 18.32: no landing on an Allied-occupied one) are retaken by
   moving onto them, held by a lone unit that stays, and valued ``w_retake``
-  in attacks like an airfield.
+  in attacks like an airfield;
+* ``shore_up``: a held airfield or victory city with Axis units next to it
+  and less Allied defense strength than ``shore_up`` gets a reserve unit
+  before the reserve closes on weak stacks (9.1, 20.0).
 
 Knobs: :data:`malta_sim.bots.params.ALLIED_PARAMS`.
 """
@@ -375,6 +378,10 @@ class AlliedBot(_ParamBot, StaticPolicy):
                 if mv is not None:
                     return mv
         res = self.reserve_units(game)
+        if res and self.vec[P.AL_SHORE_UP]:
+            mv = self._shore_up(game, mode, [u for u in candidates if u in res])
+            if mv is not None:
+                return mv
         if res:
             mine = [u for u in candidates if u in res]
             mv = self._move_reserve(game, mode, mine)
@@ -513,6 +520,55 @@ class AlliedBot(_ParamBot, StaticPolicy):
         stop_at, best = mc.reserve_step(game, mode, todo, self.side, mc.CLOSE, d_target=d_weak)
         skip.update(todo[:stop_at + 1])
         return Move(todo[stop_at], int(best)) if best >= 0 else None
+
+    def _shore_up(self, game, mode, cands):
+        """Rules 6.1-6.6, 9.1, 20.0 with ``shore_up``: a held airfield or
+        victory city with Axis ground units next to it (they may attack it in
+        the coming Axis Combat Phase, 9.1; its loss is -1 to every surrender
+        roll, 20.0) whose Allied defense strength is below ``shore_up`` gets
+        the reserve unit that reaches it with the fewest MP (then the lowest
+        unit); the hex with the most Axis attack strength next to it first
+        (then the lowest hex).  A unit alone on an airfield or victory city
+        does not leave it for another."""
+        t, s = game.static, game.state
+        need = float(self.vec[P.AL_SHORE_UP])
+        axis = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
+        if not axis or not cands:
+            return None
+        key = t.airfield.copy()
+        key[t.victory_cities] = True
+        held = np.flatnonzero(key & t.land & (s.control == self.side))
+        if not len(held):
+            return None
+        atk = np.zeros(t.n_hexes + 1, np.float64)         # last slot: off the grid
+        for x in axis:
+            atk[s.hex[x]] += int(t.attack[x, s.level[x]])
+        threat = atk[t.neighbours[held]].sum(axis=1)
+        dfn = np.zeros(t.n_hexes, np.float64)
+        for x in game.on_map(self.side):
+            x = int(x)
+            if game.is_ground(x):
+                dfn[s.hex[x]] += int(t.defense[x, s.level[x]])
+        order = [int(held[i]) for i in np.lexsort((held, -threat))
+                 if threat[i] > 0 and dfn[held[i]] < need]
+        if not order:
+            return None
+        holders = self._holders(game)
+        for goal in order:
+            best = None
+            for u in sorted(cands):
+                if ("s", u, goal) in self._skip:
+                    continue
+                self._skip.add(("s", u, goal))
+                here = int(s.hex[u])
+                if here == goal or (key[here] and holders[here] == 1):
+                    continue
+                mp = game.legal_moves(u, mode).get(goal)
+                if mp is not None and (best is None or (mp, u) < best):
+                    best = (mp, u)
+            if best is not None:
+                return Move(best[1], goal)
+        return None
 
     def _reinforce(self, game, mode, cands):
         """Rules 6.1-6.6 with ``reinforce``: a reserve unit not next to an Axis

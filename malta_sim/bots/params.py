@@ -156,6 +156,11 @@ ALLIED_PARAMS: tuple[Param, ...] = (
           "18.32: no landing on an Allied-occupied beach hex): a unit that can reach an empty "
           "one the Axis controls moves onto it, a lone unit on one stays, and attacks on an "
           "Axis-held one count w_retake like an airfield", "flag"),
+    Param("shore_up", "strength points", 0, 40, 0,
+          "a held airfield or victory city with Axis ground units next to it (they may attack "
+          "it next, 9.1; -1 to every surrender roll if lost, 20.0) and less Allied defense "
+          "strength than this gets the reserve unit that reaches it with the fewest MP, before "
+          "the reserve closes on weak stacks; 0: off"),
 )
 
 AX = {p.name: i for i, p in enumerate(AXIS_PARAMS)}
@@ -168,7 +173,7 @@ AL = {p.name: i for i, p in enumerate(ALLIED_PARAMS)}
  AX_OPENING_SPREAD) = range(len(AXIS_PARAMS))
 (AL_MIN_ODDS, AL_MIN_GAIN, AL_RISK, AL_RETREAT, AL_RESERVE, AL_RESERVE_RADIUS, AL_WEAK,
  AL_STAND, AL_WATERS_EDGE, AL_DISMANTLE, AL_PLACE_RADIUS, AL_W_RETAKE,
- AL_W_HQ, AL_REINFORCE, AL_BEACHES) = range(len(ALLIED_PARAMS))
+ AL_W_HQ, AL_REINFORCE, AL_BEACHES, AL_SHORE_UP) = range(len(ALLIED_PARAMS))
 
 
 def param_table(side: int) -> tuple[Param, ...]:

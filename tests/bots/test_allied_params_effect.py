@@ -37,6 +37,7 @@ MOVES = {
     "w_hq": (0, (), 2, "intro"),
     "reinforce": (0, (), 2),
     "beaches": (0, (), 2),
+    "shore_up": (0, (), 2),
 }
 
 
