@@ -77,12 +77,12 @@ def test_no_planned_jump_into_an_allied_held_hex(hercules_events):
     marker is down no stick that lands on its planned hex fights a hostile
     landing (hostile landings after a scatter, 19.41/19.44, remain: the
     player cannot see a scatter coming).  The random Axis bot does this in
-    2 of these 40 games."""
+    1 of these 40 games (game 7)."""
     assert _planned_hostile_landings(hercules_events) == []
 
 
 def test_the_planned_hostile_landing_check_can_fail():
     """The check above finds such landings when the bot does not cancel."""
-    events = play_games("hercules", 3, [5, 16], axis_policy="random", allied_policy="allied:active",
+    events = play_games("hercules", 3, [7], axis_policy="random", allied_policy="allied:active",
                         event_log=True).events
     assert len(_planned_hostile_landings(events)) >= 1
