@@ -16,11 +16,30 @@ Method
    minus one, a ``for`` loop that never runs, ...; :data:`OPERATORS`).  A mutant counts
    when it lies inside a function that some row names; mutants in type annotations
    (never evaluated here) and in functions no row names are left out.
-3. Each mutant is applied to its own scratch copy of the checkout (the checkout itself
-   is never changed) and the tests named by every row that names its function are run
-   with pytest (``-x``).  A failing or timed-out run kills the mutant; a passing run lets
-   it survive.  ``--jobs`` copies run side by side.
-4. Scores per rule section (``3.2`` gathers 3.2 and 3.21-3.26): mutants in the code the
+3. Each job (``--jobs``, side by side) has one scratch copy of the checkout at a fixed path
+   (the checkout itself is never changed) and its own numba cache folder
+   (``NUMBA_CACHE_DIR``, which ``malta_sim.numba_cache`` leaves as it is: its default folder
+   is named after a hash of the package's source, new for every mutant).  Each mutant of
+   the job is applied to its one file in that copy, the tests named by every row that names
+   its function are run with pytest (``-x``), and the file is put back byte for byte, with
+   its modification time.  A failing or timed-out run kills the mutant; a passing run lets
+   it survive.
+4. JIT on or off (:func:`jit_plan`).  numba loads a compiled function from its cache while
+   the function's own source file is unchanged, and a compiled function carries a copy of
+   every compiled function it calls, also from other modules (and of the module globals it
+   reads).  So:
+
+   - a mutant in a module that defines no compiled function (``combat.py``,
+     ``organisation.py``, ...), in a function that does not run at import time, runs with
+     the JIT ON: the mutated code is Python either way, and every compiled kernel, loaded
+     from the job's cache (warmed once by the unmutated baseline run), is the unchanged one;
+   - every other mutant runs with ``NUMBA_DISABLE_JIT=1``, all code as Python, as the whole
+     run once did: a mutant inside a compiled function would otherwise be missed wherever a
+     kernel of another module holds a stale compiled copy of it, and a mutant elsewhere in
+     a module with kernels would recompile that module's kernels for every mutant.
+
+   ``--all-as-python`` runs every mutant as Python (to compare).
+5. Scores per rule section (``3.2`` gathers 3.2 and 3.21-3.26): mutants in the code the
    section's rows name, killed, survived.  A surviving mutant is either killed by a new
    test or explained in :data:`EXPLAINED` (an equivalent mutant, or code the position
    cannot reach); the run lists the survivors that are neither, and exits 1 when there
@@ -30,10 +49,9 @@ The results (``mutants.csv``, ``sections.csv``, ``run.json``) go to ``--out``; t
 session database (``session.sqlite``) lies beside them, so cosmic-ray's own report tools can
 read it too.
 
-Adding a game: list its rule modules in :data:`TARGETS`.  numba-compiled functions cannot
-be mutated through their compiled code: set ``env={"NUMBA_DISABLE_JIT": "1"}`` so the
-Python source runs, or leave such modules out and say which rows that leaves unreached
-(``excluded``).
+Adding a game: list its rule modules in :data:`TARGETS`.  Modules with numba-compiled
+functions need nothing more (their mutants run as Python, step 4); ``env={"NUMBA_DISABLE_JIT":
+"1"}`` runs every mutant so.
 """
 
 from __future__ import annotations
@@ -44,6 +62,7 @@ import csv
 import json
 import os
 import queue
+import shlex
 import shutil
 import subprocess
 import sys
@@ -74,7 +93,8 @@ class Target:
     excluded : dict
         Module file name -> why it is not mutated (listed in the report).
     env : dict
-        Extra environment for the test runs (e.g. ``NUMBA_DISABLE_JIT``).
+        Extra environment for the test runs (``NUMBA_DISABLE_JIT=1`` runs every mutant as
+        Python; by default only those :func:`jit_plan` cannot run compiled).
     """
 
     package: str
@@ -108,8 +128,8 @@ TARGETS = {
         # and static data (iod/setup.py, iod/static.py), the invasion's shared data
         # (iod/invasion.py) and the numba kernels (kernels/: their own exact and statistical
         # tests); the report names them per section ("also in, not mutated").
-        # compiled rule functions run as Python, so that a mutant of their source takes effect
-        env={"NUMBA_DISABLE_JIT": "1"},
+        # the mutants of a module with compiled rule functions run as Python, so that they
+        # take effect; the others keep the compiled kernels (jit_plan)
     ),
 }
 
@@ -226,6 +246,80 @@ def in_spans(spans: list[tuple], pos: tuple) -> bool:
     return any(a <= tuple(pos) < b for a, b in spans)
 
 
+#: Decorators (their last name: ``nb.njit(cache=True)`` -> ``njit``) whose function numba compiles.
+COMPILING_DECORATORS = frozenset({"njit", "jit", "vectorize", "guvectorize", "cfunc", "stencil", "generated_jit",
+                                  "overload", "overload_method", "intrinsic"})
+
+
+def _last_name(node) -> str:
+    node = node.func if isinstance(node, ast.Call) else node
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+
+
+def compiled_functions(source: str) -> list[str]:
+    """Names of the functions in ``source`` that a numba decorator compiles."""
+    return [n.name for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(_last_name(d) in COMPILING_DECORATORS for d in n.decorator_list)]
+
+
+def import_time_calls(source: str) -> set:
+    """Names called while ``source`` is imported: calls outside function bodies (module and
+    class statements, decorators, default values), by their last name."""
+    names: set = set()
+
+    def visit(node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = node.args
+            for x in getattr(node, "decorator_list", []) + a.defaults + [d for d in a.kw_defaults if d is not None]:
+                visit(x)
+            return
+        if isinstance(node, ast.Call):
+            names.add(_last_name(node))
+        for ch in ast.iter_child_nodes(node):
+            visit(ch)
+
+    visit(ast.parse(source))
+    return names
+
+
+def jit_plan(target: Target, root: Path) -> tuple[dict, set]:
+    """Which mutants of ``target`` may run with the JIT on, in the checkout ``root``.
+
+    With the JIT on, numba loads each compiled function from its cache as long as the
+    function's own source file is unchanged, and a compiled function carries inside it a
+    copy of every compiled function it calls (also those of other modules) and the values
+    of the module globals it reads.  So a mutant takes effect with the JIT on, and cannot
+    leave a compiled copy of itself in the cache, only when it lies in a module that
+    defines no compiled function, in a function that does not run at import time (its
+    result could be frozen into a compiled function as a global).
+
+    Returns
+    -------
+    (as_python, at_import)
+        ``as_python``: module file name -> why its mutants run with ``NUMBA_DISABLE_JIT=1``
+        (absent: the JIT stays on); ``at_import``: the names called anywhere in the package
+        while it is imported (:func:`import_time_calls`).
+    """
+    at_import: set = set()
+    for path in sorted((root / "malta_sim").rglob("*.py")):
+        at_import |= import_time_calls(path.read_text())
+    as_python = {}
+    for mod in target.modules:
+        comp = compiled_functions((root / target.package / mod).read_text())
+        if target.env.get("NUMBA_DISABLE_JIT"):
+            as_python[mod] = "the target runs every test as Python"
+        elif comp:
+            as_python[mod] = f"defines compiled functions ({', '.join(comp[:3])}{', ...' if len(comp) > 3 else ''})"
+    return as_python, at_import
+
+
+def jit_on(plan: tuple[dict, set], module: str, function: str) -> bool:
+    """Whether the mutants of ``module:function`` run with the JIT on (see :func:`jit_plan`)."""
+    as_python, at_import = plan
+    # a nested function or method runs at import when its enclosing function or class is called then
+    return module not in as_python and not set(function.split(".")) & at_import
+
+
 # --- explanations ---------------------------------------------------------------------------------------
 
 def load_explained(path: Path = EXPLAINED) -> list[dict]:
@@ -309,13 +403,24 @@ def scratch_copy(root: Path, dest: Path, files: list[str]) -> Path:
     return dest
 
 
-def pytest_command(copy: Path, tests: list[str], extra: tuple = ()) -> list[str]:
-    """The test command run in ``copy`` (``env -C`` so that cosmic-ray, which runs it, needs no cwd)."""
-    return ["env", "-C", str(copy), f"PYTHONPATH={copy}", "PYTHONDONTWRITEBYTECODE=1", sys.executable, "-m", "pytest",
-            "-x", "-q", "-p", "no:cacheprovider", *extra, *tests]
+def run_env(cache: Path, jit: bool, env: dict) -> list[str]:
+    """``env`` arguments of a test run: the job's own numba cache folder (``NUMBA_CACHE_DIR``,
+    which ``malta_sim.numba_cache`` leaves as it is), the JIT on or off, and the target's
+    extra environment."""
+    out = ["-u", "MALTA_SIM_NUMBA_CACHE_SET", "-u", "NUMBA_DISABLE_JIT", f"NUMBA_CACHE_DIR={cache}"]
+    if not jit:
+        out.append("NUMBA_DISABLE_JIT=1")
+    return out + [f"{k}={v}" for k, v in env.items()]
 
 
-def baseline(copy: Path, tests: list[str], env: dict) -> dict:
+def pytest_command(copy: Path, tests: list[str], extra: tuple = (), env: tuple = ()) -> list[str]:
+    """The test command run in ``copy`` (``env -C`` so that cosmic-ray, which runs it, needs no
+    cwd; ``env`` from :func:`run_env`, so that side-by-side jobs need no shared environment)."""
+    return ["env", "-C", str(copy), *env, f"PYTHONPATH={copy}", "PYTHONDONTWRITEBYTECODE=1", sys.executable, "-m",
+            "pytest", "-x", "-q", "-p", "no:cacheprovider", *extra, *tests]
+
+
+def baseline(copy: Path, tests: list[str], env: tuple) -> dict:
     """Run every named test once unmutated in ``copy``; returns seconds per test id.
 
     Raises
@@ -323,25 +428,29 @@ def baseline(copy: Path, tests: list[str], env: dict) -> dict:
     SystemExit
         If a test fails, or the copy's package is not the one imported.
     """
-    e = dict(os.environ, **env)
-    probe = subprocess.run(["env", "-C", str(copy), f"PYTHONPATH={copy}", sys.executable, "-c",
-                            "import malta_sim; print(malta_sim.__file__)"], capture_output=True, text=True, env=e)
+    probe = subprocess.run(["env", "-C", str(copy), *env, f"PYTHONPATH={copy}", sys.executable, "-c",
+                            "import malta_sim; print(malta_sim.__file__)"], capture_output=True, text=True)
     if not probe.stdout.strip().startswith(str(copy)):
         raise SystemExit(f"the scratch copy's package is not the one imported: {probe.stdout.strip()} {probe.stderr[-300:]}")
     xml = copy / "baseline.xml"
-    r = subprocess.run(pytest_command(copy, tests, ("--junitxml", str(xml))), capture_output=True, text=True, env=e)
+    r = subprocess.run(pytest_command(copy, tests, ("--junitxml", str(xml)), env), capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit("the named tests do not pass unmutated:\n" + r.stdout[-3000:])
-    times = {}
+    times: dict = {}
     for tc in ET.parse(xml).getroot().iter("testcase"):
+        # parametrized cases add up under the test id that the coverage rows name
         path = tc.get("classname", "").replace(".", "/") + ".py"
-        times[f"{path}::{tc.get('name')}"] = float(tc.get("time", 0))
+        key = f"{path}::{tc.get('name').split('[')[0]}"
+        times[key] = times.get(key, 0.0) + float(tc.get("time", 0))
+    xml.unlink()
     return times
 
 
-def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Path) -> tuple[list, dict]:
-    """cosmic-ray's work items for the target's modules, kept when their operator is in
-    :data:`OPERATORS` and they lie in a function some row names (not in an annotation).
+def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Path,
+                      modules: tuple | None = None) -> tuple[list, dict]:
+    """cosmic-ray's work items for the target's modules (or for ``modules`` of them), kept when
+    their operator is in :data:`OPERATORS` and they lie in a function some row names (not in
+    an annotation).  Each record says whether its test runs keep the JIT on (:func:`jit_on`).
 
     Returns
     -------
@@ -353,7 +462,8 @@ def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Pat
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
     fns = rows_by_function(rows, target)
-    paths = [Path(target.package) / m for m in target.modules]
+    paths = [Path(target.package) / m for m in (modules or target.modules)]
+    plan = jit_plan(target, root)
     info = {}
     for p in paths:
         src = (root / p).read_text()
@@ -364,6 +474,7 @@ def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Pat
     try:
         with use_db(db_path, WorkDB.Mode.create) as db:
             init(paths, db, {})
+            left_out = []
             for item in list(db.work_items):
                 mu = item.mutations[0]
                 mod = Path(mu.module_path).name
@@ -380,7 +491,7 @@ def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Pat
                         why = "outside_rule_code"
                 if why:
                     skipped[why] += 1
-                    db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
+                    left_out.append(item.job_id)
                     continue
                 rs = fns[(mod, fn)]
                 tests = sorted({t for r in rs for t in r["test_list"]})
@@ -388,7 +499,10 @@ def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Pat
                                         rules=" ".join(sorted({r["rule"] for r in rs}, key=lambda x: [int(y) for y in x.split(".")])),
                                         operator=mu.operator_name.split("/", 1)[1], occurrence=mu.occurrence,
                                         line=mu.start_pos[0], col=mu.start_pos[1],
-                                        original=lines[mu.start_pos[0] - 1].strip(), tests=tests)))
+                                        original=lines[mu.start_pos[0] - 1].strip(), tests=tests,
+                                        jit="on" if jit_on(plan, mod, fn) else "off")))
+            # one transaction for all (one each takes minutes on a busy disk)
+            db.set_multiple_results(left_out, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
     finally:
         os.chdir(cwd)
     return keep, skipped
@@ -409,9 +523,19 @@ def mutated_line(root: Path, rec: dict, item) -> str:
     return lines[i].strip() if i < len(lines) else ""
 
 
-def run(game: str, jobs: int, out: Path, only: str | None = None) -> int:
+def parse_only(only: str | None) -> list[tuple[str, str]]:
+    """``'a.py,b.py:f'`` -> ``[('a.py', ''), ('b.py', 'f')]`` (empty for None)."""
+    return [(m.strip(), f.strip()) for m, _, f in (x.partition(":") for x in (only or "").split(",") if x.strip())]
+
+
+def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python: bool = False) -> int:
     """Enumerate, run and score the mutants of ``game``; writes ``out``/mutants.csv,
-    sections.csv and run.json.  Returns the number of unexplained survivors."""
+    sections.csv and run.json.  Returns the number of unexplained survivors.
+
+    ``only``: ``MODULE[:FUNCTION]``, several separated by commas (a partial run).
+    ``all_as_python``: run every mutant with ``NUMBA_DISABLE_JIT=1`` (the slower way that
+    needs no compiled code; for comparison).
+    """
     from attrs import evolve
     from cosmic_ray.mutating import mutate_and_test
     from cosmic_ray.work_db import WorkDB, use_db
@@ -422,41 +546,61 @@ def run(game: str, jobs: int, out: Path, only: str | None = None) -> int:
     t0 = time.time()
     files = tracked_files(ROOT)
     work = Path(tempfile.mkdtemp(prefix="rule_knockout_"))
+    picks = parse_only(only)
+    for mod, _ in picks:
+        if mod not in target.modules:
+            raise SystemExit(f"--only {mod}: not a rule module of {game} ({', '.join(target.modules)})")
     try:
         src_copy = scratch_copy(ROOT, work / "src", files)  # cosmic-ray enumerates on a copy, never the checkout
         db_path = out / "session.sqlite"
         if db_path.exists():
             db_path.unlink()
-        items, skipped = enumerate_mutants(target, src_copy, rows, db_path)
-        if only:
-            mod, _, fn = only.partition(":")
-            items = [(it, r) for it, r in items if r["module"] == mod and (not fn or r["function"] == fn)]
+        modules = tuple(dict.fromkeys(m for m, _ in picks)) or None
+        items, skipped = enumerate_mutants(target, src_copy, rows, db_path, modules)
+        if picks:
+            items = [(it, r) for it, r in items if any(r["module"] == m and (not f or r["function"] == f) for m, f in picks)]
         for it, rec in items:
             rec["mutated"] = mutated_line(src_copy, rec, it)
+            if all_as_python:
+                rec["jit"] = "off"
+        # one persistent copy per job, at a fixed path, with its own numba cache folder
         copies = [scratch_copy(ROOT, work / f"w{k}", files) for k in range(max(1, jobs))]
-        all_tests = sorted({t for _, r in items for t in r["tests"]})
+        caches = [work / f"numba{k}" for k in range(len(copies))]
+        tests_on = sorted({t for _, r in items if r["jit"] == "on" for t in r["tests"]})
+        tests_off = sorted({t for _, r in items if r["jit"] == "off" for t in r["tests"]})
         t_base = time.time()
-        times = baseline(copies[0], all_tests, target.env) if all_tests else {}
+        times = {"on": {}, "off": {}}
+        if tests_on:
+            # compile once per job (the cache folder is per copy: numba keys it by the source's path) ...
+            with ThreadPoolExecutor(max_workers=len(copies)) as ex:
+                list(ex.map(lambda k: baseline(copies[k], tests_on, run_env(caches[k], True, target.env)),
+                            range(len(copies))))
+            # ... then time the tests as the mutants will run them, on the warm cache
+            times["on"] = baseline(copies[0], tests_on, run_env(caches[0], True, target.env))
+        if tests_off:
+            times["off"] = baseline(copies[0], tests_off, run_env(caches[0], False, target.env))
         t_base = time.time() - t_base
-        for k, v in target.env.items():
-            os.environ[k] = v  # cosmic-ray passes the environment on to the test runs
         free: queue.Queue = queue.Queue()
-        for c in copies:
-            free.put(c)
+        for k in range(len(copies)):
+            free.put(k)
 
         def one(pair):
             item, rec = pair
-            copy = free.get()
+            k = free.get()
             try:
                 mu = item.mutations[0]
-                spec = evolve(mu, module_path=copy / mu.module_path)
-                timeout = 20 + 5 * sum(times.get(t, 1.0) for t in rec["tests"])
-                cmd = " ".join(pytest_command(copy, rec["tests"]))
+                path = copies[k] / mu.module_path
+                before = path.stat()
+                spec = evolve(mu, module_path=path)
+                timeout = 20 + 5 * sum(times[rec["jit"]].get(t, 1.0) for t in rec["tests"])
+                env = run_env(caches[k], rec["jit"] == "on", target.env)
+                cmd = shlex.join(pytest_command(copies[k], rec["tests"], env=env))
                 t = time.time()
-                res = mutate_and_test([spec], cmd, timeout)
+                res = mutate_and_test([spec], cmd, timeout)  # applies the mutant, runs, puts the source back
+                os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # and its time, for numba's stamps
                 return item, rec, res, time.time() - t
             finally:
-                free.put(copy)
+                free.put(k)
 
         results = []
         with use_db(db_path, WorkDB.Mode.open) as db, ThreadPoolExecutor(max_workers=len(copies)) as ex:
@@ -474,6 +618,10 @@ def run(game: str, jobs: int, out: Path, only: str | None = None) -> int:
                 results.append(rec)
                 if n % 25 == 0 or n == len(futs):
                     print(f"{n}/{len(futs)} mutants, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+        for k, c in enumerate(copies):  # each mutated file is back as it was
+            for rel in {it.mutations[0].module_path for it, _ in items}:
+                if (c / rel).read_bytes() != (src_copy / rel).read_bytes():
+                    raise SystemExit(f"{c / rel} was not restored")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results.sort(key=lambda r: (r["module"], r["line"], r["col"], r["operator"], r["occurrence"]))
@@ -482,7 +630,7 @@ def run(game: str, jobs: int, out: Path, only: str | None = None) -> int:
         e = explanation_for(r, explained) if r["outcome"] == "survived" else None
         r["explained"] = e["kind"] if e else ""
     cols = ["game", "module", "function", "rules", "line", "col", "operator", "occurrence", "original", "mutated",
-            "outcome", "explained", "seconds", "tests"]
+            "outcome", "explained", "jit", "seconds", "tests"]
     with open(out / "mutants.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
         w.writeheader()
@@ -496,7 +644,8 @@ def run(game: str, jobs: int, out: Path, only: str | None = None) -> int:
     wall = time.time() - t0
     summary = dict(game=game, jobs=len(copies), mutants=len(results), skipped=skipped, baseline_s=round(t_base, 1),
                    wall_s=round(wall, 1), cpu_count=os.cpu_count(), load_average=os.getloadavg()[0],
-                   only=only, date=time.strftime("%Y-%m-%d %H:%M"))
+                   only=only, modules=list(modules or target.modules), all_as_python=all_as_python,
+                   mutants_jit_on=sum(r["jit"] == "on" for r in results), date=time.strftime("%Y-%m-%d %H:%M"))
     (out / "run.json").write_text(json.dumps(summary, indent=2))
     unexplained = [r for r in results if r["outcome"] == "survived" and not r["explained"]]
     print(f"{len(results)} mutants in {wall:.0f} s: "
@@ -605,7 +754,9 @@ def main(argv=None) -> int:
     p.add_argument("--game", choices=sorted(TARGETS), default="invasion_malta")
     p.add_argument("--jobs", type=int, default=2, help="scratch copies run side by side")
     p.add_argument("--out", type=Path, default=Path("out/knockout"))
-    p.add_argument("--only", help="MODULE[:FUNCTION], e.g. zoc.py:zoc_map (a partial run)")
+    p.add_argument("--only", help="MODULE[:FUNCTION], several separated by commas, e.g. zoc.py:zoc_map (a partial run)")
+    p.add_argument("--all-as-python", action="store_true",
+                   help="run every mutant with NUMBA_DISABLE_JIT=1 (slower; to compare with the default)")
     p.add_argument("--list", action="store_true", help="count the mutants per module and function, run nothing")
     p.add_argument("--from", dest="from_", type=Path, help="a finished run's folder (with --write-doc)")
     p.add_argument("--write-doc", type=Path, help="write the markdown report of the run in --from")
@@ -620,12 +771,13 @@ def main(argv=None) -> int:
             items, skipped = enumerate_mutants(target, src, read_rows(a.game), Path(d) / "s.sqlite")
         counts: dict = {}
         for _, r in items:
-            counts[(r["module"], r["function"])] = counts.get((r["module"], r["function"]), 0) + 1
-        for (mod, fn), n in sorted(counts.items()):
-            print(f"{n:5d}  {mod}:{fn}")
-        print(f"{len(items)} mutants; left out: {skipped}")
+            key = (r["module"], r["function"], r["jit"])
+            counts[key] = counts.get(key, 0) + 1
+        for (mod, fn, jit), n in sorted(counts.items()):
+            print(f"{n:5d}  {mod}:{fn}{'' if jit == 'on' else '  (as Python)'}")
+        print(f"{len(items)} mutants ({sum(r['jit'] == 'on' for _, r in items)} with the JIT on); left out: {skipped}")
         return 0
-    return 1 if run(a.game, a.jobs, a.out, a.only) else 0
+    return 1 if run(a.game, a.jobs, a.out, a.only, a.all_as_python) else 0
 
 
 if __name__ == "__main__":

@@ -140,3 +140,88 @@ def test_operators_exist_when_cosmic_ray_is_installed(game):
     plugins = pytest.importorskip("cosmic_ray.plugins")
     names = set(plugins.operator_names())
     assert set(K.OPERATORS) <= names, set(K.OPERATORS) - names
+
+
+JIT_SRC = '''import numba as nb
+from numba import njit
+
+TABLE = build_table()
+
+
+@nb.njit(cache=True)
+def kernel(a):
+    return a + 1
+
+
+@njit
+def bare(a):
+    return a
+
+
+def plain(x, y=default_y()):
+    return kernel(x) + helper(y)
+
+
+class Box:
+    size = measure()
+
+    @staticmethod
+    def method():
+        return inside_only()
+'''
+
+
+def test_compiled_functions_and_import_time_calls():
+    assert K.compiled_functions(JIT_SRC) == ["kernel", "bare"]
+    assert K.compiled_functions(SRC) == []
+    calls = K.import_time_calls(JIT_SRC)
+    # module statements, default values, decorators and class bodies run at import ...
+    assert {"build_table", "default_y", "njit", "measure"} <= calls
+    # ... function bodies do not
+    assert not {"kernel", "helper", "inside_only"} & calls
+
+
+def test_jit_plan_for_the_island_of_death_modules(tmp_path):
+    """A module that defines compiled functions runs as Python; the others keep the JIT on,
+    except a function called while the package is imported."""
+    target = K.Target(package="malta_sim/pkg", modules=("compiled.py", "plain.py"))
+    (tmp_path / "malta_sim" / "pkg").mkdir(parents=True)
+    (tmp_path / "malta_sim" / "pkg" / "compiled.py").write_text(JIT_SRC)
+    (tmp_path / "malta_sim" / "pkg" / "plain.py").write_text(SRC + "\n\nN = outer(3)\n")
+    plan = K.jit_plan(target, tmp_path)
+    assert set(plan[0]) == {"compiled.py"} and "kernel" in plan[0]["compiled.py"]
+    assert not K.jit_on(plan, "compiled.py", "plain")          # its module has compiled functions
+    assert K.jit_on(plan, "plain.py", "alone")
+    assert K.jit_on(plan, "plain.py", "Grid.size")
+    assert not K.jit_on(plan, "plain.py", "outer")             # runs at import (N = outer(3))
+    assert not K.jit_on(plan, "plain.py", "outer.inner")      # nested in a function that runs at import
+    as_python = K.Target(package="malta_sim/pkg", modules=("plain.py",), env={"NUMBA_DISABLE_JIT": "1"})
+    assert not K.jit_on(K.jit_plan(as_python, tmp_path), "plain.py", "alone")
+
+
+def test_real_targets_plan():
+    """The Island of Death modules with kernels (movement.py) run as Python, combat.py
+    (no kernel) with the JIT on; Invasion: Malta's rule modules have no kernels."""
+    plan = K.jit_plan(K.TARGETS["island_of_death"], ROOT)
+    assert "movement.py" in plan[0] and "combat.py" not in plan[0]
+    assert K.jit_on(plan, "combat.py", "resolve_attack")
+    assert K.jit_plan(K.TARGETS["invasion_malta"], ROOT)[0] == {}
+
+
+def test_run_env_and_command():
+    cache = Path("/scratch/numba0")
+    on = K.run_env(cache, True, {})
+    off = K.run_env(cache, False, {"X": "1"})
+    # a NUMBA_DISABLE_JIT or fingerprint folder inherited from the caller never leaks in
+    assert on[:4] == ["-u", "MALTA_SIM_NUMBA_CACHE_SET", "-u", "NUMBA_DISABLE_JIT"]
+    assert "NUMBA_CACHE_DIR=/scratch/numba0" in on and "NUMBA_DISABLE_JIT=1" not in on
+    assert "NUMBA_DISABLE_JIT=1" in off and off[-1] == "X=1"
+    cmd = K.pytest_command(Path("/scratch/w0"), ["t::a"], env=off)
+    assert cmd[:3] == ["env", "-C", "/scratch/w0"] and cmd[3:3 + len(off)] == off
+    assert cmd[-1] == "t::a" and "-x" in cmd
+
+
+def test_parse_only():
+    assert K.parse_only(None) == []
+    assert K.parse_only("victory.py") == [("victory.py", "")]
+    assert K.parse_only("victory.py:surrender_phase, morale.py") == [("victory.py", "surrender_phase"), ("morale.py", "")]
