@@ -129,6 +129,24 @@ def test_first_airfield_turn_is_the_first_surrender_phase_with_a_new_airfield():
     assert int(s.first_airfield_turn[0]) == 8
 
 
+def test_first_airfield_turn_recorded_at_turn_0_is_kept():
+    """Turn 0 (29 June AM, rule 4.0) is a turn like any other for the record: an airfield
+    taken then is recorded as turn 0, and the next surrender phase leaves it there (the
+    record is read as unset only below 0)."""
+    g = make({"1711": ["axis.4.1_34"]}, turn=0)
+    s, t = g.state, static()
+    s.allied_steps_lost[0] = 0
+    fields = [int(x) for x in np.flatnonzero(t.airfield & (s.control != AXIS))]
+    s.control[fields[0]] = AXIS
+    assert victory.objective_counts(g)["airfields"] == g.scenario.start_airfields + 1
+    s.axis_steps_lost[0] = 9 * 3                                   # keep the roll from ending the game
+    victory.surrender_phase(g)
+    assert int(s.first_airfield_turn[0]) == 0 and not s.over[0]
+    s.turn[0] = 1
+    victory.surrender_phase(g)
+    assert int(s.first_airfield_turn[0]) == 0
+
+
 def test_rule_20_0_modifier_equals_table_recount():
     """The engine's modifier equals the data table's rule-20.0 recount."""
     from malta_sim.iod.invariants import recount_surrender_modifier
