@@ -381,7 +381,8 @@ def section_scores(mutants: list[dict], rows: list[dict], target: Target, explai
                         functions=len(sec["fns"]), mutants=len(ms),
                         killed=killed, survived=len(surv), explained=len(expl), unexplained=len(surv) - len(expl),
                         errors=sum(m["outcome"] not in ("killed", "timeout", "survived") for m in ms),
-                        score=round(killed / len(ms), 3) if ms else None, note=note))
+                        score=round(killed / len(ms), 3) if ms else None, note=note,
+                        where=" ".join(sorted(f"{mod}:{fn}" for mod, fn in sec["fns"]))))
     return out
 
 
@@ -669,13 +670,39 @@ def read_results(out: Path) -> tuple[list, list, dict]:
     return ms, secs, json.loads((out / "run.json").read_text())
 
 
+def game_blocks(text: str) -> dict:
+    """``game -> its block`` of a report page: the lines between ``<!-- game: NAME -->`` and
+    ``<!-- end game: NAME -->``, markers included."""
+    blocks, cur = {}, None
+    for line in text.splitlines():
+        if line.startswith("<!-- game: "):
+            cur = line[len("<!-- game: "):].rstrip(" ->")
+            blocks[cur] = []
+        if cur is not None:
+            blocks[cur].append(line)
+        if line.startswith("<!-- end game: "):
+            cur = None
+    return {g: "\n".join(b) for g, b in blocks.items()}
+
+
 def write_doc(game: str, out: Path, doc: Path) -> None:
-    """Render ``doc`` (markdown) from a finished run in ``out`` and :data:`EXPLAINED`."""
+    """Render ``game``'s part of ``doc`` (markdown) from a finished run in ``out`` and
+    :data:`EXPLAINED`; the parts of the other games already in ``doc`` are kept."""
     target = TARGETS[game]
     ms, _, run_info = read_results(out)
     explained = load_explained()
     secs = section_scores(ms, read_rows(game), target, explained)
-    lines = [
+    title = TITLES.get(game, game)
+    run_mods = set(run_info.get("modules") or target.modules)
+    picks = parse_only(run_info.get("only"))
+    partial = bool(picks) or run_mods != set(target.modules)
+
+    def not_run(sec: dict) -> set:
+        """The functions a section's rows name that this run left out."""
+        fns = [w.partition(":")[::2] for w in sec["where"].split()]
+        return {f"{m}:{f}" for m, f in fns
+                if m not in run_mods or (picks and not any(m == pm and (not pf or f == pf) for pm, pf in picks))}
+    header = [
         "# Rule knock-out (mutation testing of the rule code)",
         "",
         "Does each rule's test fail when the rule is wrong?  `benchmarks/rule_knockout.py` answers by mutation testing with",
@@ -685,8 +712,9 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
         "",
         "```",
         "pip install -e '.[mutation]'",
-        f"python benchmarks/rule_knockout.py --game {game} --jobs 2 --out out/knockout",
-        f"python benchmarks/rule_knockout.py --game {game} --from out/knockout --write-doc docs/rule_knockout.md",
+        "python benchmarks/rule_knockout.py --game GAME --jobs 2 --out out/knockout      # invasion_malta, island_of_death",
+        "python benchmarks/rule_knockout.py --game GAME --only victory.py,morale.py ...   # some modules (a partial run)",
+        "python benchmarks/rule_knockout.py --game GAME --from out/knockout --write-doc docs/rule_knockout.md",
         "```",
         "",
         "How it works (the script's docstring has the details):",
@@ -695,15 +723,33 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
         "  `+` to `-`, a number plus or minus one, `not` added or removed, a `for` loop that never runs, `break` and `continue`",
         "  swapped, `True` and `False` swapped).  Only mutants inside a function that a coverage row names count; mutants in",
         "  type annotations (never evaluated) are left out.",
-        "- Each mutant runs against the tests of every row that names its function, in a scratch copy of the checkout, with",
-        "  `--jobs` copies side by side.  The checkout itself is never changed.",
+        "- Each mutant runs against the tests of every row that names its function.  Each of the `--jobs` side-by-side jobs",
+        "  keeps one scratch copy of the checkout and one numba cache folder; a mutant is applied to its file in the copy, the",
+        "  tests run, and the file is put back byte for byte (and its time).  The checkout itself is never changed.",
+        "- JIT on or off: a mutant in a rule module that defines no numba-compiled function runs with the JIT on, on compiled",
+        "  kernels loaded from the job's cache (compiled once, by the unmutated baseline run): only Python code is mutated, so",
+        "  the kernels are the unchanged ones.  A mutant in a module that defines compiled functions runs with",
+        "  `NUMBA_DISABLE_JIT=1`, all code as Python: a kernel of another module that calls a mutated kernel would keep its",
+        "  own compiled copy of the original, and any change to a module with kernels recompiles them.",
         "- A section's score is killed / mutants, over the mutants in the code its rows name.  A function named by several",
         "  sections counts in each.",
         "",
-        f"## {TITLES.get(game, game)}, scores per rule section",
+    ]
+    when = "Last run" if not partial else "Partial run"
+    lines = [
+        f"<!-- game: {game} -->",
+        f"## {title}, scores per rule section",
         "",
-        f"Last full run: {run_info['date']}, {run_info['mutants']} mutants, {run_info['jobs']} jobs, "
-        f"{run_info['wall_s'] / 60:.1f} minutes on {run_info['cpu_count']} cores (load average {run_info['load_average']:.1f} at the end).",
+        f"{when}: {run_info['date']}, {run_info['mutants']} mutants, {run_info['jobs']} jobs, "
+        f"{run_info['wall_s'] / 60:.1f} minutes on {run_info['cpu_count']} cores (load average {run_info['load_average']:.1f} at the end)"
+        + (f", {run_info['mutants_jit_on']} of them with the JIT on." if "mutants_jit_on" in run_info else "."),
+    ]
+    if partial:
+        lines.append(f"Only the mutants of {', '.join(f'`{m}`' for m in sorted(run_mods))} were run "
+                     f"({len(run_mods)} of the {len(target.modules)} rule modules"
+                     + (f"; `--only {run_info['only']}`" if run_info.get("only") else "") + "); a section marked *partial* "
+                     "also has rows naming functions that were not run, whose mutants it does not count.")
+    lines += [
         f"Left out: {run_info['skipped']['outside_rule_code']} mutants in code no row names, "
         f"{run_info['skipped']['annotation']} in annotations, {run_info['skipped']['operator']} of the operators not used.",
         "",
@@ -714,14 +760,16 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
     ]
     for s in secs:
         if int(s["mutants"]):
-            lines.append(f"| {s['section']} | {s['rules']} | {s['mutants']} | {s['killed']} | {s['survived']} ({s['explained']}) "
+            mark = " *partial*" if not_run(s) else ""
+            lines.append(f"| {s['section']}{mark} | {s['rules']} | {s['mutants']} | {s['killed']} | {s['survived']} ({s['explained']}) "
                          f"| {s['unexplained']} | {float(s['score']):.2f} | {s['not_mutated']} |")
     total = len(ms)
     killed = sum(m["outcome"] in ("killed", "timeout") for m in ms)
     surv = [m for m in ms if m["outcome"] == "survived"]
-    lines += ["", f"All rule code: {total} mutants, {killed} killed ({killed / max(1, total):.0%}), {len(surv)} survived, "
+    lines += ["", f"{'All rule code' if not partial else 'These modules'}: {total} mutants, {killed} killed "
+              f"({killed / max(1, total):.0%}), {len(surv)} survived, "
               f"{sum(1 for m in surv if not explanation_for(m, explained))} unexplained.", ""]
-    unreached = [s for s in secs if not int(s["mutants"])]
+    unreached = [s for s in secs if not int(s["mutants"]) and not not_run(s)]
     if unreached:
         lines += ["Sections with no mutated code:", "", "| section | rules | why |", "|---|---|---|"]
         lines += [f"| {s['section']} | {s['rules']} | {s['note']} |" for s in unreached]
@@ -730,9 +778,13 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
         lines += ["Modules not mutated:", ""]
         lines += [f"- `{target.package}/{k}`: {v}." for k, v in target.excluded.items()]
         lines.append("")
-    if not target.env.get("NUMBA_DISABLE_JIT"):
-        lines += ["No rule module of this game is compiled with numba, so every mutant runs as plain Python.", ""]
-    lines += ["## Surviving mutants and why they may survive", "",
+    as_python = jit_plan(target, ROOT)[0]
+    if not as_python:
+        lines += ["No rule module of this game is compiled with numba, so every mutant runs with the JIT on.", ""]
+    else:
+        lines += ["Modules whose mutants run as Python (`NUMBA_DISABLE_JIT=1`): "
+                  + ", ".join(f"`{m}`" for m in sorted(as_python)) + ".", ""]
+    lines += [f"### {title}, surviving mutants and why they may survive", "",
               "Equivalent: the mutant computes the same result as the original for every input the rule code can receive.",
               "Unreachable: the mutated code only runs for inputs the callers never pass (stated in each case).", ""]
     groups: dict = {}
@@ -746,7 +798,13 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
             why = f"{e['kind']}: {e['reason']}" if e else "UNEXPLAINED"
             lines.append(f"- line {m['line']}, `{m['original']}` → `{m['mutated']}`: {why}")
         lines.append("")
-    doc.write_text("\n".join(lines).rstrip() + "\n")
+    if not groups:
+        lines += ["None.", ""]
+    lines.append(f"<!-- end game: {game} -->")
+    blocks = game_blocks(doc.read_text()) if doc.exists() else {}
+    blocks[game] = "\n".join(lines)
+    order = [g for g in TARGETS if g in blocks]
+    doc.write_text("\n".join(header) + "\n" + "\n\n".join(blocks[g] for g in order) + "\n")
 
 
 def main(argv=None) -> int:

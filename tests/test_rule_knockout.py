@@ -225,3 +225,39 @@ def test_parse_only():
     assert K.parse_only(None) == []
     assert K.parse_only("victory.py") == [("victory.py", "")]
     assert K.parse_only("victory.py:surrender_phase, morale.py") == [("victory.py", "surrender_phase"), ("morale.py", "")]
+
+
+def test_write_doc_keeps_the_other_games_part_and_labels_a_partial_run(tmp_path):
+    import csv
+    import json
+
+    out = tmp_path / "run"
+    out.mkdir()
+    cols = ["game", "module", "function", "rules", "line", "col", "operator", "occurrence", "original", "mutated",
+            "outcome", "explained", "jit", "seconds", "tests"]
+    ms = [dict(game="island_of_death", module="victory.py", function="surrender_phase", rules="4.41 20.3", line=l,
+               col=1, operator="op", occurrence=0, original=o, mutated=o + " ", outcome=r, explained="", jit="off",
+               seconds=1.0, tests="t")
+          for l, o, r in ((140, "total = r + mod", "killed"), (141, "x = not_explained_here", "survived"))]
+    with open(out / "mutants.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(ms)
+    (out / "sections.csv").write_text("section\n")
+    (out / "run.json").write_text(json.dumps(dict(
+        game="island_of_death", jobs=1, mutants=2, skipped=dict(operator=1, annotation=0, outside_rule_code=2),
+        wall_s=60.0, cpu_count=2, load_average=1.0, only="victory.py:surrender_phase", modules=["victory.py"],
+        mutants_jit_on=0, date="2026-01-01 00:00")))
+    other = "<!-- game: invasion_malta -->\n## Invasion: Malta, scores\n\nkept as it is\n<!-- end game: invasion_malta -->"
+    doc = tmp_path / "doc.md"
+    doc.write_text("# old header\n\n" + other + "\n")
+    K.write_doc("island_of_death", out, doc)
+    text = doc.read_text()
+    blocks = K.game_blocks(text)
+    assert blocks["invasion_malta"] == other and list(blocks) == ["invasion_malta", "island_of_death"]
+    iod = blocks["island_of_death"]
+    assert "Partial run" in iod and "`victory.py`" in iod and "1 of the 22 rule modules" in iod
+    assert "| 4.4 *partial* |" in iod            # 4.4 also names functions of other modules
+    assert "| 20.3 | 20.3 | 2 | 1 | 1 (0) | 1 | 0.50 |" in iod
+    assert "UNEXPLAINED" in iod and "\n| 9.1 |" not in iod  # sections of modules not run are not listed as unreached
+    assert text.startswith("# Rule knock-out") and "old header" not in text
