@@ -23,7 +23,11 @@ Method
    the job is applied to its one file in that copy, the tests named by every row that names
    its function are run with pytest (``-x``), and the file is put back byte for byte, with
    its modification time.  A failing or timed-out run kills the mutant; a passing run lets
-   it survive.
+   it survive.  The test runs are forks of the job's worker (``knockout_worker.py``), a
+   process that imported the third-party modules the tests use (pytest, numpy, pandas,
+   scipy, numba, hypothesis: about two CPU-seconds a run) but never the package or the
+   tests, which each run imports from the copy; ``--fresh-python`` starts each run as a
+   new ``python -m pytest`` instead (same outcomes, slower).
 4. JIT on or off (:func:`jit_plan`).  numba loads a compiled function from its cache while
    the function's own source file is unchanged, and a compiled function carries a copy of
    every compiled function it calls, also from other modules (and of the module globals it
@@ -447,6 +451,63 @@ def baseline(copy: Path, tests: list[str], env: tuple) -> dict:
     return times
 
 
+WORKER = Path(__file__).resolve().parent / "knockout_worker.py"
+
+
+def env_parts(env: list[str]) -> tuple[list, dict]:
+    """:func:`run_env` arguments as ``(names to unset, values to set)``."""
+    unset = [env[i + 1] for i, x in enumerate(env) if x == "-u"]
+    values = dict(x.split("=", 1) for i, x in enumerate(env) if "=" in x and (i == 0 or env[i - 1] != "-u"))
+    return unset, values
+
+
+class Worker:
+    """One job's test runner (``knockout_worker.py``): the third-party modules the tests use
+    are imported once, and every test run is a fork of that process (see its docstring)."""
+
+    def __init__(self, preload: list[str], env: list[str], log: Path):
+        self.log = log
+        self.proc = subprocess.Popen(["env", *env, sys.executable, str(WORKER), "--preload", *preload],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def run(self, copy: Path, tests: list[str], env: list[str], timeout: float) -> tuple[int | None, str]:
+        """Run ``tests`` in ``copy``; returns (exit status or None after a timeout, output)."""
+        unset, values = env_parts(env)
+        job = dict(cwd=str(copy), args=["-x", "-q", "-p", "no:cacheprovider", *tests], unset=unset,
+                   env=dict(values, PYTHONDONTWRITEBYTECODE="1"), timeout=timeout, log=str(self.log))
+        self.proc.stdin.write(json.dumps(job) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"knockout_worker stopped (exit {self.proc.poll()})")
+        r = json.loads(line)
+        return r["rc"], ("timeout" if r["timeout"] else self.log.read_text(errors="replace")[-5000:])
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def test_in_worker(worker: Worker, spec, copy: Path, tests: list[str], env: list[str], timeout: float):
+    """cosmic-ray's ``mutate_and_test`` for one mutant, the tests run by ``worker``: the same
+    outcomes (a non-zero exit or a timeout kills the mutant)."""
+    import difflib
+
+    import cosmic_ray.plugins
+    from cosmic_ray.mutating import use_mutation
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    op = cosmic_ray.plugins.get_operator(spec.operator_name)(**(spec.operator_args or {}))
+    with use_mutation(Path(spec.module_path), op, spec.occurrence) as (original, mutated):
+        if mutated is None:
+            return WorkResult(worker_outcome=WorkerOutcome.NO_TEST)
+        rc, output = worker.run(copy, tests, env, timeout)
+    diff = "\n".join(difflib.unified_diff(original.splitlines(), mutated.splitlines(), str(spec.module_path),
+                                          str(spec.module_path), lineterm=""))
+    return WorkResult(output=output, diff=diff, worker_outcome=WorkerOutcome.NORMAL,
+                      test_outcome=TestOutcome.KILLED if rc != 0 else TestOutcome.SURVIVED)
+
+
 def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Path,
                       modules: tuple | None = None) -> tuple[list, dict]:
     """cosmic-ray's work items for the target's modules (or for ``modules`` of them), kept when
@@ -529,13 +590,15 @@ def parse_only(only: str | None) -> list[tuple[str, str]]:
     return [(m.strip(), f.strip()) for m, _, f in (x.partition(":") for x in (only or "").split(",") if x.strip())]
 
 
-def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python: bool = False) -> int:
+def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python: bool = False,
+        fresh_python: bool = False) -> int:
     """Enumerate, run and score the mutants of ``game``; writes ``out``/mutants.csv,
     sections.csv and run.json.  Returns the number of unexplained survivors.
 
     ``only``: ``MODULE[:FUNCTION]``, several separated by commas (a partial run).
     ``all_as_python``: run every mutant with ``NUMBA_DISABLE_JIT=1`` (the slower way that
-    needs no compiled code; for comparison).
+    needs no compiled code; for comparison).  ``fresh_python``: start every test run as a new
+    ``python -m pytest`` instead of a fork of the job's worker (slower; for comparison).
     """
     from attrs import evolve
     from cosmic_ray.mutating import mutate_and_test
@@ -581,6 +644,15 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
         if tests_off:
             times["off"] = baseline(copies[0], tests_off, run_env(caches[0], False, target.env))
         t_base = time.time() - t_base
+        workers = []
+        if not fresh_python and items:
+            # what the tests import from outside the copy: each job's worker imports it once
+            probe = subprocess.run(["env", *run_env(caches[0], True, target.env), sys.executable, str(WORKER), "--probe",
+                                    str(copies[0]), *sorted(set(tests_on) | set(tests_off))],
+                                   capture_output=True, text=True, check=True)
+            names = json.loads(probe.stdout.strip().splitlines()[-1])
+            workers = [Worker(names, run_env(caches[k], True, target.env), work / f"log{k}.txt")
+                       for k in range(len(copies))]
         free: queue.Queue = queue.Queue()
         for k in range(len(copies)):
             free.put(k)
@@ -597,7 +669,10 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
                 env = run_env(caches[k], rec["jit"] == "on", target.env)
                 cmd = shlex.join(pytest_command(copies[k], rec["tests"], env=env))
                 t = time.time()
-                res = mutate_and_test([spec], cmd, timeout)  # applies the mutant, runs, puts the source back
+                if workers:
+                    res = test_in_worker(workers[k], spec, copies[k], rec["tests"], env, timeout)
+                else:
+                    res = mutate_and_test([spec], cmd, timeout)  # applies the mutant, runs, puts the source back
                 os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # and its time, for numba's stamps
                 return item, rec, res, time.time() - t
             finally:
@@ -619,6 +694,8 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
                 results.append(rec)
                 if n % 25 == 0 or n == len(futs):
                     print(f"{n}/{len(futs)} mutants, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+        for w in workers:
+            w.close()
         for k, c in enumerate(copies):  # each mutated file is back as it was
             for rel in {it.mutations[0].module_path for it, _ in items}:
                 if (c / rel).read_bytes() != (src_copy / rel).read_bytes():
@@ -646,6 +723,7 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
     summary = dict(game=game, jobs=len(copies), mutants=len(results), skipped=skipped, baseline_s=round(t_base, 1),
                    wall_s=round(wall, 1), cpu_count=os.cpu_count(), load_average=os.getloadavg()[0],
                    only=only, modules=list(modules or target.modules), all_as_python=all_as_python,
+                   fresh_python=fresh_python,
                    mutants_jit_on=sum(r["jit"] == "on" for r in results), date=time.strftime("%Y-%m-%d %H:%M"))
     (out / "run.json").write_text(json.dumps(summary, indent=2))
     unexplained = [r for r in results if r["outcome"] == "survived" and not r["explained"]]
@@ -725,7 +803,9 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
         "  type annotations (never evaluated) are left out.",
         "- Each mutant runs against the tests of every row that names its function.  Each of the `--jobs` side-by-side jobs",
         "  keeps one scratch copy of the checkout and one numba cache folder; a mutant is applied to its file in the copy, the",
-        "  tests run, and the file is put back byte for byte (and its time).  The checkout itself is never changed.",
+        "  tests run, and the file is put back byte for byte (and its time).  The checkout itself is never changed.  A test",
+        "  run is a fork of the job's worker process, which has pytest, numpy, pandas, scipy, numba and hypothesis imported",
+        "  already (never the package or the tests: each run imports them, mutant included, from the copy).",
         "- JIT on or off: a mutant in a rule module that defines no numba-compiled function runs with the JIT on, on compiled",
         "  kernels loaded from the job's cache (compiled once, by the unmutated baseline run): only Python code is mutated, so",
         "  the kernels are the unchanged ones.  A mutant in a module that defines compiled functions runs with",
@@ -815,6 +895,8 @@ def main(argv=None) -> int:
     p.add_argument("--only", help="MODULE[:FUNCTION], several separated by commas, e.g. zoc.py:zoc_map (a partial run)")
     p.add_argument("--all-as-python", action="store_true",
                    help="run every mutant with NUMBA_DISABLE_JIT=1 (slower; to compare with the default)")
+    p.add_argument("--fresh-python", action="store_true",
+                   help="start each test run as a new python -m pytest, not a fork of the job's worker (slower; to compare)")
     p.add_argument("--list", action="store_true", help="count the mutants per module and function, run nothing")
     p.add_argument("--from", dest="from_", type=Path, help="a finished run's folder (with --write-doc)")
     p.add_argument("--write-doc", type=Path, help="write the markdown report of the run in --from")
@@ -835,7 +917,7 @@ def main(argv=None) -> int:
             print(f"{n:5d}  {mod}:{fn}{'' if jit == 'on' else '  (as Python)'}")
         print(f"{len(items)} mutants ({sum(r['jit'] == 'on' for _, r in items)} with the JIT on); left out: {skipped}")
         return 0
-    return 1 if run(a.game, a.jobs, a.out, a.only, a.all_as_python) else 0
+    return 1 if run(a.game, a.jobs, a.out, a.only, a.all_as_python, a.fresh_python) else 0
 
 
 if __name__ == "__main__":

@@ -261,3 +261,24 @@ def test_write_doc_keeps_the_other_games_part_and_labels_a_partial_run(tmp_path)
     assert "| 20.3 | 20.3 | 2 | 1 | 1 (0) | 1 | 0.50 |" in iod
     assert "UNEXPLAINED" in iod and "\n| 9.1 |" not in iod  # sections of modules not run are not listed as unreached
     assert text.startswith("# Rule knock-out") and "old header" not in text
+
+
+def test_env_parts():
+    env = K.run_env(Path("/c"), False, {"A": "1"})
+    unset, values = K.env_parts(env)
+    assert unset == ["MALTA_SIM_NUMBA_CACHE_SET", "NUMBA_DISABLE_JIT"]
+    assert values == {"NUMBA_CACHE_DIR": "/c", "NUMBA_DISABLE_JIT": "1", "A": "1"}
+
+
+def test_worker_runs_tests_in_the_copy_and_reports_failures(tmp_path):
+    """A fork of the worker runs pytest in the given folder: a passing test gives 0, a failing
+    run (here: an id that does not exist) a non-zero status, as a fresh python -m pytest would."""
+    env = K.run_env(tmp_path / "numba", False, {})
+    w = K.Worker(["numpy"], env, tmp_path / "log.txt")
+    try:
+        rc, out = w.run(ROOT, ["tests/test_rule_knockout.py::test_section_of"], env, timeout=120)
+        assert rc == 0, out
+        rc, out = w.run(ROOT, ["tests/test_rule_knockout.py::no_such_test"], env, timeout=120)
+        assert rc not in (0, None), out
+    finally:
+        w.close()
