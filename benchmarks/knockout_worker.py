@@ -9,8 +9,8 @@ is ever imported here: each run reads its mutant from disk), sets its environmen
 off, the job's numba cache folder) and runs ``pytest.main``.
 
 Protocol: one JSON object per line on stdin, ``{"cwd", "args", "env", "unset", "timeout",
-"log"}``; one JSON object per line on stdout, ``{"rc", "timeout"}`` (``rc`` None after a
-timeout: the child's process group is killed).  ``--preload NAME ...`` lists the modules to
+"log"}``; one JSON object per line on stdout, ``{"rc", "timeout", "cpu_s"}`` (``rc`` None
+after a timeout: the child's process group is killed; ``cpu_s`` the run's CPU seconds).  ``--preload NAME ...`` lists the modules to
 import first.
 """
 
@@ -83,9 +83,9 @@ def serve() -> None:
             finally:
                 os._exit(3)
         deadline = time.monotonic() + float(job["timeout"])
-        status, timed_out = None, False
+        status, timed_out, usage = None, False, None
         while status is None:
-            done, st = os.waitpid(pid, os.WNOHANG)
+            done, st, usage = os.wait4(pid, os.WNOHANG)
             if done:
                 status = st
             elif time.monotonic() > deadline:
@@ -93,13 +93,14 @@ def serve() -> None:
                     os.killpg(pid, signal.SIGKILL)
                 except OSError:
                     os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
+                usage = os.wait4(pid, 0)[2]
                 timed_out = True
                 break
             else:
                 time.sleep(0.02)
         rc = None if timed_out else os.waitstatus_to_exitcode(status)
-        sys.stdout.write(json.dumps(dict(rc=rc, timeout=timed_out)) + "\n")
+        cpu = round(usage.ru_utime + usage.ru_stime, 3)  # the child's own CPU time (its children not counted)
+        sys.stdout.write(json.dumps(dict(rc=rc, timeout=timed_out, cpu_s=cpu)) + "\n")
         sys.stdout.flush()
 
 

@@ -66,6 +66,7 @@ import csv
 import json
 import os
 import queue
+import random
 import shlex
 import shutil
 import subprocess
@@ -471,7 +472,8 @@ class Worker:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def run(self, copy: Path, tests: list[str], env: list[str], timeout: float) -> tuple[int | None, str]:
-        """Run ``tests`` in ``copy``; returns (exit status or None after a timeout, output)."""
+        """Run ``tests`` in ``copy``; returns (exit status or None after a timeout, output).
+        The run's CPU seconds are left in ``self.cpu_s``."""
         unset, values = env_parts(env)
         job = dict(cwd=str(copy), args=["-x", "-q", "-p", "no:cacheprovider", *tests], unset=unset,
                    env=dict(values, PYTHONDONTWRITEBYTECODE="1"), timeout=timeout, log=str(self.log))
@@ -481,6 +483,7 @@ class Worker:
         if not line:
             raise SystemExit(f"knockout_worker stopped (exit {self.proc.poll()})")
         r = json.loads(line)
+        self.cpu_s = r.get("cpu_s")
         return r["rc"], ("timeout" if r["timeout"] else self.log.read_text(errors="replace")[-5000:])
 
     def close(self) -> None:
@@ -591,7 +594,7 @@ def parse_only(only: str | None) -> list[tuple[str, str]]:
 
 
 def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python: bool = False,
-        fresh_python: bool = False) -> int:
+        fresh_python: bool = False, sample: int = 0) -> int:
     """Enumerate, run and score the mutants of ``game``; writes ``out``/mutants.csv,
     sections.csv and run.json.  Returns the number of unexplained survivors.
 
@@ -599,6 +602,7 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
     ``all_as_python``: run every mutant with ``NUMBA_DISABLE_JIT=1`` (the slower way that
     needs no compiled code; for comparison).  ``fresh_python``: start every test run as a new
     ``python -m pytest`` instead of a fork of the job's worker (slower; for comparison).
+    ``sample``: run only that many mutants drawn at random (seed 0), to time a full run.
     """
     from attrs import evolve
     from cosmic_ray.mutating import mutate_and_test
@@ -623,6 +627,8 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
         items, skipped = enumerate_mutants(target, src_copy, rows, db_path, modules)
         if picks:
             items = [(it, r) for it, r in items if any(r["module"] == m and (not f or r["function"] == f) for m, f in picks)]
+        if sample:
+            items = random.Random(0).sample(items, min(sample, len(items)))
         for it, rec in items:
             rec["mutated"] = mutated_line(src_copy, rec, it)
             if all_as_python:
@@ -671,6 +677,7 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
                 t = time.time()
                 if workers:
                     res = test_in_worker(workers[k], spec, copies[k], rec["tests"], env, timeout)
+                    rec = dict(rec, cpu_s=workers[k].cpu_s)
                 else:
                     res = mutate_and_test([spec], cmd, timeout)  # applies the mutant, runs, puts the source back
                 os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # and its time, for numba's stamps
@@ -708,12 +715,12 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
         e = explanation_for(r, explained) if r["outcome"] == "survived" else None
         r["explained"] = e["kind"] if e else ""
     cols = ["game", "module", "function", "rules", "line", "col", "operator", "occurrence", "original", "mutated",
-            "outcome", "explained", "jit", "seconds", "tests"]
+            "outcome", "explained", "jit", "seconds", "cpu_s", "tests"]
     with open(out / "mutants.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
         w.writeheader()
         for r in results:
-            w.writerow({k: (";".join(r[k]) if k == "tests" else r[k]) for k in cols})
+            w.writerow({k: (";".join(r[k]) if k == "tests" else r.get(k, "")) for k in cols})
     secs = section_scores(results, rows, target, explained)
     with open(out / "sections.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=list(secs[0]), lineterminator="\n")
@@ -723,7 +730,7 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
     summary = dict(game=game, jobs=len(copies), mutants=len(results), skipped=skipped, baseline_s=round(t_base, 1),
                    wall_s=round(wall, 1), cpu_count=os.cpu_count(), load_average=os.getloadavg()[0],
                    only=only, modules=list(modules or target.modules), all_as_python=all_as_python,
-                   fresh_python=fresh_python,
+                   fresh_python=fresh_python, sample=sample,
                    mutants_jit_on=sum(r["jit"] == "on" for r in results), date=time.strftime("%Y-%m-%d %H:%M"))
     (out / "run.json").write_text(json.dumps(summary, indent=2))
     unexplained = [r for r in results if r["outcome"] == "survived" and not r["explained"]]
@@ -768,6 +775,8 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
     :data:`EXPLAINED`; the parts of the other games already in ``doc`` are kept."""
     target = TARGETS[game]
     ms, _, run_info = read_results(out)
+    if run_info.get("sample"):
+        raise SystemExit(f"{out} holds a random sample of mutants (--sample): it times a run, it scores no section")
     explained = load_explained()
     secs = section_scores(ms, read_rows(game), target, explained)
     title = TITLES.get(game, game)
@@ -897,6 +906,7 @@ def main(argv=None) -> int:
                    help="run every mutant with NUMBA_DISABLE_JIT=1 (slower; to compare with the default)")
     p.add_argument("--fresh-python", action="store_true",
                    help="start each test run as a new python -m pytest, not a fork of the job's worker (slower; to compare)")
+    p.add_argument("--sample", type=int, default=0, help="run N mutants drawn at random (seed 0), to time a full run")
     p.add_argument("--list", action="store_true", help="count the mutants per module and function, run nothing")
     p.add_argument("--from", dest="from_", type=Path, help="a finished run's folder (with --write-doc)")
     p.add_argument("--write-doc", type=Path, help="write the markdown report of the run in --from")
@@ -917,7 +927,7 @@ def main(argv=None) -> int:
             print(f"{n:5d}  {mod}:{fn}{'' if jit == 'on' else '  (as Python)'}")
         print(f"{len(items)} mutants ({sum(r['jit'] == 'on' for _, r in items)} with the JIT on); left out: {skipped}")
         return 0
-    return 1 if run(a.game, a.jobs, a.out, a.only, a.all_as_python, a.fresh_python) else 0
+    return 1 if run(a.game, a.jobs, a.out, a.only, a.all_as_python, a.fresh_python, a.sample) else 0
 
 
 if __name__ == "__main__":
