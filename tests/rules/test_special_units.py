@@ -156,6 +156,112 @@ def test_rule_16_55_damaged_warship_counts_one_axis_step():
     assert int(s.axis_steps_lost[0]) == before + 1                                     # 20.2
 
 
+def _duel_game():
+    """The Hercules set-up with its warships placed: turn 0 (AM), ships 213, 215 and 219
+    have coastal guns within their artillery range and guns 62, 63, 69 and 71 have ships
+    within their range and line of fire (checked below)."""
+    g = hercules_game()
+    warships.place_warships(g)
+    s = g.state
+    inv = H.inv_static(g)
+    ships = warships.ships_in_play(g)
+    guns = inv.allied_firing_guns[s.box[inv.allied_firing_guns] == BOX_MAP].tolist()
+    return g, ships, guns, warships._fire_ranges(g, ships, s.hex[ships].tolist(), guns, s.hex[guns].tolist())
+
+
+def test_rule_16_55_16_79_exchange_fire_designation_and_simultaneous_results(monkeypatch):
+    """Rules 16.79, 16.55, 16.52, 18.4 in exchange_fire: the Axis names its ships' dice
+    per gun first (at most half the offensive support, rounded up, guns in range), then the
+    Allies name a ship per gun (range and line of fire); results are applied together: a 6
+    on a ship's dice for a gun eliminates it, a hit on a ship damages it; ships and guns
+    that fired are marked for the turn, guns that fired are revealed."""
+    g, ships, guns, (ship_targets, gun_targets) = _duel_game()
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    assert ship_targets[213] == [63, 64, 65, 66, 67, 69, 70, 71] and gun_targets[69] == [213]
+    assert gun_targets[71] == [213, 219]
+    assert coastal.warship_dice(int(t.off_support[213])) == 3
+    seen = {}
+
+    def axis_fire(game, options):
+        seen["axis"] = options
+        return {213: {63: 2, 64: 1, 65: 0}}           # all three dice, one gun named with none
+
+    def allied_fire(game, options):
+        seen["allied"] = options
+        return {69: 213, 71: 213}
+    g.policy(AXIS).warship_fire = axis_fire
+    g.policy(ALLIED).coastal_fire_warships = allied_fire
+    ship_rolls, gun_rolls = [], []
+    # dice fixed: the first roll of each kind hits, the others miss
+    monkeypatch.setattr(coastal, "dice_any_six", lambda rs, k: ship_rolls.append(k) or len(ship_rolls) == 1)
+    monkeypatch.setattr(coastal, "gun_fires_at_warship",
+                        lambda rs, value, w3: gun_rolls.append((value, w3)) or len(gun_rolls) == 1)
+    fired_before = s.gun_fired_turn.copy()
+    d = t.grid.distance_table
+    assert d[s.hex[69], s.hex[213]] == 4 and d[s.hex[71], s.hex[213]] == 3      # +1 die within 3 hexes
+    warships.exchange_fire(g)
+    assert seen["axis"] == {u: (coastal.warship_dice(int(t.off_support[u])), tg) for u, tg in ship_targets.items()}
+    assert seen["allied"] == gun_targets
+    assert ship_rolls == [2, 1]                                   # guns 63 then 64; no roll with 0 dice
+    assert gun_rolls == [(int(inv.gun_value[69]), False), (int(inv.gun_value[71]), True)]
+    assert s.box[63] != BOX_MAP and s.box[64] == BOX_MAP and s.box[65] == BOX_MAP       # 16.79: 63 eliminated
+    assert s.box[213] == BOX_DAMAGED and s.box[219] == BOX_MAP                                 # 16.55
+    assert int(s.warships_damaged[0]) == 1
+    assert s.gun_fired_turn[213] == g.turn and s.gun_fired_turn[69] == g.turn == s.gun_fired_turn[71]  # 18.4
+    assert s.gun_fired_turn[215] == fired_before[215] and s.gun_fired_turn[62] == fired_before[62]
+    assert s.revealed[69] and s.revealed[71] and not s.revealed[62]                            # 16.52
+    name = lambda *us: " ".join(t.names[x] for x in us)  # noqa: E731
+    acts = [(r["action"], r["units"]) for r in g.events.rows
+            if r["action"] in ("warship_fire", "coastal_fire_ship", "warship_damaged")]
+    assert acts == [("warship_fire", name(213, 63, 64, 65)), ("coastal_fire_ship", name(69, 213)),
+                    ("coastal_fire_ship", name(71, 213)), ("warship_damaged", name(213))]
+
+
+@pytest.mark.parametrize("axis, allied, rule", [
+    ({213: {63: 3, 64: 1}}, {}, "16.79"),          # more dice than half the offensive support
+    ({213: {68: 1}}, {}, "16.79"),                 # a gun out of the ship's range
+    ({213: {63: -1}}, {}, "16.79"),                # negative dice
+    ({214: {63: 1}}, {}, "16.79"),                 # a ship with no gun in range
+    ({}, {62: 219}, "16.55"),                      # a ship out of the gun's range or line of fire
+    ({}, {64: 215}, "16.55"),                      # a gun with no ship in reach
+])
+def test_rule_16_55_16_79_exchange_fire_refuses_illegal_designations(axis, allied, rule):
+    g, *_ = _duel_game()
+    g.policy(AXIS).warship_fire = lambda game, options: axis
+    g.policy(ALLIED).coastal_fire_warships = lambda game, options: allied
+    with pytest.raises(Exception, match=f"rule {rule}"):
+        warships.exchange_fire(g)
+
+
+def test_rule_16_55_exchange_fire_only_in_daylight_and_with_targets_kept_current():
+    """No exchange at night (16.76) or without both ships and guns; the targets follow the
+    pieces: a ship moved out of every gun's reach is offered to no gun."""
+    g, ships, guns, (ship_targets, gun_targets) = _duel_game()
+    s = g.state
+    asked = []
+    g.policy(AXIS).warship_fire = lambda game, options: asked.append(dict(options)) or {}
+    g.policy(ALLIED).coastal_fire_warships = lambda game, options: asked.append(dict(options)) or {}
+    s.turn[0] = 3                                                   # the night turn
+    warships.exchange_fire(g)
+    assert asked == []
+    s.turn[0] = 1
+    warships.exchange_fire(g)
+    assert asked == [{u: (coastal.warship_dice(int(g.static.off_support[u])), tg) for u, tg in ship_targets.items()},
+                     gun_targets]
+    far = [int(x) for x in np.flatnonzero(H.inv_static(g).ocean)
+           if not any(warships._fire_ranges(g, [219], [int(x)], guns, s.hex[guns].tolist()))]
+    s.hex[219] = far[0]
+    asked.clear()
+    warships.exchange_fire(g)
+    assert 219 not in asked[0] and all(219 not in tg for tg in asked[1].values())
+    for u in ships:
+        s.box[u] = BOX_DAMAGED
+    asked.clear()
+    warships.exchange_fire(g)
+    assert asked == []
+
+
 def test_rule_16_76_no_warship_fire_in_rain():
     g = hercules_game()
     warships.place_warships(g)
