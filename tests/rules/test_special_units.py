@@ -23,7 +23,7 @@ from malta_sim.iod import invasion as H, static as st
 from malta_sim.iod.rules import (airfields, amphibious, coastal_guns, coastal_guns as coastal,
                                  combat, militia, organisation, special_rules as special, warships)
 from malta_sim.iod.state import (ALLIED, AXIS, BOX_CUP, BOX_DAMAGED, BOX_DISBANDMENT,
-                                 BOX_ELIMINATED, BOX_FIRST_WAVE, BOX_MAP, BOX_TURN_TRACK, RAINY)
+                                 BOX_ELIMINATED, BOX_FIRST_WAVE, BOX_MAP, BOX_SECOND_WAVE, BOX_TURN_TRACK, RAINY)
 from malta_sim.play import new_game, play_games
 
 from tests.oracles import iod_rules as ref
@@ -133,6 +133,65 @@ def test_rule_16_56_guns_fire_only_in_range_and_line_of_fire():
             assert ref.line_of_fire_clear(t.grid.hex_id(int(s.hex[gun])), t.grid.hex_id(b), *ref.blocking_sets(t))
 
 
+def test_rule_16_56_coastal_fire_at_boxes_options_hits_and_marks(monkeypatch):
+    """Rule 16.56 in coastal_fire_at_boxes: the guns on the map that have not fired this turn
+    (18.4: not at a warship) are offered the filled wave boxes whose beach hex they reach
+    (range, line of fire 16.54); a gun that fires is revealed (16.52) and marked, its hits
+    (+1 die within 3 hexes) each take a step from the box, excess hits are ignored; a box it
+    does not reach is refused."""
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    gun = [x for x in range(len(t.names)) if t.utype[x] == st.COASTAL_GUN and inv.gun_value[x] > 0][0]
+    d = t.grid.distance_table
+    spot = next((x, b) for b in beaches for x in map(int, np.flatnonzero(t.land & ~t.beach))
+                if d[x, b] == 3 and d[x, b] <= inv.gun_range[gun]
+                and ref.line_of_fire_clear(t.grid.hex_id(x), t.grid.hex_id(b), *ref.blocking_sets(t)))
+    x, b = spot
+    s.box[gun], s.hex[gun], s.revealed[gun] = BOX_MAP, x, False
+    marines = [u for u in range(len(t.names)) if t.utype[u] == st.MARINE][:3]
+    second = marines.pop()
+    for u in marines:
+        s.box[u], s.box_slot[u], s.hex[u] = BOX_FIRST_WAVE, b, -1
+    s.box[second], s.box_slot[second], s.hex[second] = BOX_SECOND_WAVE, b, -1
+    far = [int(c) for c in beaches if not coastal.gun_reach(inv, t.grid, x, int(inv.gun_range[gun]))(int(c))]
+    seen = {}
+
+    def fire(game, options):
+        seen.update(options)
+        return {gun: (BOX_FIRST_WAVE, b)}
+    g.policy(ALLIED).coastal_fire_boxes = fire
+    g.policy(AXIS).choose_loss = lambda game, units, reason: units[0]
+    rolls = []
+    monkeypatch.setattr(coastal, "gun_fires_at_wave_box", lambda rs, value, w3: rolls.append((value, w3)) or 5)
+    s.gun_fired_turn[gun] = g.turn                                   # fired at a warship this turn (18.4)
+    coastal_guns.coastal_fire_at_boxes(g)
+    assert seen == {} and rolls == []
+    s.gun_fired_turn[gun] = g.turn - 1
+    coastal_guns.coastal_fire_at_boxes(g)
+    assert gun in seen and seen[gun] == [(BOX_FIRST_WAVE, b), (BOX_SECOND_WAVE, b)]   # only the filled boxes
+    assert all(k[0] in (BOX_FIRST_WAVE, BOX_SECOND_WAVE) for ks in seen.values() for k in ks)
+    assert rolls == [(int(inv.gun_value[gun]), True)]
+    assert s.revealed[gun] and s.gun_fired_turn[gun] == g.turn
+    assert all(s.box[u] != BOX_FIRST_WAVE for u in marines)          # 5 hits, 2 one-step marines: excess ignored
+    assert s.box[second] == BOX_SECOND_WAVE                          # the box not fired upon
+    row = [r for r in g.events.rows if r["action"] == "coastal_fire_box"][-1]
+    assert row["hexes"] == t.grid.hex_id(b) and row["units"] == t.names[gun]
+    # a gun off the map does not fire, whatever its mark
+    s.box[gun] = BOX_ELIMINATED
+    for u in marines:
+        s.box[u], s.box_slot[u], s.hex[u] = BOX_FIRST_WAVE, b, -1
+    seen.clear()
+    coastal_guns.coastal_fire_at_boxes(g)
+    assert gun not in seen
+    assert far                                                       # a beach of the zone it does not reach
+    s.box[gun], s.gun_fired_turn[gun] = BOX_MAP, -1
+    g.policy(ALLIED).coastal_fire_boxes = lambda game, options: {gun: (BOX_FIRST_WAVE, far[0])}
+    with pytest.raises(Exception, match="rule 16.56"):
+        coastal_guns.coastal_fire_at_boxes(g)
+
+
 def test_rule_16_7_warships_placed_at_sea_two_per_hex():
     g = hercules_game()
     warships.place_warships(g)
@@ -189,7 +248,7 @@ def test_rule_16_55_16_79_exchange_fire_designation_and_simultaneous_results(mon
 
     def allied_fire(game, options):
         seen["allied"] = options
-        return {69: 213, 71: 213}
+        return {62: 215, 71: 213}
     g.policy(AXIS).warship_fire = axis_fire
     g.policy(ALLIED).coastal_fire_warships = allied_fire
     ship_rolls, gun_rolls = [], []
@@ -199,23 +258,37 @@ def test_rule_16_55_16_79_exchange_fire_designation_and_simultaneous_results(mon
                         lambda rs, value, w3: gun_rolls.append((value, w3)) or len(gun_rolls) == 1)
     fired_before = s.gun_fired_turn.copy()
     d = t.grid.distance_table
-    assert d[s.hex[69], s.hex[213]] == 4 and d[s.hex[71], s.hex[213]] == 3      # +1 die within 3 hexes
+    assert d[s.hex[62], s.hex[215]] == 8 and d[s.hex[71], s.hex[213]] == 3      # +1 die within 3 hexes
     warships.exchange_fire(g)
     assert seen["axis"] == {u: (coastal.warship_dice(int(t.off_support[u])), tg) for u, tg in ship_targets.items()}
     assert seen["allied"] == gun_targets
     assert ship_rolls == [2, 1]                                   # guns 63 then 64; no roll with 0 dice
-    assert gun_rolls == [(int(inv.gun_value[69]), False), (int(inv.gun_value[71]), True)]
+    assert gun_rolls == [(int(inv.gun_value[62]), False), (int(inv.gun_value[71]), True)]
     assert s.box[63] != BOX_MAP and s.box[64] == BOX_MAP and s.box[65] == BOX_MAP       # 16.79: 63 eliminated
-    assert s.box[213] == BOX_DAMAGED and s.box[219] == BOX_MAP                                 # 16.55
+    assert s.box[215] == BOX_DAMAGED and s.box[213] == BOX_MAP and s.box[219] == BOX_MAP       # 16.55
     assert int(s.warships_damaged[0]) == 1
-    assert s.gun_fired_turn[213] == g.turn and s.gun_fired_turn[69] == g.turn == s.gun_fired_turn[71]  # 18.4
-    assert s.gun_fired_turn[215] == fired_before[215] and s.gun_fired_turn[62] == fired_before[62]
-    assert s.revealed[69] and s.revealed[71] and not s.revealed[62]                            # 16.52
+    assert s.gun_fired_turn[213] == g.turn and s.gun_fired_turn[62] == g.turn == s.gun_fired_turn[71]  # 18.4
+    assert s.gun_fired_turn[219] == fired_before[219] and s.gun_fired_turn[69] == fired_before[69]
+    assert s.revealed[62] and s.revealed[71] and not s.revealed[69]                            # 16.52
     name = lambda *us: " ".join(t.names[x] for x in us)  # noqa: E731
     acts = [(r["action"], r["units"]) for r in g.events.rows
             if r["action"] in ("warship_fire", "coastal_fire_ship", "warship_damaged")]
-    assert acts == [("warship_fire", name(213, 63, 64, 65)), ("coastal_fire_ship", name(69, 213)),
-                    ("coastal_fire_ship", name(71, 213)), ("warship_damaged", name(213))]
+    assert acts == [("warship_fire", name(213, 63, 64, 65)), ("coastal_fire_ship", name(62, 215)),
+                    ("coastal_fire_ship", name(71, 213)), ("warship_damaged", name(215))]
+
+
+def test_rule_16_79_a_ship_that_names_no_dice_does_not_fire(monkeypatch):
+    """A ship whose split is empty neither rolls nor loses its support (18.4); the ships
+    after it still fire."""
+    g, *_ = _duel_game()
+    s = g.state
+    g.policy(AXIS).warship_fire = lambda game, options: {213: {}, 215: {64: 1}}
+    g.policy(ALLIED).coastal_fire_warships = lambda game, options: {}
+    rolls = []
+    monkeypatch.setattr(coastal, "dice_any_six", lambda rs, k: rolls.append(k) or False)
+    before = int(s.gun_fired_turn[213])
+    warships.exchange_fire(g)
+    assert rolls == [1] and s.gun_fired_turn[215] == g.turn and s.gun_fired_turn[213] == before
 
 
 @pytest.mark.parametrize("axis, allied, rule", [
