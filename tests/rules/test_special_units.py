@@ -204,6 +204,88 @@ def test_rule_16_7_warships_placed_at_sea_two_per_hex():
     assert max(hexes.count(h) for h in hexes) <= 2
 
 
+def test_rule_16_7_place_warships_asks_for_every_warship_and_refuses_land():
+    """Rule 16.7 (4.22 b): the Axis places every warship not yet in play, each on an ocean
+    hex (two per hex, 16.72); the placement is recorded; a ship left out or put on land is
+    refused."""
+    g = hercules_game()
+    s, t = g.state, g.static
+    ocean = warships.warship_hexes(g)
+    land = int(np.flatnonzero(t.land)[0])
+    assert land not in ocean
+    asked = {}
+
+    def place(game, ships, options):
+        asked.update(options)
+        return {u: ocean[i // 2] for i, u in enumerate(ships)}
+    g.policy(AXIS).place_warships = place
+    s.warships_placed[0] = False
+    warships.place_warships(g)
+    ships = [int(x) for x in np.flatnonzero(t.utype == st.WARSHIP)]
+    assert sorted(asked) == ships and all(v == ocean for v in asked.values())
+    assert bool(s.warships_placed[0])
+    assert [(int(s.box[x]), int(s.hex[x]), int(s.box_slot[x])) for x in ships] == \
+        [(BOX_MAP, ocean[i // 2], -1) for i in range(len(ships))]
+    row = [r for r in g.events.rows if r["action"] == "warships_placed"][-1]
+    assert row["units"] == " ".join(t.names[x] for x in ships)
+    for bad in (lambda game, ships, options: {u: land for u in ships},
+                lambda game, ships, options: {u: ocean[0] for u in ships[1:2]},
+                lambda game, ships, options: {u: ocean[0] for u in ships}):
+        g2 = hercules_game()
+        g2.policy(AXIS).place_warships = bad
+        with pytest.raises(Exception, match="rule 16.7"):
+            warships.place_warships(g2)
+
+
+def test_rule_16_71_warship_movement_to_ocean_hexes_two_per_hex():
+    """Rule 16.71 (4.24 d): the Axis moves warships in play to any ocean hex; a ship it
+    does not move stays; land, a ship not in play or a third ship in a hex is refused;
+    with no ship in play nothing is asked."""
+    g = hercules_game()
+    warships.place_warships(g)
+    s, t = g.state, g.static
+    ships = warships.ships_in_play(g)
+    ocean = warships.warship_hexes(g)
+    empty = [x for x in ocean if x not in set(s.hex[ships].tolist())]
+    before = {u: int(s.hex[u]) for u in ships}
+    asked = []
+
+    def move(game, sh, options):
+        asked.append((list(sh), options))
+        return {ships[0]: empty[0], ships[1]: empty[0]}
+    g.policy(AXIS).move_warships = move
+    warships.warship_movement(g)
+    assert asked[0][0] == ships and asked[0][1] == {u: ocean for u in ships}
+    assert int(s.hex[ships[0]]) == empty[0] == int(s.hex[ships[1]])
+    assert all(int(s.hex[u]) == before[u] for u in ships[2:])
+    land = int(np.flatnonzero(t.land)[0])
+    off = [int(x) for x in np.flatnonzero(t.utype == st.WARSHIP) if int(x) not in ships]
+    for moves, rule in (({ships[0]: land}, "16.71"), ({ships[2]: empty[0]}, "16.72")):
+        g.policy(AXIS).move_warships = lambda game, sh, options, m=moves: m
+        with pytest.raises(Exception, match=f"rule {rule}"):
+            warships.warship_movement(g)
+    if off:
+        g.policy(AXIS).move_warships = lambda game, sh, options: {off[0]: empty[1]}
+        with pytest.raises(Exception, match="rule 16.71"):
+            warships.warship_movement(g)
+    for u in ships:
+        s.box[u] = BOX_DAMAGED
+    asked.clear()
+    g.policy(AXIS).move_warships = move
+    warships.warship_movement(g)
+    assert asked == []
+
+
+def test_rule_16_76_warships_fire_by_day_in_clear_or_cloudy_weather():
+    from malta_sim.iod.state import CLEAR, CLOUDY
+
+    g = hercules_game()
+    s = g.state
+    for turn, w, ok in ((0, CLEAR, True), (1, CLOUDY, True), (2, CLEAR, True), (3, CLEAR, False), (1, RAINY, False)):
+        s.turn[0], s.weather[0] = turn, w
+        assert warships.may_fire(g) is ok, (turn, w)
+
+
 def test_rule_16_55_damaged_warship_counts_one_axis_step():
     g = hercules_game()
     warships.place_warships(g)
