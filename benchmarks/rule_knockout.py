@@ -4,6 +4,8 @@ that ``docs/rules_coverage.csv`` names for it.
     python benchmarks/rule_knockout.py --game invasion_malta --list          # count the mutants only
     python benchmarks/rule_knockout.py --game invasion_malta --jobs 2 --out out/knockout
     python benchmarks/rule_knockout.py --game invasion_malta --from out/knockout --write-doc docs/rule_knockout.md
+    python benchmarks/rule_knockout.py --game island_of_death --only victory.py,morale.py --out out/ko   # some modules
+    python benchmarks/rule_knockout.py --game island_of_death --sample 60 --jobs 1 --out out/ko_sample  # time a run
 
 Needs the ``mutation`` extra (``pip install -e '.[mutation]'``: cosmic-ray).
 
@@ -16,24 +18,56 @@ Method
    minus one, a ``for`` loop that never runs, ...; :data:`OPERATORS`).  A mutant counts
    when it lies inside a function that some row names; mutants in type annotations
    (never evaluated here) and in functions no row names are left out.
-3. Each mutant is applied to its own scratch copy of the checkout (the checkout itself
-   is never changed) and the tests named by every row that names its function are run
-   with pytest (``-x``).  A failing or timed-out run kills the mutant; a passing run lets
-   it survive.  ``--jobs`` copies run side by side.
-4. Scores per rule section (``3.2`` gathers 3.2 and 3.21-3.26): mutants in the code the
+3. Each job (``--jobs``, side by side) has one scratch copy of the checkout at a fixed path
+   (the checkout itself is never changed) and its own numba cache folder
+   (``NUMBA_CACHE_DIR``, which ``malta_sim.numba_cache`` leaves as it is: its default folder
+   is named after a hash of the package's source, new for every mutant).  Each mutant of
+   the job is applied to its one file in that copy, the tests named by every row that names
+   its function are run with pytest (``-x``), and the file is put back byte for byte, with
+   its modification time.  A failing or timed-out run kills the mutant; a passing run lets
+   it survive.  The test runs are forks of the job's worker (``knockout_worker.py``), a
+   process that imported the third-party modules the tests use (pytest, numpy, pandas,
+   scipy, numba, hypothesis: about two CPU-seconds a run) but never the package or the
+   tests, which each run imports from the copy; ``--fresh-python`` starts each run as a
+   new ``python -m pytest`` instead (same outcomes, slower).
+4. JIT on or off (:func:`jit_plan`).  numba loads a compiled function from its cache while
+   the function's own source file is unchanged, and a compiled function carries a copy of
+   every compiled function it calls, also from other modules (and of the module globals it
+   reads).  So:
+
+   - a mutant in a module that defines no compiled function (``combat.py``,
+     ``organisation.py``, ...), in a function that does not run at import time, runs with
+     the JIT ON: the mutated code is Python either way, and every compiled kernel, loaded
+     from the job's cache (warmed once by the unmutated baseline run), is the unchanged one;
+   - every other mutant runs with ``NUMBA_DISABLE_JIT=1``, all code as Python, as the whole
+     run once did: a mutant inside a compiled function would otherwise be missed wherever a
+     kernel of another module holds a stale compiled copy of it, and a mutant elsewhere in
+     a module with kernels would recompile that module's kernels for every mutant.
+
+   ``--all-as-python`` runs every mutant as Python (to compare).
+5. Scores per rule section (``3.2`` gathers 3.2 and 3.21-3.26): mutants in the code the
    section's rows name, killed, survived.  A surviving mutant is either killed by a new
    test or explained in :data:`EXPLAINED` (an equivalent mutant, or code the position
    cannot reach); the run lists the survivors that are neither, and exits 1 when there
    are any.
 
+Cost (Island of Death, 3131 mutants, measured on 2 cores shared with other work, load
+average 4-6).  A test run started as a new ``python -m pytest`` (``--fresh-python``) took
+5.2 s a mutant for ``victory.surrender_phase`` and 9.8 s for ``organisation.formation_changes``
+with every mutant as Python; of the fixed part about two CPU-seconds are imports (hypothesis
+1.3 s and scipy 1.0 s of them).  The named tests themselves are short: all 165 take 21 s as
+Python.  With the worker and the JIT plan: 1.7 and 4.4 s; over a random sample of 60 mutants
+of the whole game (``--sample 60``) 2.9 s a mutant and 1.2 CPU-seconds in the test run.  Fixed
+costs per run: listing the mutants about a minute, the baseline (compiling the kernels the
+named tests use, once per job) 2-3 minutes.
+
 The results (``mutants.csv``, ``sections.csv``, ``run.json``) go to ``--out``; the cosmic-ray
 session database (``session.sqlite``) lies beside them, so cosmic-ray's own report tools can
 read it too.
 
-Adding a game: list its rule modules in :data:`TARGETS`.  numba-compiled functions cannot
-be mutated through their compiled code: set ``env={"NUMBA_DISABLE_JIT": "1"}`` so the
-Python source runs, or leave such modules out and say which rows that leaves unreached
-(``excluded``).
+Adding a game: list its rule modules in :data:`TARGETS`.  Modules with numba-compiled
+functions need nothing more (their mutants run as Python, step 4); ``env={"NUMBA_DISABLE_JIT":
+"1"}`` runs every mutant so.
 """
 
 from __future__ import annotations
@@ -44,6 +78,8 @@ import csv
 import json
 import os
 import queue
+import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -74,7 +110,8 @@ class Target:
     excluded : dict
         Module file name -> why it is not mutated (listed in the report).
     env : dict
-        Extra environment for the test runs (e.g. ``NUMBA_DISABLE_JIT``).
+        Extra environment for the test runs (``NUMBA_DISABLE_JIT=1`` runs every mutant as
+        Python; by default only those :func:`jit_plan` cannot run compiled).
     """
 
     package: str
@@ -108,8 +145,8 @@ TARGETS = {
         # and static data (iod/setup.py, iod/static.py), the invasion's shared data
         # (iod/invasion.py) and the numba kernels (kernels/: their own exact and statistical
         # tests); the report names them per section ("also in, not mutated").
-        # compiled rule functions run as Python, so that a mutant of their source takes effect
-        env={"NUMBA_DISABLE_JIT": "1"},
+        # the mutants of a module with compiled rule functions run as Python, so that they
+        # take effect; the others keep the compiled kernels (jit_plan)
     ),
 }
 
@@ -226,6 +263,80 @@ def in_spans(spans: list[tuple], pos: tuple) -> bool:
     return any(a <= tuple(pos) < b for a, b in spans)
 
 
+#: Decorators (their last name: ``nb.njit(cache=True)`` -> ``njit``) whose function numba compiles.
+COMPILING_DECORATORS = frozenset({"njit", "jit", "vectorize", "guvectorize", "cfunc", "stencil", "generated_jit",
+                                  "overload", "overload_method", "intrinsic"})
+
+
+def _last_name(node) -> str:
+    node = node.func if isinstance(node, ast.Call) else node
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+
+
+def compiled_functions(source: str) -> list[str]:
+    """Names of the functions in ``source`` that a numba decorator compiles."""
+    return [n.name for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(_last_name(d) in COMPILING_DECORATORS for d in n.decorator_list)]
+
+
+def import_time_calls(source: str) -> set:
+    """Names called while ``source`` is imported: calls outside function bodies (module and
+    class statements, decorators, default values), by their last name."""
+    names: set = set()
+
+    def visit(node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = node.args
+            for x in getattr(node, "decorator_list", []) + a.defaults + [d for d in a.kw_defaults if d is not None]:
+                visit(x)
+            return
+        if isinstance(node, ast.Call):
+            names.add(_last_name(node))
+        for ch in ast.iter_child_nodes(node):
+            visit(ch)
+
+    visit(ast.parse(source))
+    return names
+
+
+def jit_plan(target: Target, root: Path) -> tuple[dict, set]:
+    """Which mutants of ``target`` may run with the JIT on, in the checkout ``root``.
+
+    With the JIT on, numba loads each compiled function from its cache as long as the
+    function's own source file is unchanged, and a compiled function carries inside it a
+    copy of every compiled function it calls (also those of other modules) and the values
+    of the module globals it reads.  So a mutant takes effect with the JIT on, and cannot
+    leave a compiled copy of itself in the cache, only when it lies in a module that
+    defines no compiled function, in a function that does not run at import time (its
+    result could be frozen into a compiled function as a global).
+
+    Returns
+    -------
+    (as_python, at_import)
+        ``as_python``: module file name -> why its mutants run with ``NUMBA_DISABLE_JIT=1``
+        (absent: the JIT stays on); ``at_import``: the names called anywhere in the package
+        while it is imported (:func:`import_time_calls`).
+    """
+    at_import: set = set()
+    for path in sorted((root / "malta_sim").rglob("*.py")):
+        at_import |= import_time_calls(path.read_text())
+    as_python = {}
+    for mod in target.modules:
+        comp = compiled_functions((root / target.package / mod).read_text())
+        if target.env.get("NUMBA_DISABLE_JIT"):
+            as_python[mod] = "the target runs every test as Python"
+        elif comp:
+            as_python[mod] = f"defines compiled functions ({', '.join(comp[:3])}{', ...' if len(comp) > 3 else ''})"
+    return as_python, at_import
+
+
+def jit_on(plan: tuple[dict, set], module: str, function: str) -> bool:
+    """Whether the mutants of ``module:function`` run with the JIT on (see :func:`jit_plan`)."""
+    as_python, at_import = plan
+    # a nested function or method runs at import when its enclosing function or class is called then
+    return module not in as_python and not set(function.split(".")) & at_import
+
+
 # --- explanations ---------------------------------------------------------------------------------------
 
 def load_explained(path: Path = EXPLAINED) -> list[dict]:
@@ -287,7 +398,8 @@ def section_scores(mutants: list[dict], rows: list[dict], target: Target, explai
                         functions=len(sec["fns"]), mutants=len(ms),
                         killed=killed, survived=len(surv), explained=len(expl), unexplained=len(surv) - len(expl),
                         errors=sum(m["outcome"] not in ("killed", "timeout", "survived") for m in ms),
-                        score=round(killed / len(ms), 3) if ms else None, note=note))
+                        score=round(killed / len(ms), 3) if ms else None, note=note,
+                        where=" ".join(sorted(f"{mod}:{fn}" for mod, fn in sec["fns"]))))
     return out
 
 
@@ -309,13 +421,24 @@ def scratch_copy(root: Path, dest: Path, files: list[str]) -> Path:
     return dest
 
 
-def pytest_command(copy: Path, tests: list[str], extra: tuple = ()) -> list[str]:
-    """The test command run in ``copy`` (``env -C`` so that cosmic-ray, which runs it, needs no cwd)."""
-    return ["env", "-C", str(copy), f"PYTHONPATH={copy}", "PYTHONDONTWRITEBYTECODE=1", sys.executable, "-m", "pytest",
-            "-x", "-q", "-p", "no:cacheprovider", *extra, *tests]
+def run_env(cache: Path, jit: bool, env: dict) -> list[str]:
+    """``env`` arguments of a test run: the job's own numba cache folder (``NUMBA_CACHE_DIR``,
+    which ``malta_sim.numba_cache`` leaves as it is), the JIT on or off, and the target's
+    extra environment."""
+    out = ["-u", "MALTA_SIM_NUMBA_CACHE_SET", "-u", "NUMBA_DISABLE_JIT", f"NUMBA_CACHE_DIR={cache}"]
+    if not jit:
+        out.append("NUMBA_DISABLE_JIT=1")
+    return out + [f"{k}={v}" for k, v in env.items()]
 
 
-def baseline(copy: Path, tests: list[str], env: dict) -> dict:
+def pytest_command(copy: Path, tests: list[str], extra: tuple = (), env: tuple = ()) -> list[str]:
+    """The test command run in ``copy`` (``env -C`` so that cosmic-ray, which runs it, needs no
+    cwd; ``env`` from :func:`run_env`, so that side-by-side jobs need no shared environment)."""
+    return ["env", "-C", str(copy), *env, f"PYTHONPATH={copy}", "PYTHONDONTWRITEBYTECODE=1", sys.executable, "-m",
+            "pytest", "-x", "-q", "-p", "no:cacheprovider", *extra, *tests]
+
+
+def baseline(copy: Path, tests: list[str], env: tuple) -> dict:
     """Run every named test once unmutated in ``copy``; returns seconds per test id.
 
     Raises
@@ -323,25 +446,88 @@ def baseline(copy: Path, tests: list[str], env: dict) -> dict:
     SystemExit
         If a test fails, or the copy's package is not the one imported.
     """
-    e = dict(os.environ, **env)
-    probe = subprocess.run(["env", "-C", str(copy), f"PYTHONPATH={copy}", sys.executable, "-c",
-                            "import malta_sim; print(malta_sim.__file__)"], capture_output=True, text=True, env=e)
+    probe = subprocess.run(["env", "-C", str(copy), *env, f"PYTHONPATH={copy}", sys.executable, "-c",
+                            "import malta_sim; print(malta_sim.__file__)"], capture_output=True, text=True)
     if not probe.stdout.strip().startswith(str(copy)):
         raise SystemExit(f"the scratch copy's package is not the one imported: {probe.stdout.strip()} {probe.stderr[-300:]}")
     xml = copy / "baseline.xml"
-    r = subprocess.run(pytest_command(copy, tests, ("--junitxml", str(xml))), capture_output=True, text=True, env=e)
+    r = subprocess.run(pytest_command(copy, tests, ("--junitxml", str(xml)), env), capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit("the named tests do not pass unmutated:\n" + r.stdout[-3000:])
-    times = {}
+    times: dict = {}
     for tc in ET.parse(xml).getroot().iter("testcase"):
+        # parametrized cases add up under the test id that the coverage rows name
         path = tc.get("classname", "").replace(".", "/") + ".py"
-        times[f"{path}::{tc.get('name')}"] = float(tc.get("time", 0))
+        key = f"{path}::{tc.get('name').split('[')[0]}"
+        times[key] = times.get(key, 0.0) + float(tc.get("time", 0))
+    xml.unlink()
     return times
 
 
-def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Path) -> tuple[list, dict]:
-    """cosmic-ray's work items for the target's modules, kept when their operator is in
-    :data:`OPERATORS` and they lie in a function some row names (not in an annotation).
+WORKER = Path(__file__).resolve().parent / "knockout_worker.py"
+
+
+def env_parts(env: list[str]) -> tuple[list, dict]:
+    """:func:`run_env` arguments as ``(names to unset, values to set)``."""
+    unset = [env[i + 1] for i, x in enumerate(env) if x == "-u"]
+    values = dict(x.split("=", 1) for i, x in enumerate(env) if "=" in x and (i == 0 or env[i - 1] != "-u"))
+    return unset, values
+
+
+class Worker:
+    """One job's test runner (``knockout_worker.py``): the third-party modules the tests use
+    are imported once, and every test run is a fork of that process (see its docstring)."""
+
+    def __init__(self, preload: list[str], env: list[str], log: Path):
+        self.log = log
+        self.proc = subprocess.Popen(["env", *env, sys.executable, str(WORKER), "--preload", *preload],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def run(self, copy: Path, tests: list[str], env: list[str], timeout: float) -> tuple[int | None, str]:
+        """Run ``tests`` in ``copy``; returns (exit status or None after a timeout, output).
+        The run's CPU seconds are left in ``self.cpu_s``."""
+        unset, values = env_parts(env)
+        job = dict(cwd=str(copy), args=["-x", "-q", "-p", "no:cacheprovider", *tests], unset=unset,
+                   env=dict(values, PYTHONDONTWRITEBYTECODE="1"), timeout=timeout, log=str(self.log))
+        self.proc.stdin.write(json.dumps(job) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"knockout_worker stopped (exit {self.proc.poll()})")
+        r = json.loads(line)
+        self.cpu_s = r.get("cpu_s")
+        return r["rc"], ("timeout" if r["timeout"] else self.log.read_text(errors="replace")[-5000:])
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def test_in_worker(worker: Worker, spec, copy: Path, tests: list[str], env: list[str], timeout: float):
+    """cosmic-ray's ``mutate_and_test`` for one mutant, the tests run by ``worker``: the same
+    outcomes (a non-zero exit or a timeout kills the mutant)."""
+    import difflib
+
+    import cosmic_ray.plugins
+    from cosmic_ray.mutating import use_mutation
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    op = cosmic_ray.plugins.get_operator(spec.operator_name)(**(spec.operator_args or {}))
+    with use_mutation(Path(spec.module_path), op, spec.occurrence) as (original, mutated):
+        if mutated is None:
+            return WorkResult(worker_outcome=WorkerOutcome.NO_TEST)
+        rc, output = worker.run(copy, tests, env, timeout)
+    diff = "\n".join(difflib.unified_diff(original.splitlines(), mutated.splitlines(), str(spec.module_path),
+                                          str(spec.module_path), lineterm=""))
+    return WorkResult(output=output, diff=diff, worker_outcome=WorkerOutcome.NORMAL,
+                      test_outcome=TestOutcome.KILLED if rc != 0 else TestOutcome.SURVIVED)
+
+
+def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Path,
+                      modules: tuple | None = None) -> tuple[list, dict]:
+    """cosmic-ray's work items for the target's modules (or for ``modules`` of them), kept when
+    their operator is in :data:`OPERATORS` and they lie in a function some row names (not in
+    an annotation).  Each record says whether its test runs keep the JIT on (:func:`jit_on`).
 
     Returns
     -------
@@ -353,7 +539,8 @@ def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Pat
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
     fns = rows_by_function(rows, target)
-    paths = [Path(target.package) / m for m in target.modules]
+    paths = [Path(target.package) / m for m in (modules or target.modules)]
+    plan = jit_plan(target, root)
     info = {}
     for p in paths:
         src = (root / p).read_text()
@@ -364,6 +551,7 @@ def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Pat
     try:
         with use_db(db_path, WorkDB.Mode.create) as db:
             init(paths, db, {})
+            left_out = []
             for item in list(db.work_items):
                 mu = item.mutations[0]
                 mod = Path(mu.module_path).name
@@ -380,7 +568,7 @@ def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Pat
                         why = "outside_rule_code"
                 if why:
                     skipped[why] += 1
-                    db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
+                    left_out.append(item.job_id)
                     continue
                 rs = fns[(mod, fn)]
                 tests = sorted({t for r in rs for t in r["test_list"]})
@@ -388,7 +576,10 @@ def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Pat
                                         rules=" ".join(sorted({r["rule"] for r in rs}, key=lambda x: [int(y) for y in x.split(".")])),
                                         operator=mu.operator_name.split("/", 1)[1], occurrence=mu.occurrence,
                                         line=mu.start_pos[0], col=mu.start_pos[1],
-                                        original=lines[mu.start_pos[0] - 1].strip(), tests=tests)))
+                                        original=lines[mu.start_pos[0] - 1].strip(), tests=tests,
+                                        jit="on" if jit_on(plan, mod, fn) else "off")))
+            # one transaction for all (one each takes minutes on a busy disk)
+            db.set_multiple_results(left_out, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
     finally:
         os.chdir(cwd)
     return keep, skipped
@@ -409,9 +600,22 @@ def mutated_line(root: Path, rec: dict, item) -> str:
     return lines[i].strip() if i < len(lines) else ""
 
 
-def run(game: str, jobs: int, out: Path, only: str | None = None) -> int:
+def parse_only(only: str | None) -> list[tuple[str, str]]:
+    """``'a.py,b.py:f'`` -> ``[('a.py', ''), ('b.py', 'f')]`` (empty for None)."""
+    return [(m.strip(), f.strip()) for m, _, f in (x.partition(":") for x in (only or "").split(",") if x.strip())]
+
+
+def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python: bool = False,
+        fresh_python: bool = False, sample: int = 0) -> int:
     """Enumerate, run and score the mutants of ``game``; writes ``out``/mutants.csv,
-    sections.csv and run.json.  Returns the number of unexplained survivors."""
+    sections.csv and run.json.  Returns the number of unexplained survivors.
+
+    ``only``: ``MODULE[:FUNCTION]``, several separated by commas (a partial run).
+    ``all_as_python``: run every mutant with ``NUMBA_DISABLE_JIT=1`` (the slower way that
+    needs no compiled code; for comparison).  ``fresh_python``: start every test run as a new
+    ``python -m pytest`` instead of a fork of the job's worker (slower; for comparison).
+    ``sample``: run only that many mutants drawn at random (seed 0), to time a full run.
+    """
     from attrs import evolve
     from cosmic_ray.mutating import mutate_and_test
     from cosmic_ray.work_db import WorkDB, use_db
@@ -422,41 +626,76 @@ def run(game: str, jobs: int, out: Path, only: str | None = None) -> int:
     t0 = time.time()
     files = tracked_files(ROOT)
     work = Path(tempfile.mkdtemp(prefix="rule_knockout_"))
+    picks = parse_only(only)
+    for mod, _ in picks:
+        if mod not in target.modules:
+            raise SystemExit(f"--only {mod}: not a rule module of {game} ({', '.join(target.modules)})")
     try:
         src_copy = scratch_copy(ROOT, work / "src", files)  # cosmic-ray enumerates on a copy, never the checkout
         db_path = out / "session.sqlite"
         if db_path.exists():
             db_path.unlink()
-        items, skipped = enumerate_mutants(target, src_copy, rows, db_path)
-        if only:
-            mod, _, fn = only.partition(":")
-            items = [(it, r) for it, r in items if r["module"] == mod and (not fn or r["function"] == fn)]
+        modules = tuple(dict.fromkeys(m for m, _ in picks)) or None
+        items, skipped = enumerate_mutants(target, src_copy, rows, db_path, modules)
+        if picks:
+            items = [(it, r) for it, r in items if any(r["module"] == m and (not f or r["function"] == f) for m, f in picks)]
+        if sample:
+            items = random.Random(0).sample(items, min(sample, len(items)))
         for it, rec in items:
             rec["mutated"] = mutated_line(src_copy, rec, it)
+            if all_as_python:
+                rec["jit"] = "off"
+        # one persistent copy per job, at a fixed path, with its own numba cache folder
         copies = [scratch_copy(ROOT, work / f"w{k}", files) for k in range(max(1, jobs))]
-        all_tests = sorted({t for _, r in items for t in r["tests"]})
+        caches = [work / f"numba{k}" for k in range(len(copies))]
+        tests_on = sorted({t for _, r in items if r["jit"] == "on" for t in r["tests"]})
+        tests_off = sorted({t for _, r in items if r["jit"] == "off" for t in r["tests"]})
         t_base = time.time()
-        times = baseline(copies[0], all_tests, target.env) if all_tests else {}
+        times = {"on": {}, "off": {}}
+        if tests_on:
+            # compile once per job (the cache folder is per copy: numba keys it by the source's path) ...
+            with ThreadPoolExecutor(max_workers=len(copies)) as ex:
+                list(ex.map(lambda k: baseline(copies[k], tests_on, run_env(caches[k], True, target.env)),
+                            range(len(copies))))
+            # ... then time the tests as the mutants will run them, on the warm cache
+            times["on"] = baseline(copies[0], tests_on, run_env(caches[0], True, target.env))
+        if tests_off:
+            times["off"] = baseline(copies[0], tests_off, run_env(caches[0], False, target.env))
         t_base = time.time() - t_base
-        for k, v in target.env.items():
-            os.environ[k] = v  # cosmic-ray passes the environment on to the test runs
+        workers = []
+        if not fresh_python and items:
+            # what the tests import from outside the copy: each job's worker imports it once
+            probe = subprocess.run(["env", *run_env(caches[0], True, target.env), sys.executable, str(WORKER), "--probe",
+                                    str(copies[0]), *sorted(set(tests_on) | set(tests_off))],
+                                   capture_output=True, text=True, check=True)
+            names = json.loads(probe.stdout.strip().splitlines()[-1])
+            workers = [Worker(names, run_env(caches[k], True, target.env), work / f"log{k}.txt")
+                       for k in range(len(copies))]
         free: queue.Queue = queue.Queue()
-        for c in copies:
-            free.put(c)
+        for k in range(len(copies)):
+            free.put(k)
 
         def one(pair):
             item, rec = pair
-            copy = free.get()
+            k = free.get()
             try:
                 mu = item.mutations[0]
-                spec = evolve(mu, module_path=copy / mu.module_path)
-                timeout = 20 + 5 * sum(times.get(t, 1.0) for t in rec["tests"])
-                cmd = " ".join(pytest_command(copy, rec["tests"]))
+                path = copies[k] / mu.module_path
+                before = path.stat()
+                spec = evolve(mu, module_path=path)
+                timeout = 20 + 5 * sum(times[rec["jit"]].get(t, 1.0) for t in rec["tests"])
+                env = run_env(caches[k], rec["jit"] == "on", target.env)
+                cmd = shlex.join(pytest_command(copies[k], rec["tests"], env=env))
                 t = time.time()
-                res = mutate_and_test([spec], cmd, timeout)
+                if workers:
+                    res = test_in_worker(workers[k], spec, copies[k], rec["tests"], env, timeout)
+                    rec = dict(rec, cpu_s=workers[k].cpu_s)
+                else:
+                    res = mutate_and_test([spec], cmd, timeout)  # applies the mutant, runs, puts the source back
+                os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # and its time, for numba's stamps
                 return item, rec, res, time.time() - t
             finally:
-                free.put(copy)
+                free.put(k)
 
         results = []
         with use_db(db_path, WorkDB.Mode.open) as db, ThreadPoolExecutor(max_workers=len(copies)) as ex:
@@ -474,6 +713,12 @@ def run(game: str, jobs: int, out: Path, only: str | None = None) -> int:
                 results.append(rec)
                 if n % 25 == 0 or n == len(futs):
                     print(f"{n}/{len(futs)} mutants, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+        for w in workers:
+            w.close()
+        for k, c in enumerate(copies):  # each mutated file is back as it was
+            for rel in {it.mutations[0].module_path for it, _ in items}:
+                if (c / rel).read_bytes() != (src_copy / rel).read_bytes():
+                    raise SystemExit(f"{c / rel} was not restored")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results.sort(key=lambda r: (r["module"], r["line"], r["col"], r["operator"], r["occurrence"]))
@@ -482,12 +727,12 @@ def run(game: str, jobs: int, out: Path, only: str | None = None) -> int:
         e = explanation_for(r, explained) if r["outcome"] == "survived" else None
         r["explained"] = e["kind"] if e else ""
     cols = ["game", "module", "function", "rules", "line", "col", "operator", "occurrence", "original", "mutated",
-            "outcome", "explained", "seconds", "tests"]
+            "outcome", "explained", "jit", "seconds", "cpu_s", "tests"]
     with open(out / "mutants.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
         w.writeheader()
         for r in results:
-            w.writerow({k: (";".join(r[k]) if k == "tests" else r[k]) for k in cols})
+            w.writerow({k: (";".join(r[k]) if k == "tests" else r.get(k, "")) for k in cols})
     secs = section_scores(results, rows, target, explained)
     with open(out / "sections.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=list(secs[0]), lineterminator="\n")
@@ -496,7 +741,9 @@ def run(game: str, jobs: int, out: Path, only: str | None = None) -> int:
     wall = time.time() - t0
     summary = dict(game=game, jobs=len(copies), mutants=len(results), skipped=skipped, baseline_s=round(t_base, 1),
                    wall_s=round(wall, 1), cpu_count=os.cpu_count(), load_average=os.getloadavg()[0],
-                   only=only, date=time.strftime("%Y-%m-%d %H:%M"))
+                   only=only, modules=list(modules or target.modules), all_as_python=all_as_python,
+                   fresh_python=fresh_python, sample=sample,
+                   mutants_jit_on=sum(r["jit"] == "on" for r in results), date=time.strftime("%Y-%m-%d %H:%M"))
     (out / "run.json").write_text(json.dumps(summary, indent=2))
     unexplained = [r for r in results if r["outcome"] == "survived" and not r["explained"]]
     print(f"{len(results)} mutants in {wall:.0f} s: "
@@ -520,13 +767,41 @@ def read_results(out: Path) -> tuple[list, list, dict]:
     return ms, secs, json.loads((out / "run.json").read_text())
 
 
+def game_blocks(text: str) -> dict:
+    """``game -> its block`` of a report page: the lines between ``<!-- game: NAME -->`` and
+    ``<!-- end game: NAME -->``, markers included."""
+    blocks, cur = {}, None
+    for line in text.splitlines():
+        if line.startswith("<!-- game: "):
+            cur = line[len("<!-- game: "):].rstrip(" ->")
+            blocks[cur] = []
+        if cur is not None:
+            blocks[cur].append(line)
+        if line.startswith("<!-- end game: "):
+            cur = None
+    return {g: "\n".join(b) for g, b in blocks.items()}
+
+
 def write_doc(game: str, out: Path, doc: Path) -> None:
-    """Render ``doc`` (markdown) from a finished run in ``out`` and :data:`EXPLAINED`."""
+    """Render ``game``'s part of ``doc`` (markdown) from a finished run in ``out`` and
+    :data:`EXPLAINED`; the parts of the other games already in ``doc`` are kept."""
     target = TARGETS[game]
     ms, _, run_info = read_results(out)
+    if run_info.get("sample"):
+        raise SystemExit(f"{out} holds a random sample of mutants (--sample): it times a run, it scores no section")
     explained = load_explained()
     secs = section_scores(ms, read_rows(game), target, explained)
-    lines = [
+    title = TITLES.get(game, game)
+    run_mods = set(run_info.get("modules") or target.modules)
+    picks = parse_only(run_info.get("only"))
+    partial = bool(picks) or run_mods != set(target.modules)
+
+    def not_run(sec: dict) -> set:
+        """The functions a section's rows name that this run left out."""
+        fns = [w.partition(":")[::2] for w in sec["where"].split()]
+        return {f"{m}:{f}" for m, f in fns
+                if m not in run_mods or (picks and not any(m == pm and (not pf or f == pf) for pm, pf in picks))}
+    header = [
         "# Rule knock-out (mutation testing of the rule code)",
         "",
         "Does each rule's test fail when the rule is wrong?  `benchmarks/rule_knockout.py` answers by mutation testing with",
@@ -536,8 +811,9 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
         "",
         "```",
         "pip install -e '.[mutation]'",
-        f"python benchmarks/rule_knockout.py --game {game} --jobs 2 --out out/knockout",
-        f"python benchmarks/rule_knockout.py --game {game} --from out/knockout --write-doc docs/rule_knockout.md",
+        "python benchmarks/rule_knockout.py --game GAME --jobs 2 --out out/knockout      # invasion_malta, island_of_death",
+        "python benchmarks/rule_knockout.py --game GAME --only victory.py,morale.py ...   # some modules (a partial run)",
+        "python benchmarks/rule_knockout.py --game GAME --from out/knockout --write-doc docs/rule_knockout.md",
         "```",
         "",
         "How it works (the script's docstring has the details):",
@@ -546,15 +822,35 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
         "  `+` to `-`, a number plus or minus one, `not` added or removed, a `for` loop that never runs, `break` and `continue`",
         "  swapped, `True` and `False` swapped).  Only mutants inside a function that a coverage row names count; mutants in",
         "  type annotations (never evaluated) are left out.",
-        "- Each mutant runs against the tests of every row that names its function, in a scratch copy of the checkout, with",
-        "  `--jobs` copies side by side.  The checkout itself is never changed.",
+        "- Each mutant runs against the tests of every row that names its function.  Each of the `--jobs` side-by-side jobs",
+        "  keeps one scratch copy of the checkout and one numba cache folder; a mutant is applied to its file in the copy, the",
+        "  tests run, and the file is put back byte for byte (and its time).  The checkout itself is never changed.  A test",
+        "  run is a fork of the job's worker process, which has pytest, numpy, pandas, scipy, numba and hypothesis imported",
+        "  already (never the package or the tests: each run imports them, mutant included, from the copy).",
+        "- JIT on or off: a mutant in a rule module that defines no numba-compiled function runs with the JIT on, on compiled",
+        "  kernels loaded from the job's cache (compiled once, by the unmutated baseline run): only Python code is mutated, so",
+        "  the kernels are the unchanged ones.  A mutant in a module that defines compiled functions runs with",
+        "  `NUMBA_DISABLE_JIT=1`, all code as Python: a kernel of another module that calls a mutated kernel would keep its",
+        "  own compiled copy of the original, and any change to a module with kernels recompiles them.",
         "- A section's score is killed / mutants, over the mutants in the code its rows name.  A function named by several",
         "  sections counts in each.",
         "",
-        f"## {TITLES.get(game, game)}, scores per rule section",
+    ]
+    when = "Last run" if not partial else "Partial run"
+    lines = [
+        f"<!-- game: {game} -->",
+        f"## {title}, scores per rule section",
         "",
-        f"Last full run: {run_info['date']}, {run_info['mutants']} mutants, {run_info['jobs']} jobs, "
-        f"{run_info['wall_s'] / 60:.1f} minutes on {run_info['cpu_count']} cores (load average {run_info['load_average']:.1f} at the end).",
+        f"{when}: {run_info['date']}, {run_info['mutants']} mutants, {run_info['jobs']} jobs, "
+        f"{run_info['wall_s'] / 60:.1f} minutes on {run_info['cpu_count']} cores (load average {run_info['load_average']:.1f} at the end)"
+        + (f", {run_info['mutants_jit_on']} of them with the JIT on." if "mutants_jit_on" in run_info else "."),
+    ]
+    if partial:
+        lines.append(f"Only the mutants of {', '.join(f'`{m}`' for m in sorted(run_mods))} were run "
+                     f"({len(run_mods)} of the {len(target.modules)} rule modules"
+                     + (f"; `--only {run_info['only']}`" if run_info.get("only") else "") + "); a section marked *partial* "
+                     "also has rows naming functions that were not run, whose mutants it does not count.")
+    lines += [
         f"Left out: {run_info['skipped']['outside_rule_code']} mutants in code no row names, "
         f"{run_info['skipped']['annotation']} in annotations, {run_info['skipped']['operator']} of the operators not used.",
         "",
@@ -565,14 +861,16 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
     ]
     for s in secs:
         if int(s["mutants"]):
-            lines.append(f"| {s['section']} | {s['rules']} | {s['mutants']} | {s['killed']} | {s['survived']} ({s['explained']}) "
+            mark = " *partial*" if not_run(s) else ""
+            lines.append(f"| {s['section']}{mark} | {s['rules']} | {s['mutants']} | {s['killed']} | {s['survived']} ({s['explained']}) "
                          f"| {s['unexplained']} | {float(s['score']):.2f} | {s['not_mutated']} |")
     total = len(ms)
     killed = sum(m["outcome"] in ("killed", "timeout") for m in ms)
     surv = [m for m in ms if m["outcome"] == "survived"]
-    lines += ["", f"All rule code: {total} mutants, {killed} killed ({killed / max(1, total):.0%}), {len(surv)} survived, "
+    lines += ["", f"{'All rule code' if not partial else 'These modules'}: {total} mutants, {killed} killed "
+              f"({killed / max(1, total):.0%}), {len(surv)} survived, "
               f"{sum(1 for m in surv if not explanation_for(m, explained))} unexplained.", ""]
-    unreached = [s for s in secs if not int(s["mutants"])]
+    unreached = [s for s in secs if not int(s["mutants"]) and not not_run(s)]
     if unreached:
         lines += ["Sections with no mutated code:", "", "| section | rules | why |", "|---|---|---|"]
         lines += [f"| {s['section']} | {s['rules']} | {s['note']} |" for s in unreached]
@@ -581,9 +879,13 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
         lines += ["Modules not mutated:", ""]
         lines += [f"- `{target.package}/{k}`: {v}." for k, v in target.excluded.items()]
         lines.append("")
-    if not target.env.get("NUMBA_DISABLE_JIT"):
-        lines += ["No rule module of this game is compiled with numba, so every mutant runs as plain Python.", ""]
-    lines += ["## Surviving mutants and why they may survive", "",
+    as_python = jit_plan(target, ROOT)[0]
+    if not as_python:
+        lines += ["No rule module of this game is compiled with numba, so every mutant runs with the JIT on.", ""]
+    else:
+        lines += ["Modules whose mutants run as Python (`NUMBA_DISABLE_JIT=1`): "
+                  + ", ".join(f"`{m}`" for m in sorted(as_python)) + ".", ""]
+    lines += [f"### {title}, surviving mutants and why they may survive", "",
               "Equivalent: the mutant computes the same result as the original for every input the rule code can receive.",
               "Unreachable: the mutated code only runs for inputs the callers never pass (stated in each case).", ""]
     groups: dict = {}
@@ -597,7 +899,13 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
             why = f"{e['kind']}: {e['reason']}" if e else "UNEXPLAINED"
             lines.append(f"- line {m['line']}, `{m['original']}` → `{m['mutated']}`: {why}")
         lines.append("")
-    doc.write_text("\n".join(lines).rstrip() + "\n")
+    if not groups:
+        lines += ["None.", ""]
+    lines.append(f"<!-- end game: {game} -->")
+    blocks = game_blocks(doc.read_text()) if doc.exists() else {}
+    blocks[game] = "\n".join(lines)
+    order = [g for g in TARGETS if g in blocks]
+    doc.write_text("\n".join(header) + "\n" + "\n\n".join(blocks[g] for g in order) + "\n")
 
 
 def main(argv=None) -> int:
@@ -605,7 +913,12 @@ def main(argv=None) -> int:
     p.add_argument("--game", choices=sorted(TARGETS), default="invasion_malta")
     p.add_argument("--jobs", type=int, default=2, help="scratch copies run side by side")
     p.add_argument("--out", type=Path, default=Path("out/knockout"))
-    p.add_argument("--only", help="MODULE[:FUNCTION], e.g. zoc.py:zoc_map (a partial run)")
+    p.add_argument("--only", help="MODULE[:FUNCTION], several separated by commas, e.g. zoc.py:zoc_map (a partial run)")
+    p.add_argument("--all-as-python", action="store_true",
+                   help="run every mutant with NUMBA_DISABLE_JIT=1 (slower; to compare with the default)")
+    p.add_argument("--fresh-python", action="store_true",
+                   help="start each test run as a new python -m pytest, not a fork of the job's worker (slower; to compare)")
+    p.add_argument("--sample", type=int, default=0, help="run N mutants drawn at random (seed 0), to time a full run")
     p.add_argument("--list", action="store_true", help="count the mutants per module and function, run nothing")
     p.add_argument("--from", dest="from_", type=Path, help="a finished run's folder (with --write-doc)")
     p.add_argument("--write-doc", type=Path, help="write the markdown report of the run in --from")
@@ -620,12 +933,13 @@ def main(argv=None) -> int:
             items, skipped = enumerate_mutants(target, src, read_rows(a.game), Path(d) / "s.sqlite")
         counts: dict = {}
         for _, r in items:
-            counts[(r["module"], r["function"])] = counts.get((r["module"], r["function"]), 0) + 1
-        for (mod, fn), n in sorted(counts.items()):
-            print(f"{n:5d}  {mod}:{fn}")
-        print(f"{len(items)} mutants; left out: {skipped}")
+            key = (r["module"], r["function"], r["jit"])
+            counts[key] = counts.get(key, 0) + 1
+        for (mod, fn, jit), n in sorted(counts.items()):
+            print(f"{n:5d}  {mod}:{fn}{'' if jit == 'on' else '  (as Python)'}")
+        print(f"{len(items)} mutants ({sum(r['jit'] == 'on' for _, r in items)} with the JIT on); left out: {skipped}")
         return 0
-    return 1 if run(a.game, a.jobs, a.out, a.only) else 0
+    return 1 if run(a.game, a.jobs, a.out, a.only, a.all_as_python, a.fresh_python, a.sample) else 0
 
 
 if __name__ == "__main__":

@@ -140,3 +140,145 @@ def test_operators_exist_when_cosmic_ray_is_installed(game):
     plugins = pytest.importorskip("cosmic_ray.plugins")
     names = set(plugins.operator_names())
     assert set(K.OPERATORS) <= names, set(K.OPERATORS) - names
+
+
+JIT_SRC = '''import numba as nb
+from numba import njit
+
+TABLE = build_table()
+
+
+@nb.njit(cache=True)
+def kernel(a):
+    return a + 1
+
+
+@njit
+def bare(a):
+    return a
+
+
+def plain(x, y=default_y()):
+    return kernel(x) + helper(y)
+
+
+class Box:
+    size = measure()
+
+    @staticmethod
+    def method():
+        return inside_only()
+'''
+
+
+def test_compiled_functions_and_import_time_calls():
+    assert K.compiled_functions(JIT_SRC) == ["kernel", "bare"]
+    assert K.compiled_functions(SRC) == []
+    calls = K.import_time_calls(JIT_SRC)
+    # module statements, default values, decorators and class bodies run at import ...
+    assert {"build_table", "default_y", "njit", "measure"} <= calls
+    # ... function bodies do not
+    assert not {"kernel", "helper", "inside_only"} & calls
+
+
+def test_jit_plan_for_the_island_of_death_modules(tmp_path):
+    """A module that defines compiled functions runs as Python; the others keep the JIT on,
+    except a function called while the package is imported."""
+    target = K.Target(package="malta_sim/pkg", modules=("compiled.py", "plain.py"))
+    (tmp_path / "malta_sim" / "pkg").mkdir(parents=True)
+    (tmp_path / "malta_sim" / "pkg" / "compiled.py").write_text(JIT_SRC)
+    (tmp_path / "malta_sim" / "pkg" / "plain.py").write_text(SRC + "\n\nN = outer(3)\n")
+    plan = K.jit_plan(target, tmp_path)
+    assert set(plan[0]) == {"compiled.py"} and "kernel" in plan[0]["compiled.py"]
+    assert not K.jit_on(plan, "compiled.py", "plain")          # its module has compiled functions
+    assert K.jit_on(plan, "plain.py", "alone")
+    assert K.jit_on(plan, "plain.py", "Grid.size")
+    assert not K.jit_on(plan, "plain.py", "outer")             # runs at import (N = outer(3))
+    assert not K.jit_on(plan, "plain.py", "outer.inner")      # nested in a function that runs at import
+    as_python = K.Target(package="malta_sim/pkg", modules=("plain.py",), env={"NUMBA_DISABLE_JIT": "1"})
+    assert not K.jit_on(K.jit_plan(as_python, tmp_path), "plain.py", "alone")
+
+
+def test_real_targets_plan():
+    """The Island of Death modules with kernels (movement.py) run as Python, combat.py
+    (no kernel) with the JIT on; Invasion: Malta's rule modules have no kernels."""
+    plan = K.jit_plan(K.TARGETS["island_of_death"], ROOT)
+    assert "movement.py" in plan[0] and "combat.py" not in plan[0]
+    assert K.jit_on(plan, "combat.py", "resolve_attack")
+    assert K.jit_plan(K.TARGETS["invasion_malta"], ROOT)[0] == {}
+
+
+def test_run_env_and_command():
+    cache = Path("/scratch/numba0")
+    on = K.run_env(cache, True, {})
+    off = K.run_env(cache, False, {"X": "1"})
+    # a NUMBA_DISABLE_JIT or fingerprint folder inherited from the caller never leaks in
+    assert on[:4] == ["-u", "MALTA_SIM_NUMBA_CACHE_SET", "-u", "NUMBA_DISABLE_JIT"]
+    assert "NUMBA_CACHE_DIR=/scratch/numba0" in on and "NUMBA_DISABLE_JIT=1" not in on
+    assert "NUMBA_DISABLE_JIT=1" in off and off[-1] == "X=1"
+    cmd = K.pytest_command(Path("/scratch/w0"), ["t::a"], env=off)
+    assert cmd[:3] == ["env", "-C", "/scratch/w0"] and cmd[3:3 + len(off)] == off
+    assert cmd[-1] == "t::a" and "-x" in cmd
+
+
+def test_parse_only():
+    assert K.parse_only(None) == []
+    assert K.parse_only("victory.py") == [("victory.py", "")]
+    assert K.parse_only("victory.py:surrender_phase, morale.py") == [("victory.py", "surrender_phase"), ("morale.py", "")]
+
+
+def test_write_doc_keeps_the_other_games_part_and_labels_a_partial_run(tmp_path):
+    import csv
+    import json
+
+    out = tmp_path / "run"
+    out.mkdir()
+    cols = ["game", "module", "function", "rules", "line", "col", "operator", "occurrence", "original", "mutated",
+            "outcome", "explained", "jit", "seconds", "tests"]
+    ms = [dict(game="island_of_death", module="victory.py", function="surrender_phase", rules="4.41 20.3", line=l,
+               col=1, operator="op", occurrence=0, original=o, mutated=o + " ", outcome=r, explained="", jit="off",
+               seconds=1.0, tests="t")
+          for l, o, r in ((140, "total = r + mod", "killed"), (141, "x = not_explained_here", "survived"))]
+    with open(out / "mutants.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(ms)
+    (out / "sections.csv").write_text("section\n")
+    (out / "run.json").write_text(json.dumps(dict(
+        game="island_of_death", jobs=1, mutants=2, skipped=dict(operator=1, annotation=0, outside_rule_code=2),
+        wall_s=60.0, cpu_count=2, load_average=1.0, only="victory.py:surrender_phase", modules=["victory.py"],
+        mutants_jit_on=0, date="2026-01-01 00:00")))
+    other = "<!-- game: invasion_malta -->\n## Invasion: Malta, scores\n\nkept as it is\n<!-- end game: invasion_malta -->"
+    doc = tmp_path / "doc.md"
+    doc.write_text("# old header\n\n" + other + "\n")
+    K.write_doc("island_of_death", out, doc)
+    text = doc.read_text()
+    blocks = K.game_blocks(text)
+    assert blocks["invasion_malta"] == other and list(blocks) == ["invasion_malta", "island_of_death"]
+    iod = blocks["island_of_death"]
+    assert "Partial run" in iod and "`victory.py`" in iod and "1 of the 22 rule modules" in iod
+    assert "| 4.4 *partial* |" in iod            # 4.4 also names functions of other modules
+    assert "| 20.3 | 20.3 | 2 | 1 | 1 (0) | 1 | 0.50 |" in iod
+    assert "UNEXPLAINED" in iod and "\n| 9.1 |" not in iod  # sections of modules not run are not listed as unreached
+    assert text.startswith("# Rule knock-out") and "old header" not in text
+
+
+def test_env_parts():
+    env = K.run_env(Path("/c"), False, {"A": "1"})
+    unset, values = K.env_parts(env)
+    assert unset == ["MALTA_SIM_NUMBA_CACHE_SET", "NUMBA_DISABLE_JIT"]
+    assert values == {"NUMBA_CACHE_DIR": "/c", "NUMBA_DISABLE_JIT": "1", "A": "1"}
+
+
+def test_worker_runs_tests_in_the_copy_and_reports_failures(tmp_path):
+    """A fork of the worker runs pytest in the given folder: a passing test gives 0, a failing
+    run (here: an id that does not exist) a non-zero status, as a fresh python -m pytest would."""
+    env = K.run_env(tmp_path / "numba", False, {})
+    w = K.Worker(["numpy"], env, tmp_path / "log.txt")
+    try:
+        rc, out = w.run(ROOT, ["tests/test_rule_knockout.py::test_section_of"], env, timeout=120)
+        assert rc == 0, out
+        rc, out = w.run(ROOT, ["tests/test_rule_knockout.py::no_such_test"], env, timeout=120)
+        assert rc not in (0, None), out
+    finally:
+        w.close()

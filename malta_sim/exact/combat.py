@@ -68,7 +68,7 @@ def combat_distribution(att_total: int, def_total: int, shift: int, line: int, f
         "basic_odds": _level_label(lv),
         "final_odds": _level_label(final),
         "line": charts.line_names[line],
-        "cancelled": col == CANCELLED,
+        "cancelled": bool(col == CANCELLED),  # a plain bool also when the kernel runs as Python (rule 9.3 g)
         "column": None if col == CANCELLED else charts.crt_columns[col],
         "outcomes": [],
         "expected": {"attacker_hits": 0.0, "defender_hits": 0.0, "attacker_steps": 0.0, "defender_steps": 0.0},

@@ -23,7 +23,7 @@ from malta_sim.iod import invasion as H, static as st
 from malta_sim.iod.rules import (airfields, amphibious, coastal_guns, coastal_guns as coastal,
                                  combat, militia, organisation, special_rules as special, warships)
 from malta_sim.iod.state import (ALLIED, AXIS, BOX_CUP, BOX_DAMAGED, BOX_DISBANDMENT,
-                                 BOX_ELIMINATED, BOX_FIRST_WAVE, BOX_MAP, BOX_TURN_TRACK, RAINY)
+                                 BOX_ELIMINATED, BOX_FIRST_WAVE, BOX_MAP, BOX_SECOND_WAVE, BOX_TURN_TRACK, RAINY)
 from malta_sim.play import new_game, play_games
 
 from tests.oracles import iod_rules as ref
@@ -133,6 +133,65 @@ def test_rule_16_56_guns_fire_only_in_range_and_line_of_fire():
             assert ref.line_of_fire_clear(t.grid.hex_id(int(s.hex[gun])), t.grid.hex_id(b), *ref.blocking_sets(t))
 
 
+def test_rule_16_56_coastal_fire_at_boxes_options_hits_and_marks(monkeypatch):
+    """Rule 16.56 in coastal_fire_at_boxes: the guns on the map that have not fired this turn
+    (18.4: not at a warship) are offered the filled wave boxes whose beach hex they reach
+    (range, line of fire 16.54); a gun that fires is revealed (16.52) and marked, its hits
+    (+1 die within 3 hexes) each take a step from the box, excess hits are ignored; a box it
+    does not reach is refused."""
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    gun = [x for x in range(len(t.names)) if t.utype[x] == st.COASTAL_GUN and inv.gun_value[x] > 0][0]
+    d = t.grid.distance_table
+    spot = next((x, b) for b in beaches for x in map(int, np.flatnonzero(t.land & ~t.beach))
+                if d[x, b] == 3 and d[x, b] <= inv.gun_range[gun]
+                and ref.line_of_fire_clear(t.grid.hex_id(x), t.grid.hex_id(b), *ref.blocking_sets(t)))
+    x, b = spot
+    s.box[gun], s.hex[gun], s.revealed[gun] = BOX_MAP, x, False
+    marines = [u for u in range(len(t.names)) if t.utype[u] == st.MARINE][:3]
+    second = marines.pop()
+    for u in marines:
+        s.box[u], s.box_slot[u], s.hex[u] = BOX_FIRST_WAVE, b, -1
+    s.box[second], s.box_slot[second], s.hex[second] = BOX_SECOND_WAVE, b, -1
+    far = [int(c) for c in beaches if not coastal.gun_reach(inv, t.grid, x, int(inv.gun_range[gun]))(int(c))]
+    seen = {}
+
+    def fire(game, options):
+        seen.update(options)
+        return {gun: (BOX_FIRST_WAVE, b)}
+    g.policy(ALLIED).coastal_fire_boxes = fire
+    g.policy(AXIS).choose_loss = lambda game, units, reason: units[0]
+    rolls = []
+    monkeypatch.setattr(coastal, "gun_fires_at_wave_box", lambda rs, value, w3: rolls.append((value, w3)) or 5)
+    s.gun_fired_turn[gun] = g.turn                                   # fired at a warship this turn (18.4)
+    coastal_guns.coastal_fire_at_boxes(g)
+    assert seen == {} and rolls == []
+    s.gun_fired_turn[gun] = g.turn - 1
+    coastal_guns.coastal_fire_at_boxes(g)
+    assert gun in seen and seen[gun] == [(BOX_FIRST_WAVE, b), (BOX_SECOND_WAVE, b)]   # only the filled boxes
+    assert all(k[0] in (BOX_FIRST_WAVE, BOX_SECOND_WAVE) for ks in seen.values() for k in ks)
+    assert rolls == [(int(inv.gun_value[gun]), True)]
+    assert s.revealed[gun] and s.gun_fired_turn[gun] == g.turn
+    assert all(s.box[u] != BOX_FIRST_WAVE for u in marines)          # 5 hits, 2 one-step marines: excess ignored
+    assert s.box[second] == BOX_SECOND_WAVE                          # the box not fired upon
+    row = [r for r in g.events.rows if r["action"] == "coastal_fire_box"][-1]
+    assert row["hexes"] == t.grid.hex_id(b) and row["units"] == t.names[gun]
+    # a gun off the map does not fire, whatever its mark
+    s.box[gun] = BOX_ELIMINATED
+    for u in marines:
+        s.box[u], s.box_slot[u], s.hex[u] = BOX_FIRST_WAVE, b, -1
+    seen.clear()
+    coastal_guns.coastal_fire_at_boxes(g)
+    assert gun not in seen
+    assert far                                                       # a beach of the zone it does not reach
+    s.box[gun], s.gun_fired_turn[gun] = BOX_MAP, -1
+    g.policy(ALLIED).coastal_fire_boxes = lambda game, options: {gun: (BOX_FIRST_WAVE, far[0])}
+    with pytest.raises(Exception, match="rule 16.56"):
+        coastal_guns.coastal_fire_at_boxes(g)
+
+
 def test_rule_16_7_warships_placed_at_sea_two_per_hex():
     g = hercules_game()
     warships.place_warships(g)
@@ -145,6 +204,88 @@ def test_rule_16_7_warships_placed_at_sea_two_per_hex():
     assert max(hexes.count(h) for h in hexes) <= 2
 
 
+def test_rule_16_7_place_warships_asks_for_every_warship_and_refuses_land():
+    """Rule 16.7 (4.22 b): the Axis places every warship not yet in play, each on an ocean
+    hex (two per hex, 16.72); the placement is recorded; a ship left out or put on land is
+    refused."""
+    g = hercules_game()
+    s, t = g.state, g.static
+    ocean = warships.warship_hexes(g)
+    land = int(np.flatnonzero(t.land)[0])
+    assert land not in ocean
+    asked = {}
+
+    def place(game, ships, options):
+        asked.update(options)
+        return {u: ocean[i // 2] for i, u in enumerate(ships)}
+    g.policy(AXIS).place_warships = place
+    s.warships_placed[0] = False
+    warships.place_warships(g)
+    ships = [int(x) for x in np.flatnonzero(t.utype == st.WARSHIP)]
+    assert sorted(asked) == ships and all(v == ocean for v in asked.values())
+    assert bool(s.warships_placed[0])
+    assert [(int(s.box[x]), int(s.hex[x]), int(s.box_slot[x])) for x in ships] == \
+        [(BOX_MAP, ocean[i // 2], -1) for i in range(len(ships))]
+    row = [r for r in g.events.rows if r["action"] == "warships_placed"][-1]
+    assert row["units"] == " ".join(t.names[x] for x in ships)
+    for bad in (lambda game, ships, options: {u: land for u in ships},
+                lambda game, ships, options: {u: ocean[0] for u in ships[1:2]},
+                lambda game, ships, options: {u: ocean[0] for u in ships}):
+        g2 = hercules_game()
+        g2.policy(AXIS).place_warships = bad
+        with pytest.raises(Exception, match="rule 16.7"):
+            warships.place_warships(g2)
+
+
+def test_rule_16_71_warship_movement_to_ocean_hexes_two_per_hex():
+    """Rule 16.71 (4.24 d): the Axis moves warships in play to any ocean hex; a ship it
+    does not move stays; land, a ship not in play or a third ship in a hex is refused;
+    with no ship in play nothing is asked."""
+    g = hercules_game()
+    warships.place_warships(g)
+    s, t = g.state, g.static
+    ships = warships.ships_in_play(g)
+    ocean = warships.warship_hexes(g)
+    empty = [x for x in ocean if x not in set(s.hex[ships].tolist())]
+    before = {u: int(s.hex[u]) for u in ships}
+    asked = []
+
+    def move(game, sh, options):
+        asked.append((list(sh), options))
+        return {ships[0]: empty[0], ships[1]: empty[0]}
+    g.policy(AXIS).move_warships = move
+    warships.warship_movement(g)
+    assert asked[0][0] == ships and asked[0][1] == {u: ocean for u in ships}
+    assert int(s.hex[ships[0]]) == empty[0] == int(s.hex[ships[1]])
+    assert all(int(s.hex[u]) == before[u] for u in ships[2:])
+    land = int(np.flatnonzero(t.land)[0])
+    off = [int(x) for x in np.flatnonzero(t.utype == st.WARSHIP) if int(x) not in ships]
+    for moves, rule in (({ships[0]: land}, "16.71"), ({ships[2]: empty[0]}, "16.72")):
+        g.policy(AXIS).move_warships = lambda game, sh, options, m=moves: m
+        with pytest.raises(Exception, match=f"rule {rule}"):
+            warships.warship_movement(g)
+    if off:
+        g.policy(AXIS).move_warships = lambda game, sh, options: {off[0]: empty[1]}
+        with pytest.raises(Exception, match="rule 16.71"):
+            warships.warship_movement(g)
+    for u in ships:
+        s.box[u] = BOX_DAMAGED
+    asked.clear()
+    g.policy(AXIS).move_warships = move
+    warships.warship_movement(g)
+    assert asked == []
+
+
+def test_rule_16_76_warships_fire_by_day_in_clear_or_cloudy_weather():
+    from malta_sim.iod.state import CLEAR, CLOUDY
+
+    g = hercules_game()
+    s = g.state
+    for turn, w, ok in ((0, CLEAR, True), (1, CLOUDY, True), (2, CLEAR, True), (3, CLEAR, False), (1, RAINY, False)):
+        s.turn[0], s.weather[0] = turn, w
+        assert warships.may_fire(g) is ok, (turn, w)
+
+
 def test_rule_16_55_damaged_warship_counts_one_axis_step():
     g = hercules_game()
     warships.place_warships(g)
@@ -154,6 +295,126 @@ def test_rule_16_55_damaged_warship_counts_one_axis_step():
     warships.damage_warship(g, u)
     assert s.box[u] == BOX_DAMAGED and int(s.warships_damaged[0]) == 1
     assert int(s.axis_steps_lost[0]) == before + 1                                     # 20.2
+
+
+def _duel_game():
+    """The Hercules set-up with its warships placed: turn 0 (AM), ships 213, 215 and 219
+    have coastal guns within their artillery range and guns 62, 63, 69 and 71 have ships
+    within their range and line of fire (checked below)."""
+    g = hercules_game()
+    warships.place_warships(g)
+    s = g.state
+    inv = H.inv_static(g)
+    ships = warships.ships_in_play(g)
+    guns = inv.allied_firing_guns[s.box[inv.allied_firing_guns] == BOX_MAP].tolist()
+    return g, ships, guns, warships._fire_ranges(g, ships, s.hex[ships].tolist(), guns, s.hex[guns].tolist())
+
+
+def test_rule_16_55_16_79_exchange_fire_designation_and_simultaneous_results(monkeypatch):
+    """Rules 16.79, 16.55, 16.52, 18.4 in exchange_fire: the Axis names its ships' dice
+    per gun first (at most half the offensive support, rounded up, guns in range), then the
+    Allies name a ship per gun (range and line of fire); results are applied together: a 6
+    on a ship's dice for a gun eliminates it, a hit on a ship damages it; ships and guns
+    that fired are marked for the turn, guns that fired are revealed."""
+    g, ships, guns, (ship_targets, gun_targets) = _duel_game()
+    s, t = g.state, g.static
+    inv = H.inv_static(g)
+    assert ship_targets[213] == [63, 64, 65, 66, 67, 69, 70, 71] and gun_targets[69] == [213]
+    assert gun_targets[71] == [213, 219]
+    assert coastal.warship_dice(int(t.off_support[213])) == 3
+    seen = {}
+
+    def axis_fire(game, options):
+        seen["axis"] = options
+        return {213: {63: 2, 64: 1, 65: 0}}           # all three dice, one gun named with none
+
+    def allied_fire(game, options):
+        seen["allied"] = options
+        return {62: 215, 71: 213}
+    g.policy(AXIS).warship_fire = axis_fire
+    g.policy(ALLIED).coastal_fire_warships = allied_fire
+    ship_rolls, gun_rolls = [], []
+    # dice fixed: the first roll of each kind hits, the others miss
+    monkeypatch.setattr(coastal, "dice_any_six", lambda rs, k: ship_rolls.append(k) or len(ship_rolls) == 1)
+    monkeypatch.setattr(coastal, "gun_fires_at_warship",
+                        lambda rs, value, w3: gun_rolls.append((value, w3)) or len(gun_rolls) == 1)
+    fired_before = s.gun_fired_turn.copy()
+    d = t.grid.distance_table
+    assert d[s.hex[62], s.hex[215]] == 8 and d[s.hex[71], s.hex[213]] == 3      # +1 die within 3 hexes
+    warships.exchange_fire(g)
+    assert seen["axis"] == {u: (coastal.warship_dice(int(t.off_support[u])), tg) for u, tg in ship_targets.items()}
+    assert seen["allied"] == gun_targets
+    assert ship_rolls == [2, 1]                                   # guns 63 then 64; no roll with 0 dice
+    assert gun_rolls == [(int(inv.gun_value[62]), False), (int(inv.gun_value[71]), True)]
+    assert s.box[63] != BOX_MAP and s.box[64] == BOX_MAP and s.box[65] == BOX_MAP       # 16.79: 63 eliminated
+    assert s.box[215] == BOX_DAMAGED and s.box[213] == BOX_MAP and s.box[219] == BOX_MAP       # 16.55
+    assert int(s.warships_damaged[0]) == 1
+    assert s.gun_fired_turn[213] == g.turn and s.gun_fired_turn[62] == g.turn == s.gun_fired_turn[71]  # 18.4
+    assert s.gun_fired_turn[219] == fired_before[219] and s.gun_fired_turn[69] == fired_before[69]
+    assert s.revealed[62] and s.revealed[71] and not s.revealed[69]                            # 16.52
+    name = lambda *us: " ".join(t.names[x] for x in us)  # noqa: E731
+    acts = [(r["action"], r["units"]) for r in g.events.rows
+            if r["action"] in ("warship_fire", "coastal_fire_ship", "warship_damaged")]
+    assert acts == [("warship_fire", name(213, 63, 64, 65)), ("coastal_fire_ship", name(62, 215)),
+                    ("coastal_fire_ship", name(71, 213)), ("warship_damaged", name(215))]
+
+
+def test_rule_16_79_a_ship_that_names_no_dice_does_not_fire(monkeypatch):
+    """A ship whose split is empty neither rolls nor loses its support (18.4); the ships
+    after it still fire."""
+    g, *_ = _duel_game()
+    s = g.state
+    g.policy(AXIS).warship_fire = lambda game, options: {213: {}, 215: {64: 1}}
+    g.policy(ALLIED).coastal_fire_warships = lambda game, options: {}
+    rolls = []
+    monkeypatch.setattr(coastal, "dice_any_six", lambda rs, k: rolls.append(k) or False)
+    before = int(s.gun_fired_turn[213])
+    warships.exchange_fire(g)
+    assert rolls == [1] and s.gun_fired_turn[215] == g.turn and s.gun_fired_turn[213] == before
+
+
+@pytest.mark.parametrize("axis, allied, rule", [
+    ({213: {63: 3, 64: 1}}, {}, "16.79"),          # more dice than half the offensive support
+    ({213: {68: 1}}, {}, "16.79"),                 # a gun out of the ship's range
+    ({213: {63: -1}}, {}, "16.79"),                # negative dice
+    ({214: {63: 1}}, {}, "16.79"),                 # a ship with no gun in range
+    ({}, {62: 219}, "16.55"),                      # a ship out of the gun's range or line of fire
+    ({}, {64: 215}, "16.55"),                      # a gun with no ship in reach
+])
+def test_rule_16_55_16_79_exchange_fire_refuses_illegal_designations(axis, allied, rule):
+    g, *_ = _duel_game()
+    g.policy(AXIS).warship_fire = lambda game, options: axis
+    g.policy(ALLIED).coastal_fire_warships = lambda game, options: allied
+    with pytest.raises(Exception, match=f"rule {rule}"):
+        warships.exchange_fire(g)
+
+
+def test_rule_16_55_exchange_fire_only_in_daylight_and_with_targets_kept_current():
+    """No exchange at night (16.76) or without both ships and guns; the targets follow the
+    pieces: a ship moved out of every gun's reach is offered to no gun."""
+    g, ships, guns, (ship_targets, gun_targets) = _duel_game()
+    s = g.state
+    asked = []
+    g.policy(AXIS).warship_fire = lambda game, options: asked.append(dict(options)) or {}
+    g.policy(ALLIED).coastal_fire_warships = lambda game, options: asked.append(dict(options)) or {}
+    s.turn[0] = 3                                                   # the night turn
+    warships.exchange_fire(g)
+    assert asked == []
+    s.turn[0] = 1
+    warships.exchange_fire(g)
+    assert asked == [{u: (coastal.warship_dice(int(g.static.off_support[u])), tg) for u, tg in ship_targets.items()},
+                     gun_targets]
+    far = [int(x) for x in np.flatnonzero(H.inv_static(g).ocean)
+           if not any(warships._fire_ranges(g, [219], [int(x)], guns, s.hex[guns].tolist()))]
+    s.hex[219] = far[0]
+    asked.clear()
+    warships.exchange_fire(g)
+    assert 219 not in asked[0] and all(219 not in tg for tg in asked[1].values())
+    for u in ships:
+        s.box[u] = BOX_DAMAGED
+    asked.clear()
+    warships.exchange_fire(g)
+    assert asked == []
 
 
 def test_rule_16_76_no_warship_fire_in_rain():

@@ -129,6 +129,24 @@ def test_first_airfield_turn_is_the_first_surrender_phase_with_a_new_airfield():
     assert int(s.first_airfield_turn[0]) == 8
 
 
+def test_first_airfield_turn_recorded_at_turn_0_is_kept():
+    """Turn 0 (29 June AM, rule 4.0) is a turn like any other for the record: an airfield
+    taken then is recorded as turn 0, and the next surrender phase leaves it there (the
+    record is read as unset only below 0)."""
+    g = make({"1711": ["axis.4.1_34"]}, turn=0)
+    s, t = g.state, static()
+    s.allied_steps_lost[0] = 0
+    fields = [int(x) for x in np.flatnonzero(t.airfield & (s.control != AXIS))]
+    s.control[fields[0]] = AXIS
+    assert victory.objective_counts(g)["airfields"] == g.scenario.start_airfields + 1
+    s.axis_steps_lost[0] = 9 * 3                                   # keep the roll from ending the game
+    victory.surrender_phase(g)
+    assert int(s.first_airfield_turn[0]) == 0 and not s.over[0]
+    s.turn[0] = 1
+    victory.surrender_phase(g)
+    assert int(s.first_airfield_turn[0]) == 0
+
+
 def test_rule_20_0_modifier_equals_table_recount():
     """The engine's modifier equals the data table's rule-20.0 recount."""
     from malta_sim.iod.invariants import recount_surrender_modifier
@@ -180,3 +198,65 @@ def test_victory_terms_on_random_positions():
         seen["hqs_out"] += int(victory.axis_hqs_out(g) > 0)
         seen["terms"] += int(victory.invasion_terms(g) != 0)
     assert all(v > 0 for v in seen.values()), seen
+
+
+# ----------------------------------------------------------------- 17.2 / 20.0 at their limits
+def test_rule_17_2_weather_first_day_clear_and_roll_bands_at_their_limits():
+    """Rule 17.2: the scenario's first day is Clear without a roll; later days 2d6, 8 Clear,
+    9 and 10 Cloudy, 11 Rainy (each Rainy day counted); the day's air support follows (16.41:
+    3, 1, 0 markers); the roll is logged."""
+    from malta_sim.iod.state import CLEAR, CLOUDY, RAINY
+
+    g = make({"1711": ["axis.4.1_34"]}, turn=8)
+    s = g.state
+    g.scenario.first_day = g.day
+    s.weather[0], s.rainy_days[0], s.air_support_cut[0] = RAINY, 2, 0
+    rolls = []
+    g.dice2 = lambda tag: rolls.append(tag) or 12
+    victory.weather(g)
+    assert rolls == [] and int(s.weather[0]) == CLEAR and int(s.rainy_days[0]) == 2
+    assert int(s.air_support_left[0]) == 3
+    g.scenario.first_day = g.day - 1
+    for r, w, rainy, air in ((8, CLEAR, 2, 3), (9, CLOUDY, 2, 1), (10, CLOUDY, 2, 1), (11, RAINY, 3, 0),
+                             (2, CLEAR, 3, 3), (12, RAINY, 4, 0)):
+        g.dice2 = lambda tag, r=r: r
+        victory.weather(g)
+        assert (int(s.weather[0]), int(s.rainy_days[0]), int(s.air_support_left[0])) == (w, rainy, air), r
+        row = g.events.rows[-1]
+        assert row["action"] == "weather" and row["result"] == victory.WEATHER_NAMES[w] and str(r) in str(row["dice"])
+
+
+def test_rule_20_0_surrender_modifier_terms_at_their_limits(monkeypatch):
+    """Rule 20.0 terms at their limits: every full four Axis towns -1, two destroyed forts
+    -1 (one none), every nine Allied steps -1 and nine Axis steps +1, the date, and without
+    the invasion modules the Royal Navy result (17.6: 4-5 +1, 6 +3, else 0); with them the
+    invasion hook's terms."""
+    g = make({"1711": ["axis.4.1_34"]}, turn=8)
+    s = g.state
+    counts = dict(cities=0, airfields=0, towns=0, forts_destroyed=0)
+    monkeypatch.setattr(victory, "objective_counts", lambda game: dict(counts))
+    monkeypatch.setattr(victory, "axis_hqs_out", lambda game: 0)
+
+    def terms(**kw):
+        counts.update({k: v for k, v in kw.items() if k in counts})
+        s.allied_steps_lost[0] = kw.get("allied", 0)
+        s.axis_steps_lost[0] = kw.get("axis", 0)
+        s.rn_result[0] = kw.get("rn", 0)
+        total, t = victory.surrender_modifier(g)
+        assert total == sum(t.values())
+        return t
+
+    assert g.skip_invasion
+    for towns, term in ((3, 0), (4, -1), (7, -1), (8, -2), (12, -3)):
+        assert terms(towns=towns)["towns"] == term, towns
+    for forts, term in ((0, 0), (1, 0), (2, -1), (3, -1)):
+        assert terms(towns=0, forts_destroyed=forts)["forts"] == term, forts
+    for n, term in ((8, 0), (9, 1), (17, 1), (18, 2)):
+        t = terms(forts_destroyed=0, allied=n, axis=n)
+        assert (t["allied_steps"], t["axis_steps"]) == (-term, term), n
+    for rn, term in ((0, 0), (3, 0), (4, 1), (5, 1), (6, 3)):
+        assert terms(rn=rn)["invasion"] == term, rn
+    assert terms()["date"] == max(0, g.day - 6)
+    g.skip_invasion = False
+    monkeypatch.setattr(victory, "invasion_terms", lambda game: 7)
+    assert terms(rn=6)["invasion"] == 7
