@@ -727,12 +727,17 @@ class AxisInvasionDecisions(InvasionDecisions):
         from the bot's random stream among the zones whose score (objective
         weight near the beaches less the Allied strength there, as the
         default) is within ``opening_spread`` of the best; the two divisions
-        take different zones while there are two.  Output: division -> zone."""
+        take different zones while there are two, or, with ``one_zone``, one
+        zone drawn for both (18.92 allows it; rule 20.0 then counts the
+        Allied-held beach hexes of that zone only).  Output: division -> zone."""
         score = _zone_scores(game, zones)
         ranked = sorted(zones, key=lambda z: (-score[z], z))
         spread = self._vec("opening_spread", 0.25) * max(abs(score[ranked[0]]), 1.0)
         good = [z for z in ranked if score[z] >= score[ranked[0]] - spread] or ranked[:1]
         gen = _policy_stream(self, game)
+        if self._vec("one_zone", 1.0):
+            z = good[int(gen.integers(len(good)))]
+            return {div: z for div in divisions}
         out, taken = {}, []
         for div in divisions:
             pool = [z for z in good if z not in taken] or [z for z in ranked if z not in taken] or ranked

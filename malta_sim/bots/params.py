@@ -111,6 +111,10 @@ AXIS_PARAMS: tuple[Param, ...] = (
     Param("opening_spread", "fraction", 0, 1, 0.25,
           "how far below the best score (as a share of it) a beach zone or drop zone may "
           "be and still be drawn for the opening (18.21, 19.31); 0 = always the best"),
+    Param("one_zone", "flag", 0, 1, 1,
+          "both infantry divisions land in the same beach zone (18.21, 18.92), so only one "
+          "zone's Allied-held beach hexes count against the Axis in the surrender roll (20.0); "
+          "0: the two divisions take different zones", "flag"),
 )
 
 #: Allied bot parameters, in vector order.
@@ -170,7 +174,7 @@ AL = {p.name: i for i, p in enumerate(ALLIED_PARAMS)}
 (AX_MIN_ODDS, AX_MIN_GAIN, AX_RISK, AX_RETREAT, AX_W_AIRFIELD, AX_W_CITY, AX_W_TOWN, AX_W_PORT,
  AX_DECAY, AX_SUPPLY_RADIUS, AX_ENVELOP, AX_STAND, AX_HURRICANE, AX_BOMBARD, AX_BREAKDOWN,
  AX_REFORM, AX_ADVANCE, AX_SOL_METHOD_A, AX_STICK_FRACTION, AX_BEACH_THREAT, AX_JUMP_THREAT,
- AX_OPENING_SPREAD) = range(len(AXIS_PARAMS))
+ AX_OPENING_SPREAD, AX_ONE_ZONE) = range(len(AXIS_PARAMS))
 (AL_MIN_ODDS, AL_MIN_GAIN, AL_RISK, AL_RETREAT, AL_RESERVE, AL_RESERVE_RADIUS, AL_WEAK,
  AL_STAND, AL_WATERS_EDGE, AL_DISMANTLE, AL_PLACE_RADIUS, AL_W_RETAKE,
  AL_W_HQ, AL_REINFORCE, AL_BEACHES, AL_SHORE_UP) = range(len(ALLIED_PARAMS))

@@ -45,6 +45,7 @@ MOVES = {
     "beach_threat": (0, "hercules", ()),
     "jump_threat": (1, "hercules", ()),
     "opening_spread": (0.0, "hercules", ()),
+    "one_zone": (0, "hercules", ()),
 }
 
 GAMES = range(3)
