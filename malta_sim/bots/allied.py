@@ -128,6 +128,25 @@ def _key_mask(t) -> np.ndarray:
     return key
 
 
+def _holder_type_mask(game, side: int) -> np.ndarray:
+    """bool[n_units]: pieces of ``side`` whose type may hold a hex for
+    ``beaches`` (ground units not of the :data:`_NOT_HOLDERS` types), kept
+    per game (read only)."""
+    m = game.cache.get(("_allied_holder_types", side))
+    if m is None:
+        t = game.static
+        m = game.ground_mask & ~np.isin(t.utype, _NOT_HOLDERS) & game.tables.side_mask[side]
+        m.flags.writeable = False
+        game.cache[("_allied_holder_types", side)] = m
+    return m
+
+
+def _movement():
+    """The engine's movement rules module (:mod:`malta_sim.iod.rules.movement`)."""
+    from malta_sim.iod.rules import movement
+    return movement
+
+
 @st.per_static
 def _key_land_hexes(t) -> np.ndarray:
     """int64[k]: the land hexes of :func:`_key_mask`, ascending, once per
@@ -404,19 +423,27 @@ class AlliedBot(_ParamBot, StaticPolicy):
         s = game.state
         inv = invasion.inv_static(game)
         ax = inv.axis_units_not_leaders
+        # kept with what it reads (the Axis boxes and box slots): the
+        # Follow-up boxes change only in the Axis landing phases
+        key = (s.box[ax].tobytes(), s.box_slot[ax].tobytes())
+        hit = game.kept("_allied_live_beaches", self.side, key)
+        if hit is not None:
+            return hit
         zones = np.unique(s.box_slot[ax][s.box[ax] == BOX_FOLLOW_UP])
         if not len(zones):
-            return np.zeros(0, np.int64)
-        return np.asarray(inv.beach_flat[np.isin(inv.beach_flat_zone, zones)], np.int64)
+            out = np.zeros(0, np.int64)
+        else:
+            out = np.asarray(inv.beach_flat[np.isin(inv.beach_flat_zone, zones)], np.int64)
+        out.flags.writeable = False
+        return game.keep("_allied_live_beaches", self.side, key, out)
 
     def _holders(self, game) -> np.ndarray:
         """int64[n_hexes + 1]: Allied units able to hold a hex (ground units
         with a defense strength, not artillery, HQs, AA, strongpoints or
         leaders) per hex; the last slot counts pieces off the map."""
         t, s = game.static, game.state
-        mine = [int(u) for u in game.on_map(self.side) if game.is_ground(int(u))
-                and t.utype[u] not in _NOT_HOLDERS and int(t.defense[u, s.level[u]]) > 0]
-        hx = s.hex[mine] if mine else np.zeros(0, np.int64)
+        u = np.flatnonzero(_holder_type_mask(game, self.side) & (s.box == 0))    # on the map
+        hx = s.hex[u[t.defense[u, s.level[u]] > 0]]
         return np.bincount(hx[hx >= 0], minlength=t.n_hexes + 1)
 
     def _beach_holders_stay(self, game, live, candidates) -> list:
@@ -447,6 +474,9 @@ class AlliedBot(_ParamBot, StaticPolicy):
         if not goals:
             return None
         obj = self._garrison_weights(t)
+        goal_arr = np.fromiter(goals, np.int64, len(goals))
+        dist = t.grid.distance_table
+        mv = _movement()
         for u in sorted(cands):
             if ("b", u) in self._skip:
                 continue
@@ -457,6 +487,8 @@ class AlliedBot(_ParamBot, StaticPolicy):
             here = int(s.hex[u])
             if here < 0 or (obj[here] > 0 and held[here] == 1):
                 continue
+            if int(dist[here, goal_arr].min()) > mv.reach_bound(game, u, mode):
+                continue                   # no goal within reach: no legal move ends there
             legal = game.legal_moves(u, mode)
             best = None
             for h, mp in legal.items():
@@ -532,28 +564,30 @@ class AlliedBot(_ParamBot, StaticPolicy):
         does not leave it for another."""
         t, s = game.static, game.state
         need = float(self.vec[P.AL_SHORE_UP])
-        axis = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
-        if not axis or not cands:
+        on_ground = (s.box == 0) & game.ground_mask           # ground units on the map
+        ax = np.flatnonzero(on_ground & game.tables.side_mask[1 - self.side])
+        if not len(ax) or not cands:
             return None
-        key = t.airfield.copy()
-        key[t.victory_cities] = True
+        key = _key_mask(t)
         held = np.flatnonzero(key & t.land & (s.control == self.side))
         if not len(held):
             return None
-        atk = np.zeros(t.n_hexes + 1, np.float64)         # last slot: off the grid
-        for x in axis:
-            atk[s.hex[x]] += int(t.attack[x, s.level[x]])
+        # strengths summed per hex (whole numbers: exact in any order)
+        atk = np.bincount(s.hex[ax], weights=t.attack[ax, s.level[ax]].astype(np.float64),
+                          minlength=t.n_hexes + 1)            # last slot: off the grid
         threat = atk[t.neighbours[held]].sum(axis=1)
-        dfn = np.zeros(t.n_hexes, np.float64)
-        for x in game.on_map(self.side):
-            x = int(x)
-            if game.is_ground(x):
-                dfn[s.hex[x]] += int(t.defense[x, s.level[x]])
+        al = np.flatnonzero(on_ground & game.tables.side_mask[self.side])
+        dfn = np.bincount(s.hex[al], weights=t.defense[al, s.level[al]].astype(np.float64),
+                          minlength=t.n_hexes)
         order = [int(held[i]) for i in np.lexsort((held, -threat))
                  if threat[i] > 0 and dfn[held[i]] < need]
         if not order:
             return None
         holders = self._holders(game)
+        dist = t.grid.distance_table
+        mv = _movement()
+        bound: dict = {}
+        legal_of: dict = {}
         for goal in order:
             best = None
             for u in sorted(cands):
@@ -563,7 +597,15 @@ class AlliedBot(_ParamBot, StaticPolicy):
                 here = int(s.hex[u])
                 if here == goal or (key[here] and holders[here] == 1):
                     continue
-                mp = game.legal_moves(u, mode).get(goal)
+                b = bound.get(u)
+                if b is None:
+                    b = bound[u] = mv.reach_bound(game, u, mode)
+                if int(dist[here, goal]) > b:
+                    continue               # the goal is out of reach: not among the legal moves
+                legal = legal_of.get(u)
+                if legal is None:          # nothing moves during this call: one query per unit
+                    legal = legal_of[u] = game.legal_moves(u, mode)
+                mp = legal.get(goal)
                 if mp is not None and (best is None or (mp, u) < best):
                     best = (mp, u)
             if best is not None:

@@ -460,3 +460,34 @@ def test_strategic_movement_offers_units_far_from_the_enemy(seed):
             seen["moves"] += len(legal[x])
         seen["offered"] += len(cands)
     assert seen["offered"] > 10 and seen["moves"] > 10, seen
+
+
+@pytest.mark.parametrize("mode", ["tactical", "strategic"])
+def test_rule_6_1_reach_bound_covers_every_legal_destination(mode):
+    """Rules 6.1-6.3, 6.53: :func:`movement.reach_bound` is an upper bound of
+    the grid distance of every destination :func:`movement.legal_moves`
+    offers, and -1 only for a unit that cannot move, on random positions of
+    both sides (the bound lets a bot skip a legal-move query for a hex out
+    of reach without changing its answer)."""
+    rng = np.random.default_rng(6)
+    dist = static().grid.distance_table
+    checked, slack = 0, []
+    for trial in range(6):
+        g = random_position(rng, trial)
+        g.state.turn[0] = 5                        # 30 June noon: day, no 17.7 hold-back
+        for side in (AXIS, ALLIED):
+            set_strategic_hexes(g, side, g.static.land.copy())     # 6.2: every land hex open to it
+            for x in g.on_map(side).tolist():
+                b = movement.reach_bound(g, x, mode)
+                legal = movement.legal_moves(g, x, mode, hitch=True)
+                if b < 0:
+                    assert not legal
+                    continue
+                here = int(g.state.hex[x])
+                far = max((int(dist[here, k]) for k in legal), default=0)
+                assert far <= b, (trial, g.static.names[x], far, b)
+                if legal and b < g.static.n_hexes:
+                    checked += 1
+                    slack.append(b - far)
+    assert checked > 50                            # units that move, with a finite bound
+    assert min(slack) <= 2                         # and the bound is near the reach for some

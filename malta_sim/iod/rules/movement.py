@@ -897,6 +897,43 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
 
 
 @st.per_static
+def _least_edge_cost(t) -> np.ndarray:
+    """int64[2, 4]: the cheapest hexside any piece of a class can cross, in
+    half MPs, per kind of movement (0 tactical, 1 strategic) and class
+    (``cls + 1``), over the whole map (rules 6.11, 6.2); 0 when some hexside
+    costs nothing.  Built once per :class:`StaticData`."""
+    edge = _static_args(t)[0]
+    out = np.zeros((2, 4), np.int64)
+    for k in range(2):
+        for c in range(4):
+            e = edge[k, c]
+            out[k, c] = int(e[e < 198].min()) if (e < 198).any() else 0
+    return out
+
+
+def reach_bound(game, u: int, mode: str = "tactical") -> int:
+    """Hexes (by grid distance) beyond which unit ``u`` cannot end a move
+    this phase (rules 6.1-6.3, 6.53): ``-1`` when it cannot move at all
+    (:func:`legal_moves` would answer nothing), else ``1 + 2 MA // c``
+    with ``c`` the cheapest hexside of its class on the map, in half MPs
+    (one hex for the whole allowance, 6.53, then at most one hex per ``c``);
+    the number of hexes on the map when that gives no bound (a hexside
+    costing nothing, artillery hitching first, 6.6).  A cheap test before
+    asking :func:`legal_moves` for a destination far away: a hex farther
+    than the bound is never among them."""
+    t = game.static
+    ma = _ma_if_movable(game, u)
+    if ma is None:
+        return -1
+    if game.tables.utype[u] == st.ARTILLERY or game.tables.utype[u] == st.LEADER:
+        return t.n_hexes
+    c = int(_least_edge_cost(t)[1 if mode == "strategic" else 0, int(t.move_class[u]) + 1])
+    if c <= 0:
+        return t.n_hexes
+    return 1 + int(np.ceil(2 * ma)) // c
+
+
+@st.per_static
 def _kernel_statics(t) -> tuple:
     """The static arguments of :func:`legal_kernel`, gathered once per
     :class:`StaticData`: ``edges[strategic][cls + 1]`` (the int32[n, 6]
