@@ -90,7 +90,7 @@ def _with_tuned(names: tuple[str, ...], side: int) -> tuple[str, ...]:
 
 #: The default Axis preset, when the packaged tuned presets hold it: on
 #: common random numbers it beats ``balanced`` (the default before it)
-#: against every Allied preset in Operation Hercules and ties or beats it in
+#: against every scripted Allied preset in Operation Hercules and ties or beats it in
 #: the Introductory Scenario (``experiments/ladder.py``; docs/policies.md,
 #: "Measured strength").  Without it (a preset file that lacks it) the
 #: default stays ``balanced``.
