@@ -2,7 +2,7 @@
 
 Both scenarios, every Axis preset against every Allied preset (10 games a
 pairing), each optional rule alone, and one non-default parameter vector:
-432 games.  Each game is recorded as its result row plus two digests, one of
+512 games.  Each game is recorded as its result row plus two digests, one of
 its event log and one of its per-turn rows, so a change of any die roll,
 decision or event shows up as a changed game.
 
@@ -33,7 +33,9 @@ HERE = Path(__file__).resolve().parent
 PANEL_CSV = HERE / "panel.csv"
 BEFORE_CSV = HERE / "panel_e1c4d97.csv"
 
-AXIS = ("balanced", "aggressive", "cautious", "solitaire", "random")
+#: the Axis presets, the default (``tuned``) last so the seeds of the others
+#: stay as they were recorded before it joined the panel
+AXIS = ("balanced", "aggressive", "cautious", "solitaire", "random", "tuned")
 ALLIED = ("static", "counterattack", "random", "active")
 OPTIONS = {"intro": ("no_invasion", "solitaire"),
            "hercules": ("no_invasion", "solitaire", "variable_allied_placement",
