@@ -122,6 +122,30 @@ def test_rule_10_21_night_attack_disorganizes_attackers():
     assert not combat.can_attack(g, u("axis.4.1_34"))
 
 
+def test_rule_10_21_night_attackers_end_disorganized_or_demoralized_as_printed():
+    """Rule 10.21, every 2d6 roll of a night attack: an attacker that was in
+    good order and took no morale result ends disorganized; one that was
+    already disorganized, or that the attack's own result disorganized or
+    demoralized (a D or Z for the attacker), ends demoralized."""
+    from malta_sim.iod.state import NORMAL
+
+    seen = set()
+    for start in (NORMAL, DISORGANIZED):
+        for roll in range(2, 13):
+            g = make({"1311": ["allied.uk.inf_coy.1"], "1310": ["axis.4.1_34"]}, turn=7,
+                     policies=(Scripted(AXIS), Scripted(ALLIED)))
+            x = u("axis.4.1_34")
+            g.state.morale_state[x] = start
+            res = combat.resolve_attack(g, AXIS, h("1311"), [x], fixed_roll=roll)
+            if g.state.box[x] != BOX_MAP:
+                continue
+            hit = res.result[1] > 0                       # the attacker's own D or Z
+            want = DEMORALIZED if (start == DISORGANIZED or hit) else DISORGANIZED
+            assert g.state.morale_state[x] == want, (start, roll, res.result)
+            seen.add((int(start), bool(hit)))
+    assert (int(NORMAL), False) in seen and (int(DISORGANIZED), False) in seen   # both branches shown
+
+
 def test_discovered_hexes_equals_per_hex_rule_10_11():
     """Every enemy hex of random positions, by day and by night: the one-pass
     answer equals the per-hex reference (rule 10.11)."""
