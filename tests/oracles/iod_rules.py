@@ -14,7 +14,7 @@ from malta_sim.hexgrid import hex_line
 from malta_sim.iod.rules import airborne as ap
 from malta_sim.iod.rules import combat, special_rules as special, supply
 from malta_sim.iod import static as st
-from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, DEMORALIZED
+from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, DEMORALIZED, RAINY
 
 
 def marker_reach(game, here: int, zoc: np.ndarray, steps: int = ap.MARKER_MOVE) -> list:
@@ -520,7 +520,7 @@ def plan_options(game, side):
     opts.attack_targets = sorted(atk)
     ezoc = movement.zoc_map(game, 1 - side)
     dist = t.grid.distance_table
-    firers = [int(x) for x in on_map(game, side) if combat._art_can_fire(game, int(x), ezoc)]
+    firers = [int(x) for x in on_map(game, side) if art_can_fire(game, int(x), ezoc)]
     for tgt in opts.attack_targets:
         opts.support[tgt] = [x for x in firers if dist[s.hex[x], tgt] <= t.art_range[x]]
     enemy = [x for x in on_map(game, 1 - side)
@@ -541,12 +541,12 @@ def plan_options(game, side):
 def defensive_options(game, side, threatened) -> dict:
     """:func:`combat.defensive_options` (rule 9.2 b): the firers of ``side``
     in range of each threatened hex, hexes in the order given."""
-    from malta_sim.iod.rules import combat, movement
+    from malta_sim.iod.rules import movement
 
     s, t = game.state, game.static
     ezoc = movement.zoc_map(game, 1 - side)
     dist = t.grid.distance_table
-    firers = [int(x) for x in on_map(game, side) if combat._art_can_fire(game, int(x), ezoc)]
+    firers = [int(x) for x in on_map(game, side) if art_can_fire(game, int(x), ezoc)]
     out = {}
     for hh in threatened:
         us = [x for x in firers if dist[s.hex[x], hh] <= t.art_range[x]]
@@ -954,4 +954,31 @@ def line_of_fire_clear(
                 return False  # along a hexside with blocking terrain on both sides
             if frozenset(step) in sides:
                 return False  # along a Creek-with-Rise hexside
+    return True
+
+
+def art_can_fire(game, u: int, enemy_zoc) -> bool:
+    """Plain per-piece reference of the firing test the engine makes in one
+    compiled pass (:func:`malta_sim.iod.rules.combat_options.firers_kernel`):
+    rules 12.4, 12.5, 11.4, 12.23, 16.76: prepared, ammunition, not
+    demoralized, not in an enemy ZOC; warships only by day and not in rain."""
+    s, t = game.state, game.static
+    if s.box[u] != BOX_MAP or s.fired[u]:
+        return False
+    if t.utype[u] == st.WARSHIP:
+        if game.night or s.weather[0] == RAINY:
+            return False
+        if int(s.gun_fired_turn[u]) == game.turn:
+            return False                     # rule 18.4: fired at coastal guns this turn
+        return int(s.comm_failed_turn[u]) != game.turn               # 16.73
+    if t.side[u] == 1:
+        from malta_sim.iod.rules.special_rules import delayed_reaction_ok
+        if not delayed_reaction_ok(game, u):
+            return False                     # rule 17.7
+    if t.utype[u] != st.ARTILLERY or s.hitched[u] or s.salvos[u] <= 0:
+        return False
+    if s.morale_state[u] == DEMORALIZED or enemy_zoc[s.hex[u]]:
+        return False
+    if s.entered_turn[u] == game.turn:
+        return False                         # 9.16, 16.13
     return True

@@ -164,7 +164,7 @@ def test_combat_options_equal_plain_rule_tests_on_random_positions(seed):
             got = combat.attack_options(g, side, units)
             assert got == want and list(got) == list(want)
             ezoc = movement.zoc_map(g, 1 - side)
-            firers = [int(u) for u in ref.on_map(g, side) if combat._art_can_fire(g, int(u), ezoc)]
+            firers = [int(u) for u in ref.on_map(g, side) if ref.art_can_fire(g, int(u), ezoc)]
             assert combat._firers(g, side) == firers
             want = ref.plan_options(g, side)
             got = combat.plan_options(g, side)

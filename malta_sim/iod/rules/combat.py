@@ -211,34 +211,9 @@ def attack_options(game, side: int, units=None) -> dict:
 _NO_UNITS = np.zeros(0, np.int64)
 
 
-def _art_can_fire(game, u: int, enemy_zoc) -> bool:
-    """Rules 12.4, 12.5, 11.4, 12.23, 16.76: prepared, ammunition, not
-    demoralized, not in an enemy ZOC; warships only by day and not in rain."""
-    s, t = game.state, game.static
-    if s.box[u] != BOX_MAP or s.fired[u]:
-        return False
-    if t.utype[u] == st.WARSHIP:
-        if game.night or s.weather[0] == RAINY:
-            return False
-        if int(s.gun_fired_turn[u]) == game.turn:
-            return False                     # rule 18.4: fired at coastal guns this turn
-        return int(s.comm_failed_turn[u]) != game.turn               # 16.73
-    if t.side[u] == 1:
-        from malta_sim.iod.rules.special_rules import delayed_reaction_ok
-        if not delayed_reaction_ok(game, u):
-            return False                     # rule 17.7
-    if t.utype[u] != st.ARTILLERY or s.hitched[u] or s.salvos[u] <= 0:
-        return False
-    if s.morale_state[u] == DEMORALIZED or enemy_zoc[s.hex[u]]:
-        return False
-    if s.entered_turn[u] == game.turn:
-        return False                         # 9.16, 16.13
-    return True
-
-
 def _firers(game, side: int) -> list[int]:
-    """Artillery and warships of ``side`` that :func:`_art_can_fire` accepts
-    (rules 12.4, 12.5, 11.4, 12.23, 16.76, 17.7), in ascending order; only
+    """Artillery and warships of ``side`` that may fire (rules 12.4, 12.5,
+    11.4, 12.23, 16.76, 17.7), in ascending order; only
     artillery and warships are asked (no other piece can fire), and the
     enemy ZOC map is made only when there is one to ask."""
     return _firer_array(game, side).tolist()

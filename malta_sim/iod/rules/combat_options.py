@@ -7,7 +7,7 @@ candidate in one call over the state arrays.
 :func:`.combat.plan_options`, :func:`.combat.defensive_options` and
 :func:`.combat._firers`; they give the answers of the per-unit rule tests
 (:func:`.combat.can_attack`, :func:`.combat.attackable`,
-:func:`.combat._art_can_fire`, :func:`.combat.discovered`) in the same order.
+:func:`.combat.discovered`; the firing test as ``tests/oracles/iod_rules.py:art_can_fire``) in the same order.
 """
 
 from __future__ import annotations
