@@ -674,16 +674,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         or HQ among the targets (the attack pick then weighs them exactly)."""
         if not self._valued():
             return self._plan_support(game, options, 0, False)
-        atk = options.attackers
-        if atk is None:
-            from malta_sim.iod.rules import combat
-            atk = combat.attack_options(game, self.side)
-        q_t, q_u = [], []
-        for tgt in options.attack_targets:
-            units = atk.get(tgt, [])
-            if units:
-                q_t.append(tgt)
-                q_u.append(units)
+        q_t, q_u = self._attack_queue(game, options)
         thr = list(self._thresholds(self._thr_idx))
         if q_t:
             retake, hq = self._bonus(game, q_t)

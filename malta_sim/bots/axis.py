@@ -539,18 +539,27 @@ class _ParamBot:
         then, best first, each attack that passes takes the guns that still
         raise its expected gain, a fire hurricane when it stays below
         ``min_odds``, and an air marker when it adds more than 0.05 steps."""
+        q_t, q_u = self._attack_queue(game, options)
+        return self._plan_compiled(game, options, q_t, q_u, air_markers,
+                                   allow_hurricane and self._hurricane_ok(),
+                                   self._thresholds(self._thr_idx))
+
+    def _attack_queue(self, game, options) -> tuple[list, list]:
+        """Rules 9.1, 9.2 a: the targets of ``options`` (a ``PlanOptions``)
+        that some unit can attack, in the order offered, and the attacking
+        units of each (``options.attackers``, or the engine's
+        ``combat.attack_options`` when the options do not carry them).
+        Returns ``(targets, units)``: list of int, list of lists of int."""
         atk = options.attackers
         if atk is None:
             atk = _combat().attack_options(game, self.side)
-        thr = self._thresholds(self._thr_idx)
         q_t, q_u = [], []
         for tgt in options.attack_targets:
             units = atk.get(tgt, [])
             if units:
                 q_t.append(tgt)
                 q_u.append(units)
-        return self._plan_compiled(game, options, q_t, q_u, air_markers,
-                                   allow_hurricane and self._hurricane_ok(), thr)
+        return q_t, q_u
 
     def _plan_compiled(self, game, options, q_t, q_u, air_markers, allow_hurricane, thr):
         """:meth:`_plan_support` for the targets ``q_t`` (attackers ``q_u``)
