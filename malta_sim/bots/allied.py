@@ -389,16 +389,18 @@ class AlliedBot(_ParamBot, StaticPolicy):
         can); the others garrison the objectives (see
         :meth:`malta_sim.bots.simple.StaticPolicy.next_move`)."""
         self._phase_reset(game, mode)
+        held = None                        # the holders per hex (nothing moves during this call)
         if self.vec[P.AL_BEACHES]:
             live = self.live_beaches(game)
             if len(live):
-                candidates = self._beach_holders_stay(game, live, candidates)
-                mv = self._beach_move(game, mode, live, candidates)
+                held = self._holders(game)
+                candidates = self._beach_holders_stay(game, live, candidates, held)
+                mv = self._beach_move(game, mode, live, candidates, held)
                 if mv is not None:
                     return mv
         res = self.reserve_units(game)
         if res and self.vec[P.AL_SHORE_UP]:
-            mv = self._shore_up(game, mode, [u for u in candidates if u in res])
+            mv = self._shore_up(game, mode, [u for u in candidates if u in res], held)
             if mv is not None:
                 return mv
         if res:
@@ -433,7 +435,9 @@ class AlliedBot(_ParamBot, StaticPolicy):
         if not len(zones):
             out = np.zeros(0, np.int64)
         else:
-            out = np.asarray(inv.beach_flat[np.isin(inv.beach_flat_zone, zones)], np.int64)
+            live = np.zeros(int(inv.beach_flat_zone.max(initial=-1)) + 1, np.bool_)
+            live[zones[(zones >= 0) & (zones < len(live))]] = True    # a zone without beaches has none
+            out = np.asarray(inv.beach_flat[live[inv.beach_flat_zone]], np.int64)
         out.flags.writeable = False
         return game.keep("_allied_live_beaches", self.side, key, out)
 
@@ -446,57 +450,41 @@ class AlliedBot(_ParamBot, StaticPolicy):
         hx = s.hex[u[t.defense[u, s.level[u]] > 0]]
         return np.bincount(hx[hx >= 0], minlength=t.n_hexes + 1)
 
-    def _beach_holders_stay(self, game, live, candidates) -> list:
+    def _beach_holders_stay(self, game, live, candidates, held=None) -> list:
         """Rule 20.0 with ``beaches``: a unit that is the only holder of a
         live beach hex (:meth:`live_beaches`) stays there; the other
-        candidates are returned."""
+        candidates are returned.  ``held``: :meth:`_holders` when the caller
+        has it."""
         s = game.state
-        held = self._holders(game)
+        if held is None:
+            held = self._holders(game)
         lone = set(int(h) for h in live if held[h] == 1)
         if not lone:
             return candidates
         return [u for u in candidates if int(s.hex[u]) not in lone]
 
-    def _beach_move(self, game, mode, live, cands):
+    def _beach_move(self, game, mode, live, cands, held=None):
         """Rules 6.1-6.6, 2.1, 20.0 with ``beaches``: the first candidate
         (ascending) able to hold a hex that can reach an empty live beach
         hex the Axis controls moves onto it (fewest MP, then the lowest hex),
         unless it is the only holder of an airfield, victory city or town.
         Moving onto the hex makes it Allied-controlled (2.1): +1 to every
-        surrender roll while the zone's Follow-up box holds Axis units."""
-        t, s = game.static, game.state
-        held = self._holders(game)
-        enemy = game.tables.side_mask[1 - self.side]
-        ex = s.hex[enemy]
-        occ = np.bincount(ex[ex >= 0], minlength=t.n_hexes + 1)
-        goals = set(int(h) for h in live if s.control[h] != self.side and occ[h] == 0
-                    and held[h] == 0)
-        if not goals:
+        surrender roll while the zone's Follow-up box holds Axis units.
+        ``held``: :meth:`_holders` when the caller has it.  The walk over
+        the candidates is one compiled call
+        (:func:`malta_sim.bots.move_choice.beach_kernel`)."""
+        todo = [u for u in sorted(cands) if ("b", u) not in self._skip]
+        if not todo:                       # every candidate already tried this phase
             return None
-        obj = self._garrison_weights(t)
-        goal_arr = np.fromiter(goals, np.int64, len(goals))
-        dist = t.grid.distance_table
-        mv = _movement()
-        for u in sorted(cands):
-            if ("b", u) in self._skip:
-                continue
-            self._skip.add(("b", u))
-            if t.utype[u] in _NOT_HOLDERS or not game.is_ground(u) \
-                    or int(t.defense[u, s.level[u]]) <= 0:
-                continue
-            here = int(s.hex[u])
-            if here < 0 or (obj[here] > 0 and held[here] == 1):
-                continue
-            if int(dist[here, goal_arr].min()) > mv.reach_bound(game, u, mode):
-                continue                   # no goal within reach: no legal move ends there
-            legal = game.legal_moves(u, mode)
-            best = None
-            for h, mp in legal.items():
-                if int(h) in goals and (best is None or (mp, h) < best):
-                    best = (mp, int(h))
-            if best is not None:
-                return Move(u, best[1])
-        return None
+        if held is None:
+            held = self._holders(game)
+        stop_at, best = _move_choice().beach_step(game, mode, todo, self.side, live,
+                                                  _holder_type_mask(game, self.side), held,
+                                                  self._garrison_weights(game.static))
+        if stop_at < 0:                    # no empty Axis-held live beach hex: nothing tried
+            return None
+        self._skip.update(("b", u) for u in todo[:stop_at + 1])
+        return Move(todo[stop_at], int(best)) if best >= 0 else None
 
     def garrison_values(self, game) -> np.ndarray:
         """float64[n_hexes]: hexes the Allies hold and want garrisoned --
@@ -553,7 +541,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         skip.update(todo[:stop_at + 1])
         return Move(todo[stop_at], int(best)) if best >= 0 else None
 
-    def _shore_up(self, game, mode, cands):
+    def _shore_up(self, game, mode, cands, holders=None):
         """Rules 6.1-6.6, 9.1, 20.0 with ``shore_up``: a held airfield or
         victory city with Axis ground units next to it (they may attack it in
         the coming Axis Combat Phase, 9.1; its loss is -1 to every surrender
@@ -561,56 +549,23 @@ class AlliedBot(_ParamBot, StaticPolicy):
         the reserve unit that reaches it with the fewest MP (then the lowest
         unit); the hex with the most Axis attack strength next to it first
         (then the lowest hex).  A unit alone on an airfield or victory city
-        does not leave it for another."""
-        t, s = game.static, game.state
-        need = float(self.vec[P.AL_SHORE_UP])
-        on_ground = (s.box == 0) & game.ground_mask           # ground units on the map
-        ax = np.flatnonzero(on_ground & game.tables.side_mask[1 - self.side])
-        if not len(ax) or not cands:
+        does not leave it for another.  Each unit is tried once a phase for
+        each hex.  ``holders``: :meth:`_holders` when the caller has it.  The
+        choice is two compiled calls
+        (:func:`malta_sim.bots.move_choice.shore_up_goals`,
+        :func:`malta_sim.bots.move_choice.shore_up_kernel`)."""
+        if not cands:
             return None
-        key = _key_mask(t)
-        held = np.flatnonzero(key & t.land & (s.control == self.side))
-        if not len(held):
-            return None
-        # strengths summed per hex (whole numbers: exact in any order)
-        atk = np.bincount(s.hex[ax], weights=t.attack[ax, s.level[ax]].astype(np.float64),
-                          minlength=t.n_hexes + 1)            # last slot: off the grid
-        threat = atk[t.neighbours[held]].sum(axis=1)
-        al = np.flatnonzero(on_ground & game.tables.side_mask[self.side])
-        dfn = np.bincount(s.hex[al], weights=t.defense[al, s.level[al]].astype(np.float64),
-                          minlength=t.n_hexes)
-        order = [int(held[i]) for i in np.lexsort((held, -threat))
-                 if threat[i] > 0 and dfn[held[i]] < need]
-        if not order:
-            return None
-        holders = self._holders(game)
-        dist = t.grid.distance_table
-        mv = _movement()
-        bound: dict = {}
-        legal_of: dict = {}
-        for goal in order:
-            best = None
-            for u in sorted(cands):
-                if ("s", u, goal) in self._skip:
-                    continue
-                self._skip.add(("s", u, goal))
-                here = int(s.hex[u])
-                if here == goal or (key[here] and holders[here] == 1):
-                    continue
-                b = bound.get(u)
-                if b is None:
-                    b = bound[u] = mv.reach_bound(game, u, mode)
-                if int(dist[here, goal]) > b:
-                    continue               # the goal is out of reach: not among the legal moves
-                legal = legal_of.get(u)
-                if legal is None:          # nothing moves during this call: one query per unit
-                    legal = legal_of[u] = game.legal_moves(u, mode)
-                mp = legal.get(goal)
-                if mp is not None and (best is None or (mp, u) < best):
-                    best = (mp, u)
-            if best is not None:
-                return Move(best[1], goal)
-        return None
+        order = sorted(cands)
+        tried = {(x[1], x[2]) for x in self._skip if type(x) is tuple and x[0] == "s"}
+        if holders is None:
+            holders = self._holders(game)
+        goals, done, u, dest = _move_choice().shore_up_step(
+            game, mode, order, self.side, float(self.vec[P.AL_SHORE_UP]), _key_mask(game.static),
+            holders, tried)
+        for g in goals[:done].tolist():
+            self._skip.update(("s", x, g) for x in order)
+        return Move(int(u), int(dest)) if u >= 0 else None
 
     def _reinforce(self, game, mode, cands):
         """Rules 6.1-6.6 with ``reinforce``: a reserve unit not next to an Axis

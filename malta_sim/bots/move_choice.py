@@ -963,3 +963,315 @@ def reserve_step(game, mode: str, order: list, side: int, how: int, d_target=Non
         _may_act(game, side), never, utype, move_class, ma_tab, strategic, edges[strategic],
         ocean_side, nbr, land, strat_ok, zoc, block, trivial, mv._side_units(game, side), base, rem,
         dist, _CODES)
+
+
+# ------------------------------------------------------------------ Allied beach and shore-up moves
+@nb.njit(cache=True)
+def beach_kernel(order, side, live, holder_type, held, obj, control, enemy_units, box, hexes, level,
+                 moved, entered_turn, out_of_supply, morale, defense, turn, night, bonus, may_act,
+                 never, utype, move_class, ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok,
+                 zoc, blocked, stop, side_units, base, remnant_level, codes):
+    """The Allied bot's move onto an empty live beach hex the Axis controls
+    (rules 6.1-6.6, 2.1, 18.32, 20.0; see :meth:`AlliedBot._beach_move`): the
+    first unit of ``order`` able to hold a hex, not the only holder of an
+    objective, with such a hex among its legal destinations moves onto the
+    one it reaches with the fewest MP (then the lowest hex).
+
+    Parameters
+    ----------
+    order : int64[k]
+        Candidates still to try this phase, ascending.
+    side : int
+        The bot's side (1, Allied).
+    live : int64[b]
+        The live beach hexes (:meth:`AlliedBot.live_beaches`).
+    holder_type : bool[n_units]
+        Pieces whose type may hold a hex (ground units, no artillery, HQ, AA,
+        strongpoint, leader, warship or coastal gun).
+    held : int64[n_hexes + 1]
+        The bot's holders per hex (:meth:`AlliedBot._holders`).
+    obj : float64[n_hexes]
+        Objective weights that never change (victory cities 4, airfields 3,
+        towns 1): a lone holder of one stays.
+    control : int8[n_hexes]
+        Hex control (2.1).
+    enemy_units : int64[m]
+        The enemy's pieces (on the map where their hex is not -1).
+    box, hexes, level, moved, entered_turn, out_of_supply, morale : ndarray[n_units]
+        The game state's per-piece arrays.
+    defense : ndarray[n_units, levels]
+        Printed defense strength per level.
+    turn, night, bonus, may_act, never, utype, move_class, ma_tab
+        As :func:`garrison_kernel`.
+    strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop, side_units
+        As :func:`garrison_kernel`.
+    base, remnant_level, codes
+        As :func:`reserve_kernel`.
+
+    Returns
+    -------
+    stop_at : int
+        Index into ``order`` of the unit that moves (every unit up to it
+        tried); ``k`` when none moves; -1 when there is no such beach hex
+        (no unit tried).
+    dest_hex : int
+        Its destination, -1 when none moves.
+    """
+    n = nbr.shape[0]
+    occ = np.zeros(n, np.int64)
+    for j in range(enemy_units.shape[0]):
+        h = hexes[enemy_units[j]]
+        if h >= 0:
+            occ[h] += 1
+    goal = np.zeros(n, np.bool_)
+    n_goals = 0
+    for j in range(live.shape[0]):
+        h = live[j]
+        if control[h] != side and occ[h] == 0 and held[h] == 0 and not goal[h]:
+            goal[h] = True
+            n_goals += 1
+    if n_goals == 0:
+        return -1, -1
+    room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, _ROOM)
+    allowed = land & strat_ok if strategic else land
+    for i in range(order.shape[0]):
+        u = order[i]
+        if not holder_type[u] or defense[u, level[u]] <= 0:
+            continue
+        here = np.int64(hexes[u])
+        if here < 0 or (obj[here] > 0 and held[here] == 1):
+            continue
+        if not may_act[here]:
+            continue                                                       # 17.7
+        ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], utype[u] == codes[0],
+                        ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u], morale[u],
+                        bonus[u], night)
+        if ma < 0:
+            continue
+        dest, mp, _pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
+                                           ocean_side, nbr, room, base, remnant_level, level)
+        best, best_mp = -1, 0.0
+        for a in range(k):
+            h = dest[a]
+            if goal[h] and (best < 0 or mp[a] < best_mp):
+                best, best_mp = h, mp[a]                                   # ascending: lowest hex on ties
+        if best >= 0:
+            return i, best
+    return order.shape[0], -1
+
+
+@nb.njit(cache=True)
+def shore_up_goals(side, need, key, land, control, box, hexes, level, ground, side_units, enemy_units,
+                   attack, defense, nbr):
+    """The objectives the Allied bot's ``shore_up`` reinforces, in the order
+    it tries them (rules 9.1, 20.0; see :meth:`AlliedBot._shore_up`): the
+    land airfields and victory cities (``key``) it controls with enemy ground
+    units next to them whose own defense strength is below ``need``, the hex
+    with the most enemy attack strength next to it first, then the lowest.
+
+    Parameters
+    ----------
+    side : int
+        The bot's side.
+    need : float
+        The ``shore_up`` knob (defense strength).
+    key, land : bool[n_hexes]
+        Airfields and victory cities; land hexes.
+    control : int8[n_hexes]
+        Hex control (2.1).
+    box, hexes, level : ndarray[n_units]
+        The game state's per-piece arrays; ``ground`` bool[n_units] the
+        ground combat units.
+    side_units, enemy_units : int64[m]
+        The bot's and the enemy's pieces.
+    attack, defense : ndarray[n_units, levels]
+        Printed strengths per level.
+    nbr : int32[n_hexes, 6]
+        Neighbour table (-1 off the map).
+
+    Returns
+    -------
+    int64[g]
+        The hexes, in order (empty when the enemy has no ground unit on the
+        map).
+    """
+    n = nbr.shape[0]
+    atk = np.zeros(n, np.float64)
+    n_enemy = 0
+    for j in range(enemy_units.shape[0]):
+        x = enemy_units[j]
+        if box[x] == 0 and ground[x]:
+            atk[hexes[x]] += attack[x, level[x]]
+            n_enemy += 1
+    if n_enemy == 0:
+        return np.zeros(0, np.int64)
+    dfn = np.zeros(n, np.float64)
+    for j in range(side_units.shape[0]):
+        x = side_units[j]
+        if box[x] == 0 and ground[x]:
+            dfn[hexes[x]] += defense[x, level[x]]
+    goals = np.empty(n, np.int64)
+    threat = np.empty(n, np.float64)
+    g = 0
+    for h in range(n):
+        if key[h] and land[h] and control[h] == side:
+            th = 0.0
+            for d in range(nbr.shape[1]):
+                o = nbr[h, d]
+                if o >= 0:
+                    th += atk[o]
+            if th > 0 and dfn[h] < need:
+                q = g                                      # insertion: most threat first, then lowest hex
+                while q > 0 and threat[q - 1] < th:
+                    goals[q] = goals[q - 1]
+                    threat[q] = threat[q - 1]
+                    q -= 1
+                goals[q] = h
+                threat[q] = th
+                g += 1
+    return goals[:g]
+
+
+@nb.njit(cache=True)
+def shore_up_kernel(order, goals, tried, key, holders, box, hexes, level, moved, entered_turn,
+                    out_of_supply, morale, turn, night, bonus, may_act, never, utype, move_class,
+                    ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
+                    side_units, base, remnant_level, codes):
+    """The Allied bot's ``shore_up`` move (rules 6.1-6.6, 9.1, 20.0; see
+    :meth:`AlliedBot._shore_up`): for each of ``goals`` in turn, the reserve
+    unit of ``order`` not yet tried for it that reaches it with the fewest MP
+    (then the lowest unit) moves there; a unit already on the goal, or alone
+    on an airfield or victory city, does not.
+
+    Parameters
+    ----------
+    order : int64[k]
+        The reserve candidates, ascending (no leaders, no artillery).
+    goals : int64[g]
+        :func:`shore_up_goals`.
+    tried : bool[k, g]
+        Whether each candidate was tried for each goal earlier this phase.
+    key : bool[n_hexes]
+        Airfields and victory cities.
+    holders : int64[n_hexes + 1]
+        The bot's holders per hex (:meth:`AlliedBot._holders`).
+    box, hexes, level, moved, entered_turn, out_of_supply, morale, turn, night, bonus
+        As :func:`reserve_kernel`.
+    may_act, never, utype, move_class, ma_tab, strategic, edge, ocean_side, nbr, land
+        As :func:`reserve_kernel`.
+    strat_ok, zoc, blocked, stop, side_units, base, remnant_level, codes
+        As :func:`reserve_kernel`.
+
+    Returns
+    -------
+    done : int
+        Goals worked through (every candidate tried for each): the index of
+        the goal that gets a unit plus one, or ``g``.
+    unit, dest_hex : int
+        The unit that moves and its goal; -1, -1 when none does.
+    """
+    n = nbr.shape[0]
+    k = order.shape[0]
+    room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, _ROOM)
+    allowed = land & strat_ok if strategic else land
+    g = goals.shape[0]
+    searched = np.zeros(k, np.bool_)
+    mp_to = np.full((k, g), -1.0)              # MP to each goal per candidate; -1: not a destination
+    for gi in range(g):
+        goal = goals[gi]
+        best_u, best_mp = -1, 0.0
+        for i in range(k):
+            if tried[i, gi]:
+                continue
+            u = order[i]
+            here = np.int64(hexes[u])
+            if here == goal or (key[here] and holders[here] == 1):
+                continue
+            if not searched[i]:                # nothing moves during this call: one search per unit
+                searched[i] = True
+                if not may_act[here]:
+                    continue                                               # 17.7
+                ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u],
+                                utype[u] == codes[0], ma_tab[u, level[u]], move_class[u] == codes[3],
+                                out_of_supply[u], morale[u], bonus[u], night)
+                if ma < 0:
+                    continue
+                dest, mp, _pred, nd = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop,
+                                                    allowed, ocean_side, nbr, room, base, remnant_level,
+                                                    level)
+                for a in range(nd):
+                    for j in range(g):
+                        if dest[a] == goals[j]:
+                            mp_to[i, j] = mp[a]
+            m = mp_to[i, gi]
+            if m >= 0 and (best_u < 0 or m < best_mp):
+                best_u, best_mp = u, m                                     # ascending: lowest unit on ties
+        if best_u >= 0:
+            return gi + 1, best_u, goal
+    return goals.shape[0], -1, -1
+
+
+def _allied_move_args(game, mode: str, side: int) -> tuple:
+    """The movement arguments :func:`beach_kernel` and :func:`shore_up_kernel`
+    share with :func:`reserve_kernel` (from ``box`` to ``remnant_level``,
+    ``turn`` to ``stop`` and ``side_units`` in their order)."""
+    s = game.state
+    never, utype, move_class, ma_tab, _fhq, edges, ocean_side, nbr, land, base, rem, \
+        _dist, _ring = _statics(game)
+    strategic = mode == "strategic"
+    zoc, block, trivial = mv._side_masks(game, side)
+    strat_ok = s.strategic_allowed[0, side] if strategic else land
+    turn = game.turn
+    return (turn, turn % 4 == NIGHT, s.leader_bonus, _may_act(game, side), never, utype, move_class,
+            ma_tab, strategic, edges[strategic], ocean_side, nbr, land, strat_ok, zoc, block, trivial,
+            mv._side_units(game, side), base, rem, _CODES)
+
+
+def beach_step(game, mode: str, order: list, side: int, live: np.ndarray, holder_type: np.ndarray,
+               held: np.ndarray, obj: np.ndarray):
+    """Run :func:`beach_kernel` over ``order`` (the bot's candidates not yet
+    tried this phase, ascending) for movement ``mode`` (rules 6.2, 6.3).
+
+    Returns
+    -------
+    (int, int)
+        ``(stop_at, dest_hex)`` as :func:`beach_kernel`.
+    """
+    s, t = game.state, game.static
+    return beach_kernel(np.array(order, np.int64), side, live, holder_type, held, obj, s.control,
+                        mv._side_units(game, 1 - side), s.box, s.hex, s.level, s.moved, s.entered_turn,
+                        s.out_of_supply, s.morale_state, t.defense, *_allied_move_args(game, mode, side))
+
+
+def shore_up_step(game, mode: str, order: list, side: int, need: float, key: np.ndarray,
+                  holders: np.ndarray, tried_pairs: set):
+    """The ``shore_up`` goals (:func:`shore_up_goals`) and one
+    :func:`shore_up_kernel` walk over them for ``order`` (the bot's reserve
+    candidates, ascending) in movement ``mode`` (rules 6.2, 6.3);
+    ``tried_pairs`` holds the ``(unit, goal hex)`` pairs tried earlier this
+    phase.
+
+    Returns
+    -------
+    (numpy.ndarray, int, int, int)
+        The goals (int64[g]), then ``(done, unit, dest_hex)`` as
+        :func:`shore_up_kernel`.
+    """
+    s, t = game.state, game.static
+    goals = shore_up_goals(side, need, key, t.land, s.control, s.box, s.hex, s.level, game.ground_mask,
+                           mv._side_units(game, side), mv._side_units(game, 1 - side), t.attack,
+                           t.defense, t.neighbours)
+    if not len(goals) or not order:
+        return goals, 0, -1, -1
+    tried = np.zeros((len(order), len(goals)), np.bool_)
+    if tried_pairs:
+        col = {int(h): j for j, h in enumerate(goals.tolist())}
+        for i, u in enumerate(order):
+            for h, j in col.items():
+                if (u, h) in tried_pairs:
+                    tried[i, j] = True
+    args = _allied_move_args(game, mode, side)
+    done, u, dest = shore_up_kernel(np.array(order, np.int64), goals, tried, key, holders, s.box, s.hex,
+                                    s.level, s.moved, s.entered_turn, s.out_of_supply, s.morale_state,
+                                    *args)
+    return goals, done, u, dest

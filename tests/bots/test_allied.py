@@ -94,6 +94,55 @@ def test_garrison_move_equals_plain_through_games(scen, al, n):
     assert seen["calls"] > 10 and seen["moves"] > 2, dict(seen)
 
 
+class _CheckedBeachShore:
+    """The Allied preset with its compiled beach and shore-up moves compared,
+    on every call, with the plain loops (:func:`tests.oracles.bots.beach_move`,
+    :func:`tests.oracles.bots.shore_up`, one :meth:`Game.legal_moves` query
+    per candidate within reach) asked first from the same bot state: the same
+    move and the same units tried."""
+
+    seen: Counter = Counter()
+
+    def _beach_move(self, game, mode, live, cands, held=None):
+        before = set(self._skip)
+        want = bots_ref.beach_move(self, game, mode, live, list(cands))
+        tried = self._skip
+        self._skip = set(before)
+        got = super()._beach_move(game, mode, live, cands, held)
+        assert got == want
+        assert self._skip == tried
+        self.seen["beach calls"] += 1
+        self.seen["beach moves"] += got is not None
+        return got
+
+    def _shore_up(self, game, mode, cands, holders=None):
+        before = set(self._skip)
+        want = bots_ref.shore_up(self, game, mode, list(cands))
+        tried = self._skip
+        self._skip = set(before)
+        got = super()._shore_up(game, mode, cands, holders)
+        assert got == want
+        assert self._skip == tried
+        self.seen["shore calls"] += 1
+        self.seen["shore moves"] += got is not None
+        return got
+
+
+@pytest.mark.parametrize("scen,ax,n", [("hercules", "tuned", 5), ("hercules", "balanced", 3),
+                                       ("intro", "tuned", 2)])
+def test_beach_and_shore_up_moves_equal_plain_through_games(scen, ax, n):
+    """Rules 6.1-6.6, 9.1, 17.7, 20.0: the compiled beach and shore-up moves
+    of ``allied:active`` give the plain loops' move and try the same units
+    (and, shore-up, the same hexes for each) on every call of whole games."""
+    seen = _CheckedBeachShore.seen = Counter()
+    for g in range(n):
+        pols = (make_policy(ax, 0), bots_ref.preset_with("active", 1, _CheckedBeachShore))
+        sequence.play_game(setup_game(scen, 5, g, pols))
+    assert seen["shore calls"] > 10 and seen["beach calls"] > 10, dict(seen)
+    if scen == "hercules":
+        assert seen["shore moves"] > 0 and seen["beach moves"] > 0, dict(seen)
+
+
 def test_vacate_table_equals_exact_combat_distribution():
     """The Allied bot's chance of emptying or wiping out the defender's hex
     (rules 9.4, 9.42, 9.43, 9.94) equals the sum over the exact result cells of

@@ -14,7 +14,8 @@ import numpy as np
 from malta_sim.iod import static as st
 from malta_sim.iod.rules.combat import _penetration_leader, support_value
 from malta_sim.bots import params as P
-from malta_sim.bots.allied import AlliedBot
+from malta_sim.bots.allied import _NOT_HOLDERS, AlliedBot, _key_mask
+from malta_sim.iod.rules import movement as _movement_module
 from malta_sim.bots.axis import (AxisBot, _base_value, _best_step, _forecast_base,
                                      _goal_hex, attack_groups, support_points)
 from malta_sim.bots.base import CombatPlan, Move
@@ -232,6 +233,106 @@ class PlainAlliedBot(AlliedBot):
 
     def _reinforce(self, game, mode, cands):
         return reinforce(self, game, mode, cands)
+
+    def _beach_move(self, game, mode, live, cands, held=None):
+        return beach_move(self, game, mode, live, cands)
+
+    def _shore_up(self, game, mode, cands, holders=None):
+        return shore_up(self, game, mode, cands)
+
+
+def beach_move(bot, game, mode, live, cands):
+    """:meth:`AlliedBot._beach_move` as a plain loop: the goals worked out
+    afresh, one :meth:`Game.legal_moves` call per candidate within reach
+    (rules 6.1-6.6, 2.1, 20.0)."""
+    t, s = game.static, game.state
+    held = bot._holders(game)
+    enemy = game.tables.side_mask[1 - bot.side]
+    ex = s.hex[enemy]
+    occ = np.bincount(ex[ex >= 0], minlength=t.n_hexes + 1)
+    goals = set(int(h) for h in live if s.control[h] != bot.side and occ[h] == 0
+                and held[h] == 0)
+    if not goals:
+        return None
+    obj = bot._garrison_weights(t)
+    goal_arr = np.fromiter(goals, np.int64, len(goals))
+    dist = t.grid.distance_table
+    mv = _movement_module
+    for u in sorted(cands):
+        if ("b", u) in bot._skip:
+            continue
+        bot._skip.add(("b", u))
+        if t.utype[u] in _NOT_HOLDERS or not game.is_ground(u) \
+                or int(t.defense[u, s.level[u]]) <= 0:
+            continue
+        here = int(s.hex[u])
+        if here < 0 or (obj[here] > 0 and held[here] == 1):
+            continue
+        if int(dist[here, goal_arr].min()) > mv.reach_bound(game, u, mode):
+            continue                   # no goal within reach: no legal move ends there
+        legal = game.legal_moves(u, mode)
+        best = None
+        for h, mp in legal.items():
+            if int(h) in goals and (best is None or (mp, h) < best):
+                best = (mp, int(h))
+        if best is not None:
+            return Move(u, best[1])
+    return None
+
+
+def shore_up(bot, game, mode, cands):
+    """:meth:`AlliedBot._shore_up` as a plain loop: the threatened objectives
+    worked out with numpy, one :meth:`Game.legal_moves` call per candidate
+    within reach (rules 6.1-6.6, 9.1, 20.0)."""
+    t, s = game.static, game.state
+    need = float(bot.vec[P.AL_SHORE_UP])
+    on_ground = (s.box == 0) & game.ground_mask           # ground units on the map
+    ax = np.flatnonzero(on_ground & game.tables.side_mask[1 - bot.side])
+    if not len(ax) or not cands:
+        return None
+    key = _key_mask(t)
+    held = np.flatnonzero(key & t.land & (s.control == bot.side))
+    if not len(held):
+        return None
+    # strengths summed per hex (whole numbers: exact in any order)
+    atk = np.bincount(s.hex[ax], weights=t.attack[ax, s.level[ax]].astype(np.float64),
+                      minlength=t.n_hexes + 1)            # last slot: off the grid
+    threat = atk[t.neighbours[held]].sum(axis=1)
+    al = np.flatnonzero(on_ground & game.tables.side_mask[bot.side])
+    dfn = np.bincount(s.hex[al], weights=t.defense[al, s.level[al]].astype(np.float64),
+                      minlength=t.n_hexes)
+    order = [int(held[i]) for i in np.lexsort((held, -threat))
+             if threat[i] > 0 and dfn[held[i]] < need]
+    if not order:
+        return None
+    holders = bot._holders(game)
+    dist = t.grid.distance_table
+    mv = _movement_module
+    bound: dict = {}
+    legal_of: dict = {}
+    for goal in order:
+        best = None
+        for u in sorted(cands):
+            if ("s", u, goal) in bot._skip:
+                continue
+            bot._skip.add(("s", u, goal))
+            here = int(s.hex[u])
+            if here == goal or (key[here] and holders[here] == 1):
+                continue
+            b = bound.get(u)
+            if b is None:
+                b = bound[u] = mv.reach_bound(game, u, mode)
+            if int(dist[here, goal]) > b:
+                continue               # the goal is out of reach: not among the legal moves
+            legal = legal_of.get(u)
+            if legal is None:          # nothing moves during this call: one query per unit
+                legal = legal_of[u] = game.legal_moves(u, mode)
+            mp = legal.get(goal)
+            if mp is not None and (best is None or (mp, u) < best):
+                best = (mp, u)
+        if best is not None:
+            return Move(best[1], goal)
+    return None
 
 
 def move_reserve(bot, game, mode, cands):
