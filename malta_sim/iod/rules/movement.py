@@ -860,19 +860,35 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
     dict int -> float
         Destination hex -> MP spent (stacking limits respected at the end, 7.1).
     """
+    found = _legal_search(game, u, mode, hitch)
+    if found is None:
+        return {}
+    idx, mp, pred = found
+    game.cache["last_pred"] = (u, mode, hitch, pred)
+    hexes, spent = idx.tolist(), mp.tolist()
+    # execute_move checks a move against the lists kept here, never against
+    # the dict handed out, which the caller may change (rule 6.1)
+    game.cache["last_legal"] = ((u, mode, bool(hitch), _version(game)), (hexes, spent), pred)
+    return dict(zip(hexes, spent))
+
+
+def _legal_search(game, u: int, mode: str, hitch: bool):
+    """The search behind :func:`legal_moves` (rules 5.2, 6.1-6.3, 6.53, 6.6,
+    7.1, 14.0): ``(dest int64[m] ascending, mp float64[m], pred int32[n_hexes])``
+    as :func:`legal_kernel` answers, or None when unit ``u`` cannot move."""
     ma = _ma_if_movable(game, u)
     if ma is None:
-        return {}
+        return None
     s, t, tb = game.state, game.static, game.tables
     ut = tb.utype[u]
     add = 0
     if ut == st.ARTILLERY:
         if not s.hitched[u]:
             if not hitch:
-                return {}
+                return None
             ma -= 2                           # rule 6.6: 2 MP to hitch
         if ma <= 0:
-            return {}
+            return None
         if hitch:
             add = 2
     side = tb.side[u]
@@ -884,16 +900,10 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
     strat_ok = s.strategic_allowed[0, side] if strategic else t.land
     cls = -1 if leader else int(t.move_class[u])
     edges, ocean_side, nbr, land, base, rem = _kernel_statics(t)
-    idx, mp, pred = legal_kernel(int(s.hex[u]), 2 * ma, cls, strategic, edges[strategic][cls + 1],
-                                 ocean_side, nbr, zoc, block, trivial, land, strat_ok, ZOC_ENTER,
-                                 ZOC_EXIT, _side_units(game, side), s.box, s.hex, s.level, base, rem,
-                                 STACK_ROOM - organisation.stack_weight(game, u), add)
-    game.cache["last_pred"] = (u, mode, hitch, pred)
-    hexes, spent = idx.tolist(), mp.tolist()
-    # execute_move checks a move against the lists kept here, never against
-    # the dict handed out, which the caller may change (rule 6.1)
-    game.cache["last_legal"] = ((u, mode, bool(hitch), _version(game)), (hexes, spent), pred)
-    return dict(zip(hexes, spent))
+    return legal_kernel(int(s.hex[u]), 2 * ma, cls, strategic, edges[strategic][cls + 1],
+                        ocean_side, nbr, zoc, block, trivial, land, strat_ok, ZOC_ENTER,
+                        ZOC_EXIT, _side_units(game, side), s.box, s.hex, s.level, base, rem,
+                        STACK_ROOM - organisation.stack_weight(game, u), add)
 
 
 @st.per_static
@@ -1165,8 +1175,15 @@ def execute_move(game, mv, mode: str) -> None:
             except ValueError:
                 spent = None
         else:
-            spent = legal_moves(game, u, mode, hitch=mv.hitch).get(mv.dest)
-            pred = game.cache["last_pred"][3]
+            # the search of legal_moves, the destination looked up in its
+            # ascending array (no mapping built for a single lookup)
+            found = _legal_search(game, u, mode, mv.hitch)
+            spent = pred = None
+            if found is not None and isinstance(mv.dest, (int, np.integer)):
+                idx, mps, pred = found
+                j = int(np.searchsorted(idx, mv.dest))
+                if j < len(idx) and idx[j] == mv.dest:
+                    spent = float(mps[j])
         if spent is None:
             raise illegal("6.1", f"{t.names[u]} cannot move from {game.hex_name(start)} to "
                                  f"{game.hex_name(mv.dest)} by {mode} movement")
