@@ -25,7 +25,9 @@ effect, ...), and the bot asks afresh otherwise.
 
 :func:`garrison_kernel` does the same for the Allied bot's garrison moves,
 :func:`reserve_kernel` for its reserve moves (closing on weak Axis stacks,
-reinforcing threatened objectives).
+reinforcing threatened objectives), :func:`beach_kernel` for its moves onto
+empty live beach hexes and :func:`shore_up_kernel` (over the hexes of
+:func:`shore_up_goals`) for reinforcing thinly held airfields and cities.
 
 The answers are those of the plain loops of ``tests/oracles/bots.py``
 (compared on whole games by ``tests/bots/test_compiled_decisions.py``): same
