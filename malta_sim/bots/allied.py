@@ -188,6 +188,20 @@ def _near_table(t) -> np.ndarray:
 
 
 @nb.njit(cache=True)
+def holders_kernel(units, holder_type, box, hexes, defense, level, n_hexes):
+    """int64[n_hexes + 1]: per hex, the pieces of ``units`` (int64[k]) on the
+    map (``box`` 0) whose type may hold a hex (``holder_type``,
+    bool[n_units]) and whose defense strength at their level is positive
+    (``defense`` [n_units, levels], ``level``); the last slot stays 0."""
+    out = np.zeros(n_hexes + 1, np.int64)
+    for i in range(units.shape[0]):
+        u = units[i]
+        if holder_type[u] and box[u] == 0 and defense[u, level[u]] > 0 and hexes[u] >= 0:
+            out[hexes[u]] += 1
+    return out
+
+
+@nb.njit(cache=True)
 def axis_view_kernel(lo, hi, box, hexes, level, ground, defense, dist, obj_hexes, key_hexes, ring,
                      weak_max, radius):
     """The Axis side of the reserve's choice (rules 6.1-6.6; see
@@ -444,11 +458,11 @@ class AlliedBot(_ParamBot, StaticPolicy):
     def _holders(self, game) -> np.ndarray:
         """int64[n_hexes + 1]: Allied units able to hold a hex (ground units
         with a defense strength, not artillery, HQs, AA, strongpoints or
-        leaders) per hex; the last slot counts pieces off the map."""
+        leaders) on the map, per hex; the last slot is 0 (what a hex index
+        of -1 reads).  One compiled pass (:func:`holders_kernel`)."""
         t, s = game.static, game.state
-        u = np.flatnonzero(_holder_type_mask(game, self.side) & (s.box == 0))    # on the map
-        hx = s.hex[u[t.defense[u, s.level[u]] > 0]]
-        return np.bincount(hx[hx >= 0], minlength=t.n_hexes + 1)
+        return holders_kernel(_movement()._side_units(game, self.side), _holder_type_mask(game, self.side),
+                              s.box, s.hex, t.defense, s.level, t.n_hexes)
 
     def _beach_holders_stay(self, game, live, candidates, held=None) -> list:
         """Rule 20.0 with ``beaches``: a unit that is the only holder of a

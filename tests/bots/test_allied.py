@@ -60,6 +60,27 @@ def test_allied_defensive_support_equals_unit_query_version(seed):
     assert n > 0
 
 
+@pytest.mark.parametrize("seed", [3, 4])
+def test_holders_per_hex_equal_a_count_over_the_pieces(seed):
+    """The Allied bot's holders per hex (the hexes a lone ``beaches`` holder
+    keeps, 20.0) equal a plain count over its pieces: on the map, of a type
+    that may hold a hex, with a positive defense strength at their level."""
+    from malta_sim.bots.allied import _NOT_HOLDERS, AlliedBot
+
+    rng = np.random.default_rng(seed)
+    for trial in range(10):
+        g = random_position(rng, trial)
+        t, s = g.static, g.state
+        want = np.zeros(t.n_hexes + 1, np.int64)
+        for u in range(len(t.utype)):
+            if (t.side[u] == 1 and g.is_ground(u) and t.utype[u] not in _NOT_HOLDERS and s.box[u] == 0
+                    and t.defense[u, s.level[u]] > 0):
+                want[s.hex[u]] += 1
+        got = AlliedBot(1, {})._holders(g)
+        assert want.sum() > 0
+        np.testing.assert_array_equal(got, want)
+
+
 class _CheckedGarrison:
     """The Allied preset with its compiled garrison walk compared, on every
     call, with the plain loop (:func:`tests.oracles.bots.garrison_move`, one
