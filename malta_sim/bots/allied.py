@@ -439,9 +439,11 @@ class AlliedBot(_ParamBot, StaticPolicy):
         s = game.state
         inv = invasion.inv_static(game)
         ax = inv.axis_units_not_leaders
-        # kept with what it reads (the Axis boxes and box slots): the
-        # Follow-up boxes change only in the Axis landing phases
-        key = (s.box[ax].tobytes(), s.box_slot[ax].tobytes())
+        # kept with what it reads (the boxes and box slots of the Axis
+        # pieces, leaders included: one run of unit indices, read as a
+        # slice): the Follow-up boxes change only in the Axis landing phases
+        lo, hi = game.tables.side_run[AXIS]
+        key = (s.box[lo:hi].tobytes(), s.box_slot[lo:hi].tobytes())
         hit = game.kept("_allied_live_beaches", self.side, key)
         if hit is not None:
             return hit
