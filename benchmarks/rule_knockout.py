@@ -767,6 +767,47 @@ def read_results(out: Path) -> tuple[list, list, dict]:
     return ms, secs, json.loads((out / "run.json").read_text())
 
 
+def combine_runs(outs: list[Path]) -> tuple[list, dict]:
+    """The mutants and run record of several finished runs taken together, in
+    order: each run replaces what the earlier ones hold of the code it ran (a
+    run of whole modules their mutants, a ``--only MODULE:FUNCTION`` run those
+    functions' mutants), so a re-run of some functions after new tests lands
+    on the run of their modules.  Returns ``(mutants, run record)``; the
+    record's ``runs`` lists each run's date, modules and ``--only``.
+
+    Raises SystemExit for a sample run (``--sample``), or for a run of single
+    functions of a module no earlier run covered whole (its other functions
+    would not be scored)."""
+    ms: list = []
+    whole: set = set()
+    runs, skipped = [], {}
+    for out in outs:
+        rows, _, info = read_results(out)
+        if info.get("sample"):
+            raise SystemExit(f"{out} holds a random sample of mutants (--sample): it times a run, it scores no section")
+        picks = parse_only(info.get("only"))
+        mods = set(info.get("modules") or [])
+        fn_level = {(m, f) for m, f in picks if f}
+        mod_level = (mods - {m for m, _ in fn_level}) if picks else mods
+        lone = {m for m, _ in fn_level} - whole - mod_level
+        if lone:
+            raise SystemExit(f"{out} re-runs functions of {', '.join(sorted(lone))}, which no earlier run in --from "
+                             "covered whole; put that module's run first")
+        ms = [m for m in ms if m["module"] not in mod_level and (m["module"], m["function"]) not in fn_level]
+        ms += rows
+        whole |= mod_level
+        if mod_level:
+            for k, v in info["skipped"].items():
+                skipped[k] = skipped.get(k, 0) + v
+        runs.append(dict(folder=str(out), date=info["date"], modules=sorted(mods), only=info.get("only"),
+                         mutants=info["mutants"], jobs=info["jobs"], wall_s=info["wall_s"]))
+    info = dict(date=max(r["date"] for r in runs), mutants=len(ms), jobs=max(r["jobs"] for r in runs),
+                wall_s=sum(r["wall_s"] for r in runs), cpu_count=os.cpu_count(), load_average=0.0,
+                modules=sorted(whole), only=None, skipped=skipped, runs=runs,
+                mutants_jit_on=sum(m["jit"] == "on" for m in ms))
+    return ms, info
+
+
 def game_blocks(text: str) -> dict:
     """``game -> its block`` of a report page: the lines between ``<!-- game: NAME -->`` and
     ``<!-- end game: NAME -->``, markers included."""
@@ -782,13 +823,18 @@ def game_blocks(text: str) -> dict:
     return {g: "\n".join(b) for g, b in blocks.items()}
 
 
-def write_doc(game: str, out: Path, doc: Path) -> None:
-    """Render ``game``'s part of ``doc`` (markdown) from a finished run in ``out`` and
-    :data:`EXPLAINED`; the parts of the other games already in ``doc`` are kept."""
+def write_doc(game: str, out: Path | list[Path], doc: Path) -> None:
+    """Render ``game``'s part of ``doc`` (markdown) from a finished run in ``out`` (or
+    several, taken together by :func:`combine_runs`) and :data:`EXPLAINED`; the parts
+    of the other games already in ``doc`` are kept."""
     target = TARGETS[game]
-    ms, _, run_info = read_results(out)
-    if run_info.get("sample"):
-        raise SystemExit(f"{out} holds a random sample of mutants (--sample): it times a run, it scores no section")
+    outs = [out] if isinstance(out, Path) else list(out)
+    if len(outs) == 1:
+        ms, _, run_info = read_results(outs[0])
+        if run_info.get("sample"):
+            raise SystemExit(f"{outs[0]} holds a random sample of mutants (--sample): it times a run, it scores no section")
+    else:
+        ms, run_info = combine_runs(outs)
     explained = load_explained()
     secs = section_scores(ms, read_rows(game), target, explained)
     title = TITLES.get(game, game)
@@ -814,6 +860,7 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
         "python benchmarks/rule_knockout.py --game GAME --jobs 2 --out out/knockout      # invasion_malta, island_of_death",
         "python benchmarks/rule_knockout.py --game GAME --only victory.py,morale.py ...   # some modules (a partial run)",
         "python benchmarks/rule_knockout.py --game GAME --from out/knockout --write-doc docs/rule_knockout.md",
+        "python benchmarks/rule_knockout.py --game GAME --from out/a out/b --write-doc docs/rule_knockout.md  # runs together",
         "```",
         "",
         "How it works (the script's docstring has the details):",
@@ -837,14 +884,30 @@ def write_doc(game: str, out: Path, doc: Path) -> None:
         "",
     ]
     when = "Last run" if not partial else "Partial run"
-    lines = [
-        f"<!-- game: {game} -->",
-        f"## {title}, scores per rule section",
-        "",
-        f"{when}: {run_info['date']}, {run_info['mutants']} mutants, {run_info['jobs']} jobs, "
-        f"{run_info['wall_s'] / 60:.1f} minutes on {run_info['cpu_count']} cores (load average {run_info['load_average']:.1f} at the end)"
-        + (f", {run_info['mutants_jit_on']} of them with the JIT on." if "mutants_jit_on" in run_info else "."),
-    ]
+    if "runs" in run_info:
+        lines = [
+            f"<!-- game: {game} -->",
+            f"## {title}, scores per rule section",
+            "",
+            f"{len(run_info['runs'])} runs taken together (each replaces what the earlier ones hold of the code it ran), "
+            f"{run_info['mutants']} mutants, {run_info['mutants_jit_on']} of them with the JIT on, "
+            f"{run_info['wall_s'] / 60:.1f} minutes in all:",
+            "",
+        ]
+        lines += [f"- {r['date']}: {r['mutants']} mutants of " + (f"`--only {r['only']}`" if r["only"] else
+                  ", ".join(f"`{m}`" for m in r["modules"])) + f", {r['jobs']} jobs, {r['wall_s'] / 60:.1f} minutes"
+                  for r in run_info["runs"]]
+        lines.append("")
+    else:
+        lines = [
+            f"<!-- game: {game} -->",
+            f"## {title}, scores per rule section",
+            "",
+            f"{when}: {run_info['date']}, {run_info['mutants']} mutants, {run_info['jobs']} jobs, "
+            f"{run_info['wall_s'] / 60:.1f} minutes on {run_info['cpu_count']} cores (load average "
+            f"{run_info['load_average']:.1f} at the end)"
+            + (f", {run_info['mutants_jit_on']} of them with the JIT on." if "mutants_jit_on" in run_info else "."),
+        ]
     if partial:
         lines.append(f"Only the mutants of {', '.join(f'`{m}`' for m in sorted(run_mods))} were run "
                      f"({len(run_mods)} of the {len(target.modules)} rule modules"
@@ -920,11 +983,13 @@ def main(argv=None) -> int:
                    help="start each test run as a new python -m pytest, not a fork of the job's worker (slower; to compare)")
     p.add_argument("--sample", type=int, default=0, help="run N mutants drawn at random (seed 0), to time a full run")
     p.add_argument("--list", action="store_true", help="count the mutants per module and function, run nothing")
-    p.add_argument("--from", dest="from_", type=Path, help="a finished run's folder (with --write-doc)")
-    p.add_argument("--write-doc", type=Path, help="write the markdown report of the run in --from")
+    p.add_argument("--from", dest="from_", type=Path, nargs="+",
+                   help="a finished run's folder, or several taken together in order: each replaces what the "
+                        "earlier ones hold of the code it ran (with --write-doc)")
+    p.add_argument("--write-doc", type=Path, help="write the markdown report of the run(s) in --from")
     a = p.parse_args(argv)
     if a.write_doc:
-        write_doc(a.game, a.from_ or a.out, a.write_doc)
+        write_doc(a.game, a.from_ or [a.out], a.write_doc)
         return 0
     if a.list:
         target = TARGETS[a.game]

@@ -263,6 +263,50 @@ def test_write_doc_keeps_the_other_games_part_and_labels_a_partial_run(tmp_path)
     assert text.startswith("# Rule knock-out") and "old header" not in text
 
 
+def _fake_run(folder, rows, only, modules, date):
+    import csv
+    import json
+
+    folder.mkdir()
+    cols = ["game", "module", "function", "rules", "line", "col", "operator", "occurrence", "original", "mutated",
+            "outcome", "explained", "jit", "seconds", "tests"]
+    with open(folder / "mutants.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        for mod, fn, line, outcome in rows:
+            w.writerow(dict(game="island_of_death", module=mod, function=fn, rules="20.3", line=line, col=1,
+                            operator="op", occurrence=0, original=f"x{line}", mutated=f"y{line}",
+                            outcome=outcome, explained="", jit="on", seconds=1.0, tests="t"))
+    (folder / "sections.csv").write_text("section\n")
+    (folder / "run.json").write_text(json.dumps(dict(
+        game="island_of_death", jobs=1, mutants=len(rows), skipped=dict(operator=1, annotation=0, outside_rule_code=2),
+        wall_s=60.0, cpu_count=2, load_average=1.0, only=only, modules=modules, mutants_jit_on=len(rows), date=date)))
+
+
+def test_combine_runs_lets_a_later_run_replace_the_code_it_ran(tmp_path):
+    """A re-run of one function replaces that function's mutants in the run of its
+    module and leaves the module's other functions as they were; a run of whole
+    modules replaces every mutant of those modules; run records are listed in order."""
+    _fake_run(tmp_path / "a", [("victory.py", "surrender_phase", 1, "survived"), ("victory.py", "weather", 2, "killed"),
+                               ("morale.py", "recover", 3, "survived")], None, ["victory.py", "morale.py"], "2026-01-01 00:00")
+    _fake_run(tmp_path / "b", [("victory.py", "surrender_phase", 5, "killed"), ("victory.py", "surrender_phase", 6, "killed")],
+              "victory.py:surrender_phase", ["victory.py"], "2026-01-02 00:00")
+    _fake_run(tmp_path / "c", [("morale.py", "recover", 3, "killed")], "morale.py", ["morale.py"], "2026-01-03 00:00")
+    ms, info = K.combine_runs([tmp_path / "a", tmp_path / "b", tmp_path / "c"])
+    got = sorted((m["module"], m["function"], m["line"], m["outcome"]) for m in ms)
+    assert got == [("morale.py", "recover", "3", "killed"), ("victory.py", "surrender_phase", "5", "killed"),
+                   ("victory.py", "surrender_phase", "6", "killed"), ("victory.py", "weather", "2", "killed")]
+    assert info["mutants"] == 4 and info["modules"] == ["morale.py", "victory.py"] and info["only"] is None
+    assert [r["date"][:10] for r in info["runs"]] == ["2026-01-01", "2026-01-02", "2026-01-03"]
+    assert info["skipped"]["outside_rule_code"] == 4          # the runs of whole modules (a and c)
+    with pytest.raises(SystemExit, match="no earlier run"):
+        K.combine_runs([tmp_path / "b"] + [tmp_path / "a"])
+    doc = tmp_path / "doc.md"
+    K.write_doc("island_of_death", [tmp_path / "a", tmp_path / "b", tmp_path / "c"], doc)
+    iod = K.game_blocks(doc.read_text())["island_of_death"]
+    assert "3 runs taken together" in iod and "`--only victory.py:surrender_phase`" in iod
+
+
 def test_env_parts():
     env = K.run_env(Path("/c"), False, {"A": "1"})
     unset, values = K.env_parts(env)
