@@ -121,15 +121,19 @@ def _objective_weight(game, h):
 
 
 
-def _zone_scores(game, zones: dict) -> dict:
+def _zone_scores(game, zones: dict, threat: float = 0.05) -> dict:
     """Default score of each beach zone for the division assignment (rules
-    18.21, 18.1): the objective weight of the land hexes within four hexes of
-    its beaches, less 0.05 x the Allied strength within two hexes of each beach.
+    18.21, 18.1, 18.5, 18.61): the objective weight of the land hexes within
+    four hexes of its beaches, less ``threat`` x the Allied defense strength
+    within two hexes of each beach.
 
     Parameters
     ----------
     zones : dict
         Zone name -> beach hexes (dense indices).
+    threat : float
+        Weight of one Allied strength point (the Axis knob ``zone_threat``;
+        0.05 for the default decisions).
 
     Returns
     -------
@@ -145,7 +149,7 @@ def _zone_scores(game, zones: dict) -> dict:
         # the land hexes within four hexes of any beach, each once; the
         # weights are whole numbers, so their sum is exact in any order
         near = land[(d[np.ix_(b, land)] <= 4).any(axis=0)] if len(b) else land[:0]
-        score[z] = float(w[near].sum()) - 0.05 * sum(_allied_strength_near_many(game, b, 2).tolist())
+        score[z] = float(w[near].sum()) - threat * sum(_allied_strength_near_many(game, b, 2).tolist())
     return score
 
 
@@ -729,8 +733,9 @@ class AxisInvasionDecisions(InvasionDecisions):
         default) is within ``opening_spread`` of the best; the two divisions
         take different zones while there are two, or, with ``one_zone``, one
         zone drawn for both (18.92 allows it; rule 20.0 then counts the
-        Allied-held beach hexes of that zone only).  Output: division -> zone."""
-        score = _zone_scores(game, zones)
+        Allied-held beach hexes of that zone only).  The Allied strength near
+        the beaches weighs ``zone_threat`` a point.  Output: division -> zone."""
+        score = _zone_scores(game, zones, self._vec("zone_threat", 0.05))
         ranked = sorted(zones, key=lambda z: (-score[z], z))
         spread = self._vec("opening_spread", 0.25) * max(abs(score[ranked[0]]), 1.0)
         good = [z for z in ranked if score[z] >= score[ranked[0]] - spread] or ranked[:1]

@@ -115,6 +115,10 @@ AXIS_PARAMS: tuple[Param, ...] = (
           "both infantry divisions land in the same beach zone (18.21, 18.92), so only one "
           "zone's Allied-held beach hexes count against the Axis in the surrender roll (20.0); "
           "0: the two divisions take different zones", "flag"),
+    Param("zone_threat", "weight per strength point", 0, 10, 2.0,
+          "weight of the Allied defense strength within 2 hexes of a beach zone's beach hexes "
+          "against the objective weight within 4 hexes of them, in the zone score of the opening "
+          "(18.21, 18.5, 18.61: the landing losses and the water's edge fights happen there)"),
 )
 
 #: Allied bot parameters, in vector order.
@@ -174,7 +178,7 @@ AL = {p.name: i for i, p in enumerate(ALLIED_PARAMS)}
 (AX_MIN_ODDS, AX_MIN_GAIN, AX_RISK, AX_RETREAT, AX_W_AIRFIELD, AX_W_CITY, AX_W_TOWN, AX_W_PORT,
  AX_DECAY, AX_SUPPLY_RADIUS, AX_ENVELOP, AX_STAND, AX_HURRICANE, AX_BOMBARD, AX_BREAKDOWN,
  AX_REFORM, AX_ADVANCE, AX_SOL_METHOD_A, AX_STICK_FRACTION, AX_BEACH_THREAT, AX_JUMP_THREAT,
- AX_OPENING_SPREAD, AX_ONE_ZONE) = range(len(AXIS_PARAMS))
+ AX_OPENING_SPREAD, AX_ONE_ZONE, AX_ZONE_THREAT) = range(len(AXIS_PARAMS))
 (AL_MIN_ODDS, AL_MIN_GAIN, AL_RISK, AL_RETREAT, AL_RESERVE, AL_RESERVE_RADIUS, AL_WEAK,
  AL_STAND, AL_WATERS_EDGE, AL_DISMANTLE, AL_PLACE_RADIUS, AL_W_RETAKE,
  AL_W_HQ, AL_REINFORCE, AL_BEACHES, AL_SHORE_UP) = range(len(ALLIED_PARAMS))

@@ -44,8 +44,9 @@ MOVES = {
     "stick_fraction": (0.5, "hercules", ()),
     "beach_threat": (0, "hercules", ()),
     "jump_threat": (1, "hercules", ()),
-    "opening_spread": (0.0, "hercules", ()),
+    "opening_spread": (1.0, "hercules", ()),
     "one_zone": (0, "hercules", ()),
+    "zone_threat": (0.05, "hercules", ()),
 }
 
 GAMES = range(3)
