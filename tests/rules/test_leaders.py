@@ -82,7 +82,7 @@ def test_rule_14_43_eliminated_leader_turns_to_its_adc_for_the_next_day():
     lost = int(s.allied_steps_lost[0])
     organisation.eliminate(g, ld, why="no retreat (9.61)")
     assert s.box[ld] == BOX_TURN_TRACK and s.level[ld] == 1 and s.hex[ld] == -1
-    assert s.return_turn[ld] == 12                                  # 1 July AM: day 3
+    assert s.return_turn[ld] == 12                                  # 2 July AM (day 3)
     assert int(s.allied_steps_lost[0]) == lost
     assert [(r["units"], r["rule"], r["hexes"]) for r in _rows(g, "leader eliminated")] == [(BEAK, "14.43", "1612")]
     check_invariants(g, "test")
