@@ -398,3 +398,98 @@ def test_rule_15_22_any_number_attach_to_one_formation():
     organisation.formation_changes(g)
     assert [int(g.state.formation[u(x)]) for x in units] == [_RAM] * 4
     assert sum(r["action"] == "attachment" for r in g.events.rows) == 4
+
+
+# ------------------------------------------------------------------ 13.1-13.3 more cases
+def test_rule_13_1_breakdown_needs_a_company_per_step_left():
+    """Rules 13.1, 13.3: a battalion breaks down into its companies, one fewer
+    per step lost: Ramcke's 1/2 at full strength with its three companies free
+    may (exactly three needed), at its second level it needs two of them; with
+    two of its own companies eliminated it may not (one left), however many
+    other pieces there are."""
+    from malta_sim.iod.state import BOX_ELIMINATED
+    b = u("axis.ram.1_2")
+    g = make({"1210": ["axis.ram.1_2"]})
+    assert organisation.can_break_down(g, b)
+    g = make({"1210": [("axis.ram.1_2", 1)]})
+    assert organisation.can_break_down(g, b)
+    assert len(organisation.break_down(g, b)) == 2
+    g = make({"1210": ["axis.ram.1_2"]})
+    for c in ("axis.ram.1_2.a", "axis.ram.1_2.b"):
+        g.state.box[u(c)] = BOX_ELIMINATED
+    assert not organisation.can_break_down(g, b)
+
+
+def test_rule_13_2_reformed_battalion_breaks_down_again_into_full_strength_companies():
+    """Rules 13.1-13.2: one of Ramcke's companies reduced and disorganized, the
+    battalion reforms at its second level (4-5-7), disorganized; the companies
+    leave the map for the pool, free again, and the battalion, placed at the
+    end of the movement phase, has moved this player turn.  Broken down again
+    it gives two companies (13.2: a reduced company does not return), both on
+    their full-strength side and in good order like the battalion once it
+    has recovered; the battalion piece goes to the Disbandment Box.  The event
+    log has the reformation (13.2) and both break-downs (13.1)."""
+    from malta_sim.iod.invariants import check_invariants
+    from malta_sim.iod.state import NORMAL
+    g, b, comps = _ramcke_broken_down()
+    s, t = g.state, static()
+    hurt = u("axis.ram.1_2.c")
+    s.reduced[hurt] = True
+    s.level[hurt] = 1
+    s.morale_state[hurt] = DISORGANIZED
+    organisation.reform(g, organisation.reform_options(g, AXIS)[0])
+    assert s.level[b] == 1 and s.morale_state[b] == DISORGANIZED and s.moved[b]
+    assert all(s.box[c] == BOX_POOL and s.hex[c] == -1 and s.parent[c] == -1 and not s.reduced[c] for c in comps)
+    assert [(r["rule"], r["result"]) for r in g.events.rows if r["action"] == "reform"] == [("13.2", "level 1")]
+    check_invariants(g, "test")
+    s.morale_state[b] = NORMAL
+    assert organisation.can_break_down(g, b)
+    again = organisation.break_down(g, b)
+    assert len(again) == 2 and set(again) <= set(comps)
+    for c in again:
+        assert s.box[c] == BOX_MAP and s.hex[c] == h("1210") and s.parent[c] == b
+        assert s.level[c] == 0 and not s.reduced[c] and s.morale_state[c] == NORMAL
+        assert (t.attack[c, s.level[c]], t.defense[c, s.level[c]]) == (3, 3)
+    assert s.box[b] == BOX_DISBANDMENT and s.hex[b] == -1
+    assert [r["rule"] for r in g.events.rows if r["action"] == "breakdown"] == ["13.1", "13.1"]
+    check_invariants(g, "test")
+    organisation.reform(g, organisation.reform_options(g, AXIS)[0])
+    assert s.level[b] == 1 and s.morale_state[b] == NORMAL
+
+
+def test_rule_13_0_generic_piece_reused_keeps_the_step_it_lost():
+    """Rules 13.0, 20.1 (reading of 13.0 in rules_coverage.csv): a generic
+    company piece eliminated goes back to the pool and may serve another
+    battalion's break-down; the step it stood for stays counted for victory
+    (the tallies still equal the recount of every piece's steps lost)."""
+    from malta_sim.iod.invariants import check_invariants
+    g = make({"1612": ["allied.uk.8m"], "1710": ["allied.uk.2rwk"]})
+    s = g.state
+    first = organisation.break_down(g, u("allied.uk.8m"))
+    assert organisation.lose_step(g, first[0])
+    again = organisation.break_down(g, u("allied.uk.2rwk"))
+    assert first[0] in again and s.hex[first[0]] == h("1710")
+    assert int(s.allied_steps_lost[0]) == 1 and int(s.steps_lost[first[0]]) == 1
+    check_invariants(g, "test")
+    g = make({"1310": ["axis.4.1_34"], "1210": ["axis.4.2_34"]})
+    first = organisation.break_down(g, u("axis.4.1_34"))
+    assert organisation.lose_step(g, first[0])
+    assert first[0] in organisation.break_down(g, u("axis.4.2_34"))
+    assert int(g.state.steps_lost[first[0]]) == 1
+    check_invariants(g, "test")
+
+
+def test_rule_13_1_battalion_in_a_box_breaks_down_there():
+    """Rule 13.1 (18.3, 19.1): a battalion waiting in a Follow-up box breaks
+    down into companies in the same box (same beach zone), off the map."""
+    from malta_sim.iod.invariants import check_invariants
+    from malta_sim.iod.state import BOX_FOLLOW_UP
+    g = make({})
+    s = g.state
+    b = u("axis.4.1_34")
+    s.box[b], s.hex[b], s.box_slot[b] = BOX_FOLLOW_UP, -1, 2
+    comps = organisation.break_down(g, b, to_box=BOX_FOLLOW_UP)
+    assert len(comps) == 3
+    assert all(s.box[c] == BOX_FOLLOW_UP and s.box_slot[c] == 2 and s.hex[c] == -1 for c in comps)
+    assert s.box[b] == BOX_DISBANDMENT and s.hex[b] == -1
+    check_invariants(g, "test")

@@ -244,3 +244,25 @@ def test_rule_4_21_4_31_supply_status_each_status_phase(hercules):
         assert sup == {t for t in played if t not in (0, 1)}, (phase, sup, played)
         assert all(r["side"] in (side, "") for rows in per_turn.values() for r in rows
                    if r["action"] == "supply")
+
+
+def test_rule_4_42_turn_transition_advances_the_turn_and_records_rows_only_on_request():
+    """Rule 4.42: the turn transition sets every unit upright (moved,
+    strategic, attacked, fired, advanced, penetrated and leader uses cleared)
+    and advances the turn marker by one; the per-turn result row is recorded
+    only for a game asked to record turns (the batch's per_turn option)."""
+    from malta_sim.iod.rules import organisation
+    from tests.conftest import make, u
+    g = make({"1612": ["allied.uk.8m", "allied.ldr.beak"]}, turn=5)
+    s = g.state
+    b = u("allied.uk.8m")
+    s.moved[b] = s.strategic[b] = s.attacked[b] = s.fired[b] = s.advanced[b] = s.penetrated[b] = True
+    s.leader_uses[u("allied.ldr.beak")] = 2
+    organisation.turn_transition(g)
+    assert int(s.turn[0]) == 6 and g.turn == 6
+    assert not (s.moved.any() or s.strategic.any() or s.attacked.any() or s.fired.any() or s.advanced.any()
+                or s.penetrated.any()) and not s.leader_uses.any()
+    assert g.per_turn_rows == []
+    g.record_turns = True
+    organisation.turn_transition(g)
+    assert [r["turn"] for r in g.per_turn_rows] == [6] and g.turn == 7

@@ -17,6 +17,8 @@ import pytest
 
 from malta_sim.hexgrid import IOD_GRID
 from malta_sim.iod import invasion as H, static as st
+from malta_sim.iod.game import IllegalDecision
+from malta_sim.iod.invariants import check_invariants
 from malta_sim.iod.rules import (amphibious, combat, organisation, special_rules,
                                  special_rules as special, victory, warships)
 from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, BOX_NOT_YET, BOX_REMOVED
@@ -59,6 +61,134 @@ def test_rule_17_4_replacements_and_17_42_absorption():
     g3 = make({"1111": [("axis.4.1_34", 1)], "1311": ["allied.uk.2rwk"]}, turn=16)
     organisation.replacements(g3)                                     # within 3 hexes of enemy
     assert g3.state.level[u("axis.4.1_34")] == 1
+
+
+class _Replacer(Scripted):
+    """Records the replacement offers (17.41: eligible units, number, kind;
+    17.42: battalion-company pairs) and answers with ``pick`` (a function of
+    the offer); by default as many as allowed."""
+
+    def __init__(self, side, pick=None):
+        super().__init__(side)
+        self.pick = pick
+        self.offers = []
+
+    def replacements(self, game, eligible, n, kind):
+        self.offers.append((kind, sorted(eligible), n))
+        return self.pick(eligible, n, kind) if self.pick else list(eligible)[:n]
+
+    def absorb(self, game, pairs):
+        self.offers.append(list(pairs))
+        return self.pick(pairs) if self.pick else list(pairs)[:1]
+
+
+#: reduced Italian infantry, glider and paratroop battalions three or more hexes
+#: from the one Allied unit (1311)
+_AXIS_REDUCED = {"1013": ["axis.4.1_34"], "0911": ["axis.4.2_34"], "0912": ["axis.4.3_34"],
+                 "0910": ["axis.80.1_125"], "0913": ["axis.80.2_125"], "1014": ["axis.185.v_186"],
+                 "1311": ["allied.uk.2rwk"]}
+
+
+def _axis_reduced_game(turn, bot, place=_AXIS_REDUCED):
+    g = make(place, turn=turn, policies=(bot, Scripted(ALLIED)))
+    for units in place.values():
+        for x in units:
+            if x.startswith("axis"):
+                organisation.lose_step(g, u(x))
+    return g
+
+
+def test_rule_17_41_two_infantry_and_one_glider_replacement_on_3_july():
+    """Rule 17.41: in the Initial Segment of 3 July the Axis gets two Italian
+    infantry replacements and one Italian glider replacement, for reduced
+    battalions of that type three or more hexes from enemy units (not an
+    Italian paratroop battalion); each raises its battalion one step, and the
+    step no longer counts as lost (20.2)."""
+    bot = _Replacer(AXIS)
+    g = _axis_reduced_game(16, bot)
+    s = g.state
+    lost = int(s.axis_steps_lost[0])
+    organisation.replacements(g)
+    inf = sorted(u(x) for x in ("axis.4.1_34", "axis.4.2_34", "axis.4.3_34"))
+    gl = sorted(u(x) for x in ("axis.80.1_125", "axis.80.2_125"))
+    assert bot.offers == [("italian infantry", inf, 2), ("italian glider", gl, 1)]
+    assert [int(s.level[x]) for x in inf] == [0, 0, 1] and [int(s.level[x]) for x in gl] == [0, 1]
+    assert s.level[u("axis.185.v_186")] == 1
+    assert int(s.axis_steps_lost[0]) == lost - 3
+    rows = [r for r in g.events.rows if r["action"] == "replacement"]
+    assert [(r["result"], r["rule"]) for r in rows] == [("italian infantry", "17.41")] * 2 + [
+        ("italian glider", "17.41")]
+    check_invariants(g, "test")
+
+
+def test_rule_17_41_axis_replacements_only_on_3_july():
+    """Rule 17.41: these are the only Axis replacements: on 4 July (and 2 July)
+    none are offered."""
+    for turn in (12, 20):
+        bot = _Replacer(AXIS)
+        g = _axis_reduced_game(turn, bot)
+        organisation.replacements(g)
+        assert bot.offers == [] and all(g.state.level[u(x)] == 1 for x in ("axis.4.1_34", "axis.80.1_125"))
+
+
+def test_rule_17_41_glider_replacement_without_infantry_to_replace():
+    """Rule 17.41: with no Italian infantry battalion that may take a
+    replacement, the glider replacement is still given."""
+    bot = _Replacer(AXIS)
+    g = _axis_reduced_game(16, bot, {"0910": ["axis.80.1_125"], "1311": ["allied.uk.2rwk"]})
+    organisation.replacements(g)
+    assert bot.offers == [("italian glider", [u("axis.80.1_125")], 1)]
+    assert g.state.level[u("axis.80.1_125")] == 0
+
+
+@pytest.mark.parametrize("pick", ["three", "not eligible"])
+def test_rule_17_41_bad_replacement_choices_are_refused(pick):
+    """Rule 17.41: at most two infantry replacements, only for the units
+    eligible (not the paratroop battalion)."""
+    para = u("axis.185.v_186")
+    choose = {"three": lambda el, n, k: list(el)[:3],
+              "not eligible": lambda el, n, k: [para] if k == "italian infantry" else []}[pick]
+    g = _axis_reduced_game(16, _Replacer(AXIS, choose))
+    with pytest.raises(IllegalDecision, match="17.41"):
+        organisation.replacements(g)
+
+
+#: 2nd Royal West Kent reduced with two security companies; 8th Manchester at
+#: full strength with one; 1st King's Own Malta reduced with one
+_ALLIED_ABSORB = {"1612": ["allied.uk.8m", "allied.raf.tak"],
+                  "1710": [("allied.uk.2rwk", 1), "allied.raf.krn", "allied.rn.1"],
+                  "1614": [("allied.mt.1k", 1), "allied.raf.luq"]}
+
+
+def test_rule_17_42_reduced_british_infantry_absorbs_a_security_company():
+    """Rule 17.42: any day, a reduced British infantry battalion (not Maltese,
+    not one at full strength) stacked with a RAF or RN security company may
+    absorb it: one step back, the company removed from the game, no step
+    counted (20.1)."""
+    bot = _Replacer(ALLIED)
+    g = make(_ALLIED_ABSORB, turn=8, policies=(Scripted(AXIS), bot))
+    s = g.state
+    rwk, krn = u("allied.uk.2rwk"), u("allied.raf.krn")
+    organisation.replacements(g)
+    assert bot.offers == [[(rwk, krn), (rwk, u("allied.rn.1"))]]
+    assert s.level[rwk] == 0 and s.box[krn] == BOX_REMOVED and s.hex[krn] == -1
+    assert s.level[u("allied.mt.1k")] == 1 and s.box[u("allied.rn.1")] == BOX_MAP
+    assert int(s.allied_steps_lost[0]) == 0
+    assert [(r["units"], r["rule"]) for r in g.events.rows if r["action"] == "absorb security company"] == [
+        ("allied.uk.2rwk allied.raf.krn", "17.42")]
+    check_invariants(g, "test")
+
+
+@pytest.mark.parametrize("pick", ["two companies", "not offered"])
+def test_rule_17_42_bad_absorptions_are_refused(pick):
+    """Rule 17.42 (17.4: one replacement per turn): a battalion absorbs one
+    company; a pair not offered is refused."""
+    rwk, tak = u("allied.uk.2rwk"), u("allied.raf.tak")
+    choose = {"two companies": lambda pairs: list(pairs),
+              "not offered": lambda pairs: [(rwk, tak)]}[pick]
+    g = make(_ALLIED_ABSORB, turn=8, policies=(Scripted(AXIS), _Replacer(ALLIED, choose)))
+    with pytest.raises(IllegalDecision, match="17.42"):
+        organisation.replacements(g)
 
 
 def test_rule_17_2_weather_bands():
