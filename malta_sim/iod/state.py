@@ -202,6 +202,10 @@ FIELDS: list[Field] = [
     Field("return_turn", "unit", "int16", -1, "land",
           "absolute turn at whose Initial Segment / Status Phase a unit on the turn track "
           "returns (14.42, 14.43, 16.82); -1 never"),
+    Field("escaped", "unit", "bool", False, "land",
+          "a leader on the turn track that escaped a hex entered by the enemy (14.42: it "
+          "returns in its side's Status Phase), not an eliminated one (14.43: its ADC returns "
+          "in the Initial Segment)"),
     Field("entered_turn", "unit", "int16", -1, "land",
           "absolute turn the unit entered the map by jump, landing or airfield "
           "(6.54, 8.53, 9.16, 16.13, 19.7-19.9); -1 otherwise"),

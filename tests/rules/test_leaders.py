@@ -254,6 +254,28 @@ def test_rule_14_42_escaped_leader_returns_in_its_side_status_phase():
     check_invariants(g, "test")
 
 
+def test_rule_14_42_leader_escaping_at_night_is_not_an_adc_in_the_initial_segment():
+    """Rule 14.42 against 14.43: a leader that escapes in the night turn goes to
+    the next turn's box, the first turn of the next day; that day's Initial
+    Segment (which brings back ADCs and HQs) leaves it there, and it returns
+    in its side's Status Phase, with its HQ, not as an ADC without an HQ on
+    the map would (an Axis paratroop ADC goes to the Disbandment Box)."""
+    place = {"1612": ["allied.hq.malta", BEAK], "1614": ["allied.uk.8m"],
+             "1310": ["axis.ram.hq", RAMCKE], "1209": ["axis.ram.1_2"]}
+    g = _escape_game(place, [BEAK, RAMCKE], turn=7)              # 29 June night
+    s = g.state
+    beak, ram = u(BEAK), u(RAMCKE)
+    assert s.return_turn[beak] == s.return_turn[ram] == 8 and s.escaped[beak] and s.escaped[ram]
+    s.turn[0] = 8                                                # 30 June AM
+    organisation.return_leaders_and_hqs(g, initial_segment=True)
+    assert s.box[beak] == s.box[ram] == BOX_TURN_TRACK            # no ADC return for them
+    organisation.return_leaders_and_hqs(g, initial_segment=False, side=AXIS)
+    assert s.box[ram] == BOX_MAP and s.hex[ram] == h("1310") and s.level[ram] == 0 and not s.escaped[ram]
+    organisation.return_leaders_and_hqs(g, initial_segment=False, side=ALLIED)
+    assert s.box[beak] == BOX_MAP and s.hex[beak] == h("1612") and not s.escaped[beak]
+    check_invariants(g, "test")
+
+
 def test_rule_14_42_escaped_leader_without_hq_on_map_joins_any_friendly_unit():
     """Rule 14.42: an escaped leader whose HQ is not on the map is placed with
     any friendly unit, artillery included (not only infantry, as an ADC of

@@ -29,7 +29,7 @@ from malta_sim.kernels import drop as kd
 from malta_sim.iod import invasion
 from malta_sim.iod import static as st
 from malta_sim.iod.state import (ALLIED, AM, AXIS, BOX_DISBANDMENT, BOX_MAP, NIGHT, NOON, PM, RAINY)
-from malta_sim.iod.rules import amphibious, combat
+from malta_sim.iod.rules import amphibious, combat, organisation
 
 
 # =====================================================================================
@@ -827,17 +827,9 @@ def _clear_trivial(game, x: int) -> None:
             if game.dice2("leaders") <= 7:
                 h.eliminate_leader(game, int(e))
             else:
-                _leader_away(game, int(e))
+                organisation.leader_escapes(game, int(e))
         else:
             h.eliminate(game, int(e), "overrun 6.52")
-
-
-def _leader_away(game, e: int) -> None:
-    """A surviving lone leader leaves the map until the next turn (14.42)."""
-    from malta_sim.iod.state import BOX_TURN_TRACK
-    s = game.state
-    s.box[e], s.hex[e] = BOX_TURN_TRACK, -1
-    s.return_turn[e] = game.turn + 1
 
 
 def _leaders_fate(game, x, axis_units) -> None:
@@ -850,7 +842,7 @@ def _leaders_fate(game, x, axis_units) -> None:
                 if game.dice2("leaders") <= 7:
                     h.eliminate_leader(game, u)
                 else:
-                    _leader_away(game, u)
+                    organisation.leader_escapes(game, u)
 
 
 def rally(game, jumped: list) -> None:

@@ -225,6 +225,19 @@ def leader_casualty_roll(game, leader: int, steps: int) -> None:
         leader_eliminated(game, leader)
 
 
+def leader_escapes(game, u: int) -> None:
+    """Rule 14.42: leader ``u``, not eliminated by its lone-leader roll, leaves
+    the map for the next turn's box of the turn record track and returns in
+    its side's Status Phase of that turn (:func:`return_leaders_and_hqs`),
+    even when that turn begins a day (its Initial Segment brings back ADCs
+    and HQs, 14.43, 16.82, not escaped leaders)."""
+    s = game.state
+    s.box[u] = BOX_TURN_TRACK
+    s.hex[u] = -1
+    s.return_turn[u] = game.turn + 1
+    s.escaped[u] = True
+
+
 def overrun_trivial(game, enemy_units, mover_side: int) -> None:
     """Rules 6.52, 14.42, 16.53, 16.58: enemy leaders, coastal guns and units
     with zero defense in a hex entered by ``mover_side`` are eliminated;
@@ -239,9 +252,7 @@ def overrun_trivial(game, enemy_units, mover_side: int) -> None:
             if r <= 7:
                 leader_eliminated(game, u)
             else:
-                s.box[u] = BOX_TURN_TRACK
-                s.hex[u] = -1
-                s.return_turn[u] = game.turn + 1
+                leader_escapes(game, u)
             if game.events is not None:
                 game.log("lone leader", side=int(t.side[u]), units=[u], dice=[r],
                          result="eliminated" if r <= 7 else "escapes", rule="14.42")
@@ -598,7 +609,7 @@ def replacements(game) -> None:
 def return_leaders_and_hqs(game, initial_segment: bool, side: int | None = None) -> None:
     """Rules 14.42, 14.43, 16.82 (3.0 f, 4.21 c, 4.31 d): pieces on the turn
     record track whose time has come return: HQs and ADCs in the Initial
-    Segment, lone-leader escapes in their side's Status Phase."""
+    Segment, lone-leader escapes (``escaped``) in their side's Status Phase."""
     s, t = game.state, game.static
     if s.return_turn.max(initial=-1) < 0:
         return                                  # no piece is on its way back
@@ -624,7 +635,10 @@ def return_leaders_and_hqs(game, initial_segment: bool, side: int | None = None)
             continue
         if t.utype[u] != st.LEADER:
             continue
+        if initial_segment and s.escaped[u]:
+            continue                            # 14.42: back in the Status Phase
         s.return_turn[u] = -1
+        s.escaped[u] = False
         hq = t.formation_hq[f] if f >= 0 else -1
         if hq >= 0 and s.box[hq] == BOX_MAP:
             s.box[u] = BOX_MAP
