@@ -12,10 +12,11 @@ import pytest
 
 from malta_sim.bots.base import CombatPlan
 from malta_sim.iod.game import IllegalDecision
+from malta_sim.iod import static as st
 from malta_sim.iod.rules import combat
 from malta_sim.iod.state import ALLIED, AXIS, DEMORALIZED, NORMAL
 
-from tests.conftest import h, make, Scripted, u
+from tests.conftest import h, make, Scripted, static, u
 
 
 class _Phase(Scripted):
@@ -327,3 +328,46 @@ def test_rule_9_11_plan_options_name_the_units_that_may_attack_each_hex():
     assert {k: sorted(v) for k, v in opts.attackers.items()} == {h("1311"): sorted([a, c]), h("1209"): sorted([a, b])}
     assert opts.attackers == combat.attack_options(g, AXIS)
 
+
+# -------------------------------------------------------------- 9.3: no limit on the attacks
+class _OneByOne(Scripted):
+    """Attacks the first hex offered with its first offered unit, every time."""
+
+    def next_attack(self, game, options, penetration=False):
+        tgt = next(iter(options))
+        return (tgt, [options[tgt][0]])
+
+
+def test_rule_9_3_every_unit_may_attack_alone_even_past_a_hundred_attacks():
+    """Rules 9.12 and 9.3: each unit may attack once per combat phase and the
+    attacks go on as long as the active player makes them: 108 Axis pieces
+    (every attacking piece but the tanks and commandos, companies in place of
+    their battalions), demoralized and three to a hex around six hexes of two
+    British or Maltese battalions, attack one by one; all 108 attacks are made
+    (at odds below 1:3 they are cancelled, 9.3 g)."""
+    t = static()
+    names = [n for n in t.names if n.startswith("axis.") and t.attack[u(n), 0] > 0
+             and t.utype[u(n)] not in (st.TANK, st.COMMANDO)]
+    axis = [n for n in names if not any(m.startswith(n + ".") and m[len(n) + 1:] in ("a", "b", "c") for m in names)]
+    brit = ["allied.uk.8m", "allied.mt.1k", "allied.uk.2rwk", "allied.mt.2k", "allied.uk.11lf", "allied.mt.8k",
+            "allied.uk.4b", "allied.mt.10k", "allied.uk.2rif", "allied.uk.1h", "allied.uk.1dli", "allied.uk.1dor"]
+    d = t.grid.distance_table
+    inland = [x for x in range(t.n_hexes) if t.land[x] and not (t.town[x] or t.city[x])
+              and all(n >= 0 and t.land[n] for n in t.neighbours[x]) and not t.ocean_side[x].any()]
+    hexes: list = []
+    for x in inland:
+        if len(hexes) < 6 and all(d[x, y] >= 3 for y in hexes):
+            hexes.append(x)
+    place = {t.grid.hex_id(x): brit[2 * i:2 * i + 2] for i, x in enumerate(hexes)}
+    around = [int(n) for x in hexes for n in t.neighbours[x]]
+    assert len(set(around)) == 36 and len(axis) >= 108
+    for i, n in enumerate(around):
+        place[t.grid.hex_id(n)] = axis[3 * i:3 * i + 3]
+    placed = [x for i in range(36) for x in axis[3 * i:3 * i + 3]]
+    g = make(place, policies=(_OneByOne(AXIS), _Phase(ALLIED)))
+    for n in placed:
+        g.state.morale_state[u(n)] = DEMORALIZED
+    assert len(placed) == 108 and all(combat.can_attack(g, u(n)) for n in placed)
+    combat.combat_phase(g, AXIS)
+    assert len(_rows(g, "attack cancelled")) == 108 and not _rows(g, "attack")
+    assert all(g.state.attacked[u(n)] for n in placed)
