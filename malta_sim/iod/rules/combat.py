@@ -1432,10 +1432,9 @@ def combat_phase(game, side: int) -> None:
             resolve_bombardment(game, side, int(tgt), units, plan.hurricane & set(units))
     air_left = dict(plan.air)
     s.air_support_left[0] -= sum(plan.air.values())
-    # 9.3 attacks one hex at a time
-    guard = 0
-    while guard < 100:
-        guard += 1
+    # 9.3 attacks one hex at a time, as many as the player makes: each marks
+    # at least one more unit attacked (9.12), so the offers run out
+    while True:
         options = attack_options(game, side)
         if not options:
             break
