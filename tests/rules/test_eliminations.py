@@ -146,6 +146,19 @@ def test_rule_9_95_a_battalion_of_a_regiment_eliminated_ends_its_integrity():
         [0, int(t.regiment[u("axis.4.1_34")])])
 
 
+def test_rule_9_95_a_named_company_of_a_regiment_eliminated_ends_its_integrity():
+    """Rule 9.95 ("any unit belonging to an infantry regiment"): a named
+    paratroop company broken down from a battalion of a regiment (13.1)
+    belongs to that regiment, so its elimination ends the regiment's
+    integrity for the game, as a battalion's does."""
+    g = make({"1310": ["axis.ram.1_2.a"]})
+    s, t = g.state, static()
+    r = int(t.regiment[u("axis.ram.1_2.a")])
+    assert r >= 0 and t.company_kind[u("axis.ram.1_2.a")] < 0
+    organisation.eliminate(g, u("axis.ram.1_2.a"))
+    assert sorted(int(x) for x in s.integrity_lost[0].nonzero()[0]) == [r]
+
+
 # ------------------------------------------------------------------ 7.2 stacking check
 class _Stacker(Recorder):
     """Records the units offered for over-stacking eliminations (7.2) and

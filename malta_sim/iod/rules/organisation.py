@@ -145,8 +145,8 @@ def eliminate(game, u: int, counted: bool = False, why: str = "") -> None:
     s.hex[u] = -1
     s.morale_state[u] = NORMAL
     r = t.regiment[u]
-    if r >= 0 and t.size[u] == st.BATTALION:
-        s.integrity_lost[0, r] = True           # 9.95
+    if r >= 0:                                  # 9.95: any unit of the regiment, a named company too
+        s.integrity_lost[0, r] = True
     if t.utype[u] == st.HQ:
         hq_eliminated(game, u)
     if game.events is not None:
