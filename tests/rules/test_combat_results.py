@@ -435,8 +435,10 @@ def test_rule_9_5_the_owner_chooses_which_unit_loses_a_step():
     eng = "allied.uk.eng_1"
     assert u(BRIT) < u(eng)                                 # the test bot takes the lowest index
     g = _game({"1311": [BRIT, eng]})
-    assert combat.take_steps(g, [u(BRIT), u(eng)], 1, "combat") == 0
+    assert combat.take_steps(g, [u(BRIT), u(eng)], 1, "combat") == 0        # no step left to take
     assert g.steps(u(BRIT)) == 2 and g.state.box[u(eng)] == BOX_MAP
+    assert combat.take_steps(g, [u(BRIT), u(eng)], 0, "combat") == 0
+    assert g.steps(u(BRIT)) == 2 and g.steps(u(eng)) == 1
 
 
 def test_rule_9_92_engineers_first_for_the_first_half_only():
@@ -544,3 +546,44 @@ def test_rule_9_61_no_hex_to_retreat_into_eliminates_the_stack():
     assert g.state.box[u(BRIT)] != BOX_MAP
     rows = [r for r in g.events.rows if r["action"] == "retreat impossible"]
     assert len(rows) == 1 and rows[0]["rule"] == "9.61"
+
+
+class _Asked(Scripted):
+    """Records whether each stand-ground question is asked as attacker."""
+
+    def __init__(self, side):
+        super().__init__(side)
+        self.asked: list = []
+
+    def stand_ground(self, game, units, hits, attacker):
+        self.asked.append(bool(attacker))
+        return False
+
+
+def test_rule_9_7_each_side_is_asked_about_standing_ground_as_what_it_is():
+    """Rule 9.71: attacking and defending units may both try to stand their
+    ground: the defender's owner is asked as defender, the attacker's (a 3D
+    result: one hex to retreat) as attacker."""
+    bot = _Asked(ALLIED)
+    _attack({"1310": [INF, INF2, "axis.4.3_34"], "1311": [BRIT]}, [INF, INF2, "axis.4.3_34"],
+            lambda c: c[0] == 0 and c[2] == 3, allied=bot)
+    assert bot.asked == [False]
+    bot = _Asked(AXIS)
+    _attack({"1310": [INF], "1311": [BRIT, "allied.uk.2rwk"]}, [INF],
+            lambda c: c[:2] == (3, 1) and c[2] == 0, axis=bot)
+    assert bot.asked == [True]
+
+
+def test_rule_9_62_a_retreat_ends_when_no_unit_is_left():
+    """Rules 9.62 and 14.3: a one-step company retreating two hexes with its
+    leader through enemy ZOC loses its step in the first hex; the retreat
+    ends there, the leader going no farther."""
+    ldr = "allied.ldr.beak"
+    for seed in range(40):
+        g = _game({"1310": [INF], "1212": [INF2], "1412": ["axis.4.3_34"],
+                   "1311": [COY, ldr]}, seed=seed)
+        combat.retreat_stack(g, [u(COY), u(ldr)], 2, {h("1310")})
+        if g.state.box[u(ldr)] == BOX_MAP:               # it survived its casualty roll (14.41)
+            break
+    assert g.state.box[u(COY)] != BOX_MAP
+    assert static().grid.distance_table[g.state.hex[u(ldr)], h("1311")] == 1

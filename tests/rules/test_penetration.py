@@ -188,3 +188,14 @@ def test_rule_14_21_a_leader_commands_twice_per_phase_counted_afresh():
         raise AssertionError("no seed gave three successful attempts")
     rolls = [r for r in g.events.rows if r["action"] == "command roll" and r["side"] == "axis"]
     assert len(rolls) == 2
+
+
+def test_rule_14_22_a_warship_is_no_leader_for_a_formation_without_one():
+    """Rules 10.32 and 14.22: the 20th Division has no leader piece, so its
+    battalion may not attempt penetration, even with a warship (a piece of no
+    formation) on the ocean hex next to it."""
+    coast, sea, enemy = "0506", "0505", "0606"
+    assert static().grid.distance_table[h(coast), h(sea)] == 1
+    g, bot, tries = _run({coast: ["axis.20.1_87"], sea: ["axis.rm.carabiniere"], enemy: [BRIT]},
+                         ["axis.20.1_87"])
+    assert bot.offers == [] and tries == []
