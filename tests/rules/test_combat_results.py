@@ -587,3 +587,23 @@ def test_rule_9_62_a_retreat_ends_when_no_unit_is_left():
             break
     assert g.state.box[u(COY)] != BOX_MAP
     assert static().grid.distance_table[g.state.hex[u(ldr)], h("1311")] == 1
+
+
+def test_rule_9_61_a_retreat_never_goes_back_into_a_hex_it_left():
+    """Rule 9.61 (reading: a retreat never enters a hex twice): Axis units
+    leave the British battalion one way out of 1311 (1312), then from 1312
+    one way on (1313; with a two-hex retreat, none), then from 1313 none but
+    back.  Going back into 1311 or 1312 is no retreat, so the battalion is
+    eliminated, the log saying why, both when the way runs out after one hex
+    and after two."""
+    walls = {"1310": INF, "1411": INF2, "1211": "axis.4.3_34", "1412": "axis.185.v_186",
+             "1212": "axis.185.vi_186"}
+    more = {"1413": "axis.185.vii_186", "1314": "axis.185.ii_187", "1213": "axis.185.iv_187"}
+    for n, extra in ((2, {"1313": "axis.185.ix_187"}), (3, more)):
+        place = {x: [a] for x, a in {**walls, **extra}.items()}
+        g = _game({**place, "1311": [BRIT]})
+        combat.retreat_stack(g, [u(BRIT)], n, {h("1310")})
+        rows = [r for r in g.events.rows if r["action"] == "retreat impossible"]
+        assert len(rows) == 1, n
+        assert rows[0]["hexes"].split() == ["1311", "1312", "1313"][:n], n
+        assert g.state.box[u(BRIT)] != BOX_MAP
