@@ -607,3 +607,23 @@ def test_rule_9_61_a_retreat_never_goes_back_into_a_hex_it_left():
         assert len(rows) == 1, n
         assert rows[0]["hexes"].split() == ["1311", "1312", "1313"][:n], n
         assert g.state.box[u(BRIT)] != BOX_MAP
+
+
+def test_rule_7_3_a_retreat_goes_on_at_most_three_hexes_to_find_room():
+    """Rule 7.3 (reading, coverage row 7.3: at most three more hexes): four
+    British battalions (a full stack) retreat one hex, and every hex offered
+    on the way holds a British company, so none has room for them: they go
+    on hex by hex looking for one, three hexes beyond their one, and stop
+    there, still over the limit (7.2 deals with it at the end of the phase)."""
+    stack = ["allied.uk.8m", "allied.uk.2rwk", "allied.uk.11lf", "allied.uk.4b"]
+    coys = ["1411", "1312", "1211", "1212", "1112", "1113", "1012", "1013", "0913"]
+    place = {"1310": [INF], "1311": stack,
+             **{x: [f"allied.uk.inf_coy.{k}"] for k, x in enumerate(coys, 1)}}
+    own = _Owner(ALLIED)
+    g = _game(place, allied=own)
+    combat.retreat_stack(g, [u(x) for x in stack], 1, {h("1310")})
+    rows = [r for r in g.events.rows if r["action"] == "retreat"]
+    assert rows[0]["hexes"].split() == ["1311", "1211", "1112", "1012", "0913"]
+    assert rows[0]["result"] == "4 hexes"
+    assert all(o in {h(x) for x in coys} for opts in own.retreats for o in opts)
+    assert all(_where(g, x) == "0913" for x in stack)
