@@ -241,15 +241,15 @@ class _Taker(GoOn):
     is allowed, or stops after ``stop_after`` hexes beyond the attacked one;
     records each advance offer's length and each list of hexes offered."""
 
-    def __init__(self, side, stop_after=9):
-        super().__init__(side)
+    def __init__(self, side, stop_after=9, who=None):
+        super().__init__(side, who=who)
         self.stop_after = stop_after
         self.lengths: list = []
         self.options: list = []
 
     def choose_advance(self, game, units, target, length):
         self.lengths.append(int(length))
-        return list(units)
+        return [x for x in units if self.who is None or x in self.who]
 
     def advance_further(self, game, units, options):
         self.options.append(list(options))
@@ -264,8 +264,8 @@ def _hexes(g, name):
     return g.static.grid.hex_id(int(g.state.hex[u(name)]))
 
 
-def _taken(placements, side, movers, target, length, turn=4, stop_after=9):
-    bot = _Taker(side, stop_after)
+def _taken(placements, side, movers, target, length, turn=4, stop_after=9, who=None):
+    bot = _Taker(side, stop_after, who)
     pols = (bot, Scripted(1)) if side == AXIS else (Scripted(0), bot)
     g = make(placements, turn=turn, policies=pols)
     moved = combat.advance_after_combat(g, side, h(target), [u(x) for x in movers], length)
@@ -325,16 +325,19 @@ def test_rule_9_8_the_owner_may_stop_and_the_advance_ends_where_nothing_is_offer
     """Rule 9.84: the attacking player chooses the hexes beyond the attacked
     one and may stop at any time: the tank stops in the attacked hex when its
     owner declines to go on; and with every hex around the attacked one
-    occupied by the enemy the advance ends there, nothing further offered."""
+    held by the enemy (companies, which exert no ZOC, 5.1) or full (the start
+    hex, 7.1) the advance ends there, nothing further offered."""
     line = _line(3)
     g, bot, moved = _taken({line[0]: [TANK]}, AXIS, [TANK], line[1], 3, stop_after=0)
     assert _hexes(g, TANK) == line[1] and len(bot.options) == 1
     t = static()
     around = [t.grid.hex_id(int(y)) for y in t.neighbours[h("1311")] if y >= 0 and y != h("1310")]
-    brits = ["allied.uk.8m", "allied.uk.2rwk", "allied.uk.11lf", "allied.uk.4b", "allied.uk.2rif"]
-    g, bot, moved = _taken({"1310": [TANK], **{x: [b] for x, b in zip(around, brits)}}, AXIS,
-                           [TANK], "1311", 3)
-    assert _hexes(g, TANK) == "1311" and bot.options == []
+    coys = [f"allied.uk.inf_coy.{k}" for k in range(1, 6)]      # attack 2: no ZOC (5.1), but they block
+    full = ["axis.4.1_34", "axis.4.2_34", "axis.4.3_34", "axis.4.1_33"]   # the start hex full behind it
+    g, bot, moved = _taken({"1310": [TANK] + full, **{x: [c] for x, c in zip(around, coys)}}, AXIS,
+                           [TANK], "1311", 3, who={u(TANK)})
+    assert not combat.movement.zoc_map(g, 1)[h("1311")]
+    assert moved == [u(TANK)] and _hexes(g, TANK) == "1311" and bot.options == []
 
 
 def test_rule_9_8_no_advance_into_a_hex_the_enemy_still_holds():

@@ -627,3 +627,56 @@ def test_rule_7_3_a_retreat_goes_on_at_most_three_hexes_to_find_room():
     assert rows[0]["result"] == "4 hexes"
     assert all(o in {h(x) for x in coys} for opts in own.retreats for o in opts)
     assert all(_where(g, x) == "0913" for x in stack)
+
+
+def test_rule_19_53_landed_units_that_win_never_advance():
+    """Rule 19.53: paratroop companies that clear the hex they landed in by
+    their hostile-landing combat (19.51) do not advance after combat, though
+    their owner would advance whenever asked."""
+    paras = ["axis.ram.1_2.a", "axis.ram.1_2.b", "axis.ram.1_2.c"]
+    own = _Owner(AXIS, advance=True)
+    g, res = _attack({"1311": paras + [COY]}, paras, lambda c: c[2] >= 1 and c[0] == 0,
+                     axis=own, drop=True)
+    assert g.state.box[u(COY)] != BOX_MAP or _where(g, COY) != "1311"       # the hex is cleared
+    assert own.lengths == [] and res.advanced == []
+    assert all(_where(g, p) == "1311" and not g.state.advanced[u(p)] for p in paras)
+
+
+def test_rule_14_3_the_defenders_leader_goes_with_the_units_that_retreat():
+    """Rule 14.3: the defending battalion left with one step is eliminated by
+    the step loss and the other retreats; no unit stays, so their leader,
+    Beak, retreats with it."""
+    ldr = "allied.ldr.beak"
+    for seed in range(40):
+        g, res = _attack({"1310": [INF, INF2, "axis.4.3_34"],
+                          "1311": [(BRIT, 2), "allied.uk.2rwk", ldr]},
+                         [INF, INF2, "axis.4.3_34"], lambda c: c[0] == 0 and c[2] == 3, seed=seed)
+        if g.state.box[u(ldr)] == BOX_MAP:               # it survived its casualty roll (14.41)
+            break
+    assert g.state.box[u(BRIT)] != BOX_MAP and res.defender_retreat == 2
+    assert _where(g, "allied.uk.2rwk") != "1311"
+    assert _where(g, ldr) == _where(g, "allied.uk.2rwk")
+
+
+def test_rule_6_52_a_zero_defense_strongpoint_left_alone_does_not_stop_the_advance():
+    """Rules 9.71, 9.72, 9.8 and 6.52: a one-step British battalion stands its
+    ground with a B strongpoint (defense 0, which cannot move and so stands
+    too); the owner takes the retreat hit off the battalion, which is
+    eliminated; the strongpoint left alone does not hold the hex, so the
+    attackers advance into it and overrun it.  Seeds are tried until the
+    battalion's roll lets it stand."""
+    spb = "allied.sp.b.1"
+    assert int(static().defense[u(spb), 0]) == 0 and u(BRIT) < u(spb)
+    for seed in range(60):
+        own = _Owner(AXIS, advance=True)
+        g, res = _attack({"1310": [INF, INF2], "1311": [(BRIT, 2), spb]}, [INF, INF2],
+                         lambda c: c[:3] == (0, 0, 1), seed=seed, axis=own,
+                         allied=Scripted(ALLIED, stand=True))
+        rows = [r for r in g.events.rows if r["action"] == "stand ground"]
+        if int(rows[0]["dice"]) < 4:                         # morale 4: it stands
+            break
+    else:
+        raise AssertionError("the battalion never stood")
+    assert g.state.box[u(BRIT)] != BOX_MAP and res.defender_retreat == 0
+    assert own.lengths == [1]
+    assert _where(g, INF) == "1311" and g.state.box[u(spb)] != BOX_MAP
