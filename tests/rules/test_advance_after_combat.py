@@ -232,3 +232,146 @@ def test_rule_9_42_excess_loss_shortens_the_retreat_of_the_side_that_lost_first(
     assert apply_hits(5, 4, 9, 2) == (3, 2, 2, 0, 0, 2)
     # the defender exactly eliminated is no excess (its retreat hits stay pending, 9.82)
     assert apply_hits(3, 2, 5, 1) == (2, 1, 1, 0, 0, 1)
+
+
+# ------------------------------------------------------------------ the advance hex by hex (9.82-9.88)
+class _Taker(GoOn):
+    """Advances every eligible piece and goes on into the first offered hex
+    outside the enemy ZOC (any offered hex when there is none) as long as it
+    is allowed, or stops after ``stop_after`` hexes beyond the attacked one;
+    records each advance offer's length and each list of hexes offered."""
+
+    def __init__(self, side, stop_after=9, who=None):
+        super().__init__(side, who=who)
+        self.stop_after = stop_after
+        self.lengths: list = []
+        self.options: list = []
+
+    def choose_advance(self, game, units, target, length):
+        self.lengths.append(int(length))
+        return [x for x in units if self.who is None or x in self.who]
+
+    def advance_further(self, game, units, options):
+        self.options.append(list(options))
+        if len(self.options) > self.stop_after:
+            return None
+        zoc = combat.movement.zoc_map(game, 1 - self.side)
+        free = [x for x in options if not zoc[x]]
+        return (free or list(options))[0]
+
+
+def _hexes(g, name):
+    return g.static.grid.hex_id(int(g.state.hex[u(name)]))
+
+
+def _taken(placements, side, movers, target, length, turn=4, stop_after=9, who=None):
+    bot = _Taker(side, stop_after, who)
+    pols = (bot, Scripted(1)) if side == AXIS else (Scripted(0), bot)
+    g = make(placements, turn=turn, policies=pols)
+    moved = combat.advance_after_combat(g, side, h(target), [u(x) for x in movers], length)
+    return g, bot, moved
+
+
+def test_rule_9_85_a_start_hex_in_enemy_zoc_shortens_the_advance():
+    """Rule 9.85: the start hex counts as an enemy ZOC hex left: a tank
+    allowed three hexes, starting next to a British stack (0610) that does not
+    reach the attacked hex, advances into it and one hex beyond, not two."""
+    start, target, b1, b2 = "0710", "0809", "0909", "1008"
+    d = static().grid.distance_table
+    assert d[h("0610"), h(start)] == 1 and d[h("0610"), h(target)] == 2
+    g, bot, moved = _taken({start: [TANK], "0610": ZOC_STACK}, AXIS, [TANK], target, 3)
+    zoc = combat.movement.zoc_map(g, 1)
+    assert zoc[h(start)] and not zoc[h(target)]
+    assert bot.lengths == [3] and moved == [u(TANK)]
+    assert len(bot.options) == 1 and h(target) not in bot.options[0]
+    assert d[g.state.hex[u(TANK)], h(target)] == 1
+
+
+def test_rule_9_85_leaving_the_zoc_attacked_hex_costs_one_more():
+    """Rule 9.85: a tank allowed three hexes whose attacked hex is in a
+    British ZOC (0808) leaves it for a hex outside the ZOC: the advance ends
+    there (3 - 1 for the ZOC hex left = 2 hexes), though more is offered."""
+    start, target = "0710", "0809"
+    g, bot, moved = _taken({start: [TANK], "0808": ZOC_STACK}, AXIS, [TANK], target, 3)
+    zoc = combat.movement.zoc_map(g, 1)
+    assert not zoc[h(start)] and zoc[h(target)]
+    assert len(bot.options) == 1
+    here = g.state.hex[u(TANK)]
+    assert not zoc[here] and static().grid.distance_table[here, h(target)] == 1
+
+
+def test_rule_9_84_the_advance_never_turns_back_into_the_attacked_hex():
+    """Rule 9.84: after the attacked hex the advance goes on into new hexes:
+    the attacked hex is not offered again, and the advance is logged with its
+    path."""
+    line = _line(3)
+    g, bot, moved = _taken({line[0]: [TANK]}, AXIS, [TANK], line[1], 3)
+    assert len(bot.options) == 2
+    assert all(h(line[1]) not in opts for opts in bot.options)
+    rows = [r for r in g.events.rows if r["action"] == "advance"]
+    assert len(rows) == 1 and rows[0]["rule"] == "9.8"
+    assert rows[0]["hexes"].split()[0] == line[1] and len(rows[0]["hexes"].split()) == 3
+
+
+def test_rule_9_84_friendly_units_do_not_block_the_advance():
+    """Rules 9.84 and 6.52: a hex beyond the attacked one holding a friendly
+    unit may be entered (stacking permitting): it is offered."""
+    line = _line(3)
+    g, bot, moved = _taken({line[0]: [TANK], line[2]: ["axis.4.3_34"]}, AXIS, [TANK], line[1], 3)
+    assert h(line[2]) in bot.options[0]
+
+
+def test_rule_9_8_the_owner_may_stop_and_the_advance_ends_where_nothing_is_offered():
+    """Rule 9.84: the attacking player chooses the hexes beyond the attacked
+    one and may stop at any time: the tank stops in the attacked hex when its
+    owner declines to go on; and with every hex around the attacked one
+    held by the enemy (companies, which exert no ZOC, 5.1) or full (the start
+    hex, 7.1) the advance ends there, nothing further offered."""
+    line = _line(3)
+    g, bot, moved = _taken({line[0]: [TANK]}, AXIS, [TANK], line[1], 3, stop_after=0)
+    assert _hexes(g, TANK) == line[1] and len(bot.options) == 1
+    t = static()
+    around = [t.grid.hex_id(int(y)) for y in t.neighbours[h("1311")] if y >= 0 and y != h("1310")]
+    coys = [f"allied.uk.inf_coy.{k}" for k in range(1, 6)]      # attack 2: no ZOC (5.1), but they block
+    full = ["axis.4.1_34", "axis.4.2_34", "axis.4.3_34", "axis.4.1_33"]   # the start hex full behind it
+    g, bot, moved = _taken({"1310": [TANK] + full, **{x: [c] for x, c in zip(around, coys)}}, AXIS,
+                           [TANK], "1311", 3, who={u(TANK)})
+    assert not combat.movement.zoc_map(g, 1)[h("1311")]
+    assert moved == [u(TANK)] and _hexes(g, TANK) == "1311" and bot.options == []
+
+
+def test_rule_9_8_no_advance_into_a_hex_the_enemy_still_holds():
+    """Rule 9.8: the advance is into a vacated hex: with an enemy unit still
+    in the attacked hex nobody advances (Axis or Allied attacker)."""
+    line = _line(2)
+    g, bot, moved = _taken({line[0]: [TANK], line[1]: [ZOC_STACK[0]]}, AXIS, [TANK], line[1], 3)
+    assert moved == [] and bot.lengths == [] and _hexes(g, TANK) == line[0]
+    g, bot, moved = _taken({line[0]: ["allied.uk.8m"], line[1]: [INF]}, 1, ["allied.uk.8m"], line[1], 2)
+    assert moved == [] and bot.lengths == [] and _hexes(g, "allied.uk.8m") == line[0]
+
+
+def test_rule_9_85_9_86_an_allied_advance_counts_the_axis_zoc():
+    """Rules 9.85 and 9.86 for an Allied attacker: a British battalion (foot,
+    two hexes) advances into the attacked hex and one beyond; with the
+    attacked hex in an Axis ZOC it stops there; starting in an Axis ZOC that
+    does not reach the attacked hex, it also stops in the attacked hex."""
+    brit = "allied.uk.8m"
+    line = _line(3)
+    g, bot, moved = _taken({line[0]: [brit]}, 1, [brit], line[1], 2)
+    assert moved == [u(brit)] and len(bot.options) == 1
+    assert static().grid.distance_table[g.state.hex[u(brit)], h(line[1])] == 1
+    g, bot, moved = _taken({"0710": [brit], "0808": [INF]}, 1, [brit], "0809", 2)
+    assert _hexes(g, brit) == "0809" and bot.options == []
+    g, bot, moved = _taken({"0710": [brit], "0610": [INF]}, 1, [brit], "0809", 2)
+    assert _hexes(g, brit) == "0809" and bot.options == []
+
+
+def test_rule_10_23_9_86_one_hex_offered_at_night_and_into_a_fort():
+    """Rules 10.23 and 9.86: at night, and after an attack on an undestroyed
+    fort, the advance offered is one hex long (the attacked hex)."""
+    line = _line(3)
+    g, bot, moved = _taken({line[0]: [TANK]}, AXIS, [TANK], line[1], 3, turn=7)
+    assert g.night and bot.lengths == [1] and _hexes(g, TANK) == line[1]
+    fl = _fort_line()
+    g, bot, moved = _taken({fl[0]: [TANK]}, AXIS, [TANK], fl[1], 3)
+    assert bot.lengths == [1] and _hexes(g, TANK) == fl[1]
