@@ -1485,9 +1485,9 @@ def penetration_phase(game, side: int) -> None:
     s.attacked[:] = False                    # 9.13: a new phase for attacks
     s.leader_uses[:] = 0                     # 14.21: counted per phase
     may = game.tables.side_mask[side]
-    guard = 0
-    while guard < 50:
-        guard += 1
+    # each attempt marks its units (at least one, 10.32), so the eligible
+    # pieces run out: every one may try, however many advanced (10.31)
+    while True:
         if not (s.advanced & ~s.penetrated & may).any():
             return                                      # no piece of the side may try (10.31)
         cand = attackers_now(game, side)                # can_attack, in one pass
