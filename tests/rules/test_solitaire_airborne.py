@@ -276,3 +276,49 @@ def test_rule_22_35_no_artillery_stick_on_29_june_am():
     art = [u for u in range(len(t.names)) if t.utype[u] == airborne.st.ARTILLERY
            and int(t.printed_formation[u]) in (RAMCKE, FOLGORE) and t.side[u] == AXIS]
     assert art and all(s.box[u] == BOX_DISBANDMENT for u in art)
+
+
+def _intro(weather=CLEAR, seed=3, **bot):
+    """A solo Introductory Scenario game at its first turn (30 June AM), its
+    two drop zone markers already down (21.11, 22.26)."""
+    from malta_sim import play
+
+    g = play.new_game("intro", seed, 0, axis_policy="random", allied_policy="random",
+                      options=("solitaire",), event_log=True)
+    clear_allied(g)
+    g.state.weather[0] = weather
+    pol = _Solo(g, **bot)
+    g.policies = (pol, g.policies[ALLIED])
+    return g, pol
+
+
+@pytest.mark.parametrize("tod, name, marker, seed", [(AM, "axis.ram.1_2", RAMCKE, 3),
+                                                     (PM, "axis.185.ii_187", FOLGORE, 4)])
+def test_rule_22_26_21_12_named_battalion_jumps_alone_without_the_plus_2(tod, name, marker, seed):
+    """Rules 22.26, 21.12: in the Introductory Scenario Ram 1/2 must jump on the
+    Ramcke marker on 30 June AM, II/187 on the Folgore marker on 30 June PM, and
+    no other stick jumps then; these first two sticks roll on the Drop Table
+    without the solitaire +2."""
+    g, pol = _intro(n_sticks=1, seed=seed)
+    g.state.turn[0] = 4 * 1 + tod
+    th = int(g.state.dz_hex[0, marker])
+    assert th >= 0
+    stream = g.streams.numba("scatter")
+    plain, with_2 = stream.copy(), stream.copy()
+    airborne.airborne_landing_phase(g)
+    (row,) = _rows(g, "stick_drop")
+    t, s = g.static, g.state
+    bn = t.unit(name)
+    comps = _units(g, row)
+    assert comps and all(int(s.parent[u]) == bn for u in comps)                # its companies (4.23 c)
+    assert _hexes(g, row) == [th]
+    inv, ch = H.inv_static(g), t.charts
+    codes = []
+    for st, solo in ((plain, False), (with_2, True)):
+        out = np.empty(len(comps), np.int32)
+        codes.append((K.drop_stick(st, th, len(comps), t.nation[bn] == airborne.st.GERMAN, 0, solo, inv.ocean,
+                                   t.neighbours, ch.drop_roll_min, ch.drop_roll_max, ch.drop_marker,
+                                   ch.drop_stick, ch.scatter_dir, out), out.tolist()))
+    assert row["cell"] == airborne.DROP_RESULT_NAMES[codes[0][0]]
+    assert [int(s.hex[u]) if s.box[u] == BOX_MAP else -1 for u in comps] == codes[0][1]
+    assert codes[0] != codes[1]                            # these dice tell +2 from no modifier
