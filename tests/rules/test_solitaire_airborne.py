@@ -322,3 +322,14 @@ def test_rule_22_26_21_12_named_battalion_jumps_alone_without_the_plus_2(tod, na
     assert row["cell"] == airborne.DROP_RESULT_NAMES[codes[0][0]]
     assert [int(s.hex[u]) if s.box[u] == BOX_MAP else -1 for u in comps] == codes[0][1]
     assert codes[0] != codes[1]                            # these dice tell +2 from no modifier
+
+
+def test_rule_21_12_22_26_named_battalion_needs_its_marker():
+    """Rules 21.12, 22.26: German sticks may not jump while the Ramcke marker is
+    not on the map, so without it Ram 1/2 stays in the Disbandment Box on
+    30 June AM (and no other stick jumps in its place)."""
+    g, pol = _intro(n_sticks=1)
+    g.state.dz_hex[0, RAMCKE] = -1
+    airborne.airborne_landing_phase(g)
+    assert not _rows(g, "stick_drop")
+    assert g.state.box[g.static.unit("axis.ram.1_2")] == BOX_DISBANDMENT
