@@ -9,14 +9,16 @@
 * 21.12: in each AM and PM turn the player picks how many sticks jump (within
   the scenario's limits, and only for formations whose marker is down); each
   is placed on its marker's hex and rolls with +2; no jump is ever cancelled,
-  none in Rainy, noon or night turns (21.1).
+  none in Rainy, noon or night turns (21.1).  In the Introductory Scenario the
+  battalion named for 30 June AM or PM jumps alone on its marker, without the
+  +2 (22.26).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from malta_sim.iod.state import AM, AXIS, BOX_MAP, PM, RAINY
+from malta_sim.iod.state import AM, AXIS, BOX_DISBANDMENT, BOX_MAP, PM, RAINY
 from malta_sim.iod import invasion
 from malta_sim.iod.rules import amphibious
 
@@ -84,6 +86,19 @@ def solitaire_airborne_phase(game) -> None:
             drop_marker(game, f, int(hx), solitaire=True)
     lim = _limits(game, game.turn)
     if lim["total"] <= 0:
+        return
+    if lim["forced"]:
+        # 22.26 (21.12): the named battalion jumps on its formation's marker and no
+        # other stick jumps; these are the Introductory Scenario's first two sticks,
+        # whose rolls have no solitaire +2
+        f = 1 if lim["at"].endswith("ramcke") else 2
+        units = [t.unit(x) for x in lim["forced"] if x in t._index]
+        units = [u for u in units if s.box[u] == BOX_DISBANDMENT]
+        jumped = []
+        if units and s.dz_hex[0, f] >= 0:
+            jumped = jump_stick(game, f, units, t.grid.hex_id(int(s.dz_hex[0, f])), solitaire=False)
+        rally(game, jumped)
+        amphibious._reform(game, [int(s.hex[u]) for u in jumped if s.box[u] == BOX_MAP])
         return
     sticks = []
     for f in PARA:
