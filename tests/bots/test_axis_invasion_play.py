@@ -83,6 +83,6 @@ def test_no_planned_jump_into_an_allied_held_hex(hercules_events):
 
 def test_the_planned_hostile_landing_check_can_fail():
     """The check above finds such landings when the bot does not cancel."""
-    events = play_games("hercules", 3, [7], axis_policy="random", allied_policy="allied:active",
+    events = play_games("hercules", 3, [16], axis_policy="random", allied_policy="allied:active",
                         event_log=True).events
     assert len(_planned_hostile_landings(events)) >= 1

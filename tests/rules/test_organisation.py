@@ -74,6 +74,46 @@ def test_rule_13_2_no_reform_with_a_demoralized_company():
     assert organisation.reform_options(g, AXIS) == []
 
 
+class _TakesAll(Recorder):
+    """Reforms every battalion it is offered (13.2), recording the offers."""
+
+    def reforms(self, game, options):
+        self.offered.setdefault("reforms", []).append(list(options))
+        return list(options)
+
+
+def test_rule_18_7_19_6_reform_after_landing_only_in_the_given_hexes():
+    """Rules 18.7, 19.6 with 13.2: after the beach movement or the rally,
+    companies that ended in the same hex may reform their battalion: the
+    reform step limited to the landing hexes offers (and carries out) the
+    battalion whose companies stand in one of them, not one elsewhere; the
+    full step at the end of the movement phase offers the other too."""
+    g = make({"1210": ["axis.ram.1_2"], "1310": ["axis.ram.1_3"]}, policies=(_TakesAll(AXIS), Recorder(1)))
+    a = organisation.break_down(g, u("axis.ram.1_2"))
+    b = organisation.break_down(g, u("axis.ram.1_3"))
+    assert len(a) == len(b) == 3
+    organisation.reforms(g, AXIS, [h("1210")])
+    s = g.state
+    assert s.box[u("axis.ram.1_2")] == BOX_MAP and s.hex[u("axis.ram.1_2")] == h("1210")
+    assert s.box[u("axis.ram.1_3")] == BOX_DISBANDMENT and all(s.box[c] == BOX_MAP for c in b)
+    assert [o[0] for o in g.policies[AXIS].offered["reforms"][0]] == [u("axis.ram.1_2")]
+    organisation.reforms(g, AXIS)
+    assert s.box[u("axis.ram.1_3")] == BOX_MAP and s.hex[u("axis.ram.1_3")] == h("1310")
+
+
+def test_rule_18_7_companies_reform_after_landing_in_played_games():
+    """Rule 18.7: in played Operation Hercules games, battalions reform in the
+    Amphibious Landing Phase (after the beach movement), not only at the end of
+    a movement phase."""
+    from malta_sim.play import play_games
+
+    ev = play_games("hercules", 5, range(6), axis_policy="balanced", allied_policy="allied:active",
+                    event_log=True).events
+    reforms = ev[ev["action"] == "reform"]
+    assert len(reforms) and (reforms["phase"].str.contains("amphibious", case=False)).any(), \
+        sorted(set(reforms["phase"]))
+
+
 def test_rule_13_1_breakdown():
     g = make({"1612": [("allied.uk.8m", 1)]})
     b = u("allied.uk.8m")

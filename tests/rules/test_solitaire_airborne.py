@@ -29,7 +29,8 @@ CLEAR, RAINY = 0, 2
 class _Solo:
     """Axis decisions of the solo Airborne Landing Phase: the marker method
     (21.11), the hex of a method (a) marker, the number of sticks (21.12), all
-    recorded; no rally move (19.6); anything else as the game's random bot."""
+    recorded; no rally move (19.6) and no reform after it (so the landed
+    companies stay as they fell); anything else as the game's random bot."""
 
     def __init__(self, game, method="b", n_sticks=0, pick=lambda opts: opts[-1]):
         self.base = game.policies[AXIS]
@@ -55,6 +56,9 @@ class _Solo:
 
     def one_hex_move(self, game, unit, options, reason):
         return None
+
+    def reforms(self, game, options):
+        return []
 
 
 def _game(turn, weather=CLEAR, markers=None, **bot):

@@ -687,12 +687,11 @@ def _leaders_alone(game, units) -> None:
 
 
 def _reform(game, hexes) -> None:
-    """Companies on the given hexes may reform battalions (13.2; 18.7, 19.6),
-    through the land engine's reform step when it offers one."""
-    org = invasion._org()
-    fn = getattr(org, "reform_at", None)
-    if fn is not None and hexes:
-        fn(game, sorted(set(hexes)))
+    """Rules 18.7, 19.6: Axis companies that end the beach movement or the
+    rally in the same hex, among ``hexes``, may reform battalions (13.2), the
+    Axis player choosing (:func:`organisation.reforms`)."""
+    if hexes:
+        invasion._org().reforms(game, AXIS, sorted(set(hexes)))
 
 
 def waters_edge_combat(game, landed: list) -> None:

@@ -531,9 +531,15 @@ def reform(game, option: tuple) -> None:
                  result=f"level {lost}", rule="13.2")
 
 
-def reforms(game, side: int) -> None:
-    """Rule 13.2 (4.23 h / 4.32 e): reform battalions at the end of the movement phase."""
+def reforms(game, side: int, hexes=None) -> None:
+    """Rule 13.2 (4.23 h / 4.32 e): reform battalions at the end of the
+    movement phase; the side's player picks among :func:`reform_options`.
+    ``hexes`` (iterable of int): only companies standing in these hexes may
+    reform, as after beach movement (18.7) and the rally after a jump (19.6)."""
     opts = reform_options(game, side)
+    if hexes is not None:
+        keep = set(int(x) for x in hexes)
+        opts = [o for o in opts if o[2] in keep]
     if not opts:
         return
     for o in game.policy(side).reforms(game, opts):
