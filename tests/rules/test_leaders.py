@@ -259,16 +259,21 @@ def test_rule_14_42_leader_escaping_at_night_is_not_an_adc_in_the_initial_segmen
     the next turn's box, the first turn of the next day; that day's Initial
     Segment (which brings back ADCs and HQs) leaves it there, and it returns
     in its side's Status Phase, with its HQ, not as an ADC without an HQ on
-    the map would (an Axis paratroop ADC goes to the Disbandment Box)."""
+    the map would (an Axis paratroop ADC goes to the Disbandment Box); an ADC
+    due the same morning still returns then, whatever the order of the pieces."""
     place = {"1612": ["allied.hq.malta", BEAK], "1614": ["allied.uk.8m"],
-             "1310": ["axis.ram.hq", RAMCKE], "1209": ["axis.ram.1_2"]}
+             "1310": ["axis.ram.hq", RAMCKE], "1209": ["axis.ram.1_2"],
+             "1410": ["axis.185.hq", FRATTINI]}
     g = _escape_game(place, [BEAK, RAMCKE], turn=7)              # 29 June night
     s = g.state
-    beak, ram = u(BEAK), u(RAMCKE)
+    beak, ram, fra = u(BEAK), u(RAMCKE), u(FRATTINI)
     assert s.return_turn[beak] == s.return_turn[ram] == 8 and s.escaped[beak] and s.escaped[ram]
+    organisation.leader_eliminated(g, fra)                       # an ADC due the same morning
+    assert s.return_turn[fra] == 8 and not s.escaped[fra] and beak < fra
     s.turn[0] = 8                                                # 30 June AM
     organisation.return_leaders_and_hqs(g, initial_segment=True)
     assert s.box[beak] == s.box[ram] == BOX_TURN_TRACK            # no ADC return for them
+    assert s.box[fra] == BOX_MAP and s.hex[fra] == h("1410")      # the ADC returns (14.43)
     organisation.return_leaders_and_hqs(g, initial_segment=False, side=AXIS)
     assert s.box[ram] == BOX_MAP and s.hex[ram] == h("1310") and s.level[ram] == 0 and not s.escaped[ram]
     organisation.return_leaders_and_hqs(g, initial_segment=False, side=ALLIED)
