@@ -502,6 +502,26 @@ def _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, oc
     return dest, mp, pred, k
 
 
+@nb.njit(cache=True)
+def _unit_destinations(u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
+                       out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed,
+                       ocean_side, nbr, room, base, remnant_level, level):
+    """Legal destinations of unit ``u`` (not a leader, not artillery) standing
+    in ``here`` this phase: rule 17.7 (``may_act``), its allowance
+    (:func:`_allowance`) and :func:`_destinations`.  Returns ``(dest, mp,
+    pred, k)`` as :func:`_destinations`; ``k`` is -1 (empty arrays) when the
+    unit may not move."""
+    if not may_act[here]:
+        return np.empty(0, np.int64), np.empty(0, np.float64), np.empty(0, np.int32), -1      # 17.7
+    ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], utype[u] == codes[0],
+                    ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u], morale[u],
+                    bonus[u], night)
+    if ma < 0:
+        return np.empty(0, np.int64), np.empty(0, np.float64), np.empty(0, np.int32), -1
+    return _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, ocean_side, nbr, room,
+                         base, remnant_level, level)
+
+
 def _statics(game) -> tuple:
     """The static arguments of :func:`axis_walk_kernel`, gathered once per
     :class:`StaticData` (kept on it)."""
@@ -770,15 +790,12 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
                 break
         if near:
             continue
-        if not may_act[here]:
-            continue
-        ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], ut == codes[0],
-                        ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u], morale[u],
-                        bonus[u], night)
-        if ma < 0:
-            continue
-        dest, mp, pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
-                                          ocean_side, nbr, room, base, remnant_level, level)
+        dest, mp, pred, k = _unit_destinations(
+            u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
+            out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed, ocean_side,
+            nbr, room, base, remnant_level, level)
+        if k < 0:
+            continue                                   # may not move (17.7, 6.0)
         best, best_val, best_mp = -1, 0.0, 0.0
         for a in range(k):
             h = dest[a]
@@ -911,15 +928,12 @@ def reserve_kernel(order, how, d_target, stay, goals, goal_threat, box, hexes, l
             if goal < 0 or here == goal:
                 continue
             d_here = np.int64(dist[here, goal])
-        if not may_act[here]:
-            continue                                                       # 17.7
-        ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], utype[u] == codes[0],
-                        ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u], morale[u],
-                        bonus[u], night)
-        if ma < 0:
-            continue
-        dest, mp, _pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
-                                           ocean_side, nbr, room, base, remnant_level, level)
+        dest, mp, _pred, k = _unit_destinations(
+            u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
+            out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed, ocean_side,
+            nbr, room, base, remnant_level, level)
+        if k < 0:
+            continue                                   # may not move (17.7, 6.0)
         best, best_d, best_mp = -1, 0, 0.0
         for a in range(k):
             h = dest[a]
@@ -1043,15 +1057,12 @@ def beach_kernel(order, side, live, holder_type, held, obj, control, enemy_units
         here = np.int64(hexes[u])
         if here < 0 or (obj[here] > 0 and held[here] == 1):
             continue
-        if not may_act[here]:
-            continue                                                       # 17.7
-        ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], utype[u] == codes[0],
-                        ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u], morale[u],
-                        bonus[u], night)
-        if ma < 0:
-            continue
-        dest, mp, _pred, k = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed,
-                                           ocean_side, nbr, room, base, remnant_level, level)
+        dest, mp, _pred, k = _unit_destinations(
+            u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
+            out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed, ocean_side,
+            nbr, room, base, remnant_level, level)
+        if k < 0:
+            continue                                   # may not move (17.7, 6.0)
         best, best_mp = -1, 0.0
         for a in range(k):
             h = dest[a]
@@ -1191,16 +1202,12 @@ def shore_up_kernel(order, goals, tried, key, holders, box, hexes, level, moved,
                 continue
             if not searched[i]:                # nothing moves during this call: one search per unit
                 searched[i] = True
-                if not may_act[here]:
-                    continue                                               # 17.7
-                ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u],
-                                utype[u] == codes[0], ma_tab[u, level[u]], move_class[u] == codes[3],
-                                out_of_supply[u], morale[u], bonus[u], night)
-                if ma < 0:
-                    continue
-                dest, mp, _pred, nd = _destinations(u, here, ma, move_class, edge, zoc, blocked, stop,
-                                                    allowed, ocean_side, nbr, room, base, remnant_level,
-                                                    level)
+                dest, mp, _pred, nd = _unit_destinations(
+                    u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
+                    out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed, ocean_side,
+                    nbr, room, base, remnant_level, level)
+                if nd < 0:
+                    continue                                   # may not move (17.7, 6.0)
                 for a in range(nd):
                     for j in range(g):
                         if dest[a] == goals[j]:
