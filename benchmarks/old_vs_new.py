@@ -16,7 +16,11 @@ timing process, so a loaded machine slows both alike) and the ratio new/old
 with the range of the per-round ratios, and the same for game turns per
 CPU-second: when a rule or bot change makes the two versions play games of
 different lengths, turns per CPU-second compares their speed, games per
-CPU-second their cost per game.
+CPU-second their cost per game.  Neither is fair when the shorter games of one
+version skip late turns that cost less than the early ones (a Hercules game's
+landing turns are its most expensive), so a third figure, the turn-matched
+ratio, times every ``play_turn`` and compares the two versions' mean CPU cost
+of a turn of each number, weighted alike (:func:`turn_matched_ratio`).
 
 ``REV`` is any git revision; it is checked out into a temporary worktree
 (removed at the end) and run from there, so its own package, data and numba
@@ -44,8 +48,23 @@ _TIMER = r"""
 import json, sys, time
 sys.path.insert(0, {root!r})
 from malta_sim.batch import run_games
+import importlib, os
+seq = importlib.import_module("malta_sim.iod.sequence"                    # the sequence of play,
+                              if os.path.exists(os.path.join({root!r}, "malta_sim", "iod", "sequence.py"))
+                              else "malta_sim.games.island_of_death.sequence")  # in either layout
+assert seq.__file__.startswith({root!r}), seq.__file__
 kw = {policies!r}
 run_games({scenario!r}, 1, {seed} + 1, n_jobs=1, **kw)          # warm-up: data, numba cache
+per_turn = {{}}                                         # turn number -> [turns played, CPU seconds]
+_play_turn = seq.play_turn
+def _timed_turn(game):
+    t = game.turn
+    c = time.process_time()
+    _play_turn(game)
+    cell = per_turn.setdefault(t, [0, 0.0])
+    cell[0] += 1
+    cell[1] += time.process_time() - c
+seq.play_turn = _timed_turn
 c0 = time.process_time(); w0 = time.perf_counter()
 df = run_games({scenario!r}, {games}, {seed}, n_jobs=1, **kw)
 cpu = time.process_time() - c0; wall = time.perf_counter() - w0
@@ -53,6 +72,7 @@ import malta_sim
 start = 4 if {scenario!r} == "intro" else 0        # the Introductory Scenario begins on turn 4
 turns = int((df["end_turn"] - start + 1).sum()) if "end_turn" in df else 0
 print("TIMED " + json.dumps({{"cpu_s": cpu, "wall_s": wall, "games": len(df), "turns": turns,
+                              "per_turn": per_turn,
                               "package": malta_sim.__file__,
                               "bots": [str(df["axis_policy"].iloc[0]), str(df["allied_policy"].iloc[0])]}}))
 """
@@ -86,6 +106,30 @@ def time_version(root: Path, scenario: str, games: int, seed: int, policies: dic
     raise RuntimeError(f"timing in {root} failed (exit {r.returncode}): {r.stderr[-1500:]}")
 
 
+def turn_matched_ratio(old: dict, new: dict, min_count: int = 3) -> float:
+    """Speed of ``new`` over ``old`` at playing the same game turns.
+
+    ``old`` and ``new`` map a turn number (str or int) to ``[turns played,
+    CPU seconds]`` (the ``per_turn`` of :func:`time_version`).  Each version's
+    mean CPU cost of a turn of each number is weighted by how often the two
+    versions together played that turn number (turn numbers either version
+    played fewer than ``min_count`` times are left out), so a version whose
+    games end sooner is not credited for skipping the later, cheaper turns nor
+    charged for them.  Returns the weighted old cost over the weighted new
+    cost (above 1: the new plays the same turns faster); nan when no turn
+    number qualifies.
+    """
+    num = den = 0.0
+    for t in set(old) & set(new):
+        (n_old, c_old), (n_new, c_new) = old[t], new[t]
+        if n_old < min_count or n_new < min_count:
+            continue
+        w = n_old + n_new
+        num += w * c_old / n_old
+        den += w * c_new / n_new
+    return num / den if den > 0 else float("nan")
+
+
 def compare(old_root: Path, new_root: Path, scenario: str, games: int, rounds: int, seed: int = 1942,
             echo=print, policies: dict | None = None) -> dict:
     """Alternate timings of the two versions; return per-round figures and medians.
@@ -98,21 +142,24 @@ def compare(old_root: Path, new_root: Path, scenario: str, games: int, rounds: i
         ``turn_ratios``: the same for game turns per CPU-second; the median of
         each list as ``median_<name>`` (``median_ratio`` = ``median_ratios``).
     """
-    out = {"old": [], "new": [], "ratios": [], "old_turns": [], "new_turns": [], "turn_ratios": []}
+    out = {"old": [], "new": [], "ratios": [], "old_turns": [], "new_turns": [], "turn_ratios": [],
+           "matched_ratios": []}
     for k in range(rounds):
-        pair, tpair = {}, {}
+        pair, tpair, turns = {}, {}, {}
         for name, root in (("old", old_root), ("new", new_root)):
             t = time_version(root, scenario, games, seed, policies)
+            turns[name] = t.get("per_turn", {})
             pair[name] = t["games"] / t["cpu_s"]
             tpair[name] = t.get("turns", 0) / t["cpu_s"]
             out[name].append(pair[name])
             out[f"{name}_turns"].append(tpair[name])
         out["ratios"].append(pair["new"] / pair["old"])
         out["turn_ratios"].append(tpair["new"] / tpair["old"] if tpair["old"] else float("nan"))
+        out["matched_ratios"].append(turn_matched_ratio(turns["old"], turns["new"]))
         echo(f"round {k + 1}/{rounds}: old {pair['old']:.1f}  new {pair['new']:.1f} games/CPU-s  "
              f"ratio {out['ratios'][-1]:.2f}; old {tpair['old']:.0f}  new {tpair['new']:.0f} turns/CPU-s  "
-             f"ratio {out['turn_ratios'][-1]:.2f}")
-    for key in ("old", "new", "ratios", "old_turns", "new_turns", "turn_ratios"):
+             f"ratio {out['turn_ratios'][-1]:.2f}; turn-matched ratio {out['matched_ratios'][-1]:.2f}")
+    for key in ("old", "new", "ratios", "old_turns", "new_turns", "turn_ratios", "matched_ratios"):
         out[f"median_{key}"] = statistics.median(out[key])
     out["median_ratio"] = out["median_ratios"]
     return out
@@ -156,7 +203,9 @@ def main(argv=None) -> int:
     print(f"\nnew/old: {res['median_ratio']:.2f} games per CPU-s (rounds {min(res['ratios']):.2f} .. "
           f"{max(res['ratios']):.2f}); {res['median_turn_ratios']:.2f} game turns per CPU-s (rounds "
           f"{min(res['turn_ratios']):.2f} .. {max(res['turn_ratios']):.2f}; mean game length old "
-          f"{res['median_old_turns'] / res['median_old']:.1f}, new {res['median_new_turns'] / res['median_new']:.1f} turns)")
+          f"{res['median_old_turns'] / res['median_old']:.1f}, new {res['median_new_turns'] / res['median_new']:.1f} turns); "
+          f"{res['median_matched_ratios']:.2f} turn-matched (the CPU cost of a turn of each number, "
+          f"weighted alike for both; rounds {min(res['matched_ratios']):.2f} .. {max(res['matched_ratios']):.2f})")
     return 0
 
 

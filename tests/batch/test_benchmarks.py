@@ -6,6 +6,7 @@ answer."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -182,3 +183,26 @@ def test_old_vs_new_times_both_versions_in_turns():
     # a named pairing reaches the timed games
     t = OV.time_version(ROOT, "hercules", 1, 5, {"axis_policy": "cautious", "allied_policy": "static"})
     assert t["bots"] == ["cautious", "static"] and t["games"] == 1
+    # every turn of the timed game is timed, by its turn number (Hercules starts on turn 0)
+    per = {int(k): v for k, v in t["per_turn"].items()}
+    assert sorted(per) == list(range(len(per))) and sum(n for n, _ in per.values()) == t["turns"]
+    assert all(c > 0 for _, c in per.values())
+
+
+def test_turn_matched_ratio_weighs_both_versions_turns_alike():
+    """The turn-matched ratio compares the mean cost of each turn number, weighted by
+    how often both versions played it: a version whose games skip cheap late turns
+    is not credited for it, and rare turn numbers are left out."""
+    from benchmarks import old_vs_new as OV
+
+    # same cost per turn number, the new games end sooner: ratio 1 (games per
+    # CPU-second would favour the new, turns per CPU-second the old)
+    old = {"0": [10, 1.0], "1": [10, 1.0], "2": [10, 0.1], "3": [10, 0.1]}
+    new = {"0": [10, 1.0], "1": [10, 1.0], "2": [4, 0.04]}
+    assert OV.turn_matched_ratio(old, new) == pytest.approx(1.0)
+    # the new costs twice as much on turn 0 only: (20*0.1 + 20*0.1) / (20*0.2 + 20*0.1)
+    new = {"0": [10, 2.0], "1": [10, 1.0]}
+    assert OV.turn_matched_ratio(old, new) == pytest.approx(4.0 / 6.0)
+    # turn numbers either version played fewer than min_count times are left out
+    assert OV.turn_matched_ratio(old, {"0": [2, 5.0], "1": [10, 1.0]}) == pytest.approx(1.0)
+    assert math.isnan(OV.turn_matched_ratio({"0": [1, 1.0]}, {"0": [1, 1.0]}))
