@@ -533,3 +533,33 @@ def test_rule_13_1_battalion_in_a_box_breaks_down_there():
     assert all(s.box[c] == BOX_FOLLOW_UP and s.box_slot[c] == 2 and s.hex[c] == -1 for c in comps)
     assert s.box[b] == BOX_DISBANDMENT and s.hex[b] == -1
     check_invariants(g, "test")
+
+
+def test_rule_13_2_15_21_reformed_battalion_takes_its_first_companys_formation():
+    """Rules 13.2 and 15.21: companies of one battalion may be attached to
+    different formations while broken down (15.21 reassigns any unit stacked
+    with a unit of the other formation).  Rule 13.2 does not say which
+    formation the reformed battalion then belongs to; the reading recorded
+    here (docs/rules_coverage.csv, 13.2): that of its first company (``a``),
+    the battalion's own while that company was not reassigned.  The Axis
+    player may reassign the battalion in the next Initial Segment anyway."""
+    g, b, comps = _ramcke_broken_down()
+    s = g.state
+    first, *rest = sorted(comps)
+    # a 4th Division battalion joins the hex; companies b and c are attached to it
+    s.box[u("axis.4.1_34")], s.hex[u("axis.4.1_34")] = BOX_MAP, h("1210")
+    g.policies = (_Attacher(AXIS, {c: _DIV4 for c in rest}), g.policies[1])
+    organisation.formation_changes(g)
+    assert [int(s.formation[c]) for c in sorted(comps)] == [_RAM, _DIV4, _DIV4]
+    opts = organisation.reform_options(g, AXIS)
+    assert [o[0] for o in opts] == [b]
+    organisation.reform(g, opts[0])
+    assert s.box[b] == BOX_MAP and int(s.formation[b]) == _RAM
+    # the other way round: only the first company reassigned -> the battalion is the 4th's
+    g, b, comps = _ramcke_broken_down()
+    s = g.state
+    s.box[u("axis.4.1_34")], s.hex[u("axis.4.1_34")] = BOX_MAP, h("1210")
+    g.policies = (_Attacher(AXIS, {min(comps): _DIV4}), g.policies[1])
+    organisation.formation_changes(g)
+    organisation.reform(g, organisation.reform_options(g, AXIS)[0])
+    assert int(s.formation[b]) == _DIV4

@@ -337,3 +337,56 @@ def test_rule_21_12_22_26_named_battalion_needs_its_marker():
     airborne.airborne_landing_phase(g)
     assert not _rows(g, "stick_drop")
     assert g.state.box[g.static.unit("axis.ram.1_2")] == BOX_DISBANDMENT
+
+
+class _AllSticks(_Solo):
+    """:class:`_Solo` asking for as many sticks as the turn allows (21.12)."""
+
+    def solitaire_n_sticks(self, game, turn, max_n):
+        self.sticks_max.append(int(max_n))
+        return int(max_n)
+
+
+def _all_sticks_game(turn, drop=()):
+    """Solo Hercules at ``turn`` with both markers down and the pieces named in
+    ``drop`` eliminated; the player asks for every allowed stick."""
+    g, _ = _game(turn, markers={RAMCKE: "1313", FOLGORE: "1813"})
+    g.policies = (_AllSticks(g), g.policies[ALLIED])
+    t = g.static
+    for name in drop:
+        g.state.box[t.unit(name)] = BOX_ELIMINATED
+    return g
+
+
+@pytest.mark.parametrize("turn, drop, broken, want", [
+    # 29 June AM (3 Ramcke, 4 Folgore sticks of 7, no artillery, 22.35): the two
+    # HQ sticks first, then the battalions by lowest piece, a battalion broken
+    # down in the box (its companies, the lowest pieces) before the others
+    (AM, (), "axis.ram.1_2",
+     ["axis.ram.ldr.ramcke", "axis.185.ldr.frattini", "axis.ram.1_2.a", "axis.ram.1_3",
+      "axis.185.v_186", "axis.185.vi_186", "axis.185.vii_186"]),
+    # 29 June PM (2 a formation): Ramcke without engineers or battalions (a
+    # returning HQ, lower pieces, and its artillery) after the Folgore HQ
+    # stick and the Folgore battalion
+    (PM, ("axis.ram.eng", "axis.ram.1_2", "axis.ram.1_3", "axis.ram.2_5", "axis.ram.ram"), None,
+     ["axis.185.ldr.frattini", "axis.185.v_186", "axis.ram.ldr.ramcke", "axis.ram.art"]),
+    # the returning Folgore HQ before the Ramcke artillery, a lower piece
+    (PM, ("axis.ram.ldr.ramcke", "axis.ram.hq", "axis.ram.eng", "axis.ram.1_2", "axis.ram.1_3",
+          "axis.ram.2_5", "axis.ram.ram", "axis.185.viii_eng.1", "axis.185.viii_eng.2", "axis.185.v_186",
+          "axis.185.vi_186", "axis.185.vii_186", "axis.185.ii_187", "axis.185.iv_187", "axis.185.ix_187"), None,
+     ["axis.185.ldr.frattini", "axis.ram.art", "axis.185.art_1"]),
+])
+def test_rule_21_12_engine_takes_sticks_hq_battalions_returning_artillery(turn, drop, broken, want):
+    """Rule 21.12 leaves to the player which eligible sticks jump and in what
+    order; the engine's reading (docs/rules_coverage.csv, 21.12): the HQ
+    with its engineers, then the paratroop battalions, then a returning HQ
+    or leader, then the artillery, each kind by its lowest piece, within the
+    per-formation and per-turn limits (22.35)."""
+    from malta_sim.iod.rules import organisation
+
+    g = _all_sticks_game(turn, drop)
+    if broken:
+        organisation.break_down(g, g.static.unit(broken))        # in the Disbandment Box (13.1)
+    airborne.airborne_landing_phase(g)
+    got = [r["units"].split()[0] for r in _rows(g, "stick_drop")]
+    assert [x[:len(w)] for x, w in zip(got, want)] == want and len(got) == len(want)
