@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from malta_sim.hexgrid import Grid, IOD_GRID
+from malta_sim.hexgrid import IOD_GRID
 from malta_sim.iod import invasion as H, static as st
 from malta_sim.iod.rules import (airfields, amphibious, coastal_guns, coastal_guns as coastal,
                                  combat, militia, organisation, special_rules as special, warships)
@@ -640,25 +640,6 @@ def test_rule_16_12_aa_fire_statistical():
 
 
 # ----------------------------------------------------------------- 16.32
-def test_rule_16_32_militia_trigger_one_roll_per_hex():
-    """Rule 16.32: one roll per town/city hex per game; 16.36 stop when empty."""
-    g = IOD_GRID
-    H = g.n_hexes
-    town = np.zeros(H, dtype=np.bool_)
-    city = np.zeros(H, dtype=np.bool_)
-    town[g.index("1210")] = True
-    city[g.index("1809")] = True
-    rolled = np.zeros(H, dtype=np.bool_)
-    cup = np.ones(5, dtype=np.bool_)
-    out = np.full(5, -1, dtype=np.int32)
-    rs = kernel_stream(90)
-    militia.militia_trigger(rs, g.index("1310"), town, city, rolled, g.neighbour_table, cup, out)
-    assert rolled[g.index("1210")]
-    before = cup.copy()
-    militia.militia_trigger(rs, g.index("1210"), town, city, rolled, g.neighbour_table, cup, out)
-    assert (cup == before).all()  # already rolled: no new roll
-
-
 @nb.njit(cache=True)
 def _many_militia(rs, n, is_city):
     k = 0
@@ -675,10 +656,29 @@ def test_rule_16_32_militia_roll_statistical(is_city):
     assert binom_ok(k, N_DRAWS, militia.p_militia(is_city))
 
 
-def test_rule_16_31_cup():
-    rs = kernel_stream(95)
-    assert militia.initial_cup(5, 5, rs).sum() == 5
-    assert militia.initial_cup(5, 4, rs).sum() == 4
+@pytest.mark.parametrize("scenario, in_cup", [("hercules", 5), ("intro", 4)])
+def test_rule_16_31_militia_cup_at_set_up(scenario, in_cup):
+    """Rule 16.31 with the scenarios' militia (22.2, 22.3): Operation Hercules
+    starts with all five militia pieces in the cup, the Introductory Scenario
+    with four of the five drawn at random (the fifth out of play).  Over a few
+    set-ups each piece is sometimes the one left out (a random draw, not a
+    fixed piece)."""
+    from malta_sim import play
+    from malta_sim.iod.state import BOX_CUP
+
+    left_out = set()
+    for idx in range(12):
+        g = play.new_game(scenario, seed=5, game_index=idx)
+        t, s = g.static, g.state
+        mil = np.flatnonzero(t.utype == st.MILITIA)
+        assert len(mil) == 5
+        assert int((s.box[mil] == BOX_CUP).sum()) == in_cup
+        assert not (s.box[mil] == BOX_MAP).any()
+        left_out |= set(mil[s.box[mil] != BOX_CUP].tolist())
+    if in_cup == 5:
+        assert not left_out
+    else:             # 12 draws of one piece of five: fewer than 3 distinct has probability < 2e-4
+        assert len(left_out) >= 3
 
 
 def test_rule_16_41_air_support_markers():

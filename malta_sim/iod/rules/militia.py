@@ -23,7 +23,7 @@ from fractions import Fraction
 import numba as nb
 import numpy as np
 
-from malta_sim.rng import nb_die, nb_randint
+from malta_sim.rng import nb_die
 from malta_sim.iod import static as st
 from malta_sim.iod.state import (ALLIED, AXIS, BOX_CUP, BOX_ELIMINATED,
                     BOX_MAP)
@@ -59,122 +59,9 @@ def p_militia(is_city: bool) -> Fraction:
     return Fraction(4, 6) if is_city else Fraction(2, 6)
 
 
-@nb.njit(cache=True)
-def draw_from_cup(rs, cup):
-    """Draw one piece at random from the cup (rule 16.32).
-
-    Parameters
-    ----------
-    rs : uint64[4]
-        Per-game random state.
-    cup : bool[M]
-        True for each militia piece still in the cup; the drawn one is set False.
-
-    Returns
-    -------
-    int
-        Index of the drawn piece, or -1 when the cup is empty (16.36).
-    """
-    n = 0
-    for i in range(cup.shape[0]):
-        if cup[i]:
-            n += 1
-    if n == 0:
-        return -1
-    k = nb_randint(rs, n)
-    for i in range(cup.shape[0]):
-        if cup[i]:
-            if k == 0:
-                cup[i] = False
-                return i
-            k -= 1
-    return -1
-
-
-@nb.njit(cache=True)
-def militia_trigger(rs, entered_hex, is_town, is_city, rolled, neighbours, cup, out_hexes):
-    """Apply the militia rule to one Axis arrival (rule 16.32).
-
-    Parameters
-    ----------
-    rs : uint64[4]
-        Per-game random state (militia purpose).
-    entered_hex : int
-        Dense index of the hex the Axis unit entered (moved, landed, jumped).
-    is_town, is_city : bool[H]
-        Static town / city flags per hex.
-    rolled : bool[H]
-        Per-game record of town / city hexes already rolled for (updated).
-    neighbours : int32[H, 6]
-        Neighbour table (-1 off-grid).
-    cup : bool[M]
-        Militia pieces still in the cup (updated).
-    out_hexes : int32[M]
-        Output: hex where each drawn piece is placed (updated for drawn pieces).
-
-    Returns
-    -------
-    int
-        Number of militia pieces placed by this arrival.
-    """
-    placed = 0
-    for k in range(7):
-        h = entered_hex if k == 0 else neighbours[entered_hex, k - 1]
-        if h < 0:
-            continue
-        if not (is_town[h] or is_city[h]):
-            continue
-        if rolled[h]:
-            continue
-        # 16.36: stop rolling when the cup is empty.
-        any_left = False
-        for i in range(cup.shape[0]):
-            if cup[i]:
-                any_left = True
-        if not any_left:
-            return placed
-        rolled[h] = True
-        if militia_roll(rs, is_city[h]):
-            i = draw_from_cup(rs, cup)
-            if i >= 0:
-                out_hexes[i] = h
-                placed += 1
-    return placed
-
-
-def initial_cup(n_pieces: int, n_available: int, rs: np.ndarray) -> np.ndarray:
-    """Fill the militia cup at the start of a scenario (rule 16.31).
-
-    Parameters
-    ----------
-    n_pieces : int
-        Militia pieces in the counter mix (five).
-    n_available : int
-        Pieces the scenario makes available (Hercules 5, Introductory 4).
-    rs : uint64[4]
-        Per-game random state (militia purpose) for the random draw.
-
-    Returns
-    -------
-    bool[n_pieces]
-        True for pieces in the cup.
-    """
-    cup = np.zeros(n_pieces, dtype=np.bool_)
-    if n_available >= n_pieces:
-        cup[:] = True
-        return cup
-    pool = np.ones(n_pieces, dtype=np.bool_)
-    for _ in range(n_available):
-        i = draw_from_cup(rs, pool)
-        cup[i] = True
-    return cup
-
-
-# ====================================================================================
-# Moved from the invasion engine
-# ====================================================================================
 # =====================================================================================
-# Entering hexes: militia (16.32), coastal guns (16.58), strongpoints (16.22)
+# Entering hexes: militia (16.32); the cup is filled at set-up (16.31,
+# malta_sim.iod.setup.setup_scenario)
 # =====================================================================================
 def _militia_in_cup(game) -> list:
     """Militia pieces in the cup (16.32), ascending unit indices (Python ints)."""
