@@ -10,7 +10,12 @@ the same run, alternating old, new, old, new ... for ``--rounds`` rounds, each
 timing in a fresh process that plays ``--games`` games of ``--scenario`` under
 the default bots (or the named ``--axis-policy`` / ``--allied-policy``, which
 must exist in both versions: when the default bots of the two versions
-differ, naming the same pairing times the engines rather than the bots) with one worker, after a warm-up game (data, numba cache).
+differ, naming the same pairing times the engines rather than the bots) with one worker, after ``--warm``
+warm-up games of another seed (data, numba cache; default 10: a kernel loads
+from the cache the first time a game calls it with a new signature, and one
+warm-up game leaves a few of those loads, tens of milliseconds each, inside
+the timed games, more for the version with more kernels; ``--warm 1`` gives the
+figures of earlier runs).
 It reports each version's median games per CPU-second (the CPU time of the
 timing process, so a loaded machine slows both alike) and the ratio new/old
 with the range of the per-round ratios, and the same for game turns per
@@ -25,7 +30,7 @@ of a turn of each number, weighted alike (:func:`turn_matched_ratio`).
 ``REV`` is any git revision; it is checked out into a temporary worktree
 (removed at the end) and run from there, so its own package, data and numba
 cache folder are used.  The first round of each version includes no
-compilation: the warm-up game of a fresh cache compiles before the clock starts.
+compilation: the warm-up games of a fresh cache compile before the clock starts.
 
 Nothing is asserted.  Exit status 0 after printing the table; 2 when ``REV``
 is not a revision of this repository.
@@ -54,7 +59,7 @@ seq = importlib.import_module("malta_sim.iod.sequence"                    # the 
                               else "malta_sim.games.island_of_death.sequence")  # in either layout
 assert seq.__file__.startswith({root!r}), seq.__file__
 kw = {policies!r}
-run_games({scenario!r}, 1, {seed} + 1, n_jobs=1, **kw)          # warm-up: data, numba cache
+run_games({scenario!r}, {warm}, {seed} + 1, n_jobs=1, **kw)      # warm-up: data, numba cache
 per_turn = {{}}                                         # turn number -> [turns played, CPU seconds]
 _play_turn = seq.play_turn
 def _timed_turn(game):
@@ -78,10 +83,12 @@ print("TIMED " + json.dumps({{"cpu_s": cpu, "wall_s": wall, "games": len(df), "t
 """
 
 
-def time_version(root: Path, scenario: str, games: int, seed: int, policies: dict | None = None) -> dict:
+def time_version(root: Path, scenario: str, games: int, seed: int, policies: dict | None = None,
+                 warm: int = 10) -> dict:
     """Play ``games`` games of ``scenario`` with the package under ``root`` in a
     fresh process (``policies``: ``axis_policy`` / ``allied_policy`` keywords
-    of ``run_games``; default bots when empty).
+    of ``run_games``; default bots when empty), after ``warm`` untimed games
+    of seed ``seed + 1``.
 
     Returns
     -------
@@ -98,7 +105,8 @@ def time_version(root: Path, scenario: str, games: int, seed: int, policies: dic
     RuntimeError
         The child process failed (its last output is in the message).
     """
-    code = _TIMER.format(root=str(root), scenario=scenario, games=games, seed=seed, policies=dict(policies or {}))
+    code = _TIMER.format(root=str(root), scenario=scenario, games=games, seed=seed, policies=dict(policies or {}),
+                         warm=max(1, int(warm)))
     r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
     for line in r.stdout.splitlines():
         if line.startswith("TIMED "):
@@ -131,7 +139,7 @@ def turn_matched_ratio(old: dict, new: dict, min_count: int = 3) -> float:
 
 
 def compare(old_root: Path, new_root: Path, scenario: str, games: int, rounds: int, seed: int = 1942,
-            echo=print, policies: dict | None = None) -> dict:
+            echo=print, policies: dict | None = None, warm: int = 10) -> dict:
     """Alternate timings of the two versions; return per-round figures and medians.
 
     Returns
@@ -147,7 +155,7 @@ def compare(old_root: Path, new_root: Path, scenario: str, games: int, rounds: i
     for k in range(rounds):
         pair, tpair, turns = {}, {}, {}
         for name, root in (("old", old_root), ("new", new_root)):
-            t = time_version(root, scenario, games, seed, policies)
+            t = time_version(root, scenario, games, seed, policies, warm)
             turns[name] = t.get("per_turn", {})
             pair[name] = t["games"] / t["cpu_s"]
             tpair[name] = t.get("turns", 0) / t["cpu_s"]
@@ -172,12 +180,13 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=100, help="games per timing (default 100)")
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
     ap.add_argument("--seed", type=int, default=1942)
+    ap.add_argument("--warm", type=int, default=10, help="untimed warm-up games before each timing (default 10)")
     ap.add_argument("--axis-policy", default=None, help="Axis bot in both versions (default: each version's default)")
     ap.add_argument("--allied-policy", default=None, help="Allied bot in both versions (default: each version's default)")
     a = ap.parse_args(argv)
     policies = {k: v for k, v in (("axis_policy", a.axis_policy), ("allied_policy", a.allied_policy)) if v}
-    if a.games < 1 or a.rounds < 1:
-        ap.error("--games and --rounds must be at least 1")
+    if a.games < 1 or a.rounds < 1 or a.warm < 1:
+        ap.error("--games, --rounds and --warm must be at least 1")
     ok = subprocess.run(["git", "rev-parse", "--verify", f"{a.rev}^{{commit}}"], cwd=ROOT,
                         capture_output=True, text=True)
     if ok.returncode != 0:
@@ -190,8 +199,9 @@ def main(argv=None) -> int:
                        check=True, capture_output=True)
         try:
             bots = ", ".join(f"{k} {v}" for k, v in policies.items()) or "default bots"
-            print(f"{a.scenario}, {a.games} games per timing, {a.rounds} rounds, {bots}; old = {sha}, new = this checkout")
-            res = compare(old_root, ROOT, a.scenario, a.games, a.rounds, a.seed, policies=policies)
+            print(f"{a.scenario}, {a.games} games per timing after {a.warm} warm-up games, {a.rounds} rounds, "
+                  f"{bots}; old = {sha}, new = this checkout")
+            res = compare(old_root, ROOT, a.scenario, a.games, a.rounds, a.seed, policies=policies, warm=a.warm)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old_root)], cwd=ROOT,
                            capture_output=True)

@@ -174,14 +174,14 @@ def test_old_vs_new_times_both_versions_in_turns():
     from benchmarks import old_vs_new as OV
 
     seen = []
-    res = OV.compare(ROOT, ROOT, "intro", 1, 1, echo=seen.append)
+    res = OV.compare(ROOT, ROOT, "intro", 1, 1, echo=seen.append, warm=1)
     assert len(res["old"]) == len(res["new"]) == len(res["ratios"]) == 1
     assert res["median_old"] > 0 and res["median_new"] > 0
     assert res["median_ratio"] == pytest.approx(res["median_new"] / res["median_old"])
     assert seen and seen[0].startswith("round 1/1")
     assert OV.main(["no-such-revision-xyz"]) == 2
     # a named pairing reaches the timed games
-    t = OV.time_version(ROOT, "hercules", 1, 5, {"axis_policy": "cautious", "allied_policy": "static"})
+    t = OV.time_version(ROOT, "hercules", 1, 5, {"axis_policy": "cautious", "allied_policy": "static"}, warm=2)
     assert t["bots"] == ["cautious", "static"] and t["games"] == 1
     # every turn of the timed game is timed, by its turn number (Hercules starts on turn 0)
     per = {int(k): v for k, v in t["per_turn"].items()}
