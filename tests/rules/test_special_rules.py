@@ -10,6 +10,7 @@ frequencies with the exact probabilities by a binomial or chi-square test at sig
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 
 import numba as nb
 import numpy as np
@@ -24,7 +25,7 @@ from malta_sim.iod.rules import (amphibious, combat, organisation, special_rules
 from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, BOX_NOT_YET, BOX_REMOVED
 from malta_sim.play import new_game
 
-from tests.conftest import (binom_ok, clear_allied, hercules_game, hex_index, kernel_stream, make,
+from tests.conftest import (binom_ok, clear_allied, h, hercules_game, hex_index, kernel_stream, make,
                             N_DRAWS, random_position, Scripted, static, u)
 from tests.oracles import iod_rules as ref
 
@@ -367,3 +368,222 @@ def test_barred_equals_plain_on_random_positions(turn):
             held = [u for u in cand.tolist() if t.utype[u] == st.ARTILLERY and got[u]]
             seen += len(held)
     assert seen > 0 or turn > 1
+
+
+# ----------------------------------------------------------------- 17.5 air attacks, played
+class _Bots:
+    """One side's decisions for the tests below: the air attack plan
+    (17.52), the stragglers that try (17.8) and the strongpoints dismantled
+    (16.25) are given, and what the engine offers is recorded; every other
+    decision as the game's own bot."""
+
+    def __init__(self, base, plan=None, dismantle=()):
+        self.base = base
+        self.plan = plan or {}
+        self.dismantle = list(dismantle)
+        self.asked_air: list = []
+        self.asked_stragglers: list = []
+        self.asked_dismantle: list = []
+
+    def __getattr__(self, name):
+        return getattr(self.base, name)
+
+    def air_attacks(self, game, guns, n, aa_near):
+        self.asked_air.append((sorted(guns), int(n)))
+        return dict(self.plan)
+
+    def stragglers(self, game, units):
+        self.asked_stragglers.append(sorted(int(x) for x in units))
+        return list(units)
+
+    def dismantle_strongpoints(self, game, strongpoints, max_n):
+        self.asked_dismantle.append(int(max_n))
+        k = self.dismantle.pop(0) if self.dismantle else 0
+        return sorted(strongpoints)[:k]
+
+    def engineer_hex(self, game, options):
+        return options[-1]
+
+
+def _air_game(weather=0, cut=0, plan=None):
+    """A Hercules game on 29 June (14 air attacks, 17.51) with the given
+    weather, Royal Navy cut (17.6) and Axis air attack plan."""
+    g = hercules_game()
+    g.state.turn[0] = 0
+    g.state.weather[0] = weather
+    g.state.air_attacks_cut[0] = cut
+    bot = _Bots(g.policies[AXIS], plan=plan)
+    g.policies = (bot, g.policies[ALLIED])
+    return g, bot
+
+
+def _unit_of(g, row):
+    """The one unit an event row names."""
+    return g.static.unit(row["units"])
+
+
+def _guns(g):
+    t = g.static
+    return sorted(int(x) for x in g.on_map(ALLIED) if t.utype[x] == st.COASTAL_GUN)
+
+
+def test_rule_17_52_air_attacks_resolved_per_gun_as_planned():
+    """17.51 / 17.52: on 29 June in Clear weather the Axis has 14 air
+    attacks; each gun given attacks is attacked (a gun given none is not,
+    and does not stop the others), a gun is destroyed exactly when its attack
+    is logged as a hit, and no attack is left once all 14 are assigned."""
+    g0, _ = _air_game()
+    guns = _guns(g0)
+    assert len(guns) >= 3
+    plan = {guns[0]: 0, guns[1]: 1, guns[2]: 13}
+    g, bot = _air_game(plan=plan)
+    special_rules.air_attacks(g)
+    assert bot.asked_air == [(guns, 14)]
+    rows = [r for r in g.events.rows if r["action"] == "air_attack"]
+    assert sorted(_unit_of(g, r) for r in rows) == [guns[1], guns[2]]
+    for r in rows:
+        gone = g.state.box[_unit_of(g, r)] != BOX_MAP
+        assert (r["result"] == "destroyed") == gone
+    assert g.state.box[guns[0]] == BOX_MAP
+    assert int(g.state.air_attacks_left[0]) == 0
+
+
+def test_rule_17_51_one_air_attack_left_after_the_royal_navy_cut():
+    """17.51 / 17.6: 14 air attacks less 13 cut by the Royal Navy leave one;
+    the Axis is offered it, uses it on a gun, and none is left."""
+    g0, _ = _air_game()
+    gun = _guns(g0)[0]
+    g, bot = _air_game(cut=13, plan={gun: 1})
+    special_rules.air_attacks(g)
+    assert bot.asked_air == [(_guns(g0), 1)]
+    assert [_unit_of(g, r) for r in g.events.rows if r["action"] == "air_attack"] == [gun]
+    assert int(g.state.air_attacks_left[0]) == 0
+
+
+def test_rule_17_51_rain_loses_every_air_attack():
+    """17.51: in Rainy weather all air attacks of the day are lost: the Axis
+    has none to assign, no gun is attacked."""
+    from malta_sim.iod.state import RAINY
+
+    g, bot = _air_game(weather=RAINY)
+    special_rules.air_attacks(g)
+    assert bot.asked_air == [] and int(g.state.air_attacks_left[0]) == 0
+    assert not [r for r in g.events.rows if r["action"] == "air_attack"]
+
+
+def test_rule_17_52_illegal_air_attack_plans():
+    """17.52 / 17.53: more attacks than available, an attack on a piece that
+    is no coastal gun, or a negative number of attacks is refused."""
+    g0, _ = _air_game()
+    guns = _guns(g0)
+    other = [int(x) for x in g0.on_map(ALLIED) if g0.static.utype[x] != st.COASTAL_GUN][0]
+    for plan in ({guns[0]: 8, guns[1]: 7}, {other: 1}, {guns[0]: -1}):
+        g, _ = _air_game(plan=plan)
+        with pytest.raises(IllegalDecision, match="17.52"):
+            special_rules.air_attacks(g)
+
+
+# ----------------------------------------------------------------- 17.7 delayed reaction, played
+def _hex_at(d, frm="1311"):
+    """The first land hex at distance ``d`` from ``frm`` (a hex id)."""
+    t = static()
+    i = t.grid.index(frm)
+    cand = np.flatnonzero((t.grid.distance_table[i] == d) & t.land)
+    return t.grid.hex_id(int(cand[0]))
+
+
+@pytest.mark.parametrize("turn,radius", [(0, 4), (1, 7)])
+def test_rule_17_7_allied_unit_moves_only_with_an_axis_unit_near(turn, radius):
+    """17.7: on 29 June AM (noon) an Allied battalion may move only when an
+    Axis ground unit is within 4 (7) hexes of it; one hex farther it may not.
+    From the afternoon turn on it may move either way."""
+    from malta_sim.iod.rules import movement
+
+    for d in (radius, radius + 1):
+        g = make({"1311": ["allied.uk.8m"], _hex_at(d): ["axis.4.1_34"]}, turn=turn, scenario="hercules")
+        assert movement.movable(g, u("allied.uk.8m")) == (d <= radius)
+        g.state.turn[0] = 2
+        assert movement.movable(g, u("allied.uk.8m"))
+
+
+@pytest.mark.parametrize("turn", [0, 1])
+def test_rule_17_7_does_not_apply_in_the_introductory_scenario(turn):
+    """17.7: the rule does not apply in the Introductory Scenario: an Allied
+    battalion with no Axis unit anywhere near may move on turns 0 and 1."""
+    from malta_sim.iod.rules import movement
+
+    g = make({"1311": ["allied.uk.8m"], _hex_at(9): ["axis.4.1_34"]}, turn=turn, scenario="intro")
+    assert movement.movable(g, u("allied.uk.8m"))
+
+
+# ----------------------------------------------------------------- 17.8 stragglers, played
+def _straggler_game():
+    g = hercules_game()
+    clear_allied(g)
+    s = g.state
+    s.turn[0] = 4
+    bot = _Bots(g.policies[AXIS])
+    g.policies = (bot, g.policies[ALLIED])
+    return g, bot
+
+
+def _put(g, x, hex_id, reduced):
+    s = g.state
+    s.box[x], s.hex[x] = BOX_MAP, hex_index(g, hex_id)
+    s.reduced[x] = reduced
+    s.level[x] = 1 if reduced else 0
+
+
+def test_rule_17_8_who_may_try_to_recover():
+    """17.8: the reduced paratroop companies on the map that are not adjacent
+    to an enemy unit may try (one two hexes away may); one adjacent to an
+    Allied unit, one at full strength and one off the map are not offered.
+    Those that try may not move this turn (17.81)."""
+    g, bot = _straggler_game()
+    s = g.state
+    p = [int(x) for x in H.inv_static(g).straggler_pieces[:5]]
+    s.box[u("allied.uk.8m")], s.hex[u("allied.uk.8m")] = BOX_MAP, hex_index(g, "1311")
+    _put(g, p[0], _hex_at(6), True)                # far
+    _put(g, p[1], "1310", True)                    # adjacent to the Allied battalion
+    _put(g, p[2], _hex_at(2), True)                # two hexes away
+    _put(g, p[3], _hex_at(6), False)               # full strength
+    s.box[p[4]], s.hex[p[4]], s.reduced[p[4]] = BOX_NOT_YET, -1, True      # off the map
+    special_rules.stragglers(g)
+    assert bot.asked_stragglers == [sorted([p[0], p[2]])]
+    assert s.moved[p[0]] and s.moved[p[2]] and not s.moved[p[1]]
+    assert s.straggler_turn[p[0]] == g.turn and s.straggler_turn[p[2]] == g.turn
+
+
+def test_rule_17_8_a_six_restores_full_strength():
+    """17.8: each company that tries turns to its full-strength side on a 6
+    (binomial test at 1e-4 over many tries); one that recovers is at full
+    strength, the others stay reduced."""
+    g, bot = _straggler_game()
+    s = g.state
+    pieces = [int(x) for x in H.inv_static(g).straggler_pieces]
+    far = [int(x) for x in np.flatnonzero(g.static.land)][: len(pieces)]
+    k = n = 0
+    for _ in range(40):
+        for x, hx in zip(pieces, far):
+            s.box[x], s.hex[x], s.reduced[x], s.level[x], s.moved[x] = BOX_MAP, hx, True, 1, False
+        g.events.rows.clear()
+        special_rules.stragglers(g)
+        up = {_unit_of(g, r) for r in g.events.rows if r["action"] == "straggler_recovered"}
+        for x in pieces:
+            assert bool(s.reduced[x]) == (x not in up)
+            assert int(s.level[x]) == (0 if x in up else 1)
+        k += len(up)
+        n += len(pieces)
+    assert binom_ok(k, n, Fraction(1, 6))
+
+
+@pytest.mark.parametrize("turn,radius", [(0, 4), (1, 7)])
+def test_rule_17_7_allied_artillery_supports_only_with_an_axis_unit_near(turn, radius):
+    """17.7: on 29 June AM (noon) Allied artillery may give defensive support
+    only when an Axis ground unit is within 4 (7) hexes of the artillery;
+    one hex farther it may not support the battalion next to it."""
+    for d in (radius, radius + 1):
+        g = make({"1311": ["allied.uk.art_12"], "1310": ["allied.uk.8m"], _hex_at(d): ["axis.4.1_34"]},
+                 turn=turn, scenario="hercules")
+        got = combat.defensive_options(g, ALLIED, [h("1310")])
+        assert got == ({h("1310"): [u("allied.uk.art_12")]} if d <= radius else {})

@@ -690,6 +690,16 @@ def test_rule_16_41_air_support_markers():
     assert special.air_support_markers(CLEAR, 1) == 2
 
 
+def test_rule_17_6_royal_navy_cut_leaves_no_fewer_than_zero_air_support_markers():
+    """16.41 / 17.6: a Royal Navy cut of one marker on a Rainy day (no
+    markers), or of two on a Cloudy day (one marker), leaves none, not a
+    negative number."""
+    from malta_sim.iod.state import CLOUDY, RAINY
+
+    assert special.air_support_markers(RAINY, 1) == 0
+    assert special.air_support_markers(CLOUDY, 2) == 0
+
+
 def test_rule_16_25_engineers_from_strongpoints():
     assert special.engineers_from_dismantling(4, 0) == 1
     assert special.engineers_from_dismantling(8, 1) == 1
@@ -719,6 +729,61 @@ def test_rule_16_25_hercules_engineers_enter_from_the_not_yet_box():
     assert (s.box[eng] == BOX_MAP).all() and int(s.strongpoints_dismantled[0]) == 8
     special.dismantle_strongpoints(g)                    # both placed: no more (16.25)
     assert int(s.strongpoints_dismantled[0]) == 8
+
+
+class _Dismantler:
+    """The Allied player of the 16.25 test below: dismantles the given numbers
+    of strongpoints, one number per Initial Segment (the lowest pieces
+    offered), puts each engineer company on the last hex offered, and records
+    the most strongpoints the engine lets it dismantle each time; every other
+    decision as the game's own bot."""
+
+    def __init__(self, base, counts):
+        self.base, self.counts, self.offered = base, list(counts), []
+
+    def __getattr__(self, name):
+        return getattr(self.base, name)
+
+    def dismantle_strongpoints(self, game, strongpoints, max_n):
+        self.offered.append(int(max_n))
+        return sorted(strongpoints)[: self.counts.pop(0)] if self.counts else []
+
+    def engineer_hex(self, game, options):
+        return options[-1]
+
+
+def test_rule_16_25_one_engineer_per_four_strongpoints_at_most_eight():
+    """Rule 16.25: every four strongpoints dismantled (in total, over several
+    Initial Segments) put one British engineer company on the hex of a
+    dismantled strongpoint, and only eight may be dismantled for the two
+    companies: 2 dismantled place none (6 more allowed), 5 more (7) place the
+    first (one more allowed), the 8th places the second, then none is
+    offered.  Asked for everything at once, the Allied player gets eight.
+    Dismantled strongpoints leave the map; the engineers join the Allied
+    formation."""
+    from malta_sim.iod.state import BOX_REMOVED
+
+    for counts, offered, placed in (([2, 5, 1, 3], [8, 6, 1], [0, 1, 2]), ([99, 99], [8], [2])):
+        g = hercules_game()
+        s, t = g.state, g.static
+        bot = _Dismantler(g.policies[ALLIED], counts)
+        g.policies = (g.policies[AXIS], bot)
+        eng = [int(x) for x in np.flatnonzero((t.side == ALLIED) & (t.utype == st.ENGINEER))]
+        sps = [int(x) for x in np.flatnonzero((t.side == ALLIED) & (t.utype == st.STRONGPOINT)
+                                              & (s.box == BOX_MAP))]
+        sp_hex = {x: int(s.hex[x]) for x in sps}
+        got = []
+        for _ in range(len(counts)):
+            special.dismantle_strongpoints(g)
+            got.append(sum(s.box[e] == BOX_MAP for e in eng))
+        assert bot.offered == offered
+        assert got[: len(placed)] == placed and got[-1] == 2
+        gone = [x for x in sps if s.box[x] == BOX_REMOVED]
+        assert len(gone) == 8 and int(s.strongpoints_dismantled[0]) == 8
+        assert all(s.hex[x] == -1 for x in gone)
+        for e in eng:
+            assert int(s.hex[e]) in {sp_hex[x] for x in gone}
+            assert s.formation[e] == s.formation[u("allied.uk.8m")]
 
 
 def test_line_of_fire_memo_equals_direct_check():
