@@ -369,3 +369,182 @@ def test_rule_18_33_chirelson_lands_with_the_4th_division_hq():
     rows = [r["units"].split() for r in g.events.rows if r["action"] == "landing"]
     with_hq = [r for r in rows if "axis.4.hq" in r]
     assert len(with_hq) == 1 and "axis.4.ldr.chirelson" in with_hq[0]
+
+
+# ----------------------------------------------------------------- 18.6 water's edge combat, on the map
+class _WatersEdge:
+    """Both sides' bots for water's edge combat (18.61, 18.62): the Allied bot
+    records the fire options it is offered and fires with the units ``fire``
+    chooses (default: each unit at the first hex offered); each side's
+    ``choose_loss`` records the units offered and takes the lowest index."""
+
+    def __init__(self, fire=None):
+        from tests.conftest import Scripted
+
+        rec = self
+
+        class Axis(Scripted):
+            def choose_loss(self, game, units, reason):
+                rec.losses.append((AXIS, reason, sorted(int(x) for x in units)))
+                return sorted(units)[0]
+
+        class Allied(Scripted):
+            def waters_edge_attacks(self, game, options):
+                rec.offered.append({int(a): [int(b) for b in v] for a, v in options.items()})
+                return fire(options) if fire else {a: v[0] for a, v in options.items()}
+
+            def choose_loss(self, game, units, reason):
+                rec.losses.append((ALLIED, reason, sorted(int(x) for x in units)))
+                return sorted(units)[0]
+
+        self.offered: list = []
+        self.losses: list = []
+        self.policies = (Axis(AXIS), Allied(ALLIED))
+
+
+def _on_map(g, hex_id, *names):
+    from tests.conftest import u
+    s, t = g.state, g.static
+    h = t.grid.index(hex_id)
+    out = []
+    for n in names:
+        x = u(n)
+        s.box[x], s.hex[x], s.box_slot[x] = BOX_MAP, h, -1
+        s.level[x], s.steps_lost[x] = 0, 0
+        out.append(x)
+    return out
+
+
+def test_rule_18_61_units_that_may_fire_at_the_waters_edge():
+    """Rule 18.61 (16.57): the Allied units offered water's edge fire are those
+    adjacent to a beach hex with newly landed Axis units, not across an
+    all-water hexside, each with the beach hexes it is adjacent to; leaders,
+    coastal guns and units of attack strength 0 never fire; Axis units next to
+    another landing hex are not offered."""
+    from tests.conftest import u
+    g = hercules_game()
+    clear_allied(g)
+    we = _WatersEdge(fire=lambda options: {})
+    g.policies = we.policies
+    t = g.static
+    landed = _on_map(g, "0807", "axis.un.sm_1") + _on_map(g, "1207", "axis.un.sm_2") \
+        + _on_map(g, "1308", "axis.un.sm_3")
+    _on_map(g, "0908", "allied.uk.8m")                         # across the all-water hexside of 0807
+    _on_map(g, "0808", "allied.uk.2rwk")
+    _on_map(g, "1208", "allied.ldr.beak", "allied.hq.malta", "allied.uk.11lf")
+    _on_map(g, "1408", "allied.raf.tak", "allied.cg.heavy.1", "allied.uk.a_1c")
+    assert [int(x) for x in t.neighbours[t.grid.index("0807")]].index(t.grid.index("0908")) \
+        < [int(x) for x in t.neighbours[t.grid.index("0807")]].index(t.grid.index("0808"))
+    before = len(g.events.rows)
+    amphibious.waters_edge_combat(g, landed)
+    b0807, b1207, b1308 = (t.grid.index(x) for x in ("0807", "1207", "1308"))
+    assert we.offered == [{u("allied.uk.2rwk"): [b0807],
+                           u("allied.uk.11lf"): [b1207, b1308],
+                           u("allied.uk.a_1c"): [b1308]}]
+    assert not we.losses and len(g.events.rows) == before           # no one fired
+
+
+def test_rule_18_61_no_fire_without_an_adjacent_allied_unit():
+    """Rule 18.61: with no Allied unit able to fire next to the landing hex, the
+    Allied player is offered nothing (a unit farther off, a leader and a
+    coastal gun next to it do not count)."""
+    g = hercules_game()
+    clear_allied(g)
+    we = _WatersEdge()
+    g.policies = we.policies
+    landed = _on_map(g, "1308", "axis.un.sm_1")
+    _on_map(g, "1309", "allied.ldr.beak", "allied.cg.heavy.1")
+    _on_map(g, "1410", "allied.uk.8m")                           # two hexes off
+    amphibious.waters_edge_combat(g, landed)
+    assert we.offered == [] and we.losses == []
+    _on_map(g, "0908", "allied.uk.2rwk")                         # only across the all-water hexside
+    amphibious.waters_edge_combat(g, _on_map(g, "0807", "axis.un.sm_2"))
+    assert we.offered == [] and we.losses == []
+
+
+def test_rule_18_61_fire_at_a_hex_not_adjacent_is_illegal():
+    """Rule 18.61: a unit may fire only at a beach hex it is adjacent to."""
+    g = hercules_game()
+    clear_allied(g)
+    t = g.static
+    far = t.grid.index("0807")
+    we = _WatersEdge(fire=lambda options: {a: far for a in options})
+    g.policies = we.policies
+    landed = _on_map(g, "1308", "axis.un.sm_1") + _on_map(g, "0807", "axis.un.sm_2")
+    _on_map(g, "1309", "allied.uk.8m")
+    with pytest.raises(IllegalDecision):
+        amphibious.waters_edge_combat(g, landed)
+
+
+def test_rule_18_6_waters_edge_fire_on_the_games_dice():
+    """Rules 18.61-18.63 on the game's own dice: each attacked beach hex is
+    fired at with the total strength of its attackers (one die on the Water's
+    Edge Combat Table, each X eliminates one Axis unit of the Axis player's
+    choice, leaders never); then each attacked hex with Axis units left fires
+    back with the strength of all of them (leaders add nothing), each X one
+    step of an Allied unit of the Allied player's choice in any adjacent hex
+    (not a leader or coastal gun); a hex whose landed units were all
+    eliminated does not fire.  Thirty landings, each predicted die by die."""
+    from malta_sim.rng import nb_die
+    from tests.conftest import u
+
+    g = hercules_game()
+    clear_allied(g)
+    t = g.static
+    s = g.state
+    inv = H.inv_static(g)
+    p, q = t.grid.index("1308"), t.grid.index("1415")
+    assert t.grid.index("1315") == int(t.neighbours[q, 5])         # the last direction
+    lone = u("axis.un.sm_1")
+    trio = [u("axis.un.sm_2"), u("axis.un.sm_3"), u("axis.un.sm_4")]
+    ldr = u("axis.4.ldr.chirelson")
+    bn_p, bn_q = u("allied.uk.8m"), u("allied.uk.2rwk")
+
+    def table(strength, die):
+        col = amphibious.waters_edge_column(strength, inv.we_col_min)
+        return 0 if col < 0 else int(inv.we_table[col, die - 1])
+
+    seen = {"axis_x": 0, "allied_x": 0, "emptied": 0}
+    for trial in range(30):
+        we = _WatersEdge()
+        g.policies = we.policies
+        landed = _on_map(g, "1308", "axis.un.sm_1") \
+            + _on_map(g, "1415", "axis.un.sm_2", "axis.un.sm_3", "axis.un.sm_4", "axis.4.ldr.chirelson")
+        _on_map(g, "1309", "allied.uk.8m")
+        _on_map(g, "1315", "allied.uk.2rwk", "allied.ldr.beak", "allied.cg.heavy.1")
+        rows = len(g.events.rows)
+        dice = H.nstate(g, "combat").copy()
+        # the prediction, as printed
+        alive = {p: [lone], q: list(trio)}
+        want_lost = {bn_p: 0, bn_q: 0}
+        want_losses = []
+        for b, a in ((p, bn_p), (q, bn_q)):                               # 18.61, hexes in order
+            if table(H.attack_strength(g, a), nb_die(dice)):
+                want_losses.append((AXIS, "water's edge 18.61", sorted(alive[b])))
+                alive[b] = sorted(alive[b])[1:]
+                seen["allied_x"] += 1
+        for b, a in ((p, bn_p), (q, bn_q)):                               # 18.62
+            if not alive[b]:
+                seen["emptied"] += 1
+                continue
+            strength = sum(H.attack_strength(g, x) for x in alive[b])
+            if table(strength, nb_die(dice)):
+                want_losses.append((ALLIED, "water's edge 18.62", [a]))
+                want_lost[a] += 1
+                seen["axis_x"] += 1
+        amphibious.waters_edge_combat(g, landed)
+        assert we.offered == [{bn_p: [p], bn_q: [q]}]
+        assert we.losses == want_losses
+        assert np.array_equal(H.nstate(g, "combat"), dice)                # one die per fire, no more
+        for b in (p, q):
+            assert sorted(int(x) for x in g.units_at(b, AXIS) if x != ldr) == alive[b]
+        assert s.box[ldr] == BOX_MAP and s.hex[ldr] == q                  # leaders are never hit
+        assert {a: int(s.level[a]) for a in (bn_p, bn_q)} == want_lost     # steps, no retreat (18.63)
+        assert all(s.hex[a] == h for a, h in ((bn_p, t.grid.index("1309")), (bn_q, t.grid.index("1315"))))
+        logged = g.events.rows[rows:]
+        assert [r["action"] for r in logged if r["action"] == "waters_edge_allied"] == ["waters_edge_allied"] * 2
+        axis_rows = [r for r in logged if r["action"] == "waters_edge_axis"]
+        assert [r["units"].split() for r in axis_rows] == [[t.names[x] for x in alive[b]] for b in (p, q) if alive[b]]
+        for x in [lone] + trio + [ldr] + [bn_p, bn_q]:
+            s.box[x], s.hex[x] = 9, -1
+    assert seen["allied_x"] and seen["axis_x"] and seen["emptied"]
