@@ -548,3 +548,169 @@ def test_rule_18_6_waters_edge_fire_on_the_games_dice():
         for x in [lone] + trio + [ldr] + [bn_p, bn_q]:
             s.box[x], s.hex[x] = 9, -1
     assert seen["allied_x"] and seen["axis_x"] and seen["emptied"]
+
+
+# ----------------------------------------------------------------- 18.5, 18.7, 18.8, 18.91: one wave lands
+class _Beach:
+    """Bots for a wave landing: the Axis bot records the beach moves it is
+    offered (18.7) and answers from ``moves`` (a list of callables ``opts ->
+    hex or None``, one per call; None when exhausted), reforms every battalion
+    offered (13.2), takes the lowest-index unit as a loss; the Allied bot
+    records its water's edge options and never fires."""
+
+    def __init__(self, moves=()):
+        from tests.conftest import Scripted
+
+        rec = self
+        self.moves, self.reform_offers, self.we_offers = [], [], []
+        answers = list(moves)
+
+        class Axis(Scripted):
+            def one_hex_move(self, game, unit, options, reason):
+                rec.moves.append((int(unit), list(options)))
+                return answers.pop(0)(options) if answers else None
+
+            def reforms(self, game, options):
+                rec.reform_offers.append(list(options))
+                return list(options)
+
+        class Allied(Scripted):
+            def waters_edge_attacks(self, game, options):
+                rec.we_offers.append({int(a): list(v) for a, v in options.items()})
+                return {}
+
+        self.policies = (Axis(AXIS), Allied(ALLIED))
+
+
+def _to_box(g, wave, beach, *names):
+    from tests.conftest import u
+    s = g.state
+    out = []
+    for n in names:
+        x = u(n)
+        s.box[x], s.box_slot[x], s.hex[x] = wave, beach, -1
+        s.steps_lost[x], s.level[x] = 0, 0
+        out.append(x)
+    return out
+
+
+def test_rule_18_5_landing_losses_on_the_games_dice():
+    """Rule 18.5 on the game's own dice: every unit landed (HQs and leaders
+    excepted) within two hexes of an Allied unit rolls one die, +2 when its
+    beach hex is adjacent to one, +1 at two hexes; 7 or more eliminates it; a
+    unit farther off does not roll.  Thirty landings, each die predicted."""
+    from malta_sim.rng import nb_die
+    from tests.conftest import u
+
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    d = t.grid.distance_table
+    raf = u("allied.raf.tak")                                   # attack 0: no water's edge fire
+    near = [int(x) for x in np.flatnonzero(t.land & ~t.beach)
+             if {1, 2} <= {int(d[b, x]) for b in beaches} and max(d[b, x] for b in beaches) >= 3][0]
+    s.box[raf], s.hex[raf] = BOX_MAP, near
+    ba = [b for b in beaches if d[b, near] == 1][0]
+    bb = [b for b in beaches if d[b, near] == 2][0]
+    bc = [b for b in beaches if d[b, near] >= 3][0]
+    seen = set()
+    for trial in range(30):
+        bot = _Beach()
+        g.policies = bot.policies
+        at_a = _to_box(g, BOX_FIRST_WAVE, ba, "axis.4.hq", "axis.4.ldr.chirelson", "axis.4.eng_11.1", "axis.un.sm_2")
+        at_b = _to_box(g, BOX_FIRST_WAVE, bb, "axis.4.eng_11.2")
+        at_c = _to_box(g, BOX_FIRST_WAVE, bc, "axis.un.sm_6")
+        rows = len(g.events.rows)
+        dice = H.nstate(g, "landing").copy()
+        lost = []
+        for x in sorted(at_a[2:] + at_b + at_c):                 # the HQ and the leader never roll
+            dist = int(d[s.box_slot[x], near])
+            if dist <= 2 and nb_die(dice) + (2 if dist == 1 else 1) >= 7:
+                lost.append(x)
+                seen.add(dist)
+        amphibious.land_wave(g, BOX_FIRST_WAVE)
+        assert np.array_equal(H.nstate(g, "landing"), dice)
+        assert [x for x in at_a + at_b + at_c if s.box[x] != BOX_MAP] == [x for x in at_a + at_b + at_c if x in lost]
+        assert all(s.hex[x] == ba for x in at_a if x not in lost)
+        logged = [r for r in g.events.rows[rows:] if r["action"] == "landing_loss"]
+        assert sorted(u(r["units"]) for r in logged) == sorted(lost)
+        for x in at_a + at_b + at_c:
+            s.box[x], s.hex[x] = 9, -1
+    assert seen == {1, 2}
+
+
+def test_rule_18_91_18_8_a_blocked_beach_sends_its_unit_back_and_the_second_wave():
+    """Rule 18.91: a unit whose beach hex became Allied-occupied (after the
+    boxes were filled) goes back to its Follow-up box; the other units of the
+    wave still land.  4.22 e and i (18.5, 18.8): the First and then the Second
+    Wave land, each logged under its rule."""
+    from tests.conftest import u
+
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    ba, bc, bd = t.grid.index("1415"), t.grid.index("2115"), t.grid.index("1815")
+    bot = _Beach()
+    g.policies = bot.policies
+    back = _to_box(g, BOX_FIRST_WAVE, ba, "axis.4.eng_11.1")
+    on = _to_box(g, BOX_FIRST_WAVE, bc, "axis.un.sm_2")
+    second = _to_box(g, BOX_SECOND_WAVE, bd, "axis.4.eng_11.2")
+    inf = u("allied.uk.8m")
+    s.box[inf], s.hex[inf] = BOX_MAP, ba                          # an uprising took the beach
+    rows = len(g.events.rows)
+    amphibious.land_wave(g, BOX_FIRST_WAVE)
+    assert s.box[back[0]] == BOX_FOLLOW_UP and s.box_slot[back[0]] == z and s.hex[back[0]] < 0
+    assert s.box[on[0]] == BOX_MAP and s.hex[on[0]] == bc
+    assert s.box[second[0]] == BOX_SECOND_WAVE
+    amphibious.land_wave(g, BOX_SECOND_WAVE)
+    assert s.box[second[0]] == BOX_MAP and s.hex[second[0]] == bd
+    landing = [(r["rule"], r["units"]) for r in g.events.rows[rows:] if r["action"] == "landing"]
+    assert landing == [("18.5", "axis.un.sm_2"), ("18.8", "axis.4.eng_11.2")]
+
+
+def test_rule_18_6_18_7_waters_edge_then_beach_movement_out_of_enemy_zoc():
+    """Rules 18.6, 18.7: after the landing the Allied units next to a landed
+    unit are offered water's edge fire; then each landed unit not in an enemy
+    ZOC may move one hex (the player may decline for one unit and move
+    another); a landed unit in an Allied ZOC may not move."""
+    from tests.conftest import u
+
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    ba, bc, bd = t.grid.index("1415"), t.grid.index("2115"), t.grid.index("1815")
+    bn = u("allied.uk.8m")
+    s.box[bn], s.hex[bn] = BOX_MAP, t.grid.index("1315")            # next to 1415 only
+    bot = _Beach(moves=[lambda opts: None, lambda opts: opts[0]])
+    g.policies = bot.policies
+    hq = _to_box(g, BOX_FIRST_WAVE, ba, "axis.4.hq")[0]            # an HQ: no landing loss (18.5)
+    stay = _to_box(g, BOX_FIRST_WAVE, bc, "axis.4.eng_11.1")[0]
+    go = _to_box(g, BOX_FIRST_WAVE, bd, "axis.un.sm_2")[0]
+    amphibious.land_wave(g, BOX_FIRST_WAVE)
+    assert bot.we_offers == [{bn: [ba]}]                            # 18.61
+    assert [m[0] for m in bot.moves] == [stay, go]                  # not the HQ in the ZOC
+    assert s.hex[hq] == ba and s.hex[stay] == bc
+    to = bot.moves[1][1][0]
+    assert s.hex[go] == to and t.grid.distance_table[to, bd] == 1
+
+
+def test_rule_18_7_companies_landed_together_reform():
+    """Rule 18.7 (13.2): companies of one battalion that landed in one hex may
+    reform it there after the beach movement."""
+    from tests.conftest import u
+
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    bc = t.grid.index("2115")
+    bn = u("axis.4.1_33")
+    coys = H.break_down(g, bn)
+    assert len(coys) == 3 and all(s.box[c] == BOX_FOLLOW_UP for c in coys)
+    bot = _Beach()
+    g.policies = bot.policies
+    for c in coys:
+        s.box[c], s.box_slot[c] = BOX_FIRST_WAVE, bc
+    amphibious.land_wave(g, BOX_FIRST_WAVE)
+    assert [o[0] for o in bot.reform_offers[0]] == [bn]
+    assert s.box[bn] == BOX_MAP and s.hex[bn] == bc
+    assert not any(s.box[c] == BOX_MAP for c in coys)
