@@ -714,3 +714,146 @@ def test_rule_18_7_companies_landed_together_reform():
     assert [o[0] for o in bot.reform_offers[0]] == [bn]
     assert s.box[bn] == BOX_MAP and s.hex[bn] == bc
     assert not any(s.box[c] == BOX_MAP for c in coys)
+
+
+# ----------------------------------------------------------------- 18.33 the 4th Division's leader
+def _landed_with(g, name):
+    """Names landing together with ``name`` in this game's landing entries (or None)."""
+    for r in g.events.rows:
+        if r["action"] == "landing" and name in r["units"].split():
+            return r["units"].split()
+    return None
+
+
+def test_rule_18_33_chirelson_waits_for_the_hq_in_the_follow_up_box():
+    """Rule 18.33: Chirelson and the 4th Division HQ make their first landing
+    together: while the HQ is still in the Follow-up box the leader stays
+    there, even when other units of the division land."""
+    from tests.conftest import u
+    hq, ldr, eng = u("axis.4.hq"), u("axis.4.ldr.chirelson"), u("axis.4.eng_11.1")
+
+    def pick(game, opts):
+        return {(BOX_FIRST_WAVE, opts.first[z][0]): [eng]}
+
+    g, z, beaches, bot = _landing_game(pick, turn=0)
+    amphibious.amphibious_landing_phase(g)
+    s = g.state
+    assert s.box[hq] == BOX_FOLLOW_UP and s.box[ldr] == BOX_FOLLOW_UP
+    assert _landed_with(g, "axis.4.eng_11.1") == ["axis.4.eng_11.1"]
+
+
+def test_rule_18_33_leader_whose_hq_has_landed_goes_with_a_unit_of_its_division():
+    """Rule 18.33: once the HQ has landed, the leader in the Follow-up box
+    (an ADC, 14.43) lands with a unit of the 4th Division placed in a wave
+    box (here the only one, in a First Wave box)."""
+    from tests.conftest import u
+    hq, ldr, eng = u("axis.4.hq"), u("axis.4.ldr.chirelson"), u("axis.4.eng_11.1")
+
+    def pick(game, opts):
+        return {(BOX_FIRST_WAVE, opts.first[z][0]): [eng]}
+
+    g, z, beaches, bot = _landing_game(pick, turn=0)
+    s = g.state
+    s.box[hq], s.hex[hq] = BOX_MAP, beaches[-1]                          # landed on an earlier turn
+    amphibious.amphibious_landing_phase(g)
+    assert _landed_with(g, "axis.4.eng_11.1") == ["axis.4.eng_11.1", "axis.4.ldr.chirelson"]
+
+
+def test_rule_18_33_a_leader_already_ashore_stays_when_a_new_hq_goes_to_a_box():
+    """Rule 18.33 (14.43): a replacement HQ may land without the leader; a
+    leader already on the map is not taken back into a wave box with it."""
+    from tests.conftest import u
+    hq, ldr = u("axis.4.hq"), u("axis.4.ldr.chirelson")
+
+    def pick(game, opts):
+        return {(BOX_SECOND_WAVE, opts.second_free[z][0]): [hq]}
+
+    g, z, beaches, bot = _landing_game(pick, turn=0)
+    s = g.state
+    mate = u("axis.4.eng_11.2")
+    for x in (ldr, mate):
+        s.box[x], s.hex[x], s.box_slot[x] = BOX_MAP, beaches[-1], -1
+    amphibious.amphibious_landing_phase(g)
+    assert s.box[ldr] == BOX_MAP and s.hex[ldr] == beaches[-1]
+    assert _landed_with(g, "axis.4.hq") == ["axis.4.hq"]
+
+
+# ----------------------------------------------------------------- 18.31, 18.32, 18.92: wave-box checks
+def _both_divisions_in_one_zone():
+    g = hercules_game()
+    clear_allied(g)
+    s = g.state
+    s.division_zone[0, 5] = s.division_zone[0, 4]                         # 18.21: both may use one zone
+    amphibious.place_follow_up_boxes(g)
+    z = int(s.division_zone[0, 4])
+    return g, z, [int(b) for b in H.inv_static(g).zone_beaches[z]]
+
+
+def test_rule_18_32_18_92_one_division_per_box_and_per_beach_hex():
+    """Rules 18.32 and 18.92: units of different divisions may not share a
+    First Wave box, nor land on one beach hex in one phase (First Wave of one,
+    Second Wave of the other); each unit comes from the box's Follow-up box
+    and is placed once."""
+    from tests.conftest import u
+    g, z, beaches = _both_divisions_in_one_zone()
+    opts = amphibious.wave_options(g)
+    e4, e4b, e20 = u("axis.4.eng_11.1"), u("axis.4.eng_11.2"), u("axis.20.eng_20.1")
+    b0, b1 = beaches[0], beaches[1]
+    assert e20 in opts.zones[z]
+    amphibious.validate_waves(g, opts, {(BOX_FIRST_WAVE, b0): [e4], (BOX_SECOND_WAVE, b0): [e4b],
+                                        (BOX_FIRST_WAVE, b1): [e20]})                  # legal
+    for bad in ({(BOX_FIRST_WAVE, b0): [e4, e20]},
+                {(BOX_FIRST_WAVE, b0): [e4], (BOX_SECOND_WAVE, b0): [e20]},
+                {(BOX_FIRST_WAVE, b0): [e4], (BOX_FIRST_WAVE, b1): [e4]},
+                {(BOX_FIRST_WAVE, b0): [e4, u("axis.185.viii_eng.1")]}):
+        with pytest.raises(IllegalDecision):
+            amphibious.validate_waves(g, opts, bad)
+
+
+def test_rule_18_32_18_91_boxes_offered():
+    """Rules 18.31, 18.32, 18.91: the units that may go to the wave boxes are
+    the companies, HQ and artillery of the Follow-up box (not leaders nor
+    battalions not broken down); no box for a beach hex held by the Allies
+    nor for one whose boxes are already filled this phase; a Second Wave box
+    needs its First Wave box only when its beach hex is adjacent to an Allied
+    unit (two hexes away it does not)."""
+    from tests.conftest import u
+    g, z, beaches = landing_zone_game()
+    clear_allied(g)
+    s, t = g.state, g.static
+    d = t.grid.distance_table
+    x, y = u("allied.uk.8m"), u("allied.uk.2rwk")
+    s.box[x], s.hex[x] = BOX_MAP, t.grid.index("1615")                   # on a beach hex
+    s.box[y], s.hex[y] = BOX_MAP, t.grid.index("1914")
+    f1, f2 = u("axis.4.eng_11.1"), u("axis.4.eng_11.2")
+    s.box[f1], s.box_slot[f1] = BOX_FIRST_WAVE, beaches[0]
+    s.box[f2], s.box_slot[f2] = BOX_SECOND_WAVE, beaches[-2]
+    opts = amphibious.wave_options(g)
+    assert opts.zones[z] == sorted(u(n) for n in ("axis.4.hq", "axis.4.art_28", "axis.un.sm_2", "axis.un.sm_6",
+                                                  "axis.un.mc_10b.2", "axis.un.mc_10b.3", "axis.un.tank_10",
+                                                  "axis.un.tank_t"))
+    open_ = [b for b in beaches if b not in (t.grid.index("1615"), beaches[0], beaches[-2])]
+    near = {b: min(int(d[b, s.hex[x]]), int(d[b, s.hex[y]])) for b in open_}
+    assert opts.first[z] == open_
+    assert opts.second_needs_first[z] == [b for b in open_ if near[b] == 1]
+    assert opts.second_free[z] == [b for b in open_ if near[b] >= 2]
+    assert 1 in near.values() and 2 in near.values()
+
+
+def test_rule_18_22_follow_up_boxes_take_the_divisions_units_only():
+    """Rule 18.22: on the first Initial Segment every unit of each infantry
+    division not yet in play (with the units attached to it) goes to the
+    Follow-up box of the beach zone planned for it (here the 4th Division's
+    North zone, the first); no other piece changes box (generic pieces in
+    the pool, Allied pieces, warships)."""
+    g = hercules_game()
+    s, t = g.state, g.static
+    s.division_zone[0, 4] = 0
+    box0, slot0 = s.box.copy(), s.box_slot.copy()
+    amphibious.place_follow_up_boxes(g)
+    moved = np.flatnonzero(s.box != box0).tolist()
+    want = [x for x in range(len(box0)) if box0[x] == 11 and t.side[x] == AXIS and s.formation[x] in (4, 5)]
+    assert moved == want and len(want) == 35
+    assert all(s.box[x] == BOX_FOLLOW_UP and s.box_slot[x] == s.division_zone[0, s.formation[x]] for x in want)
+    assert (s.box_slot[[x for x in want if s.formation[x] == 4]] == 0).all()
+    assert (s.box_slot[s.box == box0] == slot0[s.box == box0]).all()
