@@ -1256,3 +1256,48 @@ def test_rule_16_12_aa_fire_is_a_six():
         assert airfields.aa_fire(rs) == (face == 6)
         assert np.array_equal(rs, peek)
     assert faces == {1, 2, 3, 4, 5, 6}
+
+
+def test_rule_13_1_16_1_a_battalion_broken_down_is_not_broken_down_again():
+    """Rules 13.1, 16.1: the glider battalions break down once; while their
+    companies are in play a battalion is not broken down again, even when
+    generic glider company pieces have come free (three companies of three
+    different battalions eliminated): the free pieces stay unused and the
+    same companies are offered."""
+    g, bots = _airfield_game()
+    s = g.state
+    airfields.airfield_entry(g)
+    coys = [u(f"axis.it.glider_coy.{i}") for i in range(1, 25)]
+    parents = {c: int(s.parent[c]) for c in coys}
+    dead = [u("axis.it.glider_coy.4"), u("axis.it.glider_coy.7"), u("axis.it.glider_coy.10")]
+    assert len({parents[c] for c in dead}) == 3
+    for c in dead:
+        s.box[c], s.hex[c] = BOX_MAP, h("1211")
+        H.eliminate(g, c, "test")
+    free = [c for c in coys if s.box[c] not in (BOX_MAP, BOX_DISBANDMENT)]
+    assert sorted(free) == sorted(dead)
+    airfields.airfield_entry(g)
+    assert all(s.box[c] not in (BOX_MAP, BOX_DISBANDMENT) for c in dead)
+    assert {c: int(s.parent[c]) for c in coys if c not in dead} == {c: p for c, p in parents.items() if c not in dead}
+    assert sorted(x for x in bots.offers[-1][0] if x in coys) == sorted(c for c in coys if c not in dead)
+
+
+@pytest.mark.xfail(strict=True, reason="rules 13.2, 16.1: a glider battalion whose three companies were all "
+                                       "eliminated is broken down again into three fresh companies")
+def test_rule_13_2_16_1_a_battalion_whose_companies_were_all_eliminated_does_not_come_back():
+    """Rule 13.2 (16.1): disbanded companies that are eliminated are lost to
+    their battalion (it may reform only at its strength minus the companies
+    lost, and broken down again a lost company does not return): a glider
+    battalion whose three companies were all eliminated offers no company at
+    a later airfield entry."""
+    g, bots = _airfield_game()
+    s = g.state
+    airfields.airfield_entry(g)
+    bn = u("axis.80.1_125")
+    mine = [c for c in range(len(s.parent)) if s.parent[c] == bn]
+    assert len(mine) == 3
+    for c in mine:
+        s.box[c], s.hex[c] = BOX_MAP, h("1211")
+        H.eliminate(g, c, "test")
+    airfields.airfield_entry(g)
+    assert not any(s.parent[c] == bn and s.box[c] in (BOX_MAP, BOX_DISBANDMENT) for c in range(len(s.parent)))
