@@ -749,14 +749,19 @@ def test_rule_18_33_leader_whose_hq_has_landed_goes_with_a_unit_of_its_division(
     from tests.conftest import u
     hq, ldr, eng = u("axis.4.hq"), u("axis.4.ldr.chirelson"), u("axis.4.eng_11.1")
 
+    chosen = []
+
     def pick(game, opts):
-        return {(BOX_FIRST_WAVE, opts.first[z][0]): [eng]}
+        chosen.append(opts.first[z][0])
+        return {(BOX_FIRST_WAVE, chosen[0]): [eng]}
 
     g, z, beaches, bot = _landing_game(pick, turn=0)
+    g.policies[AXIS].one_hex_move = lambda game, unit, options, reason: None     # no beach movement
     s = g.state
-    s.box[hq], s.hex[hq] = BOX_MAP, beaches[-1]                          # landed on an earlier turn
+    s.box[hq], s.hex[hq], s.box_slot[hq] = BOX_MAP, beaches[-1], -1          # landed on an earlier turn
     amphibious.amphibious_landing_phase(g)
     assert _landed_with(g, "axis.4.eng_11.1") == ["axis.4.eng_11.1", "axis.4.ldr.chirelson"]
+    assert s.box[ldr] == BOX_MAP and s.hex[ldr] == s.hex[eng] == chosen[0]
 
 
 def test_rule_18_33_a_leader_already_ashore_stays_when_a_new_hq_goes_to_a_box():
@@ -802,6 +807,10 @@ def test_rule_18_32_18_92_one_division_per_box_and_per_beach_hex():
     assert e20 in opts.zones[z]
     amphibious.validate_waves(g, opts, {(BOX_FIRST_WAVE, b0): [e4], (BOX_SECOND_WAVE, b0): [e4b],
                                         (BOX_FIRST_WAVE, b1): [e20]})                  # legal
+    with pytest.raises(IllegalDecision, match="different divisions in one First Wave box"):
+        amphibious.validate_waves(g, opts, {(BOX_FIRST_WAVE, b0): [e4, e20]})         # 18.32
+    with pytest.raises(IllegalDecision, match="18.92"):
+        amphibious.validate_waves(g, opts, {(BOX_FIRST_WAVE, b0): [e4], (BOX_SECOND_WAVE, b0): [e20]})
     for bad in ({(BOX_FIRST_WAVE, b0): [e4, e20]},
                 {(BOX_FIRST_WAVE, b0): [e4], (BOX_SECOND_WAVE, b0): [e20]},
                 {(BOX_FIRST_WAVE, b0): [e4], (BOX_FIRST_WAVE, b1): [e4]},
