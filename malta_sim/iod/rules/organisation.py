@@ -152,8 +152,34 @@ def eliminate(game, u: int, counted: bool = False, why: str = "") -> None:
     if game.events is not None:
         game.log("eliminated", side=int(t.side[u]), hexes=[h], units=[u], result=why,
                  rule=cause_rule(why))
+    parent = int(s.parent[u])
     if t.company_kind[u] >= 0:
         generic_company_returns(game, u)
+    if parent >= 0:
+        battalion_without_companies(game, parent)
+
+
+def battalion_without_companies(game, b: int) -> None:
+    """Rules 13.1-13.2: a broken-down battalion ``b`` (its piece in the
+    Disbandment Box) none of whose disbanded companies survives is out of
+    play: 13.2 reforms a battalion from all its surviving companies, so with
+    none left it can never come back, nor break down again (13.1) into fresh
+    companies.  Its steps were tallied with its companies (20.1), so none is
+    counted here.  Input: ``b`` a battalion index.  Output: none; ``b`` goes
+    to BOX_ELIMINATED when it is in the Disbandment Box with no company on
+    the map or in a box (a named company eliminated keeps its parent, a
+    generic one returns to the pool without it, 13.0)."""
+    s, t = game.state, game.static
+    if s.box[b] != BOX_DISBANDMENT:
+        return
+    comps = np.flatnonzero(s.parent == b)
+    if len(comps) and not np.isin(s.box[comps], (BOX_ELIMINATED, BOX_POOL)).all():
+        return
+    s.box[b] = BOX_ELIMINATED
+    s.hex[b] = -1
+    if game.events is not None:
+        game.log("eliminated", side=int(t.side[b]), units=[b], result="all its companies eliminated (13.2)",
+                 rule="13.2")
 
 
 def generic_company_returns(game, u: int) -> None:
