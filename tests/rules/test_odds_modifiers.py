@@ -223,3 +223,18 @@ def test_rule_11_2_morale_difference_capped_at_plus_three_and_minus_two():
     assert _attack([("axis.ram.1_2", "1310")], ["allied.raf.tak"]) == {"morale": 3}
     assert _attack([("allied.uk.8m", "1310")], ["axis.ram.1_2"], side=ALLIED) == {"morale": -2}
     assert _attack([("axis.4.1_34", "1310")], ["allied.uk.inf_coy.1"]) == {}
+
+
+def test_rule_9_95_17_32_a_remnant_attacking_alone_is_not_mixed():
+    """9.95 and 17.32 disagree on a remnant attacking alone: 17.32 gives the
+    mixed-formation penalty to "any attack" a remnant takes part in, 9.95 to
+    a remnant that "attacks with any other unit".  The reading recorded
+    (docs/rules_coverage.csv, 17.32): 9.95's, which matches the penalty's
+    own definition in 9.92 (units of more than one formation): a lone
+    remnant has no other formation to mix with, so no penalty; with another
+    remnant beside it, -1."""
+    m = _attack([("axis.185.v_186", "1310")], ["allied.uk.inf_coy.1"], levels={"axis.185.v_186": 2})
+    assert m == {"morale": 2}
+    m = _attack([("axis.185.v_186", "1310"), ("axis.185.vi_186", "1410")], ["allied.uk.inf_coy.1"],
+                levels={"axis.185.v_186": 2, "axis.185.vi_186": 2})
+    assert m == {"mixed_formations": -1, "morale": 2}
