@@ -593,6 +593,38 @@ def test_rule_6_41_infiltration_die_plus_morale_and_modifiers_nine_or_more(place
     assert seen == set(range(1, 7))
 
 
+def test_rule_6_41_every_unit_in_enemy_zoc_may_attempt_infiltration_in_one_phase():
+    """Rule 6.41: the player rolls one die for each unit attempting
+    infiltration, with no limit on how many: 128 Axis units (all that move,
+    leaders and artillery apart) spread three to a hex over the ZOC of 18 British
+    battalions each get their attempt, one after the other, in one phase."""
+    t = static()
+    british = [t.names[x] for x in np.flatnonzero((t.side == ALLIED) & (t.utype == st.INFANTRY))][:18]
+    line = ["0908", "0910", "0912", "0914", "1208", "1210", "1212", "1214", "1508", "1510", "1512", "1514",
+            "1810", "1812", "1814", "2110", "2112", "2114"]
+    placements = {hx: [b] for hx, b in zip(line, british)}
+    zoc = movement.zoc_map(make(placements, turn=5), ALLIED)
+    free = [int(x) for x in np.flatnonzero(zoc & t.land) if t.grid.hex_id(int(x)) not in placements]
+    axis = [t.names[x] for x in np.flatnonzero((t.side == AXIS) & (t.utype != st.LEADER)
+                                                & (t.utype != st.ARTILLERY) & (t.ma[:, 0] > 0))]
+    assert len(axis) == 128 and 3 * len(free) >= len(axis)
+    for k, x in enumerate(axis):
+        placements.setdefault(t.grid.hex_id(free[k // 3]), []).append(x)
+
+    class First(RandomPolicy):
+        def next_infiltration(self, game, options):
+            x = min(options)
+            return x, options[x][0]
+
+    g = make(placements, turn=5, policies=(First(AXIS, {}), RandomPolicy(ALLIED)))
+    set_phase_start_zoc(g, movement.zoc_map(g, ALLIED))
+    assert len(movement.infiltration_options(g, AXIS)) == 128
+    movement.infiltration_movement(g, AXIS)
+    rows = [r for r in g.events.rows if r["action"] == "infiltration"]
+    assert sorted(r["units"] for r in rows) == sorted(axis)
+    assert movement.infiltration_options(g, AXIS) == {}
+
+
 def test_rule_6_41_infiltration_into_a_hex_not_offered_is_refused():
     """Rule 6.41: only an adjacent hex in enemy ZOC; a pick outside the
     options (the enemy-held hex itself) raises and nothing is rolled."""
