@@ -140,3 +140,100 @@ def test_rule_19_11_19_12_drop_zone_marker_is_a_source_unless_an_allied_unit_hol
     assert not supply.compute_supply(g, AXIS)[u("axis.185.hq")]
     s.box[u("allied.uk.8m")], s.hex[u("allied.uk.8m")] = BOX_ELIMINATED, -1   # and leaves
     assert supply.compute_supply(g, AXIS)[u("axis.185.hq")]
+
+
+def test_rule_8_52_allied_sources_are_allied_cities_and_undestroyed_forts():
+    """Rule 8.52: every Allied-controlled city hex and every undestroyed fort hex
+    (not held by the Axis, 17.1) is a source for the Allied HQ; a city the Axis
+    controls, a destroyed fort and an Axis-held fort are not, nor is any other
+    Allied hex."""
+    t = static()
+    g = make({"1612": ["allied.hq.malta"]}, turn=8)
+    cities, forts = set(np.flatnonzero(t.city).tolist()), set(np.flatnonzero(t.fort).tolist())
+    assert set(supply.supply_sources(g, ALLIED, 0).tolist()) == cities | forts
+    s = g.state
+    s.control[h("1711")] = AXIS                 # a city
+    s.fort_destroyed[h("1110")] = True          # a fort
+    s.control[h("1111")] = AXIS                 # a fort, not destroyed
+    want = (cities | forts) - {h("1711"), h("1110"), h("1111")}
+    assert set(supply.supply_sources(g, ALLIED, 0).tolist()) == want
+
+
+def test_rule_8_51_axis_sources_beaches_landed_on_and_airfields_of_the_80th():
+    """Rule 8.51: an Axis HQ may use an Axis-controlled beach hex where Axis units
+    have landed (not one only landed on, nor one only controlled); only the HQ
+    of the 80th (airborne) Division may use Axis-controlled airfields; with
+    beaches barred as sources (17.6) only those airfields are left."""
+    g = make({"1612": ["allied.uk.8m"]}, turn=8,
+             control={"1107": AXIS, "0509": AXIS, "1211": AXIS})
+    s = g.state
+    s.landed_beach[h("1107")] = True
+    s.landed_beach[h("0508")] = True            # landed on, Allied-controlled now
+    t = static()
+    eightieth = int(t.printed_formation[u("axis.80.hq")])
+    for hq in ("axis.ram.hq", "axis.185.hq", "axis.80.hq", "axis.4.hq", "axis.20.hq"):
+        f = int(t.printed_formation[u(hq)])
+        want = {h("1107"), h("1211")} if f == eightieth else {h("1107")}
+        assert set(supply.supply_sources(g, AXIS, f).tolist()) == want, hq
+    s.beach_supply_barred[0] = True             # rule 17.6
+    assert supply.supply_sources(g, AXIS, eightieth).tolist() == [h("1211")]
+    assert supply.supply_sources(g, AXIS, int(t.printed_formation[u("axis.4.hq")])).tolist() == []
+
+
+def test_rule_17_6_barred_beaches_leave_an_axis_hq_there_out_of_supply():
+    """Rules 8.51, 17.6: the 4th Division HQ on the beach it landed on is supplied
+    while beaches are sources and out of supply once the Royal Navy bars them."""
+    g = make({"1107": ["axis.4.hq"], "1108": ["axis.4.1_34"]}, turn=8, control={"1107": AXIS, "1108": AXIS})
+    g.state.landed_beach[h("1107")] = True
+    assert supply.compute_supply(g, AXIS)[u("axis.4.hq")]
+    g.state.beach_supply_barred[0] = True
+    ok = supply.compute_supply(g, AXIS)
+    assert not ok[u("axis.4.hq")] and not ok[u("axis.4.1_34")]
+
+
+def test_rule_8_53_everybody_is_supplied_29_june_am_and_noon():
+    """Rule 8.53: on 29 June in the AM (turn 0) and noon (turn 1) turns all units
+    are supplied, even with no HQ on the map, and the Status Phase leaves no
+    Out of Supply marker; in the PM turn (2) they are out of supply again."""
+    for turn, supplied in ((0, True), (1, True), (2, False)):
+        g = make({"1413": ["axis.185.v_186"]}, turn=turn, control={"1413": AXIS})
+        x = u("axis.185.v_186")
+        assert supply.automatic_supply_turn(g) == supplied
+        assert supply.compute_supply(g, AXIS)[x] == supplied
+        g.state.out_of_supply[x] = True
+        supply.status_phase_supply(g, AXIS)
+        assert g.state.out_of_supply[x] == (not supplied), turn
+
+
+def test_rule_8_13_status_phase_record_counts_markers_and_new_ones():
+    """Rule 8.13: the Status Phase record gives the units left out of supply and
+    how many of them had no marker before: three Folgore battalions with no HQ
+    on the map (two already marked), the 4th Division's HQ and battalion
+    supplied from their beach."""
+    g = make({"1107": ["axis.4.hq"], "1108": ["axis.4.1_34"],
+              "1413": ["axis.185.v_186", "axis.185.vi_186", "axis.185.vii_186"]}, turn=8,
+             control={"1107": AXIS, "1108": AXIS, "1413": AXIS})
+    s = g.state
+    s.landed_beach[h("1107")] = True
+    s.out_of_supply[u("axis.185.v_186")] = s.out_of_supply[u("axis.185.vi_186")] = True
+    supply.status_phase_supply(g, AXIS)
+    rows = [r for r in g.events.rows if r["action"] == "supply"]
+    assert len(rows) == 1 and rows[0]["rule"] == "8.1"
+    assert rows[0]["result"] == "3 out of supply (1 new)"
+
+
+def test_rule_19_11_a_formation_without_a_drop_zone_marker_has_no_marker_source():
+    """Rule 19.11: only a drop zone marker on the map is a source for its
+    formation's HQ: the Folgore without one has no source (no beach landed on,
+    8.51), wherever the Allied pieces stand (here every one of them on the
+    map, 2413); with its marker in 1415 that hex is its one source."""
+    t = static()
+    folgore = int(t.printed_formation[u("axis.185.hq")])
+    g = make({"1413": ["axis.185.hq"]}, turn=8, control={"1413": AXIS})
+    s = g.state
+    allied = np.flatnonzero(t.side == ALLIED)
+    s.box[allied], s.hex[allied] = BOX_MAP, h("2413")
+    assert s.dz_hex[0, folgore] == -1
+    assert supply.supply_sources(g, AXIS, folgore).tolist() == []
+    s.dz_hex[0, folgore] = h("1415")
+    assert supply.supply_sources(g, AXIS, folgore).tolist() == [h("1415")]
