@@ -480,8 +480,6 @@ def test_rule_6_71_airborne_artillery_moving_and_preparing_at_night_counts_both(
     assert g.state.morale_state[x] == DISORGANIZED and _logged_mp(g, x) == 3
 
 
-@pytest.mark.xfail(strict=True, reason="rule 6.6: the 2 MP of hitching are left out of the MP a "
-                                       "parachute or glider battery has for preparing after its move")
 def test_rule_6_6_airborne_artillery_that_hitched_and_moved_cannot_prepare_beyond_its_allowance():
     """Rules 6.6, 6.53: a prepared airborne battery (MA 4) that hitches (2 MP)
     and moves one hex (1 MP) has 1 MP left, not the 2 MP preparing costs."""

@@ -1195,7 +1195,9 @@ def execute_move(game, mv, mode: str) -> None:
     if mv.hitch:
         s.hitched[u] = True
     if mv.prepare:
-        if not can_prepare_after(game, u, spent - (2 if mv.hitch else 0), mv.hitch, mv.dest) or not s.hitched[u]:
+        # the MP spent include the 2 of hitching (6.6): a parachute or glider
+        # battery that hitched and moved prepares only with 2 MP left
+        if not can_prepare_after(game, u, spent, mv.hitch, mv.dest) or not s.hitched[u]:
             raise illegal("6.6", f"{t.names[u]} cannot prepare after this move")
         zoc, _, _ = _masks(game, u, mode)
         if zoc[mv.dest]:
