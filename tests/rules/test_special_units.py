@@ -1362,6 +1362,8 @@ def test_rule_13_2_16_1_a_battalion_whose_companies_were_all_eliminated_does_not
     for c in mine:
         s.box[c], s.hex[c] = BOX_MAP, h("1211")
         H.eliminate(g, c, "test")
-    assert s.box[bn] == BOX_ELIMINATED                      # out of play with its last company
+    assert s.box[bn] == BOX_ELIMINATED and s.hex[bn] == -1  # out of play with its last company
+    last = [r for r in g.events.rows if r["action"] == "eliminated"][-1]
+    assert last["units"] == g.static.names[bn] and last["rule"] == "13.2"
     airfields.airfield_entry(g)
     assert not any(s.parent[c] == bn and s.box[c] in (BOX_MAP, BOX_DISBANDMENT) for c in range(len(s.parent)))
