@@ -81,6 +81,7 @@ def test_rule_19_5_hostile_landing_ends_with_one_side():
         ap.hostile_landing(g, h, comps)
         sides = {int(t.side[u]) for u in g.units_at(h)}
         assert len(sides) <= 1                                                          # 19.51
+        assert not s.fort_destroyed[h]                                                  # no fort in 1312
 
 
 @nb.njit(cache=True)
@@ -768,3 +769,61 @@ def test_rule_19_46_airborne_losses_by_landing_hex():
     assert {("woods", False), ("town", False), ("city", False), ("clear", False),
             ("clear+aa", False), ("town", True)} <= big, kinds
     assert s.fort_destroyed[hex_index(g, "1110")]            # 17.1: entered by Axis units
+
+
+# ----------------------------------------------------------------- 19.5 hostile landings
+def _landed(g, names, hex_id):
+    """Put the Axis pieces ``names`` on ``hex_id`` as landed this turn."""
+    s = g.state
+    xs = [u_name(g, n) for n in names]
+    for x in xs:
+        s.box[x], s.hex[x], s.entered_turn[x] = BOX_MAP, hex_index(g, hex_id), g.turn
+    return xs
+
+
+def test_rule_19_52_parachute_artillery_alone_in_an_enemy_hex_is_eliminated():
+    """Rule 19.52: parachute artillery may not attack units in its hex; the
+    only unit landing in an enemy-occupied hex, it is eliminated (no combat,
+    the Allied company unharmed).  With only a coastal gun in the hex the gun
+    is eliminated and the artillery stays (19.53, 16.58)."""
+    from malta_sim.iod.state import BOX_ELIMINATED
+    g = _stick_game()
+    s = g.state
+    coy = u_name(g, "allied.uk.inf_coy.1")
+    s.box[coy], s.hex[coy] = BOX_MAP, hex_index(g, "1312")
+    (art,) = _landed(g, ["axis.ram.art"], "1312")
+    n0 = len(g.events.rows)
+    ap.hostile_landing(g, hex_index(g, "1312"), [art])
+    assert s.box[art] == BOX_ELIMINATED
+    assert s.box[coy] == BOX_MAP and s.hex[coy] == hex_index(g, "1312") and s.level[coy] == 0
+    assert not [r for r in g.events.rows[n0:] if r["action"] == "attack"]
+    cg = u_name(g, "allied.cg.light.1")
+    s.box[cg], s.hex[cg] = BOX_MAP, hex_index(g, "1213")
+    (art2,) = _landed(g, ["axis.185.art_1"], "1213")
+    ap.hostile_landing(g, hex_index(g, "1213"), [art2])
+    assert s.box[art2] == BOX_MAP and s.box[cg] != BOX_MAP
+
+
+def test_rule_19_53_6_52_leader_left_alone_in_the_drop_hex_rolls_for_its_fate():
+    """Rules 19.53, 6.52, 17.1: an HQ stick (leader, HQ, engineer company)
+    that lands in an undestroyed fort held by four Allied battalions attacks
+    below the lowest odds column: its units are eliminated; the leader, left
+    alone with the enemy, rolls 2d6 (7 or less eliminated, else it escapes
+    to the next turn, 14.42) and does not stay in the hex; the fort stands."""
+    outcomes = set()
+    for seed in range(12):
+        g = _stick_game(seed=seed)
+        s, t = g.state, g.static
+        fort = hex_index(g, "1110")
+        bns = [x for x in range(len(t.names)) if t.side[x] == ALLIED and t.utype[x] == st.INFANTRY
+               and t.size[x] == st.BATTALION][:4]
+        for x in bns:
+            s.box[x], s.hex[x], s.level[x] = BOX_MAP, fort, 0
+        ldr, hq, eng = _landed(g, ["axis.ram.ldr.ramcke", "axis.ram.hq", "axis.ram.eng"], "1110")
+        ap.hostile_landing(g, fort, [ldr, hq, eng])
+        assert s.box[hq] != BOX_MAP and s.box[eng] != BOX_MAP
+        assert s.box[ldr] != BOX_MAP                                 # 6.52: never left with the enemy
+        outcomes.add("escaped" if s.escaped[ldr] else "eliminated")
+        assert all(s.box[x] == BOX_MAP for x in bns)
+        assert t.fort[fort] and not s.fort_destroyed[fort]           # held by the Allies (17.1, 19.5)
+    assert outcomes == {"escaped", "eliminated"}

@@ -33,12 +33,24 @@ class _Planner(AxisBot):
     by default the first stick offered of each formation on its first target.
     ``marker_calls`` and ``stick_calls`` record what was asked."""
 
-    def __init__(self, markers=None, picks=None):
+    def __init__(self, markers=None, picks=None, cancel=False):
         super().__init__(AXIS)
         self.markers = dict(markers or {})
         self.picks = picks or first_stick_of_each_formation
+        self.cancel = cancel
         self.marker_calls: list = []
         self.stick_calls: list = []
+        self.reform_options: list = []
+
+    def cancel_jumps(self, game, plans):
+        return list(plans) if self.cancel else []
+
+    def one_hex_move(self, game, unit, options, reason):
+        return None                                  # no rally move (19.6 is voluntary)
+
+    def reforms(self, game, options):
+        self.reform_options.append(list(options))
+        return list(options)                         # every battalion that may reform does (13.2)
 
     def plan_marker(self, game, formation, turn, options):
         self.marker_calls.append((int(formation), int(turn)))
@@ -273,3 +285,78 @@ def test_rule_19_3_22_26_intro_forced_battalions_then_one_stick_a_turn():
     airborne.plan_jumps(g, days=(6,))
     airborne.plan_jumps(g, days=(7,))
     assert [c["turn"] for c in bot.stick_calls] == [8, 10, 24, 26]
+
+
+@pytest.mark.xfail(strict=True, reason="rule 19.21: a broken-down battalion whose three companies are all "
+                                       "eliminated is still offered as a stick (its piece waits in the "
+                                       "Disbandment Box, 13.1)")
+def test_rule_19_21_a_battalion_with_all_companies_eliminated_is_no_stick():
+    """Rules 19.21 and 13.2: a stick is the three companies of a paratroop
+    battalion; once its companies have jumped and all been eliminated, the
+    battalion piece in the Disbandment Box cannot reform (13.2) and has no
+    companies to jump, so it is no stick."""
+    g = hercules_game()
+    s = g.state
+    bn = u("axis.ram.1_2")
+    comps = H.break_down(g, bn)
+    s.box[comps], s.hex[comps] = BOX_MAP, _idx(g, "1413")
+    for c in comps:
+        H.eliminate(g, c, "test")
+    assert all(s.box[c] == BOX_ELIMINATED for c in comps)
+    got = _names(g, airborne.available_sticks(g, 1, set()))
+    assert all("axis.ram.1_2" not in x for _, xs in got for x in xs)
+
+
+# ----------------------------------------------------------------- 4.23 the Airborne Landing Phase
+def test_rule_19_0_19_35_markers_of_29_june_drop_even_when_all_jumps_are_cancelled():
+    """Rules 19.0 and 19.35: on 29 June the Axis may cancel his sticks, but
+    both drop zone markers must drop; the cancelled sticks' units stay in
+    the Disbandment Box, free for new plans."""
+    bot = _Planner(markers={(1, 0): "1413", (2, 0): "1210"}, cancel=True)
+    g = _hercules(bot)
+    g.state.weather[0] = 0
+    sticks = [p for p in airborne.jump_plans(g, 0) if p.kind == "stick"]
+    units = [x for p in sticks for x in p.units]
+    assert units
+    airborne.airborne_landing_phase(g)
+    assert int(g.state.dz_hex[0, 1]) >= 0 and int(g.state.dz_hex[0, 2]) >= 0
+    assert airborne.jump_plans(g, 0) == []
+    assert not [r for r in g.events.rows if r["action"] == "stick_drop"]
+    assert all(g.state.box[x] == BOX_DISBANDMENT for x in units)
+    assert not set(units) & airborne.planned_units(g)
+
+
+def test_rule_19_6_13_2_companies_that_land_together_reform():
+    """Rules 4.23 h, 19.6 and 13.2: after the jumps, paratroop companies of one
+    battalion that ended in the same hex may reform their battalion there
+    (the Axis is offered the hex and reforms: the battalion piece stands in
+    the hex, its companies leave the map)."""
+    def picks(game, turn, sticks, targets, limits):
+        if turn != 4:
+            return []
+        sid = [i for i, f, k in sticks if f == 1 and k == "battalion"][0]
+        return [(sid, [hx for hx, long in targets[1] if not long][0])]
+    done = 0
+    for seed in range(3, 12):
+        bot = _Planner(markers={(1, 0): "1413", (2, 0): "1210"}, picks=picks)
+        g = _hercules(bot, seed=seed)
+        s = g.state
+        for x in g.on_map(ALLIED):
+            s.box[x], s.hex[x] = 9, -1                     # no Allied piece: no hostile landing
+        s.weather[0] = 0
+        airborne.airborne_landing_phase(g)                 # 29 June AM: the markers drop
+        s.turn[0] = 4
+        (p,) = [p for p in airborne.jump_plans(g, 4) if p.kind == "stick"]
+        bn = p.units[0]
+        airborne.airborne_landing_phase(g)
+        name = g.static.names[bn]
+        comps = [x for x in range(len(g.static.names)) if g.static.names[x].startswith(name + ".")]
+        on = [x for x in comps if s.box[x] == BOX_MAP]
+        if s.box[bn] == BOX_MAP:                           # reformed where its companies ended
+            assert not on
+            assert [(o[0], sorted(o[1]), o[2]) for opts in bot.reform_options for o in opts] == \
+                [(bn, sorted(comps), int(s.hex[bn]))]
+            done += 1
+        else:
+            assert len({int(s.hex[x]) for x in on}) > 1 or len(on) < 3
+    assert done >= 2
