@@ -827,3 +827,123 @@ def test_rule_19_53_6_52_leader_left_alone_in_the_drop_hex_rolls_for_its_fate():
         assert all(s.box[x] == BOX_MAP for x in bns)
         assert t.fort[fort] and not s.fort_destroyed[fort]           # held by the Allies (17.1, 19.5)
     assert outcomes == {"escaped", "eliminated"}
+
+
+# ----------------------------------------------------------------- 19.12, 19.13 moving the markers
+class _MarkerMover(AxisBot):
+    """Answers 19.13 per formation: ``"last"`` (the last hex offered),
+    ``"stay"`` (its own hex), ``"off"`` (a hex not offered) or None (no move);
+    records the formations asked."""
+
+    def __init__(self, answers):
+        super().__init__(AXIS)
+        self.answers = dict(answers)
+        self.asked: list = []
+
+    def move_drop_marker(self, game, formation, options):
+        self.asked.append(int(formation))
+        a = self.answers.get(int(formation))
+        here = int(game.state.dz_hex[0, formation])
+        if a == "last":
+            return options[-1]
+        if a == "stay":
+            return here
+        if a == "off":
+            return int(next(x for x in np.flatnonzero(game.static.land).tolist()
+                            if x not in options and x != here))
+        return None
+
+
+def _marker_game(answers, markers=("1413", "1210"), allied=()):
+    """Introductory game, every land hex Axis-controlled, no Allied piece but
+    ``allied`` ((name, hex id) pairs), the markers on ``markers``."""
+    bot = _MarkerMover(answers)
+    g = setup_game("intro", 12, 0, (bot, AlliedBot(ALLIED)), event_log=True)
+    s, t = g.state, g.static
+    clear_allied(g)
+    s.control[np.flatnonzero(t.land)] = AXIS
+    for name, hx in allied:
+        x = u_name(g, name)
+        s.box[x], s.hex[x] = BOX_MAP, hex_index(g, hx)
+    for f, hx in zip((1, 2), markers):
+        s.dz_hex[0, f] = hex_index(g, hx)
+    g.cache.clear()
+    return g, bot
+
+
+def test_rule_19_12_19_13_marker_with_an_allied_unit_stays():
+    """Rules 19.12, 19.13: a drop zone marker sharing its hex with an Allied
+    unit (other than coastal guns) may not move; the other formation's marker
+    still may, to a hex of the 19.13 search."""
+    g, bot = _marker_game({1: "last", 2: "last"}, allied=[("allied.uk.inf_coy.1", "1413")])
+    want = ref.marker_reach(g, hex_index(g, "1210"), H.enemy_zoc(g, AXIS), ap.MARKER_MOVE)
+    ap.move_drop_markers(g)
+    assert bot.asked == [2]
+    assert int(g.state.dz_hex[0, 1]) == hex_index(g, "1413")
+    assert int(g.state.dz_hex[0, 2]) == want[-1]
+
+
+def test_rule_19_12_a_coastal_gun_does_not_hold_the_marker():
+    """Rule 19.12 (coastal guns do not count): a marker with only a coastal
+    gun in its hex may move; a formation that declines keeps its marker and
+    the other is still asked."""
+    g, bot = _marker_game({1: None, 2: "last"}, allied=[("allied.cg.light.1", "1413")])
+    ap.move_drop_markers(g)
+    assert bot.asked == [1, 2]
+    assert int(g.state.dz_hex[0, 1]) == hex_index(g, "1413")
+    assert int(g.state.dz_hex[0, 2]) != hex_index(g, "1210")
+
+
+def test_rule_19_13_a_marker_with_nowhere_to_go_is_not_asked():
+    """Rule 19.13: a marker surrounded by Allied-controlled hexes has no
+    route; its formation is not asked and the other is."""
+    g, bot = _marker_game({1: "last", 2: "last"})
+    s, t = g.state, g.static
+    here = hex_index(g, "1413")
+    s.control[[o for o in t.neighbours[here] if o >= 0]] = ALLIED
+    g.cache.clear()
+    ap.move_drop_markers(g)
+    assert bot.asked == [2]
+    assert int(s.dz_hex[0, 1]) == here and int(s.dz_hex[0, 2]) != hex_index(g, "1210")
+
+
+@pytest.mark.parametrize("answer", ["stay", "off"])
+def test_rule_19_13_marker_moves_only_within_its_reach(answer):
+    """Rule 19.13: the marker may stay where it is; a hex outside the
+    three-hex friendly route is refused."""
+    from malta_sim.iod.game import IllegalDecision
+    g, bot = _marker_game({1: answer, 2: None})
+    if answer == "off":
+        with pytest.raises(IllegalDecision, match=r"19\.13"):
+            ap.move_drop_markers(g)
+    else:
+        ap.move_drop_markers(g)
+        assert int(g.state.dz_hex[0, 1]) == hex_index(g, "1413")
+
+
+def test_rule_19_6_rally_skips_artillery_units_in_zoc_and_declined_moves():
+    """Rule 19.6: parachute artillery does not rally, a unit in an enemy ZOC
+    neither, the Axis may decline a unit's move; the units after them in the
+    list are still offered their one-hex move."""
+    from tests.conftest import u
+    g, landed, bot = _jump(3, ["axis.ram.1_2"])
+    s, t = g.state, g.static
+    d = t.grid.distance_table
+    assert len(landed) >= 2
+    caught, free = landed[0], landed[1]
+    art = u("axis.ram.art")
+    s.box[art], s.hex[art], s.entered_turn[art] = BOX_MAP, s.hex[free], g.turn
+    inf = u("allied.uk.8m")
+    spots = [(x, int(o)) for x in np.flatnonzero(t.land & (d[s.hex[free]] >= 4)).tolist()
+             for o in t.neighbours[x] if o >= 0 and t.land[o] and d[o, s.hex[free]] >= 3]
+    s.hex[caught] = spots[0][0]
+    s.box[inf], s.hex[inf] = BOX_MAP, spots[0][1]
+    declined = landed[2] if len(landed) > 2 else None
+    g.cache.clear()
+    start = int(s.hex[free])
+
+    bot.one_hex_move = lambda game, unit, options, reason: (
+        None if unit == declined else (bot.rally.append((int(unit), list(options), reason)) or options[0]))
+    airborne.rally(g, [art, caught] + ([declined] if declined is not None else []) + [free])
+    assert [x for x, _o, _r in bot.rally] == [free]
+    assert d[start, s.hex[free]] == 1
