@@ -947,3 +947,37 @@ def test_rule_19_6_rally_skips_artillery_units_in_zoc_and_declined_moves():
     airborne.rally(g, [art, caught] + ([declined] if declined is not None else []) + [free])
     assert [x for x, _o, _r in bot.rally] == [free]
     assert d[start, s.hex[free]] == 1
+
+
+def test_rule_19_21_14_43_adc_jumps_with_the_engineers_when_the_hq_is_gone():
+    """Rules 19.21, 14.43, 16.82 (Introductory Scenario): with Ramcke's HQ
+    eliminated and not yet back, its ADC waits in the Disbandment Box with
+    the engineer company that has not jumped; they form one stick, and the
+    ADC, which does not roll (19.44), lands with the engineers."""
+    from malta_sim.iod.state import BOX_TURN_TRACK
+    g = play.new_game("intro", 5, 0, axis_policy="random", allied_policy="random", event_log=True)
+    s = g.state
+    clear_allied(g)
+    hq, ldr, eng = (u_name(g, n) for n in ("axis.ram.hq", "axis.ram.ldr.ramcke", "axis.ram.eng"))
+    s.box[hq], s.hex[hq], s.return_turn[hq] = BOX_TURN_TRACK, -1, 4 * 6
+    s.box[ldr], s.hex[ldr], s.level[ldr] = BOX_DISBANDMENT, -1, 1
+    sticks = [(k, xs) for k, xs in airborne.available_sticks(g, 1, set()) if ldr in xs]
+    assert sticks == [("hq_engineers", tuple(sorted((ldr, eng))))]
+    for _ in range(20):
+        _cell, _rows = _rejump(g, 1, sticks[0][1], "1312")
+        if s.box[eng] == BOX_MAP:
+            assert s.box[ldr] == BOX_MAP and s.hex[ldr] == s.hex[eng]
+
+
+def test_rule_19_43_stick_placed_off_the_map_is_cancelled_without_a_hex():
+    """Rule 19.43: a stick whose planned position falls off the map is
+    cancelled like one on the ocean: it stays in the Disbandment Box, and
+    the log names its units but no hex."""
+    g = _stick_game()
+    comps = H.break_down(g, u_name(g, "axis.ram.ram"))
+    for target in (None, "9999"):
+        n0 = len(g.events.rows)
+        assert airborne.jump_stick(g, 1, comps, target, solitaire=False) == []
+        (row,) = g.events.rows[n0:]
+        assert row["action"] == "stick_cancelled" and row["hexes"] == "" and row["units"]
+        assert all(g.state.box[x] == BOX_DISBANDMENT for x in comps)
