@@ -711,7 +711,7 @@ def test_rule_19_46_airborne_losses_by_landing_hex():
     city or an undestroyed fort, +1 with Allied AA within three hexes; 7 or
     more turns it to its reduced side (its second strength level, 17.83).
     Leaders and HQs never roll.  Sticks jump again and again on woods, town,
-    city and clear hexes, forts destroyed (17.1) and next to AA; the reductions by kind of
+    city and clear hexes, forts destroyed (17.1) and next to one AA unit; the reductions by kind of
     landing hex match the probabilities (none with no modifier).
     False-alarm rate 1e-4 per kind."""
     g = _stick_game(seed=11)
@@ -720,7 +720,7 @@ def test_rule_19_46_airborne_losses_by_landing_hex():
     comps = H.break_down(g, u_name(g, "axis.ram.2_5"))
     hq_stick = [u_name(g, n) for n in ("axis.ram.ldr.ramcke", "axis.ram.hq", "axis.ram.eng")]
     clear_aa = hex_index(g, "1510")
-    back = _aa_ring(g, clear_aa, away=[hex_index(g, x) for x in ("1214", "1112", "1711", "1110", "1413", "1312")])
+    back = _aa_ring(g, clear_aa, away=[hex_index(g, x) for x in ("1214", "1112", "1711", "1110", "1413", "1312")])[:1]
     aa_hexes = [back[0][1]]
     destroyed = hex_index(g, "1111")
     s.fort_destroyed[destroyed] = True                       # 17.1: treated as its other terrain
