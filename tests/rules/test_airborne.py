@@ -981,3 +981,31 @@ def test_rule_19_43_stick_placed_off_the_map_is_cancelled_without_a_hex():
         (row,) = g.events.rows[n0:]
         assert row["action"] == "stick_cancelled" and row["hexes"] == "" and row["units"]
         assert all(g.state.box[x] == BOX_DISBANDMENT for x in comps)
+
+
+def test_rule_19_51_19_52_parachute_artillery_takes_no_attackers_loss():
+    """Rules 19.51 and 19.52: parachute artillery that lands with its
+    companies in an enemy hex does not attack, so the step losses of the
+    attack fall on the companies only (the Axis is never offered the
+    artillery as a loss); the companies fight the company in the hex."""
+    from tests.conftest import Scripted
+    offered, fights = [], 0
+    for seed in range(30):
+        g = _stick_game(seed=seed)
+        s = g.state
+
+        class Rec(Scripted):
+            def choose_loss(self, game, units, reason):
+                offered.append(sorted(int(x) for x in units))
+                return super().choose_loss(game, units, reason)
+        g.policies = (Rec(AXIS), g.policies[ALLIED])
+        for name in ("allied.uk.8m", "allied.uk.inf_coy.1"):
+            x = u_name(g, name)
+            s.box[x], s.hex[x], s.level[x] = BOX_MAP, hex_index(g, "1312"), 0
+        landed = _landed(g, ["axis.ram.1_2.a", "axis.ram.1_2.b", "axis.ram.art"], "1312")
+        n0 = len(offered)
+        ap.hostile_landing(g, hex_index(g, "1312"), landed)
+        fights += len(offered) > n0
+    assert fights >= 3
+    art = u_name(g, "axis.ram.art")
+    assert all(art not in units for units in offered)

@@ -360,3 +360,24 @@ def test_rule_19_6_13_2_companies_that_land_together_reform():
         else:
             assert len({int(s.hex[x]) for x in on}) > 1 or len(on) < 3
     assert done >= 2
+
+
+def test_rule_19_41_planned_markers_roll_the_drop_table_without_the_solitaire_plus_2():
+    """Rule 19.41: a planned drop zone marker stays on its hex with a modified
+    2d6 of 6 or less: Ramcke (German, -1) with 2d6 of 7 or less (21/36),
+    Folgore with 6 or less (15/36), no Allied AA near; the solitaire +2
+    (21.11) is not added (with it: 10/36 and 6/36).  A marker that scatters
+    onto the ocean rolls again from its planned hex (19.42), which only adds
+    to the hexes on target.  Thresholds: 0.45 and 0.30 of 80 drops each."""
+    on = {1: 0, 2: 0}
+    n = 80
+    for seed in range(n):
+        bot = _Planner(markers={(1, 0): "1413", (2, 0): "1210"}, picks=lambda *a: [])
+        g = _hercules(bot, seed=seed)
+        for x in g.on_map(ALLIED):
+            g.state.box[x], g.state.hex[x] = 9, -1              # no AA anywhere
+        g.state.weather[0] = 0
+        airborne.airborne_landing_phase(g)
+        on[1] += int(g.state.dz_hex[0, 1]) == _idx(g, "1413")
+        on[2] += int(g.state.dz_hex[0, 2]) == _idx(g, "1210")
+    assert on[1] >= 0.45 * n and on[2] >= 0.30 * n, on
