@@ -287,9 +287,6 @@ def test_rule_19_3_22_26_intro_forced_battalions_then_one_stick_a_turn():
     assert [c["turn"] for c in bot.stick_calls] == [8, 10, 24, 26]
 
 
-@pytest.mark.xfail(strict=True, reason="rule 19.21: a broken-down battalion whose three companies are all "
-                                       "eliminated is still offered as a stick (its piece waits in the "
-                                       "Disbandment Box, 13.1)")
 def test_rule_19_21_a_battalion_with_all_companies_eliminated_is_no_stick():
     """Rules 19.21 and 13.2: a stick is the three companies of a paratroop
     battalion; once its companies have jumped and all been eliminated, the
