@@ -668,8 +668,6 @@ def test_rule_19_21_19_44_a_returning_leader_may_jump_alone():
     assert cell is not None
 
 
-@pytest.mark.xfail(strict=True, reason="rule 19.44: a stick of a lone returning leader is placed on "
-                                       "its hex without the stick's Drop Table roll")
 def test_rule_19_44_a_lone_returning_leader_scatters_as_a_stick():
     """Rule 19.44: every stick that is not cancelled rolls on the Drop Table,
     and Half moves the entire stick; a returning leader jumping alone (19.21)

@@ -692,7 +692,9 @@ def jump_stick(game, formation: int, units: list, target, solitaire: bool, first
     units = expanded
     if not units:
         return []
-    rollers = [u for u in units if utype[u] != st.LEADER]
+    # the pieces that roll on the Drop Table; a returning leader jumping
+    # alone (19.21) is a stick of its own and rolls (19.44)
+    rollers = [u for u in units if utype[u] != st.LEADER] or list(units)
     german = all(t.nation[u] == st.GERMAN for u in rollers)
     out = np.empty(max(1, len(rollers)), np.int32)
     ch = t.charts
