@@ -402,17 +402,22 @@ class _WatersEdge:
         self.policies = (Axis(AXIS), Allied(ALLIED))
 
 
-def _on_map(g, hex_id, *names):
+def _put(g, names, box, h, slot):
+    """Place the pieces ``names`` at full strength in ``box`` (hex ``h``,
+    box slot ``slot``); returns their indices."""
     from tests.conftest import u
-    s, t = g.state, g.static
-    h = t.grid.index(hex_id)
+    s = g.state
     out = []
     for n in names:
         x = u(n)
-        s.box[x], s.hex[x], s.box_slot[x] = BOX_MAP, h, -1
+        s.box[x], s.hex[x], s.box_slot[x] = box, h, slot
         s.level[x], s.steps_lost[x] = 0, 0
         out.append(x)
     return out
+
+
+def _on_map(g, hex_id, *names):
+    return _put(g, names, BOX_MAP, g.static.grid.index(hex_id), -1)
 
 
 def test_rule_18_61_units_that_may_fire_at_the_waters_edge():
@@ -583,15 +588,7 @@ class _Beach:
 
 
 def _to_box(g, wave, beach, *names):
-    from tests.conftest import u
-    s = g.state
-    out = []
-    for n in names:
-        x = u(n)
-        s.box[x], s.box_slot[x], s.hex[x] = wave, beach, -1
-        s.steps_lost[x], s.level[x] = 0, 0
-        out.append(x)
-    return out
+    return _put(g, names, wave, -1, beach)
 
 
 def test_rule_18_5_landing_losses_on_the_games_dice():
