@@ -474,10 +474,10 @@ class AlliedBot(_ParamBot, StaticPolicy):
         s = game.state
         if held is None:
             held = self._holders(game)
-        lone = set(int(h) for h in live if held[h] == 1)
-        if not lone:
+        lone = set(live[held[live] == 1].tolist())
+        if not lone or not candidates:
             return candidates
-        return [u for u in candidates if int(s.hex[u]) not in lone]
+        return [u for u, h in zip(candidates, s.hex[candidates].tolist()) if h not in lone]
 
     def _beach_move(self, game, mode, live, cands, held=None):
         """Rules 6.1-6.6, 2.1, 20.0 with ``beaches``: the first candidate
@@ -573,14 +573,14 @@ class AlliedBot(_ParamBot, StaticPolicy):
         if not cands:
             return None
         order = sorted(cands)
-        tried = {(x[1], x[2]) for x in self._skip if type(x) is tuple and x[0] == "s"}
+        tried = self._tried_pairs
         if holders is None:
             holders = self._holders(game)
         goals, done, u, dest = _move_choice().shore_up_step(
             game, mode, order, self.side, float(self.vec[P.AL_SHORE_UP]), _key_mask(game.static),
             holders, tried)
         for g in goals[:done].tolist():
-            self._skip.update(("s", x, g) for x in order)
+            tried.update((x, g) for x in order)
         return Move(int(u), int(dest)) if u >= 0 else None
 
     def _reinforce(self, game, mode, cands):

@@ -315,6 +315,7 @@ class _ParamBot:
         self.vec = P.make_vector(self.side_index, params or {}, base)
         self._phase_key = None
         self._skip: set = set()
+        self._tried_pairs: set = set()      # (unit, hex) pairs an Allied shore-up tried this phase
         self._plan = None
 
     def _phase_reset(self, game, mode=""):
@@ -322,6 +323,7 @@ class _ParamBot:
         if key != self._phase_key:
             self._phase_key = key
             self._skip = set()
+            self._tried_pairs = set()
 
     def _thresholds(self, idx):
         v = self.vec
@@ -960,11 +962,16 @@ class AxisBot(_ParamBot, AxisInvasionDecisions, BalancedPolicy):
             return []
         t, s = game.static, game.state
         dist = t.grid.distance_table
-        enemy = [int(x) for x in game.on_map(1 - self.side) if game.is_ground(int(x))]
-        if not enemy:
+        enemy = game.on_map(1 - self.side)
+        enemy = enemy[game.ground_mask[enemy]]
+        if not len(enemy):
             return []
-        ehex = np.unique(s.hex[enemy])
-        return [b for b in eligible if dist[s.hex[b], ehex].min() == 1]
+        ehex = s.hex[enemy]
+        eligible = list(eligible)
+        if not eligible:
+            return []
+        near = dist[s.hex[eligible][:, None], ehex[None, :]].min(axis=1) == 1
+        return [b for b, ok in zip(eligible, near.tolist()) if ok]
 
     def reforms(self, game, options):
         """Rule 13.2: reform whenever possible when ``reform`` is on."""

@@ -1274,11 +1274,12 @@ def shore_up_step(game, mode: str, order: list, side: int, need: float, key: np.
         return goals, 0, -1, -1
     tried = np.zeros((len(order), len(goals)), np.bool_)
     if tried_pairs:
-        col = {int(h): j for j, h in enumerate(goals.tolist())}
-        for i, u in enumerate(order):
-            for h, j in col.items():
-                if (u, h) in tried_pairs:
-                    tried[i, j] = True
+        col = {h: j for j, h in enumerate(goals.tolist())}
+        row = {u: i for i, u in enumerate(order)}
+        for u, h in tried_pairs:
+            i, j = row.get(u), col.get(h)
+            if i is not None and j is not None:
+                tried[i, j] = True
     args = _allied_move_args(game, mode, side)
     done, u, dest = shore_up_kernel(np.array(order, np.int64), goals, tried, key, holders, s.box, s.hex,
                                     s.level, s.moved, s.entered_turn, s.out_of_supply, s.morale_state,

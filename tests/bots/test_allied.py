@@ -137,13 +137,13 @@ class _CheckedBeachShore:
         return got
 
     def _shore_up(self, game, mode, cands, holders=None):
-        before = set(self._skip)
+        before = set(self._tried_pairs)
         want = bots_ref.shore_up(self, game, mode, list(cands))
-        tried = self._skip
-        self._skip = set(before)
+        tried = self._tried_pairs
+        self._tried_pairs = set(before)
         got = super()._shore_up(game, mode, cands, holders)
         assert got == want
-        assert self._skip == tried
+        assert self._tried_pairs == tried
         self.seen["shore calls"] += 1
         self.seen["shore moves"] += got is not None
         return got

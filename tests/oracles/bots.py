@@ -313,9 +313,9 @@ def shore_up(bot, game, mode, cands):
     for goal in order:
         best = None
         for u in sorted(cands):
-            if ("s", u, goal) in bot._skip:
+            if (u, goal) in bot._tried_pairs:
                 continue
-            bot._skip.add(("s", u, goal))
+            bot._tried_pairs.add((u, goal))
             here = int(s.hex[u])
             if here == goal or (key[here] and holders[here] == 1):
                 continue

@@ -274,7 +274,7 @@ def failed_communications(game) -> set | None:
     """Rule 16.73: the warships whose communications roll failed this turn
     (a set of unit indices), or None when there are none."""
     s = game.state
-    hit = np.flatnonzero(s.comm_failed_turn == s.turn[0])
+    hit = (s.comm_failed_turn == s.turn[0]).nonzero()[0]
     return set(hit.tolist()) if len(hit) else None
 
 

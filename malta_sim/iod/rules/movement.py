@@ -1181,7 +1181,7 @@ def execute_move(game, mv, mode: str) -> None:
             spent = pred = None
             if found is not None and isinstance(mv.dest, (int, np.integer)):
                 idx, mps, pred = found
-                j = int(np.searchsorted(idx, mv.dest))
+                j = int(idx.searchsorted(mv.dest))
                 if j < len(idx) and idx[j] == mv.dest:
                     spent = float(mps[j])
         if spent is None:

@@ -172,8 +172,8 @@ def battalion_without_companies(game, b: int) -> None:
     s, t = game.state, game.static
     if s.box[b] != BOX_DISBANDMENT:
         return
-    comps = np.flatnonzero(s.parent == b)
-    if len(comps) and not np.isin(s.box[comps], (BOX_ELIMINATED, BOX_POOL)).all():
+    boxes = s.box[s.parent == b]          # its disbanded companies' boxes
+    if ((boxes != BOX_ELIMINATED) & (boxes != BOX_POOL)).any():
         return
     s.box[b] = BOX_ELIMINATED
     s.hex[b] = -1
@@ -544,8 +544,7 @@ def reform(game, option: tuple) -> None:
     s.formation[b] = s.formation[comps[0]]
     s.moved[b] = True
     s.entered_turn[b] = max(int(s.entered_turn[c]) for c in comps)
-    for c in np.flatnonzero(s.parent == b):
-        c = int(c)
+    for c in (s.parent == b).nonzero()[0].tolist():
         if s.box[c] != BOX_ELIMINATED:
             s.box[c] = BOX_POOL
             s.hex[c] = -1
