@@ -3,8 +3,10 @@ that ``docs/rules_coverage.csv`` names for it.
 
     python benchmarks/rule_knockout.py --game invasion_malta --list          # count the mutants only
     python benchmarks/rule_knockout.py --game invasion_malta --jobs 2 --out out/knockout
-    python benchmarks/rule_knockout.py --game invasion_malta --from out/knockout --write-doc docs/rule_knockout.md
     python benchmarks/rule_knockout.py --game island_of_death --only victory.py,morale.py --out out/ko   # some modules
+    # lay the run over the game's ledger, write the ledger back and render the report from it:
+    python benchmarks/rule_knockout.py --game island_of_death --ledger --from out/ko --write-doc docs/rule_knockout.md
+    python benchmarks/rule_knockout.py --game invasion_malta --from out/knockout --write-doc docs/rule_knockout.md
     python benchmarks/rule_knockout.py --game island_of_death --sample 60 --jobs 1 --out out/ko_sample  # time a run
 
 Needs the ``mutation`` extra (``pip install -e '.[mutation]'``: cosmic-ray).
@@ -64,6 +66,35 @@ named tests use, once per job) 2-3 minutes.
 The results (``mutants.csv``, ``sections.csv``, ``run.json``) go to ``--out``; the cosmic-ray
 session database (``session.sqlite``) lies beside them, so cosmic-ray's own report tools can
 read it too.
+
+The ledger
+----------
+A run folder lives outside the repository, and a full Island of Death run costs about five
+CPU-hours, so the results are also kept in the repository, one ledger per game:
+``docs/rule_knockout/GAME.csv`` (:func:`write_ledger`; one row per mutant counted in the
+report: place, operator, outcome, JIT, the run it comes from, its function's first line and
+fingerprint, and the original and mutated line of the mutants that were not killed) and
+``GAME.json`` beside it (the modules it holds, the mutants left out per module, the records
+of the runs its rows come from).  ``--from`` takes a ledger (its ``.csv``) like a run folder,
+in any place of the list (:func:`combine_runs`: each later entry replaces what the earlier
+ones hold of the code it ran).  ``--ledger [CSV]`` updates one (by default the game's): it is
+read first, the runs of ``--from`` are laid over it, it is written back, and ``--write-doc``
+renders the report from it, so the report is always the ledger's:
+
+    python benchmarks/rule_knockout.py --game island_of_death --ledger --from out/ko_a out/ko_b --write-doc docs/rule_knockout.md
+    python benchmarks/rule_knockout.py --game island_of_death --ledger --write-doc docs/rule_knockout.md  # the ledger alone
+
+A run of single functions (``--only victory.py:surrender_phase``) may go over the ledger, which
+holds their modules whole.  ``--write-doc`` without ``--ledger`` and without the ledger in
+``--from`` renders only the runs named (and says so on stderr); the ledger is unchanged.
+
+Each row keeps its function's fingerprint (:meth:`CodeIndex.fingerprint`) from the code it
+ran on; the report lists the functions whose code has changed since (their rows are results
+of the old code until they run again), and the line numbers of an unchanged function that
+moved follow it (:func:`check_code`).  Run folders written before runs recorded
+fingerprints take the current one when every mutant's original line still reads the same.
+The first ledgers were recovered from the report itself (``rule_knockout_recover.py``); their
+run records say so.
 
 Adding a game: list its rule modules in :data:`TARGETS`.  Modules with numba-compiled
 functions need nothing more (their mutants run as Python, step 4); ``env={"NUMBA_DISABLE_JIT":
@@ -610,6 +641,16 @@ def parse_only(only: str | None) -> list[tuple[str, str]]:
     return [(m.strip(), f.strip()) for m, _, f in (x.partition(":") for x in (only or "").split(",") if x.strip())]
 
 
+def cited_functions(rows: list[dict], target: Target, only: str | None = None,
+                    modules: list | None = None) -> list[str]:
+    """``MODULE:FUNCTION`` of every function the coverage ``rows`` name in ``target``'s modules
+    (or in ``modules``) that a run with ``only`` covers, mutants or none: what the run scores."""
+    picks = parse_only(only)
+    return sorted(f"{m}:{f}" for m, f in rows_by_function(rows, target)
+                  if (modules is None or m in modules)
+                  and (not picks or any(m == pm and (not pf or f == pf) for pm, pf in picks)))
+
+
 def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python: bool = False,
         fresh_python: bool = False, sample: int = 0) -> int:
     """Enumerate, run and score the mutants of ``game``; writes ``out``/mutants.csv,
@@ -753,7 +794,8 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
                    wall_s=round(wall, 1), cpu_count=os.cpu_count(), load_average=os.getloadavg()[0],
                    only=only, modules=list(modules or target.modules), all_as_python=all_as_python,
                    fresh_python=fresh_python, sample=sample,
-                   mutants_jit_on=sum(r["jit"] == "on" for r in results), date=time.strftime("%Y-%m-%d %H:%M"))
+                   mutants_jit_on=sum(r["jit"] == "on" for r in results), date=time.strftime("%Y-%m-%d %H:%M"),
+                   functions=cited_functions(rows, target, only))
     (out / "run.json").write_text(json.dumps(summary, indent=2))
     unexplained = [r for r in results if r["outcome"] == "survived" and not r["explained"]]
     print(f"{len(results)} mutants in {wall:.0f} s: "
@@ -893,7 +935,7 @@ def write_ledger(game: str, ms: list[dict], info: dict, path: Path) -> None:
     column, operator and occurrence; ``run`` indexes the run records.  ``original`` and
     ``mutated`` are kept only for the mutants that were not killed (what the report
     lists); the others are counted.  Beside it, ``.json``: the game, the modules held
-    whole, the mutants left out per module (:func:`combine_runs`), and the records of the
+    whole, the mutants left out per module, the functions scored (:func:`combine_runs`), and the records of the
     runs the rows come from (date, ``--only``, modules, mutants, jobs, minutes, folder),
     in the order they were laid over each other."""
     runs = []
@@ -914,8 +956,28 @@ def write_ledger(game: str, ms: list[dict], info: dict, path: Path) -> None:
             w.writerow(dict({k: m.get(k, "") for k in LEDGER_COLS}, run=seen[id(m["_run"])],
                             original=m["original"].strip() if keep else "", mutated=m["mutated"].strip() if keep else ""))
     record = dict(game=game, modules=info["modules"], mutants=len(rows),
-                  skipped={k: info["skipped_parts"][k] for k in sorted(info["skipped_parts"])}, runs=runs)
-    path.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+                  skipped={k: info["skipped_parts"][k] for k in sorted(info["skipped_parts"])},
+                  functions=info["functions"], runs=runs)
+    path.with_suffix(".json").write_text(_lines_json(record), encoding="utf-8")
+
+
+def _lines_json(record: dict) -> str:
+    """``record`` as JSON with one line per list item or dict entry of its values (diffs
+    line by line)."""
+    def one(v):
+        return json.dumps(v, ensure_ascii=False)
+
+    out = []
+    for k, v in record.items():
+        if isinstance(v, list) and v:
+            body = ",\n".join("  " + one(x) for x in v)
+            out.append(f" {one(k)}: [\n{body}\n ]")
+        elif isinstance(v, dict) and v:
+            body = ",\n".join(f"  {one(a)}: {one(b)}" for a, b in v.items())
+            out.append(f" {one(k)}: {{\n{body}\n }}")
+        else:
+            out.append(f" {one(k)}: {one(v)}")
+    return "{\n" + ",\n".join(out) + "\n}\n"
 
 
 # --- the report page -------------------------------------------------------------------------------------
@@ -942,7 +1004,9 @@ def combine_runs(outs: list[Path], game: str | None = None) -> tuple[list, dict]
     Returns ``(mutants, run record)``; each mutant's ``_run`` is the record of
     its run, and the record's ``runs`` lists, in order, the runs that still hold
     some mutant (date, modules, ``--only``, mutants run, ``counted``: how many of
-    them are still counted).  The mutants left out (``skipped``) add up what the
+    them are still counted), its ``functions`` the functions named by coverage rows
+    that the runs scored (``MODULE:FUNCTION``, with mutants or none; for a run folder
+    that did not list them, those the rows name now in its scope).  The mutants left out (``skipped``) add up what the
     last enumeration of each module left out (``skipped_parts``: per module, or
     per group of modules for a run folder that did not count them per module).
 
@@ -951,14 +1015,16 @@ def combine_runs(outs: list[Path], game: str | None = None) -> tuple[list, dict]
     covered whole (its other functions would not be scored)."""
     ms: list = []
     whole: set = set()
-    runs, parts = [], {}
+    runs, parts, funcs = [], {}, set()
     zero = dict(operator=0, annotation=0, outside_rule_code=0)
+    cited = read_rows(game) if game else []
     for out in outs:
         if is_ledger(out):
             rows, led = read_ledger(out)
             run_game, mods, fn_level = led["game"], set(led["modules"]), set()
             mod_level = mods
             new_parts = led["skipped"]
+            new_funcs = set(led["functions"])
             runs += led["runs"]
         else:
             rows, _, info = read_results(out)
@@ -977,6 +1043,11 @@ def combine_runs(outs: list[Path], game: str | None = None) -> tuple[list, dict]
                 new_parts = {m: info["skipped_by_module"].get(m, zero) for m in mods}
             else:
                 new_parts = {"+".join(sorted(mod_level)): info["skipped"]} if mod_level else {}
+            if "functions" in info:
+                new_funcs = set(info["functions"])
+            else:  # a run folder written before runs listed them: what the rows name now in its scope
+                new_funcs = set(cited_functions(cited, TARGETS[game], info.get("only"), mods)) if game else set()
+                new_funcs |= {f"{m['module']}:{m['function']}" for m in rows}
             rec = dict(folder=str(out), date=info["date"], modules=sorted(mods), only=info.get("only"),
                        mutants=info["mutants"], jobs=info["jobs"], wall_s=info["wall_s"])
             for m in rows:
@@ -986,6 +1057,8 @@ def combine_runs(outs: list[Path], game: str | None = None) -> tuple[list, dict]
             raise SystemExit(f"{out} holds a run of {run_game}, not of {game}")
         ms = [m for m in ms if m["module"] not in mod_level and (m["module"], m["function"]) not in fn_level]
         ms += rows
+        funcs = {x for x in funcs if x.partition(":")[0] not in mod_level and tuple(x.split(":", 1)) not in fn_level}
+        funcs |= new_funcs
         whole |= mod_level
         covered = {x for k in new_parts for x in k.split("+")}
         parts = {k: v for k, v in parts.items() if not set(k.split("+")) <= covered}
@@ -1003,7 +1076,8 @@ def combine_runs(outs: list[Path], game: str | None = None) -> tuple[list, dict]
     info = dict(date=max((r["date"] for r in runs), default=""), mutants=len(ms),
                 jobs=max((r["jobs"] for r in runs), default=0), wall_s=sum(r["wall_s"] for r in runs),
                 cpu_count=os.cpu_count(), load_average=0.0, modules=sorted(whole), only=None, skipped=skipped,
-                skipped_parts=parts, runs=runs, mutants_jit_on=sum(m["jit"] == "on" for m in ms))
+                skipped_parts=parts, functions=sorted(funcs), runs=runs,
+                mutants_jit_on=sum(m["jit"] == "on" for m in ms))
     return ms, info
 
 
@@ -1049,11 +1123,17 @@ def write_doc(game: str, out: Path | list[Path], doc: Path) -> None:
     picks = parse_only(run_info.get("only"))
     partial = bool(picks) or run_mods != set(target.modules)
 
+    scored = set(run_info["functions"]) if "functions" in run_info else None
+    # functions the rows name now in modules the results hold, that no run scored (named since)
+    unscored = sorted(x for x in cited_functions(read_rows(game), target, modules=run_mods)
+                      if scored is not None and x not in scored)
+
     def not_run(sec: dict) -> set:
         """The functions a section's rows name that this run left out."""
         fns = [w.partition(":")[::2] for w in sec["where"].split()]
         return {f"{m}:{f}" for m, f in fns
-                if m not in run_mods or (picks and not any(m == pm and (not pf or f == pf) for pm, pf in picks))}
+                if m not in run_mods or (picks and not any(m == pm and (not pf or f == pf) for pm, pf in picks))
+                or f"{m}:{f}" in unscored}
     header = [
         "# Rule knock-out (mutation testing of the rule code)",
         "",
@@ -1066,9 +1146,18 @@ def write_doc(game: str, out: Path | list[Path], doc: Path) -> None:
         "pip install -e '.[mutation]'",
         "python benchmarks/rule_knockout.py --game GAME --jobs 2 --out out/knockout      # invasion_malta, island_of_death",
         "python benchmarks/rule_knockout.py --game GAME --only victory.py,morale.py ...   # some modules (a partial run)",
-        "python benchmarks/rule_knockout.py --game GAME --from out/knockout --write-doc docs/rule_knockout.md",
-        "python benchmarks/rule_knockout.py --game GAME --from out/a out/b --write-doc docs/rule_knockout.md  # runs together",
+        "python benchmarks/rule_knockout.py --game GAME --ledger --from out/knockout --write-doc docs/rule_knockout.md",
+        "python benchmarks/rule_knockout.py --game GAME --ledger --from out/a out/b --write-doc docs/rule_knockout.md  # runs together",
+        "python benchmarks/rule_knockout.py --game GAME --ledger --write-doc docs/rule_knockout.md   # the ledger alone",
         "```",
+        "",
+        "The results are kept in the repository, one ledger per game: `docs/rule_knockout/GAME.csv` (one row per mutant:",
+        "where, operator, outcome, the run it comes from, a fingerprint of its function's code, and the original and mutated",
+        "line of the mutants that were not killed) and `GAME.json` (the runs' records).  `--ledger` reads the game's ledger",
+        "first, lays the runs of `--from` over it (each run replaces what the ledger holds of the code it ran: whole modules,",
+        "or the functions of `--only MODULE:FUNCTION`), writes it back and renders this page from it; so a partial run adds",
+        "to the finished work instead of replacing it.  `--from` also takes a ledger's `.csv` like a run folder.  Functions",
+        "whose code changed after their mutants ran are listed under the totals until they run again.",
         "",
         "How it works (the script's docstring has the details):",
         "",
@@ -1147,6 +1236,10 @@ def write_doc(game: str, out: Path | list[Path], doc: Path) -> None:
     lines += ["", f"{'All rule code' if not partial else 'These modules'}: {total} mutants, {killed} killed "
               f"({killed / max(1, total):.0%}), {len(surv)} survived, "
               f"{sum(1 for m in surv if not explanation_for(m, explained))} unexplained.", ""]
+    if unscored:
+        lines += ["Named by coverage rows but never run (a row names them since; their sections are marked *partial* and do "
+                  "not count their mutants until a run of them, `--only MODULE:FUNCTION`, is added): "
+                  + ", ".join(f"`{x}`" for x in unscored) + ".", ""]
     if changed:
         lines += [f"Code changed since its run: {sum(changed.values())} mutants of {len(changed)} functions whose code "
                   "differs from the code they ran on (or is gone); they count as they came out until those functions "
@@ -1212,7 +1305,8 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     if a.ledger is not None:
         led = Path(a.ledger) if a.ledger else ledger_path(a.game)
-        led = led.with_suffix(".csv")
+        if led.suffix != ".csv":
+            raise SystemExit(f"--ledger {a.ledger}: a ledger is a .csv file (run folders go to --from)")
         outs = list(a.from_ or [])
         if led.is_file() and not any(is_ledger(o) and o.with_suffix(".csv").resolve() == led.resolve() for o in outs):
             outs.insert(0, led)
