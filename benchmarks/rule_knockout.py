@@ -1125,7 +1125,7 @@ def write_doc(game: str, out: Path | list[Path], doc: Path) -> None:
 
     scored = set(run_info["functions"]) if "functions" in run_info else None
     # functions the rows name now in modules the results hold, that no run scored (named since)
-    unscored = sorted(x for x in cited_functions(read_rows(game), target, modules=run_mods)
+    unscored = sorted(x for x in cited_functions(read_rows(game), target, run_info.get("only"), run_mods)
                       if scored is not None and x not in scored)
 
     def not_run(sec: dict) -> set:

@@ -480,3 +480,34 @@ def test_committed_ledger_parses_and_agrees_with_the_report(game):
     killed = sum(m["outcome"] in ("killed", "timeout") for m in rows)
     survived = sum(m["outcome"] == "survived" for m in rows)
     assert (len(rows), killed, survived) == _doc_totals(game)
+
+
+def test_runs_that_list_their_functions_and_left_out_counts_per_module(tmp_path):
+    """A run folder that lists the functions it scored and its left-out mutants per module:
+    a later run of one module replaces that module's counts only, and the report names the
+    functions the coverage rows name that no run scored (their sections partial)."""
+    import json
+
+    def fake(folder, rows, only, modules, date, by_module, functions):
+        _fake_run(folder, rows, only, modules, date)
+        info = json.loads((folder / "run.json").read_text())
+        info.update(skipped_by_module=by_module, functions=functions)
+        (folder / "run.json").write_text(json.dumps(info))
+
+    cnt = lambda n: dict(operator=n, annotation=0, outside_rule_code=n)  # noqa: E731
+    fake(tmp_path / "a", [("victory.py", "surrender_phase", 1, "killed"), ("morale.py", "recover", 3, "survived")], None,
+         ["victory.py", "morale.py"], "2026-01-01 00:00", {"victory.py": cnt(1), "morale.py": cnt(2)},
+         ["morale.py:recover", "victory.py:surrender_phase"])
+    fake(tmp_path / "b", [("victory.py", "surrender_phase", 5, "killed")], "victory.py", ["victory.py"], "2026-01-02 00:00",
+         {"victory.py": cnt(5)}, ["victory.py:surrender_phase"])
+    ms, info = K.combine_runs([tmp_path / "a", tmp_path / "b"], "island_of_death")
+    assert info["skipped"]["outside_rule_code"] == 7 and set(info["skipped_parts"]) == {"victory.py", "morale.py"}
+    assert info["functions"] == ["morale.py:recover", "victory.py:surrender_phase"]
+    doc = tmp_path / "doc.md"
+    K.write_doc("island_of_death", [tmp_path / "a", tmp_path / "b"], doc)
+    iod = K.game_blocks(doc.read_text())["island_of_death"]
+    cited = K.cited_functions(K.read_rows("island_of_death"), K.TARGETS["island_of_death"], modules=["victory.py"])
+    others = [x for x in cited if x != "victory.py:surrender_phase"]
+    assert others and "Named by coverage rows but never run" in iod and f"`{others[0]}`" in iod
+    # 20.3 names only surrender_phase; 20.0 names surrender_modifier, never run: not listed as a section without code
+    assert "| 20.3 | 20.3 | 1 | 1 |" in iod and "| 20.0 " not in iod and "victory.py:surrender_modifier" in cited
