@@ -3,8 +3,10 @@ that ``docs/rules_coverage.csv`` names for it.
 
     python benchmarks/rule_knockout.py --game invasion_malta --list          # count the mutants only
     python benchmarks/rule_knockout.py --game invasion_malta --jobs 2 --out out/knockout
-    python benchmarks/rule_knockout.py --game invasion_malta --from out/knockout --write-doc docs/rule_knockout.md
     python benchmarks/rule_knockout.py --game island_of_death --only victory.py,morale.py --out out/ko   # some modules
+    # lay the run over the game's ledger, write the ledger back and render the report from it:
+    python benchmarks/rule_knockout.py --game island_of_death --ledger --from out/ko --write-doc docs/rule_knockout.md
+    python benchmarks/rule_knockout.py --game invasion_malta --from out/knockout --write-doc docs/rule_knockout.md
     python benchmarks/rule_knockout.py --game island_of_death --sample 60 --jobs 1 --out out/ko_sample  # time a run
 
 Needs the ``mutation`` extra (``pip install -e '.[mutation]'``: cosmic-ray).
@@ -65,6 +67,35 @@ The results (``mutants.csv``, ``sections.csv``, ``run.json``) go to ``--out``; t
 session database (``session.sqlite``) lies beside them, so cosmic-ray's own report tools can
 read it too.
 
+The ledger
+----------
+A run folder lives outside the repository, and a full Island of Death run costs about five
+CPU-hours, so the results are also kept in the repository, one ledger per game:
+``docs/rule_knockout/GAME.csv`` (:func:`write_ledger`; one row per mutant counted in the
+report: place, operator, outcome, JIT, the run it comes from, its function's first line and
+fingerprint, and the original and mutated line of the mutants that were not killed) and
+``GAME.json`` beside it (the modules it holds, the mutants left out per module, the records
+of the runs its rows come from).  ``--from`` takes a ledger (its ``.csv``) like a run folder,
+in any place of the list (:func:`combine_runs`: each later entry replaces what the earlier
+ones hold of the code it ran).  ``--ledger [CSV]`` updates one (by default the game's): it is
+read first, the runs of ``--from`` are laid over it, it is written back, and ``--write-doc``
+renders the report from it, so the report is always the ledger's:
+
+    python benchmarks/rule_knockout.py --game island_of_death --ledger --from out/ko_a out/ko_b --write-doc docs/rule_knockout.md
+    python benchmarks/rule_knockout.py --game island_of_death --ledger --write-doc docs/rule_knockout.md  # the ledger alone
+
+A run of single functions (``--only victory.py:surrender_phase``) may go over the ledger, which
+holds their modules whole.  ``--write-doc`` without ``--ledger`` and without the ledger in
+``--from`` renders only the runs named (and says so on stderr); the ledger is unchanged.
+
+Each row keeps its function's fingerprint (:meth:`CodeIndex.fingerprint`) from the code it
+ran on; the report lists the functions whose code has changed since (their rows are results
+of the old code until they run again), and the line numbers of an unchanged function that
+moved follow it (:func:`check_code`).  Run folders written before runs recorded
+fingerprints take the current one when every mutant's original line still reads the same.
+The first ledgers were recovered from the report itself (``rule_knockout_recover.py``); their
+run records say so.
+
 Adding a game: list its rule modules in :data:`TARGETS`.  Modules with numba-compiled
 functions need nothing more (their mutants run as Python, step 4); ``env={"NUMBA_DISABLE_JIT":
 "1"}`` runs every mutant so.
@@ -75,6 +106,7 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
+import hashlib
 import json
 import os
 import queue
@@ -524,7 +556,7 @@ def test_in_worker(worker: Worker, spec, copy: Path, tests: list[str], env: list
 
 
 def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Path,
-                      modules: tuple | None = None) -> tuple[list, dict]:
+                      modules: tuple | None = None, by_module: dict | None = None) -> tuple[list, dict]:
     """cosmic-ray's work items for the target's modules (or for ``modules`` of them), kept when
     their operator is in :data:`OPERATORS` and they lie in a function some row names (not in
     an annotation).  Each record says whether its test runs keep the JIT on (:func:`jit_on`).
@@ -532,7 +564,8 @@ def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Pat
     Returns
     -------
     (items, skipped)
-        ``items``: ``(work item, record)`` pairs; ``skipped``: counts of what was left out.
+        ``items``: ``(work item, record)`` pairs; ``skipped``: counts of what was left out
+        (also per module into ``by_module``, when given: module file name -> counts).
     """
     from cosmic_ray.commands.init import init
     from cosmic_ray.work_db import WorkDB, use_db
@@ -568,6 +601,9 @@ def enumerate_mutants(target: Target, root: Path, rows: list[dict], db_path: Pat
                         why = "outside_rule_code"
                 if why:
                     skipped[why] += 1
+                    if by_module is not None:
+                        counts = by_module.setdefault(mod, dict(operator=0, annotation=0, outside_rule_code=0))
+                        counts[why] += 1
                     left_out.append(item.job_id)
                     continue
                 rs = fns[(mod, fn)]
@@ -605,6 +641,16 @@ def parse_only(only: str | None) -> list[tuple[str, str]]:
     return [(m.strip(), f.strip()) for m, _, f in (x.partition(":") for x in (only or "").split(",") if x.strip())]
 
 
+def cited_functions(rows: list[dict], target: Target, only: str | None = None,
+                    modules: list | None = None) -> list[str]:
+    """``MODULE:FUNCTION`` of every function the coverage ``rows`` name in ``target``'s modules
+    (or in ``modules``) that a run with ``only`` covers, mutants or none: what the run scores."""
+    picks = parse_only(only)
+    return sorted(f"{m}:{f}" for m, f in rows_by_function(rows, target)
+                  if (modules is None or m in modules)
+                  and (not picks or any(m == pm and (not pf or f == pf) for pm, pf in picks)))
+
+
 def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python: bool = False,
         fresh_python: bool = False, sample: int = 0) -> int:
     """Enumerate, run and score the mutants of ``game``; writes ``out``/mutants.csv,
@@ -636,13 +682,16 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
         if db_path.exists():
             db_path.unlink()
         modules = tuple(dict.fromkeys(m for m, _ in picks)) or None
-        items, skipped = enumerate_mutants(target, src_copy, rows, db_path, modules)
+        skipped_by_module: dict = {}
+        items, skipped = enumerate_mutants(target, src_copy, rows, db_path, modules, skipped_by_module)
         if picks:
             items = [(it, r) for it, r in items if any(r["module"] == m and (not f or r["function"] == f) for m, f in picks)]
         if sample:
             items = random.Random(0).sample(items, min(sample, len(items)))
+        code = CodeIndex(target, src_copy)
         for it, rec in items:
             rec["mutated"] = mutated_line(src_copy, rec, it)
+            rec["fn_line"], rec["fn_hash"] = code.fingerprint(rec["module"], rec["function"])
             if all_as_python:
                 rec["jit"] = "off"
         # one persistent copy per job, at a fixed path, with its own numba cache folder
@@ -727,7 +776,7 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
         e = explanation_for(r, explained) if r["outcome"] == "survived" else None
         r["explained"] = e["kind"] if e else ""
     cols = ["game", "module", "function", "rules", "line", "col", "operator", "occurrence", "original", "mutated",
-            "outcome", "explained", "jit", "seconds", "cpu_s", "tests"]
+            "outcome", "explained", "jit", "seconds", "cpu_s", "fn_line", "fn_hash", "tests"]
     with open(out / "mutants.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
         w.writeheader()
@@ -739,11 +788,14 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
         w.writeheader()
         w.writerows(secs)
     wall = time.time() - t0
-    summary = dict(game=game, jobs=len(copies), mutants=len(results), skipped=skipped, baseline_s=round(t_base, 1),
+    summary = dict(game=game, jobs=len(copies), mutants=len(results), skipped=skipped,
+                   skipped_by_module={m: skipped_by_module[m] for m in sorted(skipped_by_module)},
+                   baseline_s=round(t_base, 1),
                    wall_s=round(wall, 1), cpu_count=os.cpu_count(), load_average=os.getloadavg()[0],
                    only=only, modules=list(modules or target.modules), all_as_python=all_as_python,
                    fresh_python=fresh_python, sample=sample,
-                   mutants_jit_on=sum(r["jit"] == "on" for r in results), date=time.strftime("%Y-%m-%d %H:%M"))
+                   mutants_jit_on=sum(r["jit"] == "on" for r in results), date=time.strftime("%Y-%m-%d %H:%M"),
+                   functions=cited_functions(rows, target, only))
     (out / "run.json").write_text(json.dumps(summary, indent=2))
     unexplained = [r for r in results if r["outcome"] == "survived" and not r["explained"]]
     print(f"{len(results)} mutants in {wall:.0f} s: "
@@ -753,6 +805,179 @@ def run(game: str, jobs: int, out: Path, only: str | None = None, all_as_python:
     for r in unexplained:
         print(f"  {r['module']}:{r['line']} {r['function']} [{r['operator']}] {r['original']}  ->  {r['mutated']}")
     return len(unexplained)
+
+
+# --- the code a result was taken on ----------------------------------------------------------------------
+
+def definition_spans(source: str) -> dict:
+    """Qualified name -> ``(first line, last line)`` of every function, method and class in
+    ``source`` (decorators included; names as :func:`function_spans` gives them)."""
+    out: dict = {}
+
+    def walk(node, prefix):
+        for ch in ast.iter_child_nodes(node):
+            if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + ch.name
+                out.setdefault(name, (min([ch.lineno] + [d.lineno for d in ch.decorator_list]), ch.end_lineno))
+                walk(ch, name + ".")
+            else:
+                walk(ch, prefix)
+
+    walk(ast.parse(source), "")
+    return out
+
+
+class CodeIndex:
+    """The rule modules of ``target`` in the checkout ``root``, each read once: where a
+    function (or a cited class) starts, a fingerprint of its source text, its lines."""
+
+    def __init__(self, target: Target, root: Path = ROOT):
+        self.target, self.root, self.modules = target, root, {}
+
+    def _module(self, mod: str) -> tuple[list, dict]:
+        if mod not in self.modules:
+            path = self.root / self.target.package / mod
+            src = path.read_text(encoding="utf-8") if path.is_file() else ""
+            self.modules[mod] = (src.splitlines(), definition_spans(src) if src else {})
+        return self.modules[mod]
+
+    def fingerprint(self, mod: str, name: str) -> tuple[int, str]:
+        """``(first line, hash)`` of ``mod:name``: the first ten hex digits of the SHA-1 of
+        its lines (trailing blanks dropped), so a function that only moves keeps its hash;
+        ``(0, "")`` when there is no such function."""
+        lines, spans = self._module(mod)
+        if name not in spans:
+            return 0, ""
+        first, last = spans[name]
+        text = "\n".join(x.rstrip() for x in lines[first - 1:last])
+        return first, hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+
+    def line(self, mod: str, n: int) -> str | None:
+        lines, _ = self._module(mod)
+        return lines[n - 1].strip() if 0 < n <= len(lines) else None
+
+
+def check_code(ms: list[dict], target: Target, root: Path = ROOT) -> dict:
+    """Compare the result rows ``ms`` with the rule code in ``root`` (rows changed in place).
+
+    A row's ``fn_hash`` and ``fn_line`` are its function's fingerprint and first line when
+    it ran (:meth:`CodeIndex.fingerprint`; empty: not known).  A row without them (from a
+    run folder written before runs recorded them) takes the function's current ones when every row of its
+    function still reads as it did (each ``original`` is the current text of its line), and
+    none otherwise.  A function unchanged but moved takes its rows' line numbers along.
+
+    Returns ``(module, function) -> number of rows`` for the functions whose code differs
+    from (or is unknown for) the code their rows ran on, or that are gone: those rows are
+    results of old code until the function runs again."""
+    idx = CodeIndex(target, root)
+    groups: dict = {}
+    for m in ms:
+        groups.setdefault((m["module"], m["function"]), []).append(m)
+    changed = {}
+    for (mod, fn), rows in groups.items():
+        first, h = idx.fingerprint(mod, fn)
+        legacy = [m for m in rows if "fn_hash" not in m]
+        if legacy:
+            same = h and all(m.get("original") and idx.line(mod, int(m["line"])) == m["original"].strip() for m in legacy)
+            for m in legacy:
+                m["fn_line"], m["fn_hash"] = (first, h) if same else ("", "")
+        n = 0
+        for m in rows:
+            if h and m["fn_hash"] == h:
+                shift = first - int(m["fn_line"])
+                if shift:
+                    m["line"], m["fn_line"] = str(int(m["line"]) + shift), first
+            else:
+                n += 1
+        if n:
+            changed[(mod, fn)] = n
+    return changed
+
+
+# --- the results ledger ------------------------------------------------------------------------------------
+
+#: The committed results of each game (:func:`write_ledger`): ``GAME.csv`` and ``GAME.json``.
+LEDGER_DIR = ROOT / "docs" / "rule_knockout"
+#: Columns of a ledger's rows; ``original`` and ``mutated`` only for mutants that were not killed.
+LEDGER_COLS = ["module", "function", "line", "col", "operator", "occurrence", "outcome", "jit", "run", "fn_line",
+               "fn_hash", "original", "mutated"]
+#: What a ledger keeps of a run's record.
+RUN_KEYS = ("date", "only", "modules", "mutants", "jobs", "wall_s", "folder", "recovered")
+
+
+def ledger_path(game: str) -> Path:
+    """The committed ledger of ``game``: ``docs/rule_knockout/GAME.csv`` (its run records beside
+    it in ``GAME.json``)."""
+    return LEDGER_DIR / f"{game}.csv"
+
+
+def is_ledger(path: Path) -> bool:
+    """Whether ``path`` names a ledger (its ``.csv`` or its ``.json``) rather than a run folder."""
+    return path.suffix in (".csv", ".json") and path.with_suffix(".csv").is_file()
+
+
+def read_ledger(path: Path) -> tuple[list, dict]:
+    """The rows and record of the ledger ``path`` (:func:`write_ledger`).  Each row is a
+    result record as in a run's ``mutants.csv`` (``game`` added; no ``rules`` or
+    ``tests``), its ``_run`` the record of the run it comes from."""
+    info = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    with open(path.with_suffix(".csv"), newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    for m in rows:
+        m.update(game=info["game"], rules="", tests=[], explained="", _run=info["runs"][int(m["run"])])
+    return rows, info
+
+
+def write_ledger(game: str, ms: list[dict], info: dict, path: Path) -> None:
+    """Write the combined results ``ms`` (:func:`combine_runs`) as ``game``'s ledger ``path``.
+
+    ``path`` (csv): one row per mutant (:data:`LEDGER_COLS`), sorted by module, line,
+    column, operator and occurrence; ``run`` indexes the run records.  ``original`` and
+    ``mutated`` are kept only for the mutants that were not killed (what the report
+    lists); the others are counted.  Beside it, ``.json``: the game, the modules held
+    whole, the mutants left out per module, the functions scored (:func:`combine_runs`), and the records of the
+    runs the rows come from (date, ``--only``, modules, mutants, jobs, minutes, folder),
+    in the order they were laid over each other."""
+    runs = []
+    seen: dict = {}
+    for r in info["runs"]:
+        if any(m.get("_run") is r for m in ms) and id(r) not in seen:
+            seen[id(r)] = len(runs)
+            runs.append({k: r[k] for k in RUN_KEYS if k in r})
+    if any(id(m.get("_run")) not in seen for m in ms):
+        raise ValueError("a row without its run record")
+    rows = sorted(ms, key=lambda m: (m["module"], int(m["line"]), int(m["col"]), m["operator"], int(m["occurrence"])))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".csv"), "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=LEDGER_COLS, lineterminator="\n")
+        w.writeheader()
+        for m in rows:
+            keep = m["outcome"] not in ("killed", "timeout")
+            w.writerow(dict({k: m.get(k, "") for k in LEDGER_COLS}, run=seen[id(m["_run"])],
+                            original=m["original"].strip() if keep else "", mutated=m["mutated"].strip() if keep else ""))
+    record = dict(game=game, modules=info["modules"], mutants=len(rows),
+                  skipped={k: info["skipped_parts"][k] for k in sorted(info["skipped_parts"])},
+                  functions=info["functions"], runs=runs)
+    path.with_suffix(".json").write_text(_lines_json(record), encoding="utf-8")
+
+
+def _lines_json(record: dict) -> str:
+    """``record`` as JSON with one line per list item or dict entry of its values (diffs
+    line by line)."""
+    def one(v):
+        return json.dumps(v, ensure_ascii=False)
+
+    out = []
+    for k, v in record.items():
+        if isinstance(v, list) and v:
+            body = ",\n".join("  " + one(x) for x in v)
+            out.append(f" {one(k)}: [\n{body}\n ]")
+        elif isinstance(v, dict) and v:
+            body = ",\n".join(f"  {one(a)}: {one(b)}" for a, b in v.items())
+            out.append(f" {one(k)}: {{\n{body}\n }}")
+        else:
+            out.append(f" {one(k)}: {one(v)}")
+    return "{\n" + ",\n".join(out) + "\n}\n"
 
 
 # --- the report page -------------------------------------------------------------------------------------
@@ -767,43 +992,91 @@ def read_results(out: Path) -> tuple[list, list, dict]:
     return ms, secs, json.loads((out / "run.json").read_text())
 
 
-def combine_runs(outs: list[Path]) -> tuple[list, dict]:
+def combine_runs(outs: list[Path], game: str | None = None) -> tuple[list, dict]:
     """The mutants and run record of several finished runs taken together, in
     order: each run replaces what the earlier ones hold of the code it ran (a
     run of whole modules their mutants, a ``--only MODULE:FUNCTION`` run those
     functions' mutants), so a re-run of some functions after new tests lands
-    on the run of their modules.  Returns ``(mutants, run record)``; the
-    record's ``runs`` lists each run's date, modules and ``--only``.
+    on the run of their modules.  An entry of ``outs`` may be a ledger
+    (:func:`write_ledger`): it holds its modules whole, and each of its rows
+    keeps the record of the run it came from.
 
-    Raises SystemExit for a sample run (``--sample``), or for a run of single
-    functions of a module no earlier run covered whole (its other functions
-    would not be scored)."""
+    Returns ``(mutants, run record)``; each mutant's ``_run`` is the record of
+    its run, and the record's ``runs`` lists, in order, the runs that still hold
+    some mutant (date, modules, ``--only``, mutants run, ``counted``: how many of
+    them are still counted), its ``functions`` the functions named by coverage rows
+    that the runs scored (``MODULE:FUNCTION``, with mutants or none; for a run folder
+    that did not list them, those the rows name now in its scope).  The mutants left out (``skipped``) add up what the
+    last enumeration of each module left out (``skipped_parts``: per module, or
+    per group of modules for a run folder that did not count them per module).
+
+    Raises SystemExit for a sample run (``--sample``), for a run of another game
+    than ``game``, or for a run of single functions of a module no earlier run
+    covered whole (its other functions would not be scored)."""
     ms: list = []
     whole: set = set()
-    runs, skipped = [], {}
+    runs, parts, funcs = [], {}, set()
+    zero = dict(operator=0, annotation=0, outside_rule_code=0)
+    cited = read_rows(game) if game else []
     for out in outs:
-        rows, _, info = read_results(out)
-        if info.get("sample"):
-            raise SystemExit(f"{out} holds a random sample of mutants (--sample): it times a run, it scores no section")
-        picks = parse_only(info.get("only"))
-        mods = set(info.get("modules") or [])
-        fn_level = {(m, f) for m, f in picks if f}
-        mod_level = (mods - {m for m, _ in fn_level}) if picks else mods
-        lone = {m for m, _ in fn_level} - whole - mod_level
-        if lone:
-            raise SystemExit(f"{out} re-runs functions of {', '.join(sorted(lone))}, which no earlier run in --from "
-                             "covered whole; put that module's run first")
+        if is_ledger(out):
+            rows, led = read_ledger(out)
+            run_game, mods, fn_level = led["game"], set(led["modules"]), set()
+            mod_level = mods
+            new_parts = led["skipped"]
+            new_funcs = set(led["functions"])
+            runs += led["runs"]
+        else:
+            rows, _, info = read_results(out)
+            if info.get("sample"):
+                raise SystemExit(f"{out} holds a random sample of mutants (--sample): it times a run, it scores no section")
+            run_game = info.get("game", game)
+            picks = parse_only(info.get("only"))
+            mods = set(info.get("modules") or [])
+            fn_level = {(m, f) for m, f in picks if f}
+            mod_level = (mods - {m for m, _ in fn_level}) if picks else mods
+            lone = {m for m, _ in fn_level} - whole - mod_level
+            if lone:
+                raise SystemExit(f"{out} re-runs functions of {', '.join(sorted(lone))}, which no earlier run in --from "
+                                 "covered whole; put that module's run (or the ledger) first")
+            if "skipped_by_module" in info:  # the run enumerated its modules whole, whatever it ran of them
+                new_parts = {m: info["skipped_by_module"].get(m, zero) for m in mods}
+            else:
+                new_parts = {"+".join(sorted(mod_level)): info["skipped"]} if mod_level else {}
+            if "functions" in info:
+                new_funcs = set(info["functions"])
+            else:  # a run folder written before runs listed them: what the rows name now in its scope
+                new_funcs = set(cited_functions(cited, TARGETS[game], info.get("only"), mods)) if game else set()
+                new_funcs |= {f"{m['module']}:{m['function']}" for m in rows}
+            rec = dict(folder=str(out), date=info["date"], modules=sorted(mods), only=info.get("only"),
+                       mutants=info["mutants"], jobs=info["jobs"], wall_s=info["wall_s"])
+            for m in rows:
+                m["_run"] = rec
+            runs.append(rec)
+        if game and run_game != game:
+            raise SystemExit(f"{out} holds a run of {run_game}, not of {game}")
         ms = [m for m in ms if m["module"] not in mod_level and (m["module"], m["function"]) not in fn_level]
         ms += rows
+        funcs = {x for x in funcs if x.partition(":")[0] not in mod_level and tuple(x.split(":", 1)) not in fn_level}
+        funcs |= new_funcs
         whole |= mod_level
-        if mod_level:
-            for k, v in info["skipped"].items():
-                skipped[k] = skipped.get(k, 0) + v
-        runs.append(dict(folder=str(out), date=info["date"], modules=sorted(mods), only=info.get("only"),
-                         mutants=info["mutants"], jobs=info["jobs"], wall_s=info["wall_s"]))
-    info = dict(date=max(r["date"] for r in runs), mutants=len(ms), jobs=max(r["jobs"] for r in runs),
-                wall_s=sum(r["wall_s"] for r in runs), cpu_count=os.cpu_count(), load_average=0.0,
-                modules=sorted(whole), only=None, skipped=skipped, runs=runs,
+        covered = {x for k in new_parts for x in k.split("+")}
+        parts = {k: v for k, v in parts.items() if not set(k.split("+")) <= covered}
+        parts.update(new_parts)
+    counted: dict = {}
+    for m in ms:
+        counted[id(m["_run"])] = counted.get(id(m["_run"]), 0) + 1
+    runs = [r for r in runs if id(r) in counted]
+    for r in runs:
+        r["counted"] = counted[id(r)]
+    skipped = dict(zero)
+    for v in parts.values():
+        for k in skipped:
+            skipped[k] += v.get(k, 0)
+    info = dict(date=max((r["date"] for r in runs), default=""), mutants=len(ms),
+                jobs=max((r["jobs"] for r in runs), default=0), wall_s=sum(r["wall_s"] for r in runs),
+                cpu_count=os.cpu_count(), load_average=0.0, modules=sorted(whole), only=None, skipped=skipped,
+                skipped_parts=parts, functions=sorted(funcs), runs=runs,
                 mutants_jit_on=sum(m["jit"] == "on" for m in ms))
     return ms, info
 
@@ -823,18 +1096,26 @@ def game_blocks(text: str) -> dict:
     return {g: "\n".join(b) for g, b in blocks.items()}
 
 
-def write_doc(game: str, out: Path | list[Path], doc: Path) -> None:
-    """Render ``game``'s part of ``doc`` (markdown) from a finished run in ``out`` (or
-    several, taken together by :func:`combine_runs`) and :data:`EXPLAINED`; the parts
-    of the other games already in ``doc`` are kept."""
-    target = TARGETS[game]
-    outs = [out] if isinstance(out, Path) else list(out)
-    if len(outs) == 1:
+def load_results(game: str, outs: list[Path], combine: bool = False) -> tuple[list, dict, dict]:
+    """The results of ``outs``: one run folder as it is (unless ``combine``), or runs and
+    ledgers taken together (:func:`combine_runs`), checked against the rule code now
+    (:func:`check_code`).  Returns ``(mutants, run record, changed functions)``."""
+    if len(outs) == 1 and not is_ledger(outs[0]) and not combine:
         ms, _, run_info = read_results(outs[0])
         if run_info.get("sample"):
             raise SystemExit(f"{outs[0]} holds a random sample of mutants (--sample): it times a run, it scores no section")
     else:
-        ms, run_info = combine_runs(outs)
+        ms, run_info = combine_runs(outs, game)
+    return ms, run_info, check_code(ms, TARGETS[game])
+
+
+def write_doc(game: str, out: Path | list[Path], doc: Path) -> None:
+    """Render ``game``'s part of ``doc`` (markdown) from a finished run in ``out`` (or
+    several, or a ledger, taken together by :func:`combine_runs`) and :data:`EXPLAINED`;
+    the parts of the other games already in ``doc`` are kept."""
+    target = TARGETS[game]
+    outs = [out] if isinstance(out, Path) else list(out)
+    ms, run_info, changed = load_results(game, outs)
     explained = load_explained()
     secs = section_scores(ms, read_rows(game), target, explained)
     title = TITLES.get(game, game)
@@ -842,11 +1123,17 @@ def write_doc(game: str, out: Path | list[Path], doc: Path) -> None:
     picks = parse_only(run_info.get("only"))
     partial = bool(picks) or run_mods != set(target.modules)
 
+    scored = set(run_info["functions"]) if "functions" in run_info else None
+    # functions the rows name now in modules the results hold, that no run scored (named since)
+    unscored = sorted(x for x in cited_functions(read_rows(game), target, run_info.get("only"), run_mods)
+                      if scored is not None and x not in scored)
+
     def not_run(sec: dict) -> set:
         """The functions a section's rows name that this run left out."""
         fns = [w.partition(":")[::2] for w in sec["where"].split()]
         return {f"{m}:{f}" for m, f in fns
-                if m not in run_mods or (picks and not any(m == pm and (not pf or f == pf) for pm, pf in picks))}
+                if m not in run_mods or (picks and not any(m == pm and (not pf or f == pf) for pm, pf in picks))
+                or f"{m}:{f}" in unscored}
     header = [
         "# Rule knock-out (mutation testing of the rule code)",
         "",
@@ -859,9 +1146,18 @@ def write_doc(game: str, out: Path | list[Path], doc: Path) -> None:
         "pip install -e '.[mutation]'",
         "python benchmarks/rule_knockout.py --game GAME --jobs 2 --out out/knockout      # invasion_malta, island_of_death",
         "python benchmarks/rule_knockout.py --game GAME --only victory.py,morale.py ...   # some modules (a partial run)",
-        "python benchmarks/rule_knockout.py --game GAME --from out/knockout --write-doc docs/rule_knockout.md",
-        "python benchmarks/rule_knockout.py --game GAME --from out/a out/b --write-doc docs/rule_knockout.md  # runs together",
+        "python benchmarks/rule_knockout.py --game GAME --ledger --from out/knockout --write-doc docs/rule_knockout.md",
+        "python benchmarks/rule_knockout.py --game GAME --ledger --from out/a out/b --write-doc docs/rule_knockout.md  # runs together",
+        "python benchmarks/rule_knockout.py --game GAME --ledger --write-doc docs/rule_knockout.md   # the ledger alone",
         "```",
+        "",
+        "The results are kept in the repository, one ledger per game: `docs/rule_knockout/GAME.csv` (one row per mutant:",
+        "where, operator, outcome, the run it comes from, a fingerprint of its function's code, and the original and mutated",
+        "line of the mutants that were not killed) and `GAME.json` (the runs' records).  `--ledger` reads the game's ledger",
+        "first, lays the runs of `--from` over it (each run replaces what the ledger holds of the code it ran: whole modules,",
+        "or the functions of `--only MODULE:FUNCTION`), writes it back and renders this page from it; so a partial run adds",
+        "to the finished work instead of replacing it.  `--from` also takes a ledger's `.csv` like a run folder.  Functions",
+        "whose code changed after their mutants ran are listed under the totals until they run again.",
         "",
         "How it works (the script's docstring has the details):",
         "",
@@ -885,19 +1181,26 @@ def write_doc(game: str, out: Path | list[Path], doc: Path) -> None:
     ]
     when = "Last run" if not partial else "Partial run"
     if "runs" in run_info:
+        n = len(run_info["runs"])
         lines = [
             f"<!-- game: {game} -->",
             f"## {title}, scores per rule section",
             "",
-            f"{len(run_info['runs'])} runs taken together (each replaces what the earlier ones hold of the code it ran), "
-            f"{run_info['mutants']} mutants, {run_info['mutants_jit_on']} of them with the JIT on, "
+            (f"{n} runs taken together (each replaces what the earlier ones hold of the code it ran), " if n != 1 else
+             "One run, ") + f"{run_info['mutants']} mutants, {run_info['mutants_jit_on']} of them with the JIT on, "
             f"{run_info['wall_s'] / 60:.1f} minutes in all:",
             "",
         ]
+        notes = list(dict.fromkeys(r["recovered"] for r in run_info["runs"] if r.get("recovered")))
         lines += [f"- {r['date']}: {r['mutants']} mutants of " + (f"`--only {r['only']}`" if r["only"] else
                   ", ".join(f"`{m}`" for m in r["modules"])) + f", {r['jobs']} jobs, {r['wall_s'] / 60:.1f} minutes"
+                  + (f" ({r['counted']} of them counted here)" if r.get("counted", r["mutants"]) != r["mutants"] else "")
+                  + (" (recovered" + (f" {1 + notes.index(r['recovered'])}" if len(notes) > 1 else "") + ")"
+                     if r.get("recovered") else "")
                   for r in run_info["runs"]]
         lines.append("")
+        lines += [f"Recovered{f' {k}' if len(notes) > 1 else ''}: {note}" for k, note in enumerate(notes, 1)]
+        lines += [""] if notes else []
     else:
         lines = [
             f"<!-- game: {game} -->",
@@ -933,6 +1236,14 @@ def write_doc(game: str, out: Path | list[Path], doc: Path) -> None:
     lines += ["", f"{'All rule code' if not partial else 'These modules'}: {total} mutants, {killed} killed "
               f"({killed / max(1, total):.0%}), {len(surv)} survived, "
               f"{sum(1 for m in surv if not explanation_for(m, explained))} unexplained.", ""]
+    if unscored:
+        lines += ["Named by coverage rows but never run (a row names them since; their sections are marked *partial* and do "
+                  "not count their mutants until a run of them, `--only MODULE:FUNCTION`, is added): "
+                  + ", ".join(f"`{x}`" for x in unscored) + ".", ""]
+    if changed:
+        lines += [f"Code changed since its run: {sum(changed.values())} mutants of {len(changed)} functions whose code "
+                  "differs from the code they ran on (or is gone); they count as they came out until those functions "
+                  "run again: " + ", ".join(f"`{m}:{f}` ({n})" for (m, f), n in sorted(changed.items())) + ".", ""]
     unreached = [s for s in secs if not int(s["mutants"]) and not not_run(s)]
     if unreached:
         lines += ["Sections with no mutated code:", "", "| section | rules | why |", "|---|---|---|"]
@@ -984,12 +1295,36 @@ def main(argv=None) -> int:
     p.add_argument("--sample", type=int, default=0, help="run N mutants drawn at random (seed 0), to time a full run")
     p.add_argument("--list", action="store_true", help="count the mutants per module and function, run nothing")
     p.add_argument("--from", dest="from_", type=Path, nargs="+",
-                   help="a finished run's folder, or several taken together in order: each replaces what the "
-                        "earlier ones hold of the code it ran (with --write-doc)")
-    p.add_argument("--write-doc", type=Path, help="write the markdown report of the run(s) in --from")
+                   help="a finished run's folder or a ledger (.csv), or several taken together in order: each "
+                        "replaces what the earlier ones hold of the code it ran (with --write-doc or --ledger)")
+    p.add_argument("--ledger", nargs="?", const="", metavar="CSV",
+                   help="update the results ledger (default docs/rule_knockout/GAME.csv): it is read first, the runs "
+                        "of --from replace what it holds of the code they ran, and it is written back; --write-doc "
+                        "then renders the ledger")
+    p.add_argument("--write-doc", type=Path, help="write the markdown report of the run(s) in --from (or of the ledger)")
     a = p.parse_args(argv)
+    if a.ledger is not None:
+        led = Path(a.ledger) if a.ledger else ledger_path(a.game)
+        if led.suffix != ".csv":
+            raise SystemExit(f"--ledger {a.ledger}: a ledger is a .csv file (run folders go to --from)")
+        outs = list(a.from_ or [])
+        if led.is_file() and not any(is_ledger(o) and o.with_suffix(".csv").resolve() == led.resolve() for o in outs):
+            outs.insert(0, led)
+        if not outs:
+            raise SystemExit(f"{led} does not exist yet: name the runs that start it with --from")
+        ms, info, changed = load_results(a.game, outs, combine=True)
+        write_ledger(a.game, ms, info, led)
+        print(f"{led}: {len(ms)} mutants from {len(info['runs'])} runs"
+              + (f"; {sum(changed.values())} of them ran on code that has changed since" if changed else ""))
+        if a.write_doc:
+            write_doc(a.game, [led], a.write_doc)
+        return 0
     if a.write_doc:
-        write_doc(a.game, a.from_ or [a.out], a.write_doc)
+        outs = a.from_ or [a.out]
+        if ledger_path(a.game).is_file() and not any(is_ledger(o) for o in outs):
+            print(f"note: {ledger_path(a.game)} is not in --from, so the report shows only these runs and the ledger "
+                  "stays as it is; --ledger adds them to it", file=sys.stderr)
+        write_doc(a.game, outs, a.write_doc)
         return 0
     if a.list:
         target = TARGETS[a.game]

@@ -326,3 +326,188 @@ def test_worker_runs_tests_in_the_copy_and_reports_failures(tmp_path):
         assert rc not in (0, None), out
     finally:
         w.close()
+
+
+# --- the results ledger -----------------------------------------------------------------------------------
+
+def _outcomes(ms):
+    return sorted((m["module"], m["function"], int(m["line"]), m["outcome"]) for m in ms)
+
+
+def test_ledger_takes_a_partial_run_over_it_and_keeps_the_rest(tmp_path):
+    """A ledger written from a full run, with a later --only run laid over it: the re-run
+    function's mutants are the new ones, the others stay, each row keeps its run's record;
+    a run of single functions needs no earlier run of their module when the ledger holds it."""
+    _fake_run(tmp_path / "a", [("victory.py", "surrender_phase", 1, "survived"), ("victory.py", "weather", 2, "killed"),
+                               ("morale.py", "recover", 3, "survived")], None, ["victory.py", "morale.py"], "2026-01-01 00:00")
+    led = tmp_path / "ledger" / "island_of_death.csv"
+    ms, info = K.combine_runs([tmp_path / "a"], "island_of_death")
+    K.write_ledger("island_of_death", ms, info, led)
+    assert K.is_ledger(led) and K.is_ledger(led.with_suffix(".json")) and not K.is_ledger(tmp_path / "a")
+    text = led.read_text().splitlines()
+    assert text[0] == ",".join(K.LEDGER_COLS)
+    killed = next(x for x in text if ",weather," in x)
+    assert killed.endswith(",,")                     # the text of a killed mutant is not kept
+    assert "x1,y1" in next(x for x in text if ",surrender_phase," in x)
+    rows, record = K.read_ledger(led)
+    assert _outcomes(rows) == _outcomes(ms) and record["modules"] == ["morale.py", "victory.py"]
+    assert record["skipped"] == {"morale.py+victory.py": dict(operator=1, annotation=0, outside_rule_code=2)}
+
+    _fake_run(tmp_path / "b", [("victory.py", "surrender_phase", 5, "killed"), ("victory.py", "surrender_phase", 6, "killed")],
+              "victory.py:surrender_phase", ["victory.py"], "2026-01-02 00:00")
+    with pytest.raises(SystemExit, match="no earlier run"):
+        K.combine_runs([tmp_path / "b"])
+    ms, info = K.combine_runs([led, tmp_path / "b"], "island_of_death")
+    assert _outcomes(ms) == [("morale.py", "recover", 3, "survived"), ("victory.py", "surrender_phase", 5, "killed"),
+                             ("victory.py", "surrender_phase", 6, "killed"), ("victory.py", "weather", 2, "killed")]
+    assert [(r["date"][:10], r["counted"]) for r in info["runs"]] == [("2026-01-01", 2), ("2026-01-02", 2)]
+    K.write_ledger("island_of_death", ms, info, led)
+    rows, record = K.read_ledger(led)
+    assert _outcomes(rows) == _outcomes(ms)
+    assert [r["only"] for r in record["runs"]] == [None, "victory.py:surrender_phase"]
+    assert {(m["function"], m["_run"]["date"][:10]) for m in rows} == {
+        ("recover", "2026-01-01"), ("weather", "2026-01-01"), ("surrender_phase", "2026-01-02")}
+
+    # a run of a whole module replaces all of it; a run left with no row is dropped from the records
+    _fake_run(tmp_path / "c", [("victory.py", "weather", 7, "survived")], "victory.py", ["victory.py"], "2026-01-03 00:00")
+    ms, info = K.combine_runs([led, tmp_path / "c"], "island_of_death")
+    assert _outcomes(ms) == [("morale.py", "recover", 3, "survived"), ("victory.py", "weather", 7, "survived")]
+    assert [(r["date"][:10], r["counted"]) for r in info["runs"]] == [("2026-01-01", 1), ("2026-01-03", 1)]
+    # the left-out counts: the later enumeration of victory.py cannot split the group it shared with morale.py
+    assert info["skipped"]["outside_rule_code"] == 4
+    with pytest.raises(SystemExit, match="not of invasion_malta"):
+        K.combine_runs([led], "invasion_malta")
+
+
+def test_ledger_option_updates_the_ledger_and_renders_it(tmp_path, capsys):
+    """``--ledger CSV --from RUN --write-doc DOC``: the ledger is read first, the run laid
+    over it, the ledger written back, and the report rendered from it."""
+    _fake_run(tmp_path / "a", [("victory.py", "surrender_phase", 1, "survived"), ("victory.py", "weather", 2, "killed")],
+              None, ["victory.py"], "2026-01-01 00:00")
+    _fake_run(tmp_path / "b", [("victory.py", "surrender_phase", 5, "killed")], "victory.py:surrender_phase",
+              ["victory.py"], "2026-01-02 00:00")
+    led, doc = tmp_path / "island_of_death.csv", tmp_path / "doc.md"
+    with pytest.raises(SystemExit, match="does not exist yet"):
+        K.main(["--game", "island_of_death", "--ledger", str(led)])
+    assert K.main(["--game", "island_of_death", "--ledger", str(led), "--from", str(tmp_path / "a")]) == 0
+    assert K.main(["--game", "island_of_death", "--ledger", str(led), "--from", str(tmp_path / "b"),
+                   "--write-doc", str(doc)]) == 0
+    rows, record = K.read_ledger(led)
+    assert _outcomes(rows) == [("victory.py", "surrender_phase", 5, "killed"), ("victory.py", "weather", 2, "killed")]
+    assert len(record["runs"]) == 2
+    iod = K.game_blocks(doc.read_text())["island_of_death"]
+    assert "2 runs taken together" in iod and "`--only victory.py:surrender_phase`" in iod
+    assert "These modules: 2 mutants, 2 killed" in iod
+    # the fake functions are not in victory.py: the report says their results are not of the code now
+    assert "Code changed since its run: 2 mutants of 2 functions" in iod
+    # the same ledger named in --from too is read once
+    assert K.main(["--game", "island_of_death", "--ledger", str(led), "--from", str(led)]) == 0
+    assert len(K.read_ledger(led)[0]) == 2
+
+
+def test_check_code_follows_moved_functions_and_flags_changed_ones(tmp_path):
+    target = K.Target(package="pkg", modules=("plain.py",))
+    (tmp_path / "pkg").mkdir()
+    mod = tmp_path / "pkg" / "plain.py"
+    mod.write_text(SRC)
+    idx = K.CodeIndex(target, tmp_path)
+    lines = SRC.splitlines()
+
+    def row(fn, text, fp=True):
+        line = next(k for k, t in enumerate(lines, 1) if t.strip() == text)
+        r = dict(module="plain.py", function=fn, line=str(line), original=text)
+        if fp:  # a row of a run folder written before runs recorded the fingerprint has none
+            r["fn_line"], r["fn_hash"] = idx.fingerprint("plain.py", fn)
+        return r
+
+    assert idx.fingerprint("plain.py", "Grid")[0] == 8 and idx.fingerprint("plain.py", "nothing") == (0, "")
+    rows = [row("alone", "return x is None"), row("Grid", "return self.n + 1"), row("outer", "return w - 1"),
+            row("outer", "return inner(v) * 2", fp=False)]
+    assert K.check_code(rows, target, tmp_path) == {}
+    assert rows[3]["fn_hash"] == rows[2]["fn_hash"]      # an old row that still reads as it did takes the hash now
+    # two lines above Grid, and outer changed: Grid's rows move with it, outer's are flagged
+    mod.write_text(SRC.replace("class Grid:", "X = 1\n\n\nclass Grid:").replace("return w - 1", "return w - 2"))
+    before = [int(r["line"]) for r in rows]
+    changed = K.check_code(rows, target, tmp_path)
+    assert changed == {("plain.py", "outer"): 2}
+    assert [int(r["line"]) for r in rows] == [before[0], before[1] + 3, before[2], before[3]]
+    new = K.CodeIndex(target, tmp_path)
+    assert new.line("plain.py", int(rows[1]["line"])) == "return self.n + 1"
+    legacy = [dict(row("outer", "return inner(v) * 2", fp=False), original="return w - 1")]
+    assert K.check_code(legacy, target, tmp_path) == {("plain.py", "outer"): 1} and legacy[0]["fn_hash"] == ""
+
+
+def test_recover_reads_the_report_block():
+    from benchmarks import rule_knockout_recover as R
+
+    block = "\n".join([
+        "<!-- game: island_of_death -->",
+        "- 2026-12-02 13:47: 15 mutants of `--only a.py,b.py`, 1 jobs, 69.3 minutes",
+        "- 2026-12-02 14:28: 7 mutants of `--only a.py:f`, 2 jobs, 1.2 minutes",
+        "**`a.py` `f`**", "",
+        "- line 3, `x < 1` → `x <= 1`: UNEXPLAINED",
+        "- line 4, `y = `z`` → `y = `z` + 1`: equivalent: a reason: with → an arrow",
+        "<!-- end game: island_of_death -->"])
+    runs, survivors = R.parse_block(block)
+    assert [(r["date"][-5:], r["only"], r["modules"], r["mutants"], r["jobs"], r["wall_s"]) for r in runs] == [
+        ("13:47", "a.py,b.py", ["a.py", "b.py"], 15, 1, 4158.0), ("14:28", "a.py:f", ["a.py"], 7, 2, 72.0)]
+    assert survivors == [("a.py", "f", 3, "x < 1", "x <= 1"), ("a.py", "f", 4, "y = `z`", "y = `z` + 1")]
+    assert R.covers(runs[1], "a.py", "f", ()) and not R.covers(runs[1], "a.py", "g", ())
+    assert [R.covers(r, "b.py", "g", ()) for r in runs] == [True, False]
+
+
+def _doc_totals(game):
+    block = K.game_blocks((ROOT / "docs" / "rule_knockout.md").read_text())[game]
+    import re
+
+    m = re.search(r"^All rule code: (\d+) mutants, (\d+) killed \(\d+%\), (\d+) survived", block, re.M)
+    return tuple(int(x) for x in m.groups())
+
+
+@pytest.mark.parametrize("game", sorted(K.TARGETS))
+def test_committed_ledger_parses_and_agrees_with_the_report(game):
+    """The committed ledger of each game reads back, every row names a run record and a
+    mutated module, and its totals are those of the game's part of docs/rule_knockout.md
+    (render the report with --ledger, so that the two stay together)."""
+    led = K.ledger_path(game)
+    rows, record = K.read_ledger(led)
+    assert record["game"] == game and record["mutants"] == len(rows)
+    assert set(record["modules"]) <= set(K.TARGETS[game].modules)
+    assert {m["module"] for m in rows} <= set(record["modules"])
+    assert all(0 <= int(m["run"]) < len(record["runs"]) for m in rows)
+    assert all(m["outcome"] for m in rows)
+    assert all(m["original"] for m in rows if m["outcome"] == "survived")
+    killed = sum(m["outcome"] in ("killed", "timeout") for m in rows)
+    survived = sum(m["outcome"] == "survived" for m in rows)
+    assert (len(rows), killed, survived) == _doc_totals(game)
+
+
+def test_runs_that_list_their_functions_and_left_out_counts_per_module(tmp_path):
+    """A run folder that lists the functions it scored and its left-out mutants per module:
+    a later run of one module replaces that module's counts only, and the report names the
+    functions the coverage rows name that no run scored (their sections partial)."""
+    import json
+
+    def fake(folder, rows, only, modules, date, by_module, functions):
+        _fake_run(folder, rows, only, modules, date)
+        info = json.loads((folder / "run.json").read_text())
+        info.update(skipped_by_module=by_module, functions=functions)
+        (folder / "run.json").write_text(json.dumps(info))
+
+    cnt = lambda n: dict(operator=n, annotation=0, outside_rule_code=n)  # noqa: E731
+    fake(tmp_path / "a", [("victory.py", "surrender_phase", 1, "killed"), ("morale.py", "recover", 3, "survived")], None,
+         ["victory.py", "morale.py"], "2026-01-01 00:00", {"victory.py": cnt(1), "morale.py": cnt(2)},
+         ["morale.py:recover", "victory.py:surrender_phase"])
+    fake(tmp_path / "b", [("victory.py", "surrender_phase", 5, "killed")], "victory.py", ["victory.py"], "2026-01-02 00:00",
+         {"victory.py": cnt(5)}, ["victory.py:surrender_phase"])
+    ms, info = K.combine_runs([tmp_path / "a", tmp_path / "b"], "island_of_death")
+    assert info["skipped"]["outside_rule_code"] == 7 and set(info["skipped_parts"]) == {"victory.py", "morale.py"}
+    assert info["functions"] == ["morale.py:recover", "victory.py:surrender_phase"]
+    doc = tmp_path / "doc.md"
+    K.write_doc("island_of_death", [tmp_path / "a", tmp_path / "b"], doc)
+    iod = K.game_blocks(doc.read_text())["island_of_death"]
+    cited = K.cited_functions(K.read_rows("island_of_death"), K.TARGETS["island_of_death"], modules=["victory.py"])
+    others = [x for x in cited if x != "victory.py:surrender_phase"]
+    assert others and "Named by coverage rows but never run" in iod and f"`{others[0]}`" in iod
+    # 20.3 names only surrender_phase; 20.0 names surrender_modifier, never run: not listed as a section without code
+    assert "| 20.3 | 20.3 | 1 | 1 |" in iod and "| 20.0 " not in iod and "victory.py:surrender_modifier" in cited
