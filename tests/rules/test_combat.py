@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from malta_sim.iod import static as st
-from malta_sim.iod.rules import combat, movement
+from malta_sim.iod.rules import combat, movement, organisation
 from malta_sim.iod.state import ALLIED, AXIS, BOX_MAP, DEMORALIZED, DISORGANIZED
 from malta_sim.iod.static import odds_level
 
@@ -192,7 +192,7 @@ def _ref_retreat_options(game, units, cur, visited, block, zoc, enemy_hexes, las
     cands = []
     for d in range(6):
         b = int(t.neighbours[cur, d])
-        if b < 0 or b in visited or block[b] or not combat._enterable(game, units, cur, d):
+        if b < 0 or b in visited or block[b] or not _ref_enterable(game, units, cur, d):
             continue
         d_b = [int(dist[b, e]) for e in enemy_hexes]
         farther = all(db > dist[cur, e] for db, e in zip(d_b, enemy_hexes))
@@ -251,7 +251,7 @@ def test_retreat_and_advance_options_equal_plain_versions(seed):
             got = advance_options(h0, np.array(units, np.int64), vmask, block, *args).tolist()
             want = [int(t.neighbours[h0, d]) for d in range(6)
                     if t.neighbours[h0, d] >= 0 and not vmask[t.neighbours[h0, d]]
-                    and not block[t.neighbours[h0, d]] and combat._enterable(g, units, h0, d)
+                    and not block[t.neighbours[h0, d]] and _ref_enterable(g, units, h0, d)
                     and fits_stacking(g, units, int(t.neighbours[h0, d]))]
             assert got == want
             seen["advance"] += len(want)
@@ -305,6 +305,281 @@ def test_blocking_next_to_equals_occupancy_on_random_positions(seed):
                 assert np.array_equal(got, want & near)
                 seen += int(got.any())
     assert seen
+
+
+# ------------------------------------------------------------------ the retreat and advance kernels at their edges
+def _ref_blocking_next_to(game, cur, side):
+    """Rule 6.52 written out: the hexes next to ``cur`` holding a piece of
+    ``side`` on the map that stops entry (not a warship, leader or coastal
+    gun, defense strength above zero at its level)."""
+    s, t = game.state, game.static
+    out = np.zeros(t.n_hexes, bool)
+    near = {int(b) for b in t.neighbours[cur] if b >= 0}
+    for x in range(len(s.box)):
+        if (t.side[x] == side and s.box[x] == BOX_MAP and int(s.hex[x]) in near
+                and t.utype[x] not in (st.WARSHIP, st.LEADER, st.COASTAL_GUN)
+                and t.defense[x, s.level[x]] > 0):
+            out[s.hex[x]] = True
+    return out
+
+
+def _scatter(rng, game, side, hexes, k):
+    """Put ``k`` random pieces of ``side`` (any type, leaders included) on
+    the map in random hexes of ``hexes``, each at a random level of its own."""
+    s, t = game.state, game.static
+    pool = np.flatnonzero(t.side == side)
+    for x in rng.choice(pool, k, replace=False).tolist():
+        s.box[x] = BOX_MAP
+        s.hex[x] = int(rng.choice(hexes))
+        s.level[x] = int(rng.integers(0, t.n_levels[x]))
+
+
+@pytest.mark.parametrize("seed", [73, 74])
+def test_rule_6_52_blocking_next_to_a_hex_equals_the_plain_rule(seed):
+    """Rule 6.52 next to a hex (what a retreat or advance step reads): the
+    hexes next to it holding a piece of the side on the map that is not a
+    warship, leader or coastal gun and has a defense strength above zero.
+    Random pieces of every type, leaders included, are put next to random
+    hexes, so that hexes holding only a leader, a warship, a coastal gun, a
+    zero-defense piece or a defense-1 piece are met, on every hexside."""
+    rng = np.random.default_rng(seed)
+    t = static()
+    land = np.flatnonzero(t.land)
+    seen = {"blocked": 0, "free": 0, "lone": set(), "def1": 0, "dirs": set()}
+    for trial in range(6):
+        g = random_position(rng, trial)
+        s = g.state
+        for cur in rng.choice(land, 25, replace=False).tolist():
+            nb_ = [int(b) for b in t.neighbours[cur] if b >= 0]
+            side = int(rng.integers(2))
+            _scatter(rng, g, side, nb_, int(rng.integers(1, 8)))
+            empty = [b for b in nb_ if not ((s.hex == b) & (t.side == side)).any()]
+            if empty:                                   # a lone leader next to cur
+                ld = int(rng.choice(np.flatnonzero((t.side == side) & (t.utype == st.LEADER))))
+                s.box[ld], s.hex[ld] = BOX_MAP, int(rng.choice(empty))
+            got = combat._blocking_next_to(g, cur, side)
+            want = _ref_blocking_next_to(g, cur, side)
+            assert got.shape == want.shape and np.array_equal(got, want), cur
+            for d in range(6):
+                b = int(t.neighbours[cur, d])
+                if b < 0:
+                    continue
+                here = [x for x in np.flatnonzero((s.hex == b) & (t.side == side)
+                                                   & (s.box == BOX_MAP)).tolist()]
+                seen["blocked" if want[b] else "free"] += bool(here)
+                if want[b]:
+                    seen["dirs"].add(d)
+                if len(here) == 1:
+                    x = here[0]
+                    seen["lone"].add(int(t.utype[x]) if t.utype[x] in (st.WARSHIP, st.LEADER, st.COASTAL_GUN)
+                                     else int(t.defense[x, s.level[x]] > 0))
+                    seen["def1"] += int(t.defense[x, s.level[x]] == 1
+                                        and t.utype[x] not in (st.WARSHIP, st.LEADER, st.COASTAL_GUN))
+    assert seen["blocked"] and seen["free"] and seen["def1"], seen
+    assert seen["lone"] == {st.WARSHIP, st.LEADER, st.COASTAL_GUN, 0, 1}, seen
+    assert seen["dirs"] == set(range(6)), seen
+
+
+@pytest.mark.parametrize("seed", [75, 76])
+def test_rule_7_1_fits_stacking_at_the_limit_equals_the_plain_weights(seed):
+    """Rule 7.1 (17.31): pieces fit in a hex when the half battalions of the
+    side there (pieces already in the hex counted once, whether they move or
+    not) plus theirs come to at most 8, a remnant counting one.  Random
+    stacks around the limit, part of the moving pieces already standing in
+    the hex, at random levels (remnants among the movers and those there)."""
+    rng = np.random.default_rng(seed)
+    t = static()
+    land = np.flatnonzero(t.land)
+    seen = {"at_limit": 0, "one_over": 0, "mover_there": 0, "rem_there": 0, "rem_moving": 0,
+            "full_moving": 0}
+    for trial in range(6):
+        g = random_position(rng, trial)
+        s = g.state
+        for _ in range(60):
+            side = int(rng.integers(2))
+            h0 = int(rng.choice(land))
+            pool = np.flatnonzero((t.side == side) & (t.utype != st.LEADER))
+            there = rng.choice(pool, int(rng.integers(0, 6)), replace=False).tolist()
+            for x in there:
+                s.box[x], s.hex[x] = BOX_MAP, h0
+                s.level[x] = int(rng.integers(0, t.n_levels[x]))
+            rest = [x for x in pool.tolist() if x not in there]
+            movers = rng.choice(rest, int(rng.integers(1, 4)), replace=False).tolist()
+            for x in movers:
+                s.level[x] = int(rng.integers(0, t.n_levels[x]))
+            movers += [x for x in there if rng.random() < 0.3]
+            movers = [int(x) for x in rng.permutation(movers)]
+            here = [int(x) for x in np.flatnonzero((s.hex == h0) & (t.side == side))]
+            total = sum(ref.stack_weight(g, x) for x in set(here) | set(movers))
+            assert organisation.fits_stacking(g, movers, h0) == (total <= st.STACK_LIMIT_HALVES)
+            seen["at_limit"] += total == st.STACK_LIMIT_HALVES
+            seen["one_over"] += total == st.STACK_LIMIT_HALVES + 1
+            seen["mover_there"] += bool(set(movers) & set(here))
+            seen["rem_there"] += any(ref.is_remnant(g, x) for x in here if x not in movers)
+            seen["rem_moving"] += any(ref.is_remnant(g, x) for x in movers)
+            seen["full_moving"] += any(ref.stack_weight(g, x) == 2 for x in movers)
+    assert all(v > 5 for v in seen.values()), seen
+
+
+def _ref_enterable(game, units, a, d):
+    """Rules 9.61, 9.84, 6.1 written out: the hex across hexside ``d`` of
+    ``a`` is a land hex, the hexside is not all ocean, and no piece of
+    ``units`` other than a leader is prohibited from its terrain or (off a
+    road) from crossing the rise."""
+    t = game.static
+    b = int(t.neighbours[a, d])
+    if b < 0 or not t.land[b] or t.ocean_side[a, d]:
+        return False
+    walkers = [x for x in units if t.utype[x] != st.LEADER]
+    if any(t.move_cost[b, t.move_class[x]] >= 99 for x in walkers):
+        return False
+    if t.rise[a, d] and not t.road[a, d]:
+        return not any(t.rise_cost[t.move_class[x]] >= 99 for x in walkers)
+    return True
+
+
+def test_rules_9_61_9_84_enterable_on_every_coastal_and_rise_hexside():
+    """Rules 9.61, 9.84: whether a group may step across a hexside, on every
+    hexside of the map that leads off the map, into the sea or across a rise
+    without a road, for groups of leaders alone, foot, motorized and
+    mechanized pieces, and leaders listed before the others."""
+    from malta_sim.iod.rules.retreat_advance import enterable
+
+    g = random_position(np.random.default_rng(77), 0)
+    t = g.static
+    rng = np.random.default_rng(78)
+    leaders = np.flatnonzero(t.utype == st.LEADER)
+    pieces = [np.flatnonzero((t.move_class == c) & (t.utype != st.LEADER)) for c in range(3)]
+    edges = [(a, d) for a in np.flatnonzero(t.land).tolist() for d in range(6)
+             if t.neighbours[a, d] < 0 or not t.land[t.neighbours[a, d]] or t.rise[a, d]]
+    seen = {True: 0, False: 0, "lone_leader_sea": 0, "leader_first_rise": 0}
+    for a, d in edges:
+        groups = [[int(rng.choice(leaders))]]
+        for c in range(3):
+            groups.append([int(rng.choice(leaders)), int(rng.choice(pieces[c]))])
+            groups.append([int(x) for x in rng.choice(pieces[c], 2, replace=False)])
+        groups.append([int(rng.choice(pieces[0])), int(rng.choice(pieces[2]))])
+        for grp in groups:
+            args = (t.neighbours, t.land, t.ocean_side, t.move_class, t.move_cost, t.rise, t.road,
+                    t.rise_cost, t.utype)
+            want = _ref_enterable(g, grp, a, d)
+            assert enterable(np.array(grp, np.int64), a, d, *args) == want, (a, d, grp)
+            assert combat._enterable(g, grp, a, d) == want
+            seen[want] += 1
+            b = int(t.neighbours[a, d])
+            seen["lone_leader_sea"] += len(grp) == 1 and b >= 0 and not t.ocean_side[a, d]
+            seen["leader_first_rise"] += (t.utype[grp[0]] == st.LEADER and len(grp) > 1
+                                          and t.rise[a, d] and not want and t.land[b])
+    assert all(v > 0 for v in seen.values()), seen
+
+
+def test_rule_9_81_cannot_move_equals_the_plain_rule_for_every_piece_and_level():
+    """Rules 9.81, 9.63, 12.11: a piece cannot move (so never advances) when
+    it is a strongpoint, militia or coastal gun, artillery not hitched, or
+    its printed movement allowance at its level is zero; every piece of the
+    game at every level, hitched or not."""
+    from malta_sim.iod.rules.retreat_advance import cannot_move
+
+    t = static()
+    n = len(t.utype)
+    seen = {"art_hitched": 0, "art_prepared": 0, "ma0_other": 0, "moves": 0}
+    for hitched in (False, True):
+        hit = np.full(n, hitched)
+        for lev in range(int(t.n_levels.max())):
+            level = np.minimum(np.full(n, lev), t.n_levels - 1).astype(np.int8)
+            for x in range(n):
+                ut = t.utype[x]
+                if ut in (st.STRONGPOINT, st.MILITIA, st.COASTAL_GUN):
+                    want = True
+                elif ut == st.ARTILLERY:
+                    want = not hitched
+                    seen["art_hitched" if hitched else "art_prepared"] += 1
+                else:
+                    want = bool(t.ma[x, level[x]] <= 0)
+                    seen["ma0_other"] += want
+                seen["moves"] += not want
+                assert cannot_move(x, t.utype, hit, t.ma, level) == want, (t.names[x], lev, hitched)
+    assert all(seen.values()), seen
+
+
+def _ref_retreat_candidates(game, units, cur, visited, block, zoc, enemy_hexes):
+    """The neighbours of ``cur`` a retreating stack may enter, each as
+    (rank, minus the distance to the nearest enemy hex, hex) (rule 9.61)."""
+    t = game.static
+    dist = t.grid.distance_table
+    side = int(t.side[units[0]])
+    cands = []
+    for d in range(6):
+        b = int(t.neighbours[cur, d])
+        if b < 0 or b in visited or block[b] or not _ref_enterable(game, units, cur, d):
+            continue
+        d_b = [int(dist[b, e]) for e in enemy_hexes]
+        farther = all(db > dist[cur, e] for db, e in zip(d_b, enemy_hexes))
+        friendly = any(t.utype[x] != st.LEADER for x in ref.units_at(game, b, side).tolist())
+        rank = 1 if not zoc[b] else 2 if farther else 3 if friendly else 4
+        cands.append((rank, -(min(d_b) if d_b else 0), b))
+    return cands
+
+
+@pytest.mark.parametrize("seed", [79, 80])
+def test_rules_9_61_7_3_retreat_ranking_in_enemy_zoc_next_to_friendly_stacks(seed):
+    """Rules 9.61, 7.3 where the ranks below the first decide: most
+    neighbours in enemy ZOC, several enemy hexes at different distances (a
+    hex one farther from each, rank 2, against a friendly-occupied one, rank
+    3, as near the nearest enemy), friendly stacks next to the retreating
+    stack, some of them full, so that on the last hex of the retreat none of
+    the best hexes may have room (then all of them are offered)."""
+    from malta_sim.iod.rules.retreat_advance import retreat_options
+
+    rng = np.random.default_rng(seed)
+    t = static()
+    nh = t.n_hexes
+    dist = t.grid.distance_table
+    land = [int(x) for x in np.flatnonzero(t.land)
+            if sum(t.land[b] for b in t.neighbours[x] if b >= 0) >= 4]
+    seen = {"2_vs_3": 0, "3_vs_4": 0, "none_fits": 0, "some_fit": 0}
+    for trial in range(8):
+        g = random_position(rng, trial)
+        s, tb = g.state, g.tables
+        for _ in range(40):
+            side = int(rng.integers(2))
+            cur = int(rng.choice(land))
+            nb_ = [int(b) for b in t.neighbours[cur] if b >= 0 and t.land[b]]
+            _scatter(rng, g, side, nb_, int(rng.integers(2, 12)))
+            pool = np.flatnonzero((t.side == side) & (t.utype != st.LEADER))
+            units = [int(x) for x in rng.choice(pool, int(rng.integers(1, 5)), replace=False)]
+            if rng.random() < 0.3:
+                units.append(int(rng.choice(np.flatnonzero((t.side == side) & (t.utype == st.LEADER)))))
+            for x in units:
+                s.box[x], s.hex[x] = BOX_MAP, cur
+                s.level[x] = int(rng.integers(0, t.n_levels[x]))
+            near = [int(x) for x in np.flatnonzero(t.land & (dist[cur] >= 1) & (dist[cur] <= 4))]
+            eh = sorted({int(rng.choice(nb_))} | set(rng.choice(near, int(rng.integers(0, 3))).tolist()))
+            visited = {cur} | ({int(rng.choice(nb_))} if rng.random() < 0.3 else set())
+            vmask = np.zeros(nh, bool)
+            vmask[list(visited)] = True
+            block = rng.random(nh) < 0.1
+            zoc = rng.random(nh) < 0.85
+            last = bool(rng.integers(2))
+            n, opts = retreat_options(
+                cur, np.array(units, np.int64), vmask, block, zoc, np.array(eh, np.int64), last,
+                s.hex, s.level, tb.side_mask[side], tb.base_weight, tb.remnant_level_full,
+                t.neighbours, t.land, t.ocean_side, t.move_class, t.move_cost, t.rise, t.road,
+                t.rise_cost, t.utype, dist)
+            cands = _ref_retreat_candidates(g, units, cur, visited, block, zoc, eh)
+            best = min((c[:2] for c in cands), default=None)
+            want = [c[2] for c in cands if c[:2] == best]
+            room = [b for b in want if ref.fits_stacking(g, units, b)]
+            if last and room:
+                want = room
+            assert (n, opts.tolist()) == (len(cands), want), (cur, units, eh)
+            ranks = {c[0]: c[1] for c in sorted(cands, reverse=True)}
+            seen["2_vs_3"] += best is not None and best[0] == 2 and ranks.get(3) == best[1]
+            seen["3_vs_4"] += best is not None and best[0] == 3 and 4 in ranks
+            seen["none_fits"] += last and bool(cands) and not room
+            seen["some_fit"] += last and bool(room) and len(room) < len(
+                [c for c in cands if c[:2] == best])
+    assert all(v > 0 for v in seen.values()), seen
 
 
 def test_crt_column_equals_plain_search_on_every_line_and_level():
