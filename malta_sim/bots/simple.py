@@ -20,6 +20,7 @@ import numpy as np
 
 from malta_sim.bots.base import CombatPlan, Move
 from malta_sim.bots.random import RandomPolicy
+from malta_sim.iod import static as st
 
 #: 2d6 probabilities indexed by the total (0..12).
 P2D6 = np.array([0, 0] + [min(k - 1, 13 - k) / 36 for k in range(2, 13)])
@@ -205,12 +206,16 @@ class _LandBot(RandomPolicy):
         return options[0]
 
     def choose_advance(self, game, units, target, length):
-        """Rules 9.8, 9.83: every eligible piece, lowest index first, that
-        still fits the stacking limit of ``target`` with those before it
-        (rule 7.1), in one compiled call."""
+        """Rules 9.8, 9.83: every eligible piece but HQs and AA, lowest
+        index first, that still fits the stacking limit of ``target`` with
+        those before it (rule 7.1), in one compiled call.  The bot keeps its
+        HQs and AA where they stand (9.81 would let them go): an HQ in the
+        hex just taken is the first in reach of a counterattack, and its loss
+        costs victory points (20.0)."""
         from malta_sim.iod.rules.retreat_advance import fit_in_order
 
         tb, s = game.tables, game.state
+        units = [x for x in units if tb.utype[x] != st.HQ and tb.utype[x] != st.AA]
         if not units:
             return []
         side = tb.side[units[0]]

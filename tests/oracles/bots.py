@@ -465,7 +465,10 @@ def choose_advance(game, units, target) -> list:
     from malta_sim.iod.rules.organisation import fits_stacking
 
     out = []
+    ut = game.static.utype
     for u in sorted(units):
+        if ut[u] in (st.HQ, st.AA):
+            continue                  # the bots keep HQs and AA where they stand
         if fits_stacking(game, out + [u], target):
             out.append(u)
     return out

@@ -248,13 +248,13 @@ def fits_stacking(game, units, h: int) -> bool:
 def advance_eligible(game, side: int, stayers) -> list[int]:
     """:func:`combat._advance_eligible` from the unit queries (rule 9.81):
     the attackers that did not retreat, then the pieces stacked with them
-    that did not attack (never leaders, HQs or AA), never artillery or
-    pieces that cannot move."""
+    that did not attack (HQs and AA included, never leaders: they go along
+    by themselves), never artillery or pieces that cannot move."""
     s = game.state
     origins0 = {int(s.hex[u]) for u in stayers}
     ut, ground, stay = game.tables.utype, game._ground, set(stayers)
     extra = [x for o in origins0 for x in game.units_at(o, side).tolist()
-             if x not in stay and ground[x] and ut[x] not in (st.LEADER, st.HQ, st.AA)]
+             if x not in stay and ground[x] and ut[x] != st.LEADER]
     return [u for u in list(stayers) + extra
             if ut[u] != st.ARTILLERY and not combat._ma_zero(game, u)]
 

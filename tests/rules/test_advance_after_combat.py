@@ -375,3 +375,29 @@ def test_rule_10_23_9_86_one_hex_offered_at_night_and_into_a_fort():
     fl = _fort_line()
     g, bot, moved = _taken({fl[0]: [TANK]}, AXIS, [TANK], fl[1], 3)
     assert bot.lengths == [1] and _hexes(g, TANK) == fl[1]
+
+
+def test_rule_9_81_an_hq_and_an_aa_unit_stacked_with_the_attackers_may_advance():
+    """Rule 9.81: units stacked with the attackers that did not attack may
+    advance too; an HQ and an AA unit are units with a movement allowance
+    (neither is artillery, 9.87), so the owner is offered both and they go
+    with the stack.  A leader goes along by itself (9.81).  The default bots
+    keep HQs and AA where they stand (their choice, not the rule's)."""
+    from malta_sim.bots.simple import BalancedPolicy
+
+    line = _line(3)
+    hq, aa = "axis.4.hq", "allied.uk.aa_65"
+    g, moved = _advance({line[0]: [INF, hq]}, [INF], line, 2)
+    assert sorted(moved) == sorted([u(INF), u(hq)])
+    assert _where(g, hq) == _where(g, INF) == line[2]
+    # the Allied side: an AA battalion stacked with an attacking company
+    coy = ZOC_STACK[0]
+    g = make({line[0]: [coy, aa]}, turn=4, policies=(Scripted(0), GoOn(1, line)))
+    assert combat._advance_eligible(g, 1, [u(coy)]) == [u(coy), u(aa)]
+    moved = combat.advance_after_combat(g, 1, h(line[1]), [u(coy)], 2)
+    assert sorted(moved) == sorted([u(coy), u(aa)])
+    # the default bot is offered the HQ but leaves it behind
+    g = make({line[0]: [INF, hq]}, turn=4, policies=(BalancedPolicy(AXIS), Scripted(1)))
+    assert u(hq) in combat._advance_eligible(g, AXIS, [u(INF)])
+    combat.advance_after_combat(g, AXIS, h(line[1]), [u(INF)], 2)
+    assert _where(g, hq) == line[0] and _where(g, INF) != line[0]

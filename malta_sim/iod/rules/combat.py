@@ -1094,8 +1094,9 @@ def _blocking_next_to(game, cur: int, side: int) -> np.ndarray:
 def _advance_eligible(game, side: int, stayers) -> list[int]:
     """Rule 9.81: the pieces that may advance after combat: the surviving
     attackers that did not retreat (``stayers``), then the units stacked with
-    them that did not attack (per origin hex, ascending; never leaders, HQs
-    or AA); never artillery or pieces that cannot move (:func:`_ma_zero`).
+    them that did not attack (per origin hex, ascending; HQs and AA too,
+    leaders go along by themselves); never artillery or pieces that cannot
+    move (:func:`_ma_zero`, 9.87).
     One compiled pass (:func:`.combat_moves.advance_eligible`).
 
     Returns

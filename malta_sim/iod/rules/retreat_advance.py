@@ -115,8 +115,6 @@ def fits(units, h, hexa, level, own_side, base_weight, remnant_level_full):
 
 
 _ARTILLERY = st.ARTILLERY
-_HQ = st.HQ
-_AA = st.AA
 _STRONGPOINT = st.STRONGPOINT
 _MILITIA = st.MILITIA
 _COASTAL_GUN = st.COASTAL_GUN
@@ -140,9 +138,11 @@ def advance_eligible(stayers, origins, lo, hi, hexa, level, hitched, utype, grou
     """Rule 9.81: the pieces that may advance after combat, in the order
     :func:`.combat._advance` lists them: the surviving attackers that did not
     retreat (``stayers``, in order), then per origin hex (in the order given)
-    the other ground pieces of the side stacked there, ascending (not
-    leaders, HQs or AA); of these, every piece but artillery and pieces that
-    cannot move (:func:`cannot_move`).
+    the other ground pieces of the side stacked there, ascending (HQs and
+    AA included: 9.81 lets any unit stacked with the attackers advance;
+    leaders go along by :func:`.combat.advance_after_combat`); of these,
+    every piece but artillery and pieces that cannot move
+    (:func:`cannot_move`).
 
     Parameters
     ----------
@@ -182,7 +182,7 @@ def advance_eligible(stayers, origins, lo, hi, hexa, level, hitched, utype, grou
             if hexa[x] != o or not ground[x]:
                 continue
             ut = utype[x]
-            if ut == _LEADER or ut == _HQ or ut == _AA or ut == _ARTILLERY:
+            if ut == _LEADER or ut == _ARTILLERY:
                 continue
             stays = False
             for i in range(k):
