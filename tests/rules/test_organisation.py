@@ -217,6 +217,47 @@ def test_attachment_options_equal_plain_version_on_random_positions(seed):
     assert n_opts > 0
 
 
+@pytest.mark.parametrize("seed", [9])
+def test_attachment_and_reform_kernels_return_their_documented_arrays(seed):
+    """The compiled passes behind the attachment offers (15.21) and the
+    reform options (13.2) return per unit or battalion the slice bounds
+    ``start`` of exactly ``k + 1`` entries (0 first, the flat list's length
+    last), on random positions; and the attachment pass grows its list when
+    a crowded hex offers more formations than it first makes room for (a
+    hand-made stack of twelve units of twelve formations, against the plain
+    count)."""
+    from malta_sim.iod.rules import breakdown_reform
+
+    rng = np.random.default_rng(seed)
+    seen = {"attach": 0, "reform": 0}
+    for trial in range(12):
+        g = random_position(rng, trial, policies=(Recorder(0), Recorder(1)))
+        s, t, tb = g.state, g.static, g.tables
+        on = np.flatnonzero(s.box == BOX_MAP)
+        s.hex[on] = rng.choice(np.unique(s.hex[on]), len(on))
+        for b in rng.choice(np.flatnonzero((t.size == st.BATTALION) & (s.box == BOX_MAP)), 3, replace=False):
+            kids = organisation.break_down(g, int(b))
+            s.hex[kids] = s.hex[kids[0]] if kids else -1
+        units, start, forms = breakdown_reform.attachment_options(s.box, s.hex, s.formation, tb.may_attach,
+                                                                  tb.side_mask[AXIS], t.printed_formation)
+        assert len(start) == len(units) + 1 and start[0] == 0 and start[-1] == len(forms)
+        seen["attach"] += len(units)
+        for side in (0, 1):
+            bns, hexes, lost, start, comps = breakdown_reform.reform_candidates(
+                s.box, s.hex, s.morale_state, s.reduced, s.parent, tb.battalion_side[side], t.breakdown_n,
+                t.n_levels)
+            assert len(bns) == len(hexes) == len(lost) and len(start) == len(bns) + 1
+            assert start[0] == 0 and start[-1] == len(comps)
+            seen["reform"] += len(bns)
+    assert all(v > 0 for v in seen.values()), seen
+    n = 12                                   # one hex, twelve formations: 11 offers each
+    units, start, forms = breakdown_reform.attachment_options(
+        np.full(n, BOX_MAP, np.int8), np.zeros(n, np.int32), np.arange(n, dtype=np.int8),
+        np.ones(n, np.bool_), np.ones(n, np.bool_), np.arange(n, dtype=np.int8))
+    assert units.tolist() == list(range(n)) and start.tolist() == [11 * i for i in range(n + 1)]
+    assert forms.tolist() == [f for x in range(n) for f in range(n) if f != x]
+
+
 def _leaders_in_plain(game, h, side):
     """The leaders of ``side`` in hex ``h`` from the unit query (rule 14.3)."""
     return [int(x) for x in game.units_at(h, side).tolist() if game.static.utype[x] == st.LEADER]
