@@ -761,6 +761,62 @@ def test_rule_18_33_leader_whose_hq_has_landed_goes_with_a_unit_of_its_division(
     assert s.box[ldr] == BOX_MAP and s.hex[ldr] == s.hex[eng] == chosen[0]
 
 
+def test_rule_18_33_returning_leader_joins_the_lowest_numbered_unit_of_its_division_first_wave_first():
+    """Rule 18.33 leaves to the player which unit's box a returning leader
+    (HQ landed) joins; the engine's reading (rules_coverage.csv 18.33): the
+    box of the lowest-numbered unit of its division in a First Wave box, a
+    Second Wave box only when no First Wave box holds one.  Here two
+    engineer companies in two First Wave boxes and a third unit in a Second
+    Wave box: the leader lands with the lower-numbered company."""
+    from tests.conftest import u
+    hq, ldr = u("axis.4.hq"), u("axis.4.ldr.chirelson")
+    e1, e2 = u("axis.4.eng_11.1"), u("axis.4.eng_11.2")
+    where = {}
+
+    def pick(game, opts):
+        b1, b2 = opts.first[z][:2]
+        b3 = [b for b in opts.second_free[z] if b not in (b1, b2)][0]
+        third = [x for x in opts.zones[z] if x not in (e1, e2, hq) and game.static.printed_formation[x] == 4][0]
+        where.update({e2: b1, e1: b2, third: b3})
+        return {(BOX_FIRST_WAVE, b1): [e2], (BOX_FIRST_WAVE, b2): [e1], (BOX_SECOND_WAVE, b3): [third]}
+
+    g, z, beaches, bot = _landing_game(pick, turn=0)
+    g.policies[AXIS].one_hex_move = lambda game, unit, options, reason: None     # no beach movement
+    s = g.state
+    s.box[hq], s.hex[hq], s.box_slot[hq] = BOX_MAP, beaches[-1], -1          # landed on an earlier turn
+    assert e1 < e2
+    amphibious.amphibious_landing_phase(g)
+    assert s.box[ldr] == BOX_MAP and s.hex[ldr] == s.hex[e1] == where[e1] != where[e2]
+
+
+def test_rule_18_7_leaders_make_their_beach_move_after_the_units_they_landed_with():
+    """Rule 18.7 (beach movement, one hex per landed unit) leaves the order of
+    the moves to the player; the engine's reading (rules_coverage.csv 18.7):
+    the units of a wave land and then move in piece order with the leaders
+    last, so a leader may follow the unit it landed with into the hex that
+    unit moved to."""
+    from tests.conftest import u
+    hq, ldr, eng = u("axis.4.hq"), u("axis.4.ldr.chirelson"), u("axis.4.eng_11.1")
+    asked = []
+
+    def pick(game, opts):
+        return {(BOX_FIRST_WAVE, opts.first[z][0]): [eng]}
+
+    def move(game, unit, options, reason):
+        asked.append(int(unit))
+        if unit == eng:
+            return options[0]
+        return int(game.state.hex[eng]) if int(game.state.hex[eng]) in options else None
+
+    g, z, beaches, bot = _landing_game(pick, turn=0)
+    g.policies[AXIS].one_hex_move = move
+    s = g.state
+    s.box[hq], s.hex[hq], s.box_slot[hq] = BOX_MAP, beaches[-1], -1          # landed on an earlier turn
+    amphibious.amphibious_landing_phase(g)
+    assert asked == [eng, ldr]
+    assert s.box[ldr] == BOX_MAP and s.hex[ldr] == s.hex[eng] != s.box_slot[eng]
+
+
 def test_rule_18_33_a_leader_already_ashore_stays_when_a_new_hq_goes_to_a_box():
     """Rule 18.33 (14.43): a replacement HQ may land without the leader; a
     leader already on the map is not taken back into a wave box with it."""

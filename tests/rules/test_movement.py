@@ -909,6 +909,36 @@ def test_one_hex_options_equal_plain_on_random_positions(seed):
     assert seen > 0
 
 
+def test_rule_6_53_one_hex_move_never_into_prohibited_terrain_unless_by_road():
+    """The one-hex move (beach movement 18.7, rally 19.6) follows the normal
+    entry rules (6.53): a hex whose terrain the Terrain Effects Chart
+    prohibits to the unit's class (``P``, cost 99) is left out unless a road
+    crosses the hexside; the other neighbours stay in.  No land hex of the
+    map is prohibited to any class, so the compiled check is given a cost
+    table with two neighbours of 0608 prohibited: the one across a plain
+    hexside (direction 0) and the one across a road (direction 1)."""
+    from malta_sim.iod.rules import one_hex_movement
+
+    g = make({"0608": ["allied.uk.8m"]})
+    s, t, tb = g.state, g.static, g.tables
+    x, here = u("allied.uk.8m"), h("0608")
+    cls = int(t.move_class[x])
+    nbrs = [int(o) for o in t.neighbours[here]]
+    assert not t.road[here, 0] and t.road[here, 1]
+    assert ref.one_hex_options(g, x) == H.one_hex_options(g, x) == nbrs       # all six open
+
+    def options(cost):
+        return one_hex_movement.one_hex_kernel(
+            x, here, cls, t.neighbours, t.land, t.ocean_side, t.road, t.rise, cost, s.hex, s.level,
+            tb.side_mask[AXIS], t.harmless_in_hex, t.defense, tb.side_mask[ALLIED], tb.base_weight,
+            tb.remnant_level_full).tolist()
+
+    assert options(t.move_cost) == nbrs
+    cost = t.move_cost.copy()
+    cost[nbrs[0], cls] = cost[nbrs[1], cls] = st.PROHIBITED_MP
+    assert options(cost) == nbrs[1:]                  # the road opens direction 1, not direction 0
+
+
 class _StrategicProbe(RandomPolicy):
     """Records, at the first strategic movement call of a phase, the
     candidates offered and every candidate's strategic legal moves; moves

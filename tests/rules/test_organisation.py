@@ -217,6 +217,104 @@ def test_attachment_options_equal_plain_version_on_random_positions(seed):
     assert n_opts > 0
 
 
+def _companies_suffice_plain(b, box, level, parent, remnant_level, breakdown_n, breakdown_kind, own, kinds):
+    """Rule 13.1 written out over lists: not a remnant, steps left, and as
+    many free company pieces: the battalion's own in the pool or the
+    Disbandment Box and not in use, else the pool's pieces of its kind."""
+    if remnant_level[b] >= 0 and level[b] == remnant_level[b]:
+        return False
+    need = int(breakdown_n[b]) - int(level[b])
+    if need <= 0:
+        return False
+    free = [c for c in own[b] if box[c] in (BOX_POOL, BOX_DISBANDMENT) and parent[c] < 0]
+    if not free and 0 <= breakdown_kind[b] < len(kinds):
+        free = [c for c in kinds[breakdown_kind[b]] if box[c] == BOX_POOL]
+    return len(free) >= need
+
+
+@pytest.mark.parametrize("seed", [5])
+def test_companies_suffice_equals_the_plain_count_on_random_tables(seed):
+    """The compiled company count of rule 13.1 (a battalion may break down
+    when it is no remnant, has steps left and has as many free company
+    pieces as steps: its own in the pool or Disbandment Box and not in use,
+    else the pool's generic pieces of its kind) equals the plain count on
+    random small tables: battalions side by side with companies of their
+    own, generic kinds, remnant levels from 0, levels and box contents at
+    random, parents among the battalions."""
+    from malta_sim.iod.rules import breakdown_reform
+
+    rng = np.random.default_rng(seed)
+    seen = {True: 0, False: 0}
+    boxes = np.array([BOX_POOL, BOX_DISBANDMENT, BOX_MAP, BOX_TURN_TRACK], np.int8)
+    for trial in range(60):
+        n, n_bn, n_kinds = 40, 8, 3
+        own = [[] for _ in range(n)]
+        pieces = list(range(n_bn, n))
+        rng.shuffle(pieces)
+        for b in range(n_bn):                      # battalions 0-7, most with companies of their own
+            if rng.random() < 0.6:
+                own[b] = sorted(pieces[:3])
+                pieces = pieces[3:]
+        kinds = [sorted(pieces[k::n_kinds]) for k in range(n_kinds)]
+        box = boxes[rng.integers(0, 4, n)]
+        level = rng.integers(0, 4, n).astype(np.int8)
+        parent = np.where(rng.random(n) < 0.6, -1, rng.integers(0, 2, n)).astype(np.int32)   # in use (by 0, 1)
+        remnant_level = rng.integers(-1, 4, n).astype(np.int8)
+        breakdown_n = rng.integers(0, 5, n).astype(np.int8)
+        breakdown_kind = rng.integers(-1, n_kinds + 1, n).astype(np.int32)     # n_kinds: none such
+        own_start, own_flat = breakdown_reform.csr(own)
+        kind_start, kind_flat = breakdown_reform.csr(kinds)
+        for b in range(n_bn):
+            want = _companies_suffice_plain(b, box, level, parent, remnant_level, breakdown_n, breakdown_kind,
+                                            own, kinds)
+            got = breakdown_reform.companies_suffice(b, box, level, parent, remnant_level, breakdown_n,
+                                                     breakdown_kind, own_start, own_flat, kind_start, kind_flat)
+            assert bool(got) == want, (trial, b)
+            seen[want] += 1
+    assert all(v > 20 for v in seen.values()), seen
+
+
+@pytest.mark.parametrize("seed", [9])
+def test_attachment_and_reform_kernels_return_their_documented_arrays(seed):
+    """The compiled passes behind the attachment offers (15.21) and the
+    reform options (13.2) return per unit or battalion the slice bounds
+    ``start`` of exactly ``k + 1`` entries (0 first, the flat list's length
+    last), on random positions; and the attachment pass grows its list when
+    a crowded hex offers more formations than it first makes room for (a
+    hand-made stack of twelve units of twelve formations, against the plain
+    count)."""
+    from malta_sim.iod.rules import breakdown_reform
+
+    rng = np.random.default_rng(seed)
+    seen = {"attach": 0, "reform": 0}
+    for trial in range(12):
+        g = random_position(rng, trial, policies=(Recorder(0), Recorder(1)))
+        s, t, tb = g.state, g.static, g.tables
+        on = np.flatnonzero(s.box == BOX_MAP)
+        s.hex[on] = rng.choice(np.unique(s.hex[on]), len(on))
+        for b in rng.choice(np.flatnonzero((t.size == st.BATTALION) & (s.box == BOX_MAP)), 3, replace=False):
+            kids = organisation.break_down(g, int(b))
+            s.hex[kids] = s.hex[kids[0]] if kids else -1
+        units, start, forms = breakdown_reform.attachment_options(s.box, s.hex, s.formation, tb.may_attach,
+                                                                  tb.side_mask[AXIS], t.printed_formation)
+        assert len(start) == len(units) + 1 and start[0] == 0 and start[-1] == len(forms)
+        seen["attach"] += len(units)
+        for side in (0, 1):
+            bns, hexes, lost, start, comps = breakdown_reform.reform_candidates(
+                s.box, s.hex, s.morale_state, s.reduced, s.parent, tb.battalion_side[side], t.breakdown_n,
+                t.n_levels)
+            assert len(bns) == len(hexes) == len(lost) and len(start) == len(bns) + 1
+            assert start[0] == 0 and start[-1] == len(comps)
+            seen["reform"] += len(bns)
+    assert all(v > 0 for v in seen.values()), seen
+    n = 12                                   # one hex, twelve formations: 11 offers each
+    units, start, forms = breakdown_reform.attachment_options(
+        np.full(n, BOX_MAP, np.int8), np.zeros(n, np.int32), np.arange(n, dtype=np.int8),
+        np.ones(n, np.bool_), np.ones(n, np.bool_), np.arange(n, dtype=np.int8))
+    assert units.tolist() == list(range(n)) and start.tolist() == [11 * i for i in range(n + 1)]
+    assert forms.tolist() == [f for x in range(n) for f in range(n) if f != x]
+
+
 def _leaders_in_plain(game, h, side):
     """The leaders of ``side`` in hex ``h`` from the unit query (rule 14.3)."""
     return [int(x) for x in game.units_at(h, side).tolist() if game.static.utype[x] == st.LEADER]

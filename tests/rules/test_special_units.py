@@ -460,6 +460,53 @@ def test_rule_16_32_militia_never_shares_a_hex_with_the_mover():
     assert s.militia_rolled[town]
 
 
+def _uprising_next_to(occupants):
+    """An Axis marine battalion ends its move in 0607, next to the town 0608
+    (and no other town or city), which holds the Axis pieces ``occupants``
+    (names) and is Axis-controlled; no Allied piece is on the map.  The
+    move is repeated, the town's roll marked as not made, until the roll
+    draws a militia piece (16.32).  Returns (game, town, piece drawn)."""
+    g = hercules_game()
+    s, t = g.state, g.static
+    for x in g.on_map(ALLIED):
+        s.box[x], s.hex[x] = 9, -1
+    mover, here, town = u("axis.un.sm_2"), h("0607"), h("0608")
+    assert H.inv_static(g).urban_near[here] == [town]
+    s.box[mover], s.hex[mover] = BOX_MAP, here
+    for name in occupants:
+        s.box[u(name)], s.hex[u(name)] = BOX_MAP, town
+    s.control[town] = AXIS
+    cup = set(militia._militia_in_cup(g))
+    for _ in range(40):
+        s.militia_rolled[town] = False
+        H.on_enter_hex(g, mover, here, "move_end")
+        assert s.militia_rolled[town]
+        drawn = cup - set(militia._militia_in_cup(g))
+        if drawn:
+            assert len(drawn) == 1
+            return g, town, drawn.pop()
+    raise AssertionError("no militia drawn")
+
+
+def test_rule_16_32_militia_drawn_for_an_axis_occupied_town_is_crushed_else_takes_the_town():
+    """Rule 16.32 with its coverage reading: a militia piece drawn for a town
+    next to the mover's hex goes into that town and takes control of it
+    (2.1) when no Axis unit is there, also when only an Axis leader is
+    there (a leader never holds a hex); drawn for a town an Axis unit
+    occupies, it is crushed at once (eliminated, the town stays Axis)."""
+    g, town, p = _uprising_next_to(["axis.un.sm_6"])
+    s = g.state
+    assert s.box[p] == BOX_ELIMINATED and s.hex[p] == -1
+    assert not len(g.units_at(town, ALLIED)) and s.control[town] == AXIS
+    assert [r["action"] for r in g.events.rows if r["rule"] == "16.32"][-1] == "militia_crushed"
+    for occupants in ([], ["axis.4.ldr.chirelson"]):
+        g, town, p = _uprising_next_to(occupants)
+        s = g.state
+        assert s.box[p] == BOX_MAP and s.hex[p] == town and not s.revealed[p]
+        assert g.units_at(town, ALLIED).tolist() == [p] and s.control[town] == ALLIED
+        assert [r["action"] for r in g.events.rows if r["rule"] == "16.32"][-1] == "militia"
+
+
 def test_rule_16_12_engine_aa_fire_statistical():
     """Rule 16.12 through the airfield driver: one AA unit within three hexes
     kills a unit just landed with probability 1/6 per landing phase.
