@@ -35,7 +35,7 @@ from tests.oracles import paths as ref_paths
 #: (scenario, Axis bot, Allied bot, seed, games): default and random bots,
 #: both scenarios
 CASES = [("hercules", "balanced", "static", 1942, 2), ("hercules", "aggressive", "counterattack", 11, 2),
-         ("intro", "balanced", "counterattack", 3, 2), ("intro", "random", "random", 11, 1)]
+         ("intro", "balanced", "counterattack", 3, 2), ("intro", "random", "random", 11, 2)]
 
 
 def _play(scenario, axis, allied, seed, n, compare, seen: Counter):
