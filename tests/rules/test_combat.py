@@ -183,22 +183,11 @@ def test_combat_options_equal_plain_rule_tests_on_random_positions(seed):
 
 def _ref_retreat_options(game, units, cur, visited, block, zoc, enemy_hexes, last):
     """The per-hexside retreat ranking as written before it was compiled
-    (rules 9.6, 9.61, 7.3)."""
+    (rules 9.6, 9.61, 7.3): the best-ranked of :func:`_ref_retreat_candidates`,
+    on the last hex of the retreat those with room when any has."""
     from tests.oracles.iod_rules import fits_stacking
 
-    t = game.static
-    dist = t.grid.distance_table
-    side = int(t.side[units[0]])
-    cands = []
-    for d in range(6):
-        b = int(t.neighbours[cur, d])
-        if b < 0 or b in visited or block[b] or not _ref_enterable(game, units, cur, d):
-            continue
-        d_b = [int(dist[b, e]) for e in enemy_hexes]
-        farther = all(db > dist[cur, e] for db, e in zip(d_b, enemy_hexes))
-        friendly = any(t.utype[x] != st.LEADER for x in game.units_at(b, side).tolist())
-        rank = 1 if not zoc[b] else 2 if farther else 3 if friendly else 4
-        cands.append((rank, -(min(d_b) if d_b else 0), b))
+    cands = _ref_retreat_candidates(game, units, cur, visited, block, zoc, enemy_hexes)
     if not cands:
         return 0, []
     best = min(c[:2] for c in cands)
