@@ -305,7 +305,7 @@ def _organisation(game, phase, seen, rng):
     # 18.31 the battalions that may break down (Follow-up boxes)
     bns = np.flatnonzero((t.side == AXIS) & (t.size == st.BATTALION)).tolist()
     got = amphibious.breakable(game, bns)
-    assert got == [organisation.can_break_down(game, b) for b in bns], (phase, "breakable")
+    assert got == [ref.can_break_down(game, b) for b in bns], (phase, "breakable")
     seen["breakable"] += sum(got)
     seen["phases"] += 1
 

@@ -367,12 +367,24 @@ def caught_leaders(game) -> list:
 # ------------------------------------------------------------------ organisation (13)
 def breakdown_candidates(game, side) -> list:
     """The battalions :func:`organisation.breakdowns` offers (rule 13.1):
-    :func:`organisation.can_break_down` and not arrived this turn."""
-    from malta_sim.iod.rules import organisation
-
+    :func:`can_break_down` and not arrived this turn."""
     s = game.state
-    return [int(x) for x in on_map(game, side) if organisation.can_break_down(game, int(x))
+    return [int(x) for x in on_map(game, side) if can_break_down(game, int(x))
             and s.entered_turn[x] != game.turn]
+
+
+def can_break_down(game, b) -> bool:
+    """:func:`organisation.can_break_down` (rules 13.1, 17.31): a battalion
+    type that may break down, not Maltese, not a remnant, with steps left
+    and at least that many pieces in :func:`companies_for`."""
+    s, t = game.state, game.static
+    if not t.can_break[b] or t.nation[b] == st.MALTESE:
+        return False
+    if (t.size[b] == st.BATTALION and t.n_levels[b] >= 2 and t.utype[b] != st.ARTILLERY
+            and s.level[b] == t.n_levels[b] - 1):
+        return False                                               # 17.31: a remnant
+    n = int(t.breakdown_n[b]) - int(s.level[b])
+    return n > 0 and len(companies_for(game, b)) >= n
 
 
 def companies_for(game, b) -> list:

@@ -89,14 +89,57 @@ def breakdown_eligible(box, level, entered_turn, parent, may_break, remnant_leve
 
 
 @nb.njit(cache=True)
+def free_companies(b, box, parent, breakdown_kind, own_start, own_flat, kind_start, kind_flat):
+    """The company pieces battalion ``b`` may break down into now (rule
+    13.1, 13.0): its own pieces in the pool or the Disbandment Box and not in
+    use (``parent < 0``), in the order of ``own_flat``; or, when it has none
+    such, the generic pieces of its kind in the pool, in the order of
+    ``kind_flat``.
+
+    Parameters
+    ----------
+    b : int
+        A unit index.
+    box, parent : arrays [n_units]
+        State fields of the same names.
+    breakdown_kind : int32[n_units]
+        Generic company kind (-1 none).
+    own_start, own_flat, kind_start, kind_flat : int64 arrays
+        ``StaticTables.companies_of_csr`` and ``companies_of_kind_csr``.
+
+    Returns
+    -------
+    int64[k]
+        The free pieces (empty when there are none).
+    """
+    out = np.empty(own_start[b + 1] - own_start[b], np.int64)
+    n = 0
+    for i in range(own_start[b], own_start[b + 1]):
+        c = own_flat[i]
+        if (box[c] == _BOX_POOL or box[c] == _BOX_DISBANDMENT) and parent[c] < 0:
+            out[n] = c
+            n += 1
+    if n > 0:
+        return out[:n]
+    kd = breakdown_kind[b]
+    if kd < 0 or kd >= kind_start.shape[0] - 1:
+        return out[:0]
+    gen = np.empty(kind_start[kd + 1] - kind_start[kd], np.int64)
+    for i in range(kind_start[kd], kind_start[kd + 1]):
+        if box[kind_flat[i]] == _BOX_POOL:
+            gen[n] = kind_flat[i]
+            n += 1
+    return gen[:n]
+
+
+@nb.njit(cache=True)
 def companies_suffice(b, box, level, parent, remnant_level, breakdown_n, breakdown_kind,
                       own_start, own_flat, kind_start, kind_flat):
     """Whether battalion ``b`` has company pieces enough to break down
     into (rule 13.1): not a remnant (17.31), steps left to become companies
-    (``breakdown_n`` minus ``level``), and at least that many company pieces
-    free: its own in the pool or the Disbandment Box and not in use
-    (``parent < 0``), or, when it has none such, the generic pieces of its
-    kind in the pool.  Its type, box and arrival are the caller's tests.
+    (``breakdown_n`` minus ``level``), and at least that many pieces in
+    :func:`free_companies`.  Its type, box and arrival are the caller's
+    tests.
 
     Parameters are those of :func:`breakdown_eligible` (``b``: a unit
     index); returns bool.
@@ -107,18 +150,8 @@ def companies_suffice(b, box, level, parent, remnant_level, breakdown_n, breakdo
     need = np.int64(breakdown_n[b]) - np.int64(level[b])
     if need <= 0:
         return False
-    cnt = 0
-    for i in range(own_start[b], own_start[b + 1]):
-        c = own_flat[i]
-        if (box[c] == _BOX_POOL or box[c] == _BOX_DISBANDMENT) and parent[c] < 0:
-            cnt += 1
-    if cnt == 0:
-        kd = breakdown_kind[b]
-        if kd >= 0 and kd < kind_start.shape[0] - 1:
-            for i in range(kind_start[kd], kind_start[kd + 1]):
-                if box[kind_flat[i]] == _BOX_POOL:
-                    cnt += 1
-    return cnt >= need
+    free = free_companies(b, box, parent, breakdown_kind, own_start, own_flat, kind_start, kind_flat)
+    return free.shape[0] >= need
 
 
 @nb.njit(cache=True)

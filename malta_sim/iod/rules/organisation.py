@@ -443,27 +443,24 @@ def formation_changes(game) -> None:
 
 # ------------------------------------------------------------------ breakdown (13)
 def companies_for(game, b: int) -> list[int]:
-    """Company pieces available to break battalion ``b`` down (13.1)."""
-    s, t = game.state, game.static
-    spec = [c for c in game.tables.companies_of[b]
-            if s.box[c] in (BOX_POOL, BOX_DISBANDMENT) and s.parent[c] < 0]
-    if spec:
-        return spec
-    k = t.breakdown_kind[b]
-    if k < 0:
-        return []
-    kinds = game.tables.companies_of_kind                # the generic pieces of each kind
-    if k >= len(kinds):
-        return []
-    return kinds[k][s.box[kinds[k]] == BOX_POOL].tolist()
+    """Rule 13.1: the company pieces battalion ``b`` may break down into now,
+    as Python ints (:func:`.breakdown_reform.free_companies`: its own free
+    pieces, else the generic pieces of its kind in the pool)."""
+    s, t, tb = game.state, game.static, game.tables
+    return breakdown_reform.free_companies(int(b), s.box, s.parent, t.breakdown_kind, *tb.companies_of_csr,
+                                           *tb.companies_of_kind_csr).tolist()
 
 
 def can_break_down(game, b: int) -> bool:
-    s, t = game.state, game.static
-    if not t.can_break[b] or t.nation[b] == st.MALTESE or game.is_remnant(b):
-        return False
-    n = int(t.breakdown_n[b]) - int(s.level[b])
-    return n > 0 and len(companies_for(game, b)) >= n
+    """Rule 13.1 (17.31, 13.0): battalion ``b`` may break down now, wherever
+    it stands: a type that may (``StaticTables.can_break``: never Maltese),
+    not a remnant, with steps left and company pieces enough
+    (:func:`.breakdown_reform.companies_suffice`, the test the compiled
+    passes make)."""
+    s, t, tb = game.state, game.static, game.tables
+    return bool(tb.can_break[b]) and bool(breakdown_reform.companies_suffice(
+        int(b), s.box, s.level, s.parent, tb.remnant_level, t.breakdown_n, t.breakdown_kind,
+        *tb.companies_of_csr, *tb.companies_of_kind_csr))
 
 
 def break_down(game, b: int, to_box: int | None = None) -> list[int]:
