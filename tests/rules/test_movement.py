@@ -782,6 +782,53 @@ def test_reach_sparse_matches_reach_core_on_random_maps():
             assert (cost == 1 << 28).all() and (pred == -1).all() and not done.any()
 
 
+def test_move_check_gives_the_legal_search_answer_for_one_destination():
+    """Rules 5.2, 6.1-6.3, 6.53, 7.1: ``move_check_kernel`` (the check of one
+    move, its search stopped once the destination is settled) answers, for
+    every hex, what ``legal_kernel``'s full search gives for it: the MP
+    spent and the path read from its predecessors when the hex is a legal
+    destination, -1 and no path otherwise, on random masks, allowances,
+    classes, both kinds of movement and random stacks."""
+    from malta_sim.iod.static import load_static
+
+    t = load_static()
+    edge = movement.edge_cost_table(t.move_cost, t.strat_cost, t.road, t.creek, t.rise, t.neighbours,
+                                    t.road_cost, t.road_strat_cost, t.creek_cost, t.rise_cost)
+    base, rem = movement.stack_tables(t)
+    rng = np.random.default_rng(29)
+    land = np.flatnonzero(t.land)
+    n, nu = t.n_hexes, len(t.side)
+    checked = legal = 0
+    for k in range(30):
+        zoc = rng.random(n) < 0.15
+        blocked = rng.random(n) < 0.05
+        stop = rng.random(n) < 0.03
+        strat_ok = t.land & (rng.random(n) < 0.8)
+        start = int(rng.choice(land))
+        cls = int(rng.integers(-1, 3))
+        strategic = bool(k % 3 == 0)
+        ma2 = int(rng.integers(0, 25))
+        units = np.arange(nu, dtype=np.int64)
+        box = np.where(rng.random(nu) < 0.5, 0, 1).astype(np.int8)
+        hexes = rng.choice(land, nu).astype(np.int32)
+        level = np.zeros(nu, np.int16)
+        args = (start, ma2, cls, strategic, edge[int(strategic), cls + 1], t.ocean_side, t.neighbours,
+                zoc, blocked, stop, t.land, strat_ok, movement.ZOC_ENTER, movement.ZOC_EXIT, units, box,
+                hexes, level, base, rem, int(rng.integers(0, 9)), int(rng.integers(0, 3)))
+        dest, mp, pred = movement.legal_kernel(*args)
+        answer = dict(zip(dest.tolist(), mp.tolist()))
+        for h in range(-1, n + 1):
+            got_mp, got_path = movement.move_check_kernel(*args, h)
+            checked += 1
+            if h in answer:
+                legal += 1
+                assert got_mp == answer[h]
+                assert got_path.tolist() == movement._path(pred, start, h)
+            else:
+                assert got_mp == -1.0 and len(got_path) == 0
+    assert legal > 100 and checked > legal                # both kinds of answer met
+
+
 def test_path_reads_predecessors_back_from_the_destination():
     """The move path (rule 6.1) read from the reach search's predecessors
     equals the two-reads-per-step reference on random predecessor trees."""

@@ -307,6 +307,26 @@ def reach_core(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side, n
     cheapest half-MP cost of each hex, stopping in enemy ZOC) with the hexside
     costs given (``edge`` int32[n, 6] from :func:`edge_costs`); returns
     ``(cost int32[n], pred int32[n])`` as :func:`reach_kernel`."""
+    return reach_to(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side, nbr, zoc_enter,
+                    zoc_exit, -1)
+
+
+@nb.njit(cache=True)
+def reach_to(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side, nbr, zoc_enter,
+             zoc_exit, target):
+    """:func:`reach_core`'s search (rules 6.1, 5.2, 6.53), stopped once hex
+    ``target`` is settled (``-1``: never, the whole search).
+
+    A hex's cost and predecessor are final when the search takes it from
+    its bucket (buckets are read in order of cost), and so are those of every
+    hex on its path, taken earlier: for ``target`` and its path the answer is
+    the whole search's.  Other hexes may be left unsettled.
+
+    Returns
+    -------
+    cost, pred : int32[n]
+        As :func:`reach_core`.
+    """
     n = nbr.shape[0]
     cost = np.full(n, 1 << 28, np.int32)
     pred = np.full(n, -1, np.int32)
@@ -320,6 +340,8 @@ def reach_core(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side, n
     zx = 2 * _cls_pick(zoc_exit, cls)
     zn = 2 * _cls_pick(zoc_enter, cls)
     for c in range(maxc + 1):
+        if target >= 0 and done[target]:
+            break
         i = 0
         while i < bsize[c]:
             g = buckets[c, i]
@@ -327,6 +349,8 @@ def reach_core(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side, n
             if done[g] or cost[g] != c:
                 continue
             done[g] = True
+            if g == target:
+                break
             if g != start and (zoc[g] or stop[g]):
                 continue  # must stop on entering an enemy ZOC (5.2) / trivial hex
             for d in range(6):
@@ -546,6 +570,56 @@ def legal_kernel(start, ma2, cls, strategic, edge, ocean_side, nbr, zoc, blocked
             mp[k] = cost[h] / 2.0 + add
             k += 1
     return dest[:k], mp[:k], pred
+
+
+@nb.njit(cache=True)
+def move_check_kernel(start, ma2, cls, strategic, edge, ocean_side, nbr, zoc, blocked, stop, land,
+                      strat_ok, zoc_enter, zoc_exit, units, box, hexes, level, base, remnant_level,
+                      room_max, add, dest):
+    """Whether one unit may end its move in hex ``dest``, and by which path
+    (rules 5.2, 6.1-6.3, 6.53, 7.1): :func:`legal_kernel`'s answer for that
+    one hex, from the search of :func:`reach_to` stopped once ``dest`` is
+    settled.
+
+    Parameters
+    ----------
+    start ... add
+        As :func:`legal_kernel`.
+    dest : int
+        The destination hex (dense index).
+
+    Returns
+    -------
+    mp : float64
+        MP spent to end in ``dest`` as :func:`legal_kernel` gives it; -1.0
+        when ``dest`` is not among :func:`legal_kernel`'s destinations.
+    path : int64[m]
+        The hexes entered, ``start`` excluded, ``dest`` last (the path of
+        ``legal_kernel``'s ``pred``); empty when ``mp`` is -1.
+    """
+    n = nbr.shape[0]
+    empty = np.empty(0, np.int64)
+    if dest < 0 or dest >= n or dest == start:
+        return -1.0, empty
+    allowed = land & strat_ok if strategic else land
+    cost, pred = reach_to(start, ma2, cls, edge, zoc, blocked, stop, allowed, ocean_side, nbr,
+                          zoc_enter, zoc_exit, dest)
+    if cost[dest] >= (1 << 28):
+        return -1.0, empty
+    room = stack_room_kernel(units, box, hexes, level, base, remnant_level, n, room_max)
+    if room[dest] < 0:
+        return -1.0, empty
+    m = 0
+    cur = dest
+    while cur != start and cur >= 0:
+        m += 1
+        cur = pred[cur]
+    path = np.empty(m, np.int64)
+    cur = dest
+    for j in range(m - 1, -1, -1):
+        path[j] = cur
+        cur = pred[cur]
+    return cost[dest] / 2.0 + add, path
 
 
 @nb.njit(cache=True, inline="always")
@@ -876,6 +950,28 @@ def _legal_search(game, u: int, mode: str, hitch: bool):
     """The search behind :func:`legal_moves` (rules 5.2, 6.1-6.3, 6.53, 6.6,
     7.1, 14.0): ``(dest int64[m] ascending, mp float64[m], pred int32[n_hexes])``
     as :func:`legal_kernel` answers, or None when unit ``u`` cannot move."""
+    args = _search_args(game, u, mode, hitch)
+    return None if args is None else legal_kernel(*args)
+
+
+def _move_check(game, u: int, mode: str, hitch: bool, dest):
+    """Unit ``u``'s move to ``dest`` checked by :func:`move_check_kernel`
+    (the rules of :func:`legal_moves`): ``(mp float, path list of int)``,
+    the path without the start hex, or None when ``dest`` is not one of
+    :func:`legal_moves`'s destinations (or not a hex index)."""
+    if not isinstance(dest, (int, np.integer)):
+        return None
+    args = _search_args(game, u, mode, hitch)
+    if args is None:
+        return None
+    mp, path = move_check_kernel(*args, int(dest))
+    return None if mp < 0 else (mp, path.tolist())
+
+
+def _search_args(game, u: int, mode: str, hitch: bool):
+    """The arguments of :func:`legal_kernel` for unit ``u`` (rules 5.2,
+    6.1-6.3, 6.53, 6.6, 7.1, 14.0: its allowance, the enemy's ZOC and
+    blocking hexes, the hexes it may cross), or None when it cannot move."""
     ma = _ma_if_movable(game, u)
     if ma is None:
         return None
@@ -900,10 +996,10 @@ def _legal_search(game, u: int, mode: str, hitch: bool):
     strat_ok = s.strategic_allowed[0, side] if strategic else t.land
     cls = -1 if leader else int(t.move_class[u])
     edges, ocean_side, nbr, land, base, rem = _kernel_statics(t)
-    return legal_kernel(int(s.hex[u]), 2 * ma, cls, strategic, edges[strategic][cls + 1],
-                        ocean_side, nbr, zoc, block, trivial, land, strat_ok, ZOC_ENTER,
-                        ZOC_EXIT, _side_units(game, side), s.box, s.hex, s.level, base, rem,
-                        STACK_ROOM - organisation.stack_weight(game, u), add)
+    return (int(s.hex[u]), 2 * ma, cls, strategic, edges[strategic][cls + 1],
+            ocean_side, nbr, zoc, block, trivial, land, strat_ok, ZOC_ENTER,
+            ZOC_EXIT, _side_units(game, side), s.box, s.hex, s.level, base, rem,
+            STACK_ROOM - organisation.stack_weight(game, u), add)
 
 
 @st.per_static
@@ -1174,20 +1270,15 @@ def execute_move(game, mv, mode: str) -> None:
                 spent = mps[hexes.index(mv.dest)]
             except ValueError:
                 spent = None
+            path = None if spent is None else _path(pred, start, mv.dest)
         else:
-            # the search of legal_moves, the destination looked up in its
-            # ascending array (no mapping built for a single lookup)
-            found = _legal_search(game, u, mode, mv.hitch)
-            spent = pred = None
-            if found is not None and isinstance(mv.dest, (int, np.integer)):
-                idx, mps, pred = found
-                j = int(idx.searchsorted(mv.dest))
-                if j < len(idx) and idx[j] == mv.dest:
-                    spent = float(mps[j])
+            # the search of legal_moves, stopped once the destination is
+            # settled (no list of destinations built for a single check)
+            found = _move_check(game, u, mode, mv.hitch, mv.dest)
+            spent, path = (None, None) if found is None else found
         if spent is None:
             raise illegal("6.1", f"{t.names[u]} cannot move from {game.hex_name(start)} to "
                                  f"{game.hex_name(mv.dest)} by {mode} movement")
-        path = _path(pred, start, mv.dest)
     else:
         path = []
         if mv.hitch:
