@@ -140,7 +140,7 @@ class GameStreams:
 def numba_state(master_seed: int, game: int, purpose: str | int) -> np.ndarray:
     """xoshiro256** state for one purpose of one game, ``uint64[4]``, never all zero."""
     st = stream_seed_sequence(master_seed, game, purpose).generate_state(4, np.uint64)
-    if not st.any():  # pragma: no cover - probability 2**-256
+    if not np.count_nonzero(st):  # pragma: no cover - probability 2**-256
         st[0] = 1
     return st
 

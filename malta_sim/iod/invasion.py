@@ -649,6 +649,15 @@ def _guns_and_strongpoints(game, cgu, cgu_list, sp, sp_list, inv, h: int, how: s
                 s.revealed[k] = True
 
 
+def with_entry_effects(game, units) -> list:
+    """The units of ``units`` (sequence of int, order kept) whose entry into
+    a hex may have the effects of :func:`on_enter_hex`: the Axis units
+    (leaders and warships apart); :func:`on_enter_hex` does nothing for
+    the others."""
+    fx = inv_static(game).entry_effects
+    return [u for u in units if fx[u]]
+
+
 def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     """Effects of an Axis unit entering hex ``h`` (any way).
 
@@ -703,7 +712,7 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
         if near and militia._cup_has_militia(game):
             militia.queue_uprisings(game, near)
         return
-    if not near and (how != "move_end" or not s.militia_pending.any()):
+    if not near and (how != "move_end" or not np.count_nonzero(s.militia_pending)):
         return                      # no town or city to roll for (16.32), none pending
     if not militia._cup_has_militia(game):
         return                                                  # 16.36

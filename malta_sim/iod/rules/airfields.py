@@ -78,7 +78,7 @@ def airfield_entry(game) -> None:
         return                                                  # 16.15
     inv = invasion.inv_static(game)
     rel = inv.airfield_pieces
-    if not (s.box[rel] == BOX_DISBANDMENT).any():
+    if not np.count_nonzero(s.box[rel] == BOX_DISBANDMENT):
         return              # nothing to break down and no candidate below: nothing happens
     d = t.grid.distance_table
     held = np.flatnonzero(t.airfield & (s.control == AXIS))

@@ -1489,7 +1489,7 @@ def penetration_phase(game, side: int) -> None:
     # each attempt marks its units (at least one, 10.32), so the eligible
     # pieces run out: every one may try, however many advanced (10.31)
     while True:
-        if not (s.advanced & ~s.penetrated & may).any():
+        if not np.count_nonzero(s.advanced & ~s.penetrated & may):
             return                                      # no piece of the side may try (10.31)
         cand = attackers_now(game, side)                # can_attack, in one pass
         elig = cand[s.advanced[cand] & ~s.penetrated[cand]].tolist()

@@ -99,7 +99,9 @@ def take_queued_uprisings(game) -> list:
     """The hexes queued by :func:`queue_uprisings`, in queue order (list of
     int); the queue is emptied (rule 16.32)."""
     pending = game.state.militia_pending
-    hexes = np.flatnonzero(pending)
+    hexes = pending.nonzero()[0]
+    if not len(hexes):
+        return []                          # nothing queued: the queue is already empty
     out = hexes[np.argsort(pending[hexes], kind="stable")].tolist()
     pending[:] = 0
     return out

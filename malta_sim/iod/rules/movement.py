@@ -1220,9 +1220,11 @@ def _enter(game, side: int, real: list, path, how: str, enemy_hexes, mover: int 
         hex before that hex's effects.
     """
     s, t = game.state, game.static
-    fn = None if game.skip_invasion else invasion.on_enter_hex
     fort, fort_destroyed, control = t.fort, s.fort_destroyed, s.control
     cache = game.cache.setdefault("move_cache", {})
+    # the units whose entry has the invasion's effects (the hook does nothing
+    # for the others: Allied units, 16.22, 16.32, 16.58)
+    hooked = [] if game.skip_invasion else invasion.with_entry_effects(game, real)
     last = len(path) - 1
     for i, h in enumerate(path):
         if mover is not None:
@@ -1236,10 +1238,10 @@ def _enter(game, side: int, real: list, path, how: str, enemy_hexes, mover: int 
             if side == AXIS and fort[h] and not fort_destroyed[h]:
                 fort_destroyed[h] = True         # rule 17.1
                 game.log("fort destroyed", side=side, hexes=[h], rule="17.1")
-            if fn is not None:
+            if hooked:
                 hw = how if i == last else "move"
-                for u in real:
-                    fn(game, u, int(h), hw)
+                for u in hooked:
+                    invasion.on_enter_hex(game, u, int(h), hw)
         cache["version"] = cache.get("version", 0) + 1      # invalidate(game): positions changed
 
 
@@ -1471,7 +1473,7 @@ def infiltration_options(game, side: int) -> dict:
     s, t = game.state, game.static
     zoc_start = s.zoc_at_phase_start                    # the enemy ZOC at the phase's start
     out = {}
-    if not zoc_start.any():
+    if not np.count_nonzero(zoc_start):
         return out
     pk = _position_key(game, 1 - side)
     zoc = _zoc_memo(game, 1 - side, pk)                  # read only

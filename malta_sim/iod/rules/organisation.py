@@ -173,7 +173,7 @@ def battalion_without_companies(game, b: int) -> None:
     if s.box[b] != BOX_DISBANDMENT:
         return
     boxes = s.box[s.parent == b]          # its disbanded companies' boxes
-    if ((boxes != BOX_ELIMINATED) & (boxes != BOX_POOL)).any():
+    if np.count_nonzero((boxes != BOX_ELIMINATED) & (boxes != BOX_POOL)):
         return
     s.box[b] = BOX_ELIMINATED
     s.hex[b] = -1
