@@ -827,6 +827,34 @@ def test_move_check_gives_the_legal_search_answer_for_one_destination():
             else:
                 assert got_mp == -1.0 and len(got_path) == 0
     assert legal > 100 and checked > legal                # both kinds of answer met
+    # random patches, where the first and the last hex may be destinations too
+    rng = np.random.default_rng(31)
+    ends = 0
+    for _ in range(60):
+        nbr, _dist, edge, zoc, blocked, stop, allowed, ocean = random_hex_patch(rng, 6)
+        n = nbr.shape[0]
+        cls = int(rng.integers(-1, 3))
+        units = np.arange(6, dtype=np.int64)
+        box = np.zeros(6, np.int8)
+        hexes = rng.integers(0, n, 6).astype(np.int32)
+        level = np.zeros(6, np.int16)
+        wt = np.full(6, 2, np.int64)
+        rem = np.full(6, -1, np.int16)
+        start = int(rng.integers(n))
+        args = (start, int(rng.integers(0, 16)), cls, False, edge[cls + 1], ocean, nbr, zoc, blocked,
+                stop, allowed, allowed, movement.ZOC_ENTER, movement.ZOC_EXIT, units, box, hexes, level,
+                wt, rem, int(rng.integers(0, 5)), 0)
+        dest, mp, pred = movement.legal_kernel(*args)
+        answer = dict(zip(dest.tolist(), mp.tolist()))
+        ends += (0 in answer) + (n - 1 in answer)
+        for h in range(-1, n + 1):
+            got_mp, got_path = movement.move_check_kernel(*args, h)
+            if h in answer:
+                assert got_mp == answer[h]
+                assert got_path.tolist() == movement._path(pred, start, h)
+            else:
+                assert got_mp == -1.0 and len(got_path) == 0
+    assert ends > 5                                       # the end hexes were legal destinations
 
 
 def test_path_reads_predecessors_back_from_the_destination():

@@ -611,7 +611,7 @@ def move_check_kernel(start, ma2, cls, strategic, edge, ocean_side, nbr, zoc, bl
         return -1.0, empty
     m = 0
     cur = dest
-    while cur != start and cur >= 0:
+    while cur != start:                      # a settled hex's predecessors lead back to start
         m += 1
         cur = pred[cur]
     path = np.empty(m, np.int64)
