@@ -106,16 +106,18 @@ def vacate_table(charts, d_max: int) -> np.ndarray:
     return out
 
 
-_MODULES: list = []
+#: modules imported on first use, by name
+_MODULES: dict = {}
 
 
 def _move_choice():
     """The module :mod:`malta_sim.bots.move_choice` (imported on first use:
     it imports the engine's movement rules, which load the policies)."""
-    if not _MODULES:
-        from malta_sim.bots import move_choice
-        _MODULES.append(move_choice)
-    return _MODULES[0]
+    mc = _MODULES.get("move_choice")
+    if mc is None:
+        from malta_sim.bots import move_choice as mc
+        _MODULES["move_choice"] = mc
+    return mc
 
 
 @st.per_static
@@ -142,9 +144,13 @@ def _holder_type_mask(game, side: int) -> np.ndarray:
 
 
 def _movement():
-    """The engine's movement rules module (:mod:`malta_sim.iod.rules.movement`)."""
-    from malta_sim.iod.rules import movement
-    return movement
+    """The engine's movement rules module (:mod:`malta_sim.iod.rules.movement`),
+    imported on first use."""
+    mv = _MODULES.get("movement")
+    if mv is None:
+        from malta_sim.iod.rules import movement as mv
+        _MODULES["movement"] = mv
+    return mv
 
 
 @st.per_static
@@ -413,12 +419,12 @@ class AlliedBot(_ParamBot, StaticPolicy):
                 if mv is not None:
                     return mv
         res = self.reserve_units(game)
-        if res and self.vec[P.AL_SHORE_UP]:
-            mv = self._shore_up(game, mode, [u for u in candidates if u in res], held)
-            if mv is not None:
-                return mv
         if res:
-            mine = [u for u in candidates if u in res]
+            mine = [u for u in candidates if u in res]       # read only below
+            if self.vec[P.AL_SHORE_UP]:
+                mv = self._shore_up(game, mode, mine, held)
+                if mv is not None:
+                    return mv
             mv = self._move_reserve(game, mode, mine)
             if mv is None and self.vec[P.AL_REINFORCE]:
                 mv = self._reinforce(game, mode, mine)
@@ -471,13 +477,14 @@ class AlliedBot(_ParamBot, StaticPolicy):
         live beach hex (:meth:`live_beaches`) stays there; the other
         candidates are returned.  ``held``: :meth:`_holders` when the caller
         has it."""
-        s = game.state
         if held is None:
             held = self._holders(game)
-        lone = set(live[held[live] == 1].tolist())
+        count = held.item
+        lone = {h for h in live.tolist() if count(h) == 1}
         if not lone or not candidates:
             return candidates
-        return [u for u, h in zip(candidates, s.hex[candidates].tolist()) if h not in lone]
+        hex_of = game.state.hex.item
+        return [u for u in candidates if hex_of(u) not in lone]
 
     def _beach_move(self, game, mode, live, cands, held=None):
         """Rules 6.1-6.6, 2.1, 20.0 with ``beaches``: the first candidate
