@@ -739,7 +739,8 @@ class AlliedBot(_ParamBot, StaticPolicy):
         retake, hq = self._bonus(game, tgts)
         ft = forecast_tables(game)
         vac = vacate_table(game.static.charts, int(ft.d_max))
-        min_odds, min_gain = self.vec[P.AL_MIN_ODDS], self.vec[P.AL_MIN_GAIN]
+        min_odds, min_gain = float(self.vec[P.AL_MIN_ODDS]), float(self.vec[P.AL_MIN_GAIN])
+        retake, hq = retake.tolist(), hq.tolist()
         best = None
         # the group and forecast base are read only for the attacks that pass
         for i, (gain, lv) in enumerate(zip(gains.tolist(), lvs.tolist())):
