@@ -1274,8 +1274,10 @@ def shore_up_step(game, mode: str, order: list, side: int, need: float, key: np.
         return goals, 0, -1, -1
     if tried_pairs:
         gl = goals.tolist()
-        tried = np.array([(u, h) in tried_pairs for u in order for h in gl],
-                         np.bool_).reshape(len(order), len(gl))
+        flags = [(u, h) in tried_pairs for u in order for h in gl]
+        if all(flags):                     # every candidate tried for every goal: the walk moves none
+            return goals, len(gl), -1, -1
+        tried = np.array(flags, np.bool_).reshape(len(order), len(gl))
     else:
         tried = np.zeros((len(order), len(goals)), np.bool_)
     args = _allied_move_args(game, mode, side)
