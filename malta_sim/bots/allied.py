@@ -362,6 +362,7 @@ def bonus_kernel(hs, key, live, control, hq_units, hexes, w_retake, w_hq, axis):
     return retake, hq
 
 
+#: the live beach hexes :meth:`AlliedBot._bonus` passes without ``beaches`` (none; only read)
 _NO_LIVE = np.zeros(0, np.int64)
 
 
