@@ -106,16 +106,18 @@ def vacate_table(charts, d_max: int) -> np.ndarray:
     return out
 
 
-_MODULES: list = []
+#: modules imported on first use, by name
+_MODULES: dict = {}
 
 
 def _move_choice():
     """The module :mod:`malta_sim.bots.move_choice` (imported on first use:
     it imports the engine's movement rules, which load the policies)."""
-    if not _MODULES:
-        from malta_sim.bots import move_choice
-        _MODULES.append(move_choice)
-    return _MODULES[0]
+    mc = _MODULES.get("move_choice")
+    if mc is None:
+        from malta_sim.bots import move_choice as mc
+        _MODULES["move_choice"] = mc
+    return mc
 
 
 @st.per_static
@@ -142,9 +144,13 @@ def _holder_type_mask(game, side: int) -> np.ndarray:
 
 
 def _movement():
-    """The engine's movement rules module (:mod:`malta_sim.iod.rules.movement`)."""
-    from malta_sim.iod.rules import movement
-    return movement
+    """The engine's movement rules module (:mod:`malta_sim.iod.rules.movement`),
+    imported on first use."""
+    mv = _MODULES.get("movement")
+    if mv is None:
+        from malta_sim.iod.rules import movement as mv
+        _MODULES["movement"] = mv
+    return mv
 
 
 @st.per_static
@@ -302,6 +308,64 @@ def axis_view_kernel(lo, hi, box, hexes, level, ground, defense, dist, obj_hexes
     return ah[:m], weak[:k], d_weak, n_near, threat, engaged
 
 
+@nb.njit(cache=True)
+def bonus_kernel(hs, key, live, control, hq_units, hexes, w_retake, w_hq, axis):
+    """The values of :meth:`AlliedBot._bonus` in one pass (rules 8.5, 20.0).
+
+    Parameters
+    ----------
+    hs : int64[k]
+        The target hexes.
+    key : bool[n_hexes]
+        Airfields and victory cities (:func:`_key_mask`).
+    live : int64[j]
+        Live beach hexes that count as ``key`` too (empty without
+        ``beaches``).
+    control : ndarray[n_hexes]
+        Hex control (2.1); ``axis`` the Axis side's code.
+    hq_units : int64[q]
+        The Axis HQ pieces (:func:`_axis_hqs`); ``hexes`` the pieces' hexes
+        (-1 off the map).
+    w_retake, w_hq : float
+        The knobs.
+
+    Returns
+    -------
+    retake, hq : float64[k]
+        ``w_retake`` times 1.0 for an Axis-held ``key`` or live beach hex,
+        else times 0.0; ``w_hq`` times the number of Axis HQs in the hex
+        when ``w_hq`` is not 0 and some Axis HQ is on the map, else 0.0.
+    """
+    k = hs.shape[0]
+    retake = np.empty(k, np.float64)
+    hq = np.zeros(k, np.float64)
+    on_map = 0
+    if w_hq != 0:
+        for j in range(hq_units.shape[0]):
+            if hexes[hq_units[j]] >= 0:
+                on_map += 1
+    for i in range(k):
+        h = hs[i]
+        flag = key[h]
+        if not flag:
+            for x in live:
+                if x == h:
+                    flag = True
+                    break
+        retake[i] = w_retake * (1.0 if flag and control[h] == axis else 0.0)
+        if on_map:
+            c = 0
+            for j in range(hq_units.shape[0]):
+                if hexes[hq_units[j]] == h:
+                    c += 1
+            hq[i] = w_hq * np.float64(c)
+    return retake, hq
+
+
+#: the live beach hexes :meth:`AlliedBot._bonus` passes without ``beaches`` (none; only read)
+_NO_LIVE = np.zeros(0, np.int64)
+
+
 class AlliedBot(_ParamBot, StaticPolicy):
     """Parameterised Allied bot.
 
@@ -413,12 +477,12 @@ class AlliedBot(_ParamBot, StaticPolicy):
                 if mv is not None:
                     return mv
         res = self.reserve_units(game)
-        if res and self.vec[P.AL_SHORE_UP]:
-            mv = self._shore_up(game, mode, [u for u in candidates if u in res], held)
-            if mv is not None:
-                return mv
         if res:
-            mine = [u for u in candidates if u in res]
+            mine = [u for u in candidates if u in res]       # read only below
+            if self.vec[P.AL_SHORE_UP]:
+                mv = self._shore_up(game, mode, mine, held)
+                if mv is not None:
+                    return mv
             mv = self._move_reserve(game, mode, mine)
             if mv is None and self.vec[P.AL_REINFORCE]:
                 mv = self._reinforce(game, mode, mine)
@@ -471,13 +535,14 @@ class AlliedBot(_ParamBot, StaticPolicy):
         live beach hex (:meth:`live_beaches`) stays there; the other
         candidates are returned.  ``held``: :meth:`_holders` when the caller
         has it."""
-        s = game.state
         if held is None:
             held = self._holders(game)
-        lone = set(live[held[live] == 1].tolist())
+        count = held.item
+        lone = {h for h in live.tolist() if count(h) == 1}
         if not lone or not candidates:
             return candidates
-        return [u for u, h in zip(candidates, s.hex[candidates].tolist()) if h not in lone]
+        hex_of = game.state.hex.item
+        return [u for u in candidates if hex_of(u) not in lone]
 
     def _beach_move(self, game, mode, live, cands, held=None):
         """Rules 6.1-6.6, 2.1, 20.0 with ``beaches``: the first candidate
@@ -624,18 +689,11 @@ class AlliedBot(_ParamBot, StaticPolicy):
         surrender roll each) and ``w_hq`` per Axis HQ in the hex (20.0: +2
         each eliminated; 8.5)."""
         t, s = game.static, game.state
-        hs = np.asarray(tgts, np.int64)
-        key = _key_mask(t)
-        if self.vec[P.AL_BEACHES]:
-            key = key.copy()
-            key[self.live_beaches(game)] = True              # 20.0: +1 per beach hex
-        retake = self.vec[P.AL_W_RETAKE] * (key[hs] & (s.control[hs] == AXIS)).astype(np.float64)
-        hq = np.zeros(len(hs), np.float64)
-        if self.vec[P.AL_W_HQ]:
-            hqh = [h for h in s.hex[_axis_hqs(t)].tolist() if h >= 0]     # HQs on the map
-            if hqh:
-                hq = self.vec[P.AL_W_HQ] * np.array([hqh.count(h) for h in tgts], np.float64)
-        return retake, hq
+        v = self.vec
+        # 20.0: +1 per beach hex
+        live = self.live_beaches(game) if v[P.AL_BEACHES] else _NO_LIVE
+        return bonus_kernel(np.asarray(tgts, np.int64), _key_mask(t), live, s.control, _axis_hqs(t),
+                            s.hex, float(v[P.AL_W_RETAKE]), float(v[P.AL_W_HQ]), AXIS)
 
     def combat_plan(self, game, options):
         """Rule 9.2 a: support for the counterattacks the bot expects to make
@@ -682,7 +740,8 @@ class AlliedBot(_ParamBot, StaticPolicy):
         retake, hq = self._bonus(game, tgts)
         ft = forecast_tables(game)
         vac = vacate_table(game.static.charts, int(ft.d_max))
-        min_odds, min_gain = self.vec[P.AL_MIN_ODDS], self.vec[P.AL_MIN_GAIN]
+        min_odds, min_gain = float(self.vec[P.AL_MIN_ODDS]), float(self.vec[P.AL_MIN_GAIN])
+        retake, hq = retake.tolist(), hq.tolist()
         best = None
         # the group and forecast base are read only for the attacks that pass
         for i, (gain, lv) in enumerate(zip(gains.tolist(), lvs.tolist())):

@@ -399,7 +399,7 @@ class _ParamBot:
         flat = list(chain.from_iterable(sup_lists))
         args = self._kernel_inputs(game, tgts, unit_lists, sup_lists, flat,
                                    self._thresholds(self._thr_idx))
-        s_hur = np.array([u in hur for u in flat] if hur else [False] * len(flat), np.bool_)
+        s_hur = _hurricane_mask(forecast_tables(game), flat, hur)
         ok, gain, lv = score_targets(*args[:4], plan_mode, whole, *args[5:10], s_hur,
                                      np.array(airs, np.int64), *args[12:])
         return ok, gain, lv, args[-2], args[-1], args[6]
@@ -413,18 +413,20 @@ class _ParamBot:
         state and fresh output arrays."""
         ft = forecast_tables(game)
         s = game.state
-        u_ptr = np.array([0, *accumulate(map(len, unit_lists))], np.int64)
-        s_ptr = np.array([0, *accumulate(map(len, sup_lists))], np.int64)
-        n_u = int(u_ptr[-1])
+        k = len(tgts)
+        u_ptr = list(accumulate(map(len, unit_lists), initial=0))
+        n_u = u_ptr[-1]
+        # the integer inputs as views of one array
+        buf = np.array([*tgts, *u_ptr, *chain.from_iterable(unit_lists),
+                        *accumulate(map(len, sup_lists), initial=0), *flat], np.int64)
+        o1 = 2 * k + 1
+        o2 = o1 + n_u
+        o3 = o2 + k + 1
         return (int(self.side), bool(game.night), ft.night_line, np.array(thr, np.float64), None,
-                np.array(tgts, np.int64), u_ptr,
-                np.fromiter(chain.from_iterable(unit_lists), np.int64, n_u), s_ptr,
-                np.array(flat, np.int64), None, None,
-                ft.unit, ft.attack, ft.defense, ft.morale, ft.mem_ptr,
-                ft.mem_idx, ft.hexes, ft.line_cols, ft.col_level, ft.losses, ft.d_max, ft.a_max,
-                s.hex, s.box, s.level, s.morale_state, s.out_of_supply, s.formation,
+                buf[:k], buf[k:o1], buf[o1:o2], buf[o2:o3], buf[o3:], None, None,
+                *ft.kargs, s.hex, s.box, s.level, s.morale_state, s.out_of_supply, s.formation,
                 s.fort_destroyed, s.integrity_lost[0], np.empty(n_u, np.int64),
-                np.zeros((len(tgts), 9), np.int64))
+                np.zeros((k, 9), np.int64))
 
     def _pick_penetration(self, game, options):
         """:meth:`_pick_attack` of a penetration attempt (rules 10.3, 10.31,

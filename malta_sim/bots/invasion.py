@@ -21,6 +21,8 @@ table rows, dense hex indices).  Randomness only from ``self.rng(game)``.
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 import numpy as np
 
 from malta_sim.bots import params as P
@@ -251,6 +253,27 @@ class InvasionDecisions:
                                    dict(zip(hexes, _allied_strength_near_many(game, hexes, 2).tolist())),
                                    dict(zip(hexes, od[hexes].tolist())) if hexes else {})
             return f
+        ranked = {}
+
+        def ranking(form, hq_like):
+            # the targets of ``form`` by (score, -hex), best first, ties in
+            # the targets' order: the first one a stick may take is the
+            # first candidate with the best key, as max() picks it (the
+            # scores read nothing the plan changes)
+            r = ranked.get((form, hq_like))
+            if r is None:
+                safe = 3 if hq_like else 2
+                a1, a2, odist = facts_of(form)
+                keyed = []
+                for c in targets.get(form, []):
+                    h = int(c[0])
+                    v = ow[h] - 0.4 * a1[h] - (0.5 if c[1] else 0)
+                    if hq_like:
+                        v -= 0.5 * a2[h]      # HQs and guns stay clear of fights
+                    keyed.append(((v - (4.0 if odist[h] <= safe else 0.0), -c[0]), c))
+                keyed.sort(key=itemgetter(0), reverse=True)       # stable: ties keep their order
+                r = ranked[(form, hq_like)] = [c for _, c in keyed]
+            return r
         long_used = {}
         order = sorted(sticks, key=lambda s: (0 if s[2] == "hq_engineers" else 1 if s[2] == "battalion" else 2))
         for sid, form, kind in order:
@@ -260,23 +283,16 @@ class InvasionDecisions:
                 continue
             if kind not in limits.get("kinds", {}).get(form, (kind,)):
                 continue
-            cands = [(h, lg) for h, lg in targets.get(form, []) if h not in used_hex
-                     and not (lg and long_used.get(form))]
-            if not cands:
+            if not targets.get(form):
                 continue
-            hq_like = kind in ("hq_engineers", "returning", "artillery")
-            safe = 3 if hq_like else 2
-            a1, a2, odist = facts_of(form)
-            # the first candidate with the best (score, -hex), as max() picks it
-            best = best_key = None
-            for c in cands:
-                h = int(c[0])
-                v = ow[h] - 0.4 * a1[h] - (0.5 if c[1] else 0)
-                if hq_like:
-                    v -= 0.5 * a2[h]      # HQs and guns stay clear of fights
-                key = (v - (4.0 if odist[h] <= safe else 0.0), -c[0])
-                if best is None or key > best_key:
-                    best, best_key = c, key
+            no_long = long_used.get(form)
+            best = None
+            for c in ranking(form, kind in ("hq_engineers", "returning", "artillery")):
+                if c[0] not in used_hex and not (c[1] and no_long):
+                    best = c
+                    break
+            if best is None:
+                continue
             h, lg = best
             out.append((sid, h))
             used_hex.add(h)

@@ -1272,14 +1272,14 @@ def shore_up_step(game, mode: str, order: list, side: int, need: float, key: np.
                            t.defense, t.neighbours)
     if not len(goals) or not order:
         return goals, 0, -1, -1
-    tried = np.zeros((len(order), len(goals)), np.bool_)
     if tried_pairs:
-        col = {h: j for j, h in enumerate(goals.tolist())}
-        row = {u: i for i, u in enumerate(order)}
-        for u, h in tried_pairs:
-            i, j = row.get(u), col.get(h)
-            if i is not None and j is not None:
-                tried[i, j] = True
+        gl = goals.tolist()
+        flags = [(u, h) in tried_pairs for u in order for h in gl]
+        if all(flags):                     # every candidate tried for every goal: the walk moves none
+            return goals, len(gl), -1, -1
+        tried = np.array(flags, np.bool_).reshape(len(order), len(gl))
+    else:
+        tried = np.zeros((len(order), len(goals)), np.bool_)
     args = _allied_move_args(game, mode, side)
     done, u, dest = shore_up_kernel(np.array(order, np.int64), goals, tried, key, holders, s.box, s.hex,
                                     s.level, s.moved, s.entered_turn, s.out_of_supply, s.morale_state,

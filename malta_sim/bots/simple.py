@@ -184,14 +184,14 @@ class _LandBot(RandomPolicy):
         Axis HQ lost is +2 to every surrender roll, 20.0; HQs carry supply,
         8.5), then the fewest victory steps (tank companies count two, 20.1,
         20.2), then the weakest unit."""
-        from malta_sim.iod import static as st
-
-        tb, lev, sw = game.tables, game.state.level, game.static.step_weight
+        tb = game.tables
+        lev, sw = game.state.level.item, game.static.step_weight.item     # integer arrays
         ut, att, dfn = tb.utype, tb.attack, tb.defense       # per-unit lists of the printed values
+        hq = st.HQ
 
         def key(u):
-            lv = int(lev[u])
-            return (int(ut[u] == st.HQ), int(sw[u]), att[u][lv] + dfn[u][lv], u)
+            lv = lev(u)
+            return (int(ut[u] == hq), sw(u), att[u][lv] + dfn[u][lv], u)
         return min(units, key=key)
 
     def stand_ground(self, game, units, hits, attacker):
