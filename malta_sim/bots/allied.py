@@ -154,6 +154,24 @@ def _movement():
 
 
 @st.per_static
+def _key_index(t) -> np.ndarray:
+    """int64[n_hexes]: each airfield and victory city (:func:`_key_mask`)
+    numbered 0, 1, ... in hex order, -1 for the other hexes; once per
+    :class:`StaticData` (read only).  The columns of the Allied bot's
+    shore-up record (:meth:`AlliedBot._tried_tables`)."""
+    key = _key_mask(t)
+    out = np.full(len(key), -1, np.int64)
+    out[key] = np.arange(int(key.sum()))
+    out.flags.writeable = False
+    return out
+
+
+def _key_count(t) -> int:
+    """The number of airfields and victory cities (:func:`_key_index`)."""
+    return int(_key_mask(t).sum())
+
+
+@st.per_static
 def _key_land_hexes(t) -> np.ndarray:
     """int64[k]: the land hexes of :func:`_key_mask`, ascending, once per
     :class:`StaticData` (read only)."""
@@ -391,6 +409,8 @@ class AlliedBot(_ParamBot, StaticPolicy):
         super().__init__(side, {})
         self._init_vec(side, params)
         self._reserve: set | None = None
+        self._reserve_arr = None      # (reserve set, (has_res, mask)): see _reserve_mask
+        self._tried = None            # see _tried_tables
         self._garrison_static = None
         self._axis_memo = None        # (game, key, view): see _axis_view
 
@@ -462,34 +482,65 @@ class AlliedBot(_ParamBot, StaticPolicy):
 
     # ------------------------------------------------------------ movement (6)
     def next_move(self, game, mode, candidates):
-        """Rules 6.1-6.6: reserve units close on weak Axis stacks within
-        ``reserve_radius`` of an objective (ending next to them when they
-        can); the others garrison the objectives (see
-        :meth:`malta_sim.bots.simple.StaticPolicy.next_move`)."""
+        """Rules 6.1-6.6, 2.1, 9.1, 17.7, 18.32, 20.0: with ``beaches``, a
+        lone holder of a live beach hex stays and a unit moves onto an empty
+        live beach hex the Axis controls (:meth:`live_beaches`); then the
+        reserve units shore up threatened airfields and victory cities
+        (``shore_up``), close on weak Axis stacks within ``reserve_radius``
+        of an objective (ending next to them when they can) or, with
+        ``reinforce``, head for the most threatened held objective; the
+        others garrison the objectives (:meth:`garrison_values`).  Each unit
+        is tried once a phase for each kind of move.  The whole choice is
+        one compiled call (:func:`malta_sim.bots.move_choice.allied_move_kernel`);
+        ``tests/oracles/bots.py`` holds it as plain loops."""
         self._phase_reset(game, mode)
-        held = None                        # the holders per hex (nothing moves during this call)
-        if self.vec[P.AL_BEACHES]:
-            live = self.live_beaches(game)
-            if len(live):
-                held = self._holders(game)
-                candidates = self._beach_holders_stay(game, live, candidates, held)
-                mv = self._beach_move(game, mode, live, candidates, held)
-                if mv is not None:
-                    return mv
+        t = game.static
+        mc = _move_choice()
+        v = self.vec
+        beaches = bool(v[P.AL_BEACHES])
+        live = self.live_beaches(game) if beaches else _NO_LIVE
+        cands = np.array(sorted(candidates), np.int64)
+        tried, tried_goal = self._tried_tables(game)
+        args = (game, mode, cands, self.side, beaches, float(v[P.AL_SHORE_UP]), bool(v[P.AL_REINFORCE]),
+                live, _holder_type_mask(game, self.side))
+        tail = (tried, tried_goal, _key_index(t), _key_mask(t), _key_land_hexes(t), self._garrison_weights(t))
+        if self._reserve is None:
+            status, u, dest = mc.allied_step(*args, None, *tail, None)
+            if status != mc.NEED_RESERVE:
+                return Move(int(u), int(dest)) if u >= 0 else None
+        reserve = self._reserve_mask(game)
+        view = self._axis_view(game) if reserve[0] else None
+        _status, u, dest = mc.allied_step(*args, reserve, *tail, view)
+        return Move(int(u), int(dest)) if u >= 0 else None
+
+    def _phase_reset(self, game, mode=""):
+        """A new phase (or movement mode): every unit may be tried again
+        (the sets of :class:`_ParamBot` and the tables of :meth:`_tried_tables`)."""
+        if (game.turn, game.phase_name, mode) != self._phase_key:
+            super()._phase_reset(game, mode)
+            self._tried = None
+
+    def _tried_tables(self, game) -> tuple:
+        """The units tried this phase (see
+        :func:`malta_sim.bots.move_choice.allied_move_kernel`): ``(tried
+        bool[4, n_units], tried_goal bool[n_units, K])``, K the airfields and
+        victory cities; zeroed at the start of each phase."""
+        if self._tried is None:
+            n = len(game.static.utype)
+            self._tried = (np.zeros((4, n), np.bool_), np.zeros((n, _key_count(game.static)), np.bool_))
+        return self._tried
+
+    def _reserve_mask(self, game) -> tuple:
+        """``(has_res, res_mask bool[n_units])``: whether the mobile reserve
+        (:meth:`reserve_units`, fixed now if it is not yet) holds a unit, and
+        its units, kept with the reserve."""
         res = self.reserve_units(game)
-        if res:
-            mine = [u for u in candidates if u in res]       # read only below
-            if self.vec[P.AL_SHORE_UP]:
-                mv = self._shore_up(game, mode, mine, held)
-                if mv is not None:
-                    return mv
-            mv = self._move_reserve(game, mode, mine)
-            if mv is None and self.vec[P.AL_REINFORCE]:
-                mv = self._reinforce(game, mode, mine)
-            if mv is not None:
-                return mv
-        garrison = [u for u in candidates if u not in res]
-        return self._garrison_move(game, mode, garrison) if garrison else None
+        kept = self._reserve_arr
+        if kept is None or kept[0] is not res:
+            mask = np.zeros(len(game.static.utype), np.bool_)
+            mask[list(res)] = True
+            kept = self._reserve_arr = (res, (bool(res), mask))
+        return kept[1]
 
     # ------------------------------------------------------------ beaches (18, 20.0)
     def live_beaches(self, game) -> np.ndarray:
@@ -530,43 +581,6 @@ class AlliedBot(_ParamBot, StaticPolicy):
         return holders_kernel(_movement()._side_units(game, self.side), _holder_type_mask(game, self.side),
                               s.box, s.hex, t.defense, s.level, t.n_hexes)
 
-    def _beach_holders_stay(self, game, live, candidates, held=None) -> list:
-        """Rule 20.0 with ``beaches``: a unit that is the only holder of a
-        live beach hex (:meth:`live_beaches`) stays there; the other
-        candidates are returned.  ``held``: :meth:`_holders` when the caller
-        has it."""
-        if held is None:
-            held = self._holders(game)
-        count = held.item
-        lone = {h for h in live.tolist() if count(h) == 1}
-        if not lone or not candidates:
-            return candidates
-        hex_of = game.state.hex.item
-        return [u for u in candidates if hex_of(u) not in lone]
-
-    def _beach_move(self, game, mode, live, cands, held=None):
-        """Rules 6.1-6.6, 2.1, 20.0 with ``beaches``: the first candidate
-        (ascending) able to hold a hex that can reach an empty live beach
-        hex the Axis controls moves onto it (fewest MP, then the lowest hex),
-        unless it is the only holder of an airfield, victory city or town.
-        Moving onto the hex makes it Allied-controlled (2.1): +1 to every
-        surrender roll while the zone's Follow-up box holds Axis units.
-        ``held``: :meth:`_holders` when the caller has it.  The walk over
-        the candidates is one compiled call
-        (:func:`malta_sim.bots.move_choice.beach_kernel`)."""
-        todo = [u for u in sorted(cands) if ("b", u) not in self._skip]
-        if not todo:                       # every candidate already tried this phase
-            return None
-        if held is None:
-            held = self._holders(game)
-        stop_at, best = _move_choice().beach_step(game, mode, todo, self.side, live,
-                                                  _holder_type_mask(game, self.side), held,
-                                                  self._garrison_weights(game.static))
-        if stop_at < 0:                    # no empty Axis-held live beach hex: nothing tried
-            return None
-        self._skip.update(("b", u) for u in todo[:stop_at + 1])
-        return Move(todo[stop_at], int(best)) if best >= 0 else None
-
     def garrison_values(self, game) -> np.ndarray:
         """float64[n_hexes]: hexes the Allies hold and want garrisoned --
         victory cities 4, airfields 3, undestroyed forts 2, towns 1 (rule 20.0
@@ -585,98 +599,6 @@ class AlliedBot(_ParamBot, StaticPolicy):
             w[t.victory_cities] += 4.0
             cached = self._garrison_static = (t, w)
         return cached[1]
-
-    def _garrison_move(self, game, mode, cands):
-        """Rules 6.1-6.6: a unit not on an objective and not next to the
-        enemy moves onto the most valuable empty held objective it can reach
-        (nearest first on ties); see :meth:`garrison_values`.  The walk over
-        the candidates is one compiled call
-        (:func:`malta_sim.bots.move_choice.garrison_kernel`)."""
-        todo = [u for u in sorted(cands) if ("g", u) not in self._skip]
-        if not todo:                       # every candidate already tried this phase
-            return None
-        stop_at, best = _move_choice().garrison_step(game, mode, todo, self.side,
-                                                  self._garrison_weights(game.static))
-        if stop_at < 0:                    # no empty held objective: nothing tried
-            return None
-        self._skip.update(("g", u) for u in todo[:stop_at + 1])
-        return Move(todo[stop_at], int(best)) if best >= 0 else None
-
-    def _move_reserve(self, game, mode, cands):
-        """Rules 6.1-6.6: the first reserve unit of ``cands`` (ascending, each
-        tried once a phase) not next to a weak Axis stack within
-        ``reserve_radius`` of an objective (:meth:`_axis_view`) moves to the
-        legal hex nearest such a stack (fewest MP, lowest hex), when that
-        brings it nearer; None when no unit does.  The walk over the
-        candidates is one compiled call
-        (:func:`malta_sim.bots.move_choice.reserve_kernel`)."""
-        skip = self._skip
-        todo = [u for u in sorted(cands) if u not in skip]
-        if not todo:                       # every candidate already tried this phase
-            return None
-        d_weak = self._axis_view(game)["d_weak"]
-        if d_weak is None:                 # no weak stack near an objective: nothing tried
-            return None
-        mc = _move_choice()
-        stop_at, best = mc.reserve_step(game, mode, todo, self.side, mc.CLOSE, d_target=d_weak)
-        skip.update(todo[:stop_at + 1])
-        return Move(todo[stop_at], int(best)) if best >= 0 else None
-
-    def _shore_up(self, game, mode, cands, holders=None):
-        """Rules 6.1-6.6, 9.1, 20.0 with ``shore_up``: a held airfield or
-        victory city with Axis ground units next to it (they may attack it in
-        the coming Axis Combat Phase, 9.1; its loss is -1 to every surrender
-        roll, 20.0) whose Allied defense strength is below ``shore_up`` gets
-        the reserve unit that reaches it with the fewest MP (then the lowest
-        unit); the hex with the most Axis attack strength next to it first
-        (then the lowest hex).  A unit alone on an airfield or victory city
-        does not leave it for another.  Each unit is tried once a phase for
-        each hex.  ``holders``: :meth:`_holders` when the caller has it.  The
-        choice is two compiled calls
-        (:func:`malta_sim.bots.move_choice.shore_up_goals`,
-        :func:`malta_sim.bots.move_choice.shore_up_kernel`)."""
-        if not cands:
-            return None
-        order = sorted(cands)
-        tried = self._tried_pairs
-        if holders is None:
-            holders = self._holders(game)
-        goals, done, u, dest = _move_choice().shore_up_step(
-            game, mode, order, self.side, float(self.vec[P.AL_SHORE_UP]), _key_mask(game.static),
-            holders, tried)
-        for g in goals[:done].tolist():
-            tried.update((x, g) for x in order)
-        return Move(int(u), int(dest)) if u >= 0 else None
-
-    def _reinforce(self, game, mode, cands):
-        """Rules 6.1-6.6 with ``reinforce``: a reserve unit not next to an Axis
-        unit moves toward the held airfield or victory city with the most Axis
-        ground units within ``reserve_radius`` (ties: the nearer one, then the
-        lower hex), to the legal hex nearest it (fewest MP, lowest hex), when
-        that brings it nearer; it stops on the objective.  The Axis side of
-        the choice comes from :meth:`_axis_view`; the walk over the
-        candidates is one compiled call
-        (:func:`malta_sim.bots.move_choice.reserve_kernel`)."""
-        skip = self._skip
-        todo = [u for u in sorted(cands) if ("r", u) not in skip]
-        if not todo:                       # every candidate already tried this phase
-            return None
-        t, s = game.static, game.state
-        view = self._axis_view(game)
-        if not len(view["ah"]):
-            return None
-        kh = _key_land_hexes(t)
-        held = kh[s.control[kh] == self.side]
-        if not len(held):
-            return None
-        threat = view["threat"][held]
-        if not threat.any():
-            return None
-        mc = _move_choice()
-        stop_at, best = mc.reserve_step(game, mode, todo, self.side, mc.GOAL, stay=view["engaged"],
-                                        goals=held[threat > 0], goal_threat=threat[threat > 0])
-        skip.update(("r", u) for u in todo[:stop_at + 1])
-        return Move(todo[stop_at], int(best)) if best >= 0 else None
 
     # ------------------------------------------------------------ combat (9)
     def _valued(self) -> bool:

@@ -27,7 +27,10 @@ effect, ...), and the bot asks afresh otherwise.
 :func:`reserve_kernel` for its reserve moves (closing on weak Axis stacks,
 reinforcing threatened objectives), :func:`beach_kernel` for its moves onto
 empty live beach hexes and :func:`shore_up_kernel` (over the hexes of
-:func:`shore_up_goals`) for reinforcing thinly held airfields and cities.
+:func:`shore_up_goals`) for reinforcing thinly held airfields and cities;
+:func:`allied_move_kernel` runs these in the bot's order, the whole of one
+Allied move decision in one call, keeping the record of the units tried
+this phase in the bot's arrays.
 
 The answers are those of the plain loops of ``tests/oracles/bots.py``
 (compared on whole games by ``tests/bots/test_compiled_decisions.py``): same
@@ -43,6 +46,7 @@ import numpy as np
 from malta_sim.iod.rules import movement as mv
 from malta_sim.iod import static as st
 from malta_sim.iod.state import AXIS, DEMORALIZED, NIGHT
+from malta_sim.bots.allied import holders_kernel
 from malta_sim.bots.axis import _goal_hex
 
 #: half battalions a hex holds (rule 7.1)
@@ -478,48 +482,46 @@ def _destinations_sparse(u, here, ma, move_class, edge, zoc, blocked, stop, allo
 
 
 @nb.njit(cache=True)
-def _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, ocean_side, nbr, room,
-                  base, remnant_level, level):
-    """Legal destinations of unit ``u`` (not a leader, not artillery) from
-    hex ``here`` with ``ma`` MP: :func:`movement.legal_kernel`'s search
-    (rules 5.2, 6.1-6.3, 6.53) and stacking test (7.1) with the side's
-    stacking ``room`` per hex (int32[n_hexes], before the mover) given.
-    Returns ``(dest int64[n], mp float64[n], pred int32[n], k)``: the first
-    ``k`` entries of ``dest``/``mp`` are the hexes (ascending) and MP."""
-    n = nbr.shape[0]
-    cls = np.int64(move_class[u])
-    cost, pred = mv.reach_core(here, 2 * ma, cls, edge[cls + 1], zoc, blocked, stop, allowed,
-                               ocean_side, nbr, mv.ZOC_ENTER, mv.ZOC_EXIT)
-    w = 1 if level[u] == remnant_level[u] else np.int64(base[u])     # 7.1, 17.31
-    dest = np.empty(n, np.int64)
-    mp = np.empty(n, np.float64)
-    k = 0
-    for h in range(n):
-        if h != here and cost[h] < (1 << 28) and room[h] - w >= 0:
-            dest[k] = h
-            mp[k] = cost[h] / 2.0
-            k += 1
-    return dest, mp, pred, k
+def search_buffers(n, ma_tab, bonus):
+    """Working space for :func:`_unit_destinations` on a map of ``n`` hexes,
+    as it expects it on entry: :func:`movement.reach_sparse_buffers`, the
+    bucket heads and tails for the largest allowance of the phase (no
+    allowance exceeds the largest printed MA, ``ma_tab`` [n_units, levels],
+    or a leader's 14 (14.3), plus the largest leader bonus, ``bonus``
+    int8[n_units], 14.1; the other rules only lower it), and ``dest``
+    int64[n], ``mp`` float64[n] for the answers.  A tuple of ten arrays."""
+    cost, pred, done, pool_h, pool_n, seen = mv.reach_sparse_buffers(n)
+    top = max(np.int64(ma_tab.max()), 14) + max(np.int64(bonus.max()), 0)
+    return (cost, pred, done, pool_h, pool_n, seen, np.empty(2 * top + 2, np.int64),
+            np.empty(2 * top + 2, np.int64), np.empty(n, np.int64), np.empty(n, np.float64))
 
 
 @nb.njit(cache=True)
 def _unit_destinations(u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
                        out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed,
-                       ocean_side, nbr, room, base, remnant_level, level):
+                       ocean_side, nbr, room, base, remnant_level, level, bufs):
     """Legal destinations of unit ``u`` (not a leader, not artillery) standing
     in ``here`` this phase: rule 17.7 (``may_act``), its allowance
-    (:func:`_allowance`) and :func:`_destinations`.  Returns ``(dest, mp,
-    pred, k)`` as :func:`_destinations`; ``k`` is -1 (empty arrays) when the
-    unit may not move."""
+    (:func:`_allowance`) and :func:`_destinations_sparse` (rules 5.2,
+    6.1-6.3, 6.53, 7.1: :func:`movement.legal_kernel`'s search and stacking
+    test, with the side's stacking ``room`` per hex before the mover) in the
+    working space ``bufs`` (:func:`search_buffers`, put back before the
+    return).  Returns ``k``, the number of destinations, written ascending
+    into ``bufs[8]`` (hexes) and ``bufs[9]`` (MP spent) and read there until
+    the next search; -1 when the unit may not move."""
     if not may_act[here]:
-        return np.empty(0, np.int64), np.empty(0, np.float64), np.empty(0, np.int32), -1      # 17.7
+        return -1                                      # 17.7
     ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], utype[u] == codes[0],
                     ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u], morale[u],
                     bonus[u], night)
     if ma < 0:
-        return np.empty(0, np.int64), np.empty(0, np.float64), np.empty(0, np.int32), -1
-    return _destinations(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, ocean_side, nbr, room,
-                         base, remnant_level, level)
+        return -1
+    cost, pred, done, pool_h, pool_n, seen, head, tail, dest, mp = bufs
+    t, k = _destinations_sparse(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, ocean_side,
+                                nbr, room, base, remnant_level, level, cost, pred, done, pool_h, pool_n,
+                                seen, head, tail, dest, mp)
+    mv.reach_sparse_reset(seen, t, cost, pred, done)
+    return k
 
 
 def _statics(game) -> tuple:
@@ -692,9 +694,9 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
                     night, bonus, may_act, ground, never, utype, move_class, ma_tab,
                     strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
                     side_units, enemy_units, base, remnant_level, dist, static_val, fort,
-                    fort_destroyed, control, codes, aa):
+                    fort_destroyed, control, codes, aa, bufs):
     """The Allied bot's garrison move (rules 6.1-6.6, 7.1, 17.7, 20.0; see
-    :meth:`AlliedBot._garrison_move`): the first of ``order`` that is not on
+    :meth:`AlliedBot.next_move`, step 3): the first of ``order`` that is not on
     an objective nor next to the enemy and can reach an empty held objective
     moves onto the most valuable one (fewest MP, then lowest hex, on ties).
 
@@ -732,6 +734,8 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         :func:`axis_walk_kernel`).
     aa : int
         The AA type code (artillery, HQs, leaders and AA never garrison).
+    bufs : tuple
+        The legal-move searches' working space (:func:`search_buffers`).
 
     Returns
     -------
@@ -740,15 +744,8 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         moves); -1 when no held objective is empty (no unit was tried).
     dest_hex : int
         The hex the unit moves to, -1 when none.
-    dest, mp : int64[j], float64[j]
-        When a unit moves: its legal destinations and MP (as
-        :func:`movement.legal_moves`); ``pred`` int32[n_hexes] its reach
-        predecessors.
     """
     n = nbr.shape[0]
-    empty_i = np.zeros(0, np.int64)
-    empty_f = np.zeros(0, np.float64)
-    empty_p = np.zeros(0, np.int32)
     val = np.zeros(n, np.float64)
     for h in range(n):
         if control[h] == side and land[h]:
@@ -766,7 +763,7 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         if val[h] > 0 and not occupied[h]:
             n_empty += 1
     if n_empty == 0:
-        return -1, -1, empty_i, empty_f, empty_p
+        return -1, -1
     # enemy ground units on the map: a unit next to one stays (rule 6.1 choice)
     eh = np.empty(enemy_units.shape[0], np.int64)
     ne = 0
@@ -790,10 +787,11 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
                 break
         if near:
             continue
-        dest, mp, pred, k = _unit_destinations(
+        k = _unit_destinations(
             u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
             out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed, ocean_side,
-            nbr, room, base, remnant_level, level)
+            nbr, room, base, remnant_level, level, bufs)
+        dest, mp = bufs[8], bufs[9]
         if k < 0:
             continue                                   # may not move (17.7, 6.0)
         best, best_val, best_mp = -1, 0.0, 0.0
@@ -803,8 +801,8 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
                 if best < 0 or val[h] > best_val or (val[h] == best_val and mp[a] < best_mp):
                     best, best_val, best_mp = h, val[h], mp[a]     # ascending: lowest hex on ties
         if best >= 0:
-            return i, best, dest[:k], mp[:k], pred
-    return order.shape[0], -1, empty_i, empty_f, empty_p
+            return i, best
+    return order.shape[0], -1
 
 
 _ALL_HEXES: dict = {}
@@ -823,36 +821,6 @@ def _may_act(game, side: int) -> np.ndarray:
     return may
 
 
-def garrison_step(game, mode: str, order: list, side: int, static_val: np.ndarray):
-    """Run :func:`garrison_kernel` over ``order`` (the bot's candidates,
-    ascending) for movement ``mode`` (rules 6.2, 6.3).  When a unit moves,
-    the record of the last legal-move query is written as
-    :func:`movement.legal_moves` writes it (see :func:`axis_step`).
-
-    Returns
-    -------
-    (int, int)
-        ``(stop_at, dest_hex)`` as :func:`garrison_kernel`.
-    """
-    s = game.state
-    never, utype, move_class, ma_tab, _fhq, edges, ocean_side, nbr, land, base, rem, \
-        dist, _ring = _statics(game)
-    t = game.static
-    strategic = mode == "strategic"
-    zoc, block, trivial = mv._side_masks(game, side)
-    strat_ok = game.state.strategic_allowed[0, side] if strategic else land
-    bonus = game.state.leader_bonus
-    turn = game.turn
-    may_act = _may_act(game, side)
-    stop_at, best, _dest, _mp, _pred = garrison_kernel(
-        np.array(order, np.int64), side, s.box, s.hex, s.level, s.moved, s.entered_turn,
-        s.out_of_supply, s.morale_state, turn, turn % 4 == NIGHT, bonus, may_act, game.ground_mask, never,
-        utype, move_class, ma_tab, strategic, edges[strategic], ocean_side, nbr,
-        land, strat_ok, zoc, block, trivial, mv._side_units(game, side), mv._side_units(game, 1 - side),
-        base, rem, dist, static_val, t.fort, s.fort_destroyed, s.control, _CODES, _AA)
-    return stop_at, best
-
-
 # ------------------------------------------------------------------ Allied reserve moves
 #: what :func:`reserve_kernel` closes on: the nearest of a set of hexes, or a goal hex per unit
 CLOSE, GOAL = 0, 1
@@ -862,9 +830,9 @@ CLOSE, GOAL = 0, 1
 def reserve_kernel(order, how, d_target, stay, goals, goal_threat, box, hexes, level, moved,
                    entered_turn, out_of_supply, morale, turn, night, bonus, may_act, never, utype,
                    move_class, ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked,
-                   stop, side_units, base, remnant_level, dist, codes):
+                   stop, side_units, base, remnant_level, dist, codes, bufs):
     """The Allied bot's reserve move (rules 6.1-6.6, 7.1, 17.7; see
-    :meth:`AlliedBot._move_reserve` and :meth:`AlliedBot._reinforce`): the
+    :meth:`AlliedBot.next_move`, step 2): the
     first unit of ``order`` with a legal destination nearer its target moves
     to the legal destination nearest it (fewest MP, then lowest hex, on
     ties).
@@ -896,6 +864,8 @@ def reserve_kernel(order, how, d_target, stay, goals, goal_threat, box, hexes, l
         Hex distances.
     codes : int64[4]
         As :func:`axis_walk_kernel` (leader type code, foot class code read).
+    bufs : tuple
+        The legal-move searches' working space (:func:`search_buffers`).
 
     Returns
     -------
@@ -928,10 +898,11 @@ def reserve_kernel(order, how, d_target, stay, goals, goal_threat, box, hexes, l
             if goal < 0 or here == goal:
                 continue
             d_here = np.int64(dist[here, goal])
-        dest, mp, _pred, k = _unit_destinations(
+        k = _unit_destinations(
             u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
             out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed, ocean_side,
-            nbr, room, base, remnant_level, level)
+            nbr, room, base, remnant_level, level, bufs)
+        dest, mp = bufs[8], bufs[9]
         if k < 0:
             continue                                   # may not move (17.7, 6.0)
         best, best_d, best_mp = -1, 0, 0.0
@@ -951,44 +922,14 @@ _NO_STAY = np.zeros(1, np.bool_)
 _NO_DIST = np.zeros(1, np.int64)
 
 
-def reserve_step(game, mode: str, order: list, side: int, how: int, d_target=None, stay=None,
-                 goals=None, goal_threat=None):
-    """Run :func:`reserve_kernel` over ``order`` (the bot's reserve
-    candidates, ascending) for movement ``mode`` (rules 6.2, 6.3): with
-    ``how`` :data:`CLOSE`, ``d_target`` (distance of each hex to what the
-    units close on); with :data:`GOAL`, ``stay``, ``goals`` and
-    ``goal_threat``.
-
-    Returns
-    -------
-    (int, int)
-        ``(stop_at, dest_hex)`` as :func:`reserve_kernel`.
-    """
-    s = game.state
-    never, utype, move_class, ma_tab, _fhq, edges, ocean_side, nbr, land, base, rem, \
-        dist, _ring = _statics(game)
-    strategic = mode == "strategic"
-    zoc, block, trivial = mv._side_masks(game, side)
-    strat_ok = s.strategic_allowed[0, side] if strategic else land
-    turn = game.turn
-    return reserve_kernel(
-        np.array(order, np.int64), how, _NO_DIST if d_target is None else d_target,
-        _NO_STAY if stay is None else stay, _NO_GOALS if goals is None else goals,
-        _NO_GOALS if goal_threat is None else goal_threat, s.box, s.hex, s.level, s.moved,
-        s.entered_turn, s.out_of_supply, s.morale_state, turn, turn % 4 == NIGHT, s.leader_bonus,
-        _may_act(game, side), never, utype, move_class, ma_tab, strategic, edges[strategic],
-        ocean_side, nbr, land, strat_ok, zoc, block, trivial, mv._side_units(game, side), base, rem,
-        dist, _CODES)
-
-
 # ------------------------------------------------------------------ Allied beach and shore-up moves
 @nb.njit(cache=True)
 def beach_kernel(order, side, live, holder_type, held, obj, control, enemy_units, box, hexes, level,
                  moved, entered_turn, out_of_supply, morale, defense, turn, night, bonus, may_act,
                  never, utype, move_class, ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok,
-                 zoc, blocked, stop, side_units, base, remnant_level, codes):
+                 zoc, blocked, stop, side_units, base, remnant_level, codes, bufs):
     """The Allied bot's move onto an empty live beach hex the Axis controls
-    (rules 6.1-6.6, 2.1, 18.32, 20.0; see :meth:`AlliedBot._beach_move`): the
+    (rules 6.1-6.6, 2.1, 18.32, 20.0; see :meth:`AlliedBot.next_move`, step 1): the
     first unit of ``order`` able to hold a hex, not the only holder of an
     objective, with such a hex among its legal destinations moves onto the
     one it reaches with the fewest MP (then the lowest hex).
@@ -1021,7 +962,7 @@ def beach_kernel(order, side, live, holder_type, held, obj, control, enemy_units
         As :func:`garrison_kernel`.
     strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop, side_units
         As :func:`garrison_kernel`.
-    base, remnant_level, codes
+    base, remnant_level, codes, bufs
         As :func:`reserve_kernel`.
 
     Returns
@@ -1057,10 +998,11 @@ def beach_kernel(order, side, live, holder_type, held, obj, control, enemy_units
         here = np.int64(hexes[u])
         if here < 0 or (obj[here] > 0 and held[here] == 1):
             continue
-        dest, mp, _pred, k = _unit_destinations(
+        k = _unit_destinations(
             u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
             out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed, ocean_side,
-            nbr, room, base, remnant_level, level)
+            nbr, room, base, remnant_level, level, bufs)
+        dest, mp = bufs[8], bufs[9]
         if k < 0:
             continue                                   # may not move (17.7, 6.0)
         best, best_mp = -1, 0.0
@@ -1077,7 +1019,7 @@ def beach_kernel(order, side, live, holder_type, held, obj, control, enemy_units
 def shore_up_goals(side, need, key, land, control, box, hexes, level, ground, side_units, enemy_units,
                    attack, defense, nbr):
     """The objectives the Allied bot's ``shore_up`` reinforces, in the order
-    it tries them (rules 9.1, 20.0; see :meth:`AlliedBot._shore_up`): the
+    it tries them (rules 9.1, 20.0; see :meth:`AlliedBot.next_move`, step 2): the
     land airfields and victory cities (``key``) it controls with enemy ground
     units next to them whose own defense strength is below ``need``, the hex
     with the most enemy attack strength next to it first, then the lowest.
@@ -1149,9 +1091,9 @@ def shore_up_goals(side, need, key, land, control, box, hexes, level, ground, si
 def shore_up_kernel(order, goals, tried, key, holders, box, hexes, level, moved, entered_turn,
                     out_of_supply, morale, turn, night, bonus, may_act, never, utype, move_class,
                     ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
-                    side_units, base, remnant_level, codes):
+                    side_units, base, remnant_level, codes, bufs):
     """The Allied bot's ``shore_up`` move (rules 6.1-6.6, 9.1, 20.0; see
-    :meth:`AlliedBot._shore_up`): for each of ``goals`` in turn, the reserve
+    :meth:`AlliedBot.next_move`, step 2): for each of ``goals`` in turn, the reserve
     unit of ``order`` not yet tried for it that reaches it with the fewest MP
     (then the lowest unit) moves there; a unit already on the goal, or alone
     on an airfield or victory city, does not.
@@ -1172,7 +1114,7 @@ def shore_up_kernel(order, goals, tried, key, holders, box, hexes, level, moved,
         As :func:`reserve_kernel`.
     may_act, never, utype, move_class, ma_tab, strategic, edge, ocean_side, nbr, land
         As :func:`reserve_kernel`.
-    strat_ok, zoc, blocked, stop, side_units, base, remnant_level, codes
+    strat_ok, zoc, blocked, stop, side_units, base, remnant_level, codes, bufs
         As :func:`reserve_kernel`.
 
     Returns
@@ -1202,10 +1144,11 @@ def shore_up_kernel(order, goals, tried, key, holders, box, hexes, level, moved,
                 continue
             if not searched[i]:                # nothing moves during this call: one search per unit
                 searched[i] = True
-                dest, mp, _pred, nd = _unit_destinations(
+                nd = _unit_destinations(
                     u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
                     out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed, ocean_side,
-                    nbr, room, base, remnant_level, level)
+                    nbr, room, base, remnant_level, level, bufs)
+                dest, mp = bufs[8], bufs[9]
                 if nd < 0:
                     continue                                   # may not move (17.7, 6.0)
                 for a in range(nd):
@@ -1236,52 +1179,278 @@ def _allied_move_args(game, mode: str, side: int) -> tuple:
             mv._side_units(game, side), base, rem, _CODES)
 
 
-def beach_step(game, mode: str, order: list, side: int, live: np.ndarray, holder_type: np.ndarray,
-               held: np.ndarray, obj: np.ndarray):
-    """Run :func:`beach_kernel` over ``order`` (the bot's candidates not yet
-    tried this phase, ascending) for movement ``mode`` (rules 6.2, 6.3).
+# ------------------------------------------------------------------ the Allied bot's whole move decision
+#: rows of the Allied bot's table of candidates tried this phase
+#: (:func:`allied_move_kernel`): each unit is tried once a phase for each kind of move
+TRIED_BEACH, TRIED_RESERVE, TRIED_REINFORCE, TRIED_GARRISON = 0, 1, 2, 3
+
+#: what :func:`allied_move_kernel` answers besides a move: the bot's mobile
+#: reserve is not fixed yet and must be, on the position as it stands, before the walk goes on
+NEED_RESERVE = 1
+
+
+@nb.njit(cache=True)
+def _untried(units, tried, row):
+    """int64[j]: the units of ``units`` (int64[k], order kept) not marked in
+    row ``row`` of ``tried`` (bool[4, n_units])."""
+    out = np.empty(units.shape[0], np.int64)
+    k = 0
+    for i in range(units.shape[0]):
+        u = units[i]
+        if not tried[row, u]:
+            out[k] = u
+            k += 1
+    return out[:k]
+
+
+@nb.njit(cache=True)
+def _mark_tried(tried, row, units, upto):
+    """Mark the first ``upto`` units of ``units`` in row ``row`` of ``tried``."""
+    for i in range(min(upto, units.shape[0])):
+        tried[row, units[i]] = True
+
+
+@nb.njit(cache=True)
+def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type, reserve_fixed, has_res,
+                       res_mask, tried, tried_goal, key_index, key, key_land, obj, d_weak, has_weak,
+                       threat, engaged, n_axis_ground, control, enemy_units, box, hexes, level, moved,
+                       entered_turn, out_of_supply, morale, defense, attack, ground, fort, fort_destroyed,
+                       dist, aa, turn, night, bonus, may_act, never, utype, move_class, ma_tab, strategic,
+                       edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop, side_units, base,
+                       remnant_level, codes):
+    """The Allied bot's next move of a movement phase (rules 6.1-6.6, 2.1, 7.1,
+    9.1, 17.7, 18.32, 20.0; see :meth:`malta_sim.bots.allied.AlliedBot.next_move`)
+    in one call, its kinds of move tried in the bot's order:
+
+    1. with ``beaches`` and live beach hexes: a lone holder of a live beach
+       hex stays; then :func:`beach_kernel` over the candidates not yet tried
+       for it;
+    2. with a mobile reserve, over the reserve's candidates: with ``need``
+       (``shore_up``, not 0) :func:`shore_up_goals` and
+       :func:`shore_up_kernel` (each unit tried once a phase per goal);
+       :func:`reserve_kernel` closing on the weak Axis stacks (``d_weak``);
+       with ``reinforce``, when that moved none, :func:`reserve_kernel`
+       toward the threatened held objectives;
+    3. :func:`garrison_kernel` over the other candidates.
+
+    Each kind of move tries a unit once a phase: ``tried`` and
+    ``tried_goal`` are the bot's records of this phase, updated here as
+    each walk tries units (every unit up to the one that moves; all of them
+    when none moves; none when a walk has nothing to head for).
+
+    Parameters
+    ----------
+    cands : int64[k]
+        The units the engine offers, ascending.
+    side : int
+        The bot's side (1, Allied).
+    beaches : bool
+        The ``beaches`` knob is on.
+    need : float
+        The ``shore_up`` knob (defense strength; 0: off).
+    reinforce : bool
+        The ``reinforce`` knob is on.
+    live : int64[b]
+        The live beach hexes (:meth:`AlliedBot.live_beaches`; empty without ``beaches``).
+    holder_type : bool[n_units]
+        Pieces whose type may hold a hex (:func:`malta_sim.bots.allied._holder_type_mask`).
+    reserve_fixed : bool
+        The mobile reserve is fixed (:meth:`AlliedBot.reserve_units`);
+        when it is not, the kernel stops after the beach moves and answers
+        :data:`NEED_RESERVE`.
+    has_res : bool
+        The reserve holds at least one unit.
+    res_mask : bool[n_units]
+        The reserve's units.
+    tried : bool[4, n_units]
+        Rows :data:`TRIED_BEACH`, :data:`TRIED_RESERVE`,
+        :data:`TRIED_REINFORCE`, :data:`TRIED_GARRISON`: units tried this
+        phase for each kind of move (updated).
+    tried_goal : bool[n_units, K]
+        Units tried this phase for each airfield or victory city by the
+        shore-up (updated); column ``key_index[h]`` for hex ``h``.
+    key_index : int64[n_hexes]
+        Column of each airfield or victory city in ``tried_goal``, -1 elsewhere.
+    key : bool[n_hexes]
+        Airfields and victory cities; ``key_land`` int64[j] those on land, ascending.
+    obj : float64[n_hexes]
+        Objective weights that never change (victory cities 4, airfields 3, towns 1).
+    d_weak : int64[n_hexes]
+        Distance of each hex to the nearest weak Axis stack near an
+        objective, read when ``has_weak``.
+    threat, engaged : int64[n_hexes], bool[n_hexes]
+        :meth:`AlliedBot._axis_view`'s ``threat`` and ``engaged``, read when
+        ``n_axis_ground`` (its Axis ground units on the map) is not 0.
+    control, enemy_units, box, hexes, level, moved, entered_turn, out_of_supply, morale, defense
+        As :func:`beach_kernel`.
+    attack, ground
+        As :func:`shore_up_goals`.
+    fort, fort_destroyed, dist, aa
+        As :func:`garrison_kernel`.
+    turn ... codes
+        The movement arguments of :func:`beach_kernel` (as
+        :func:`_allied_move_args` gathers them).
 
     Returns
     -------
-    (int, int)
-        ``(stop_at, dest_hex)`` as :func:`beach_kernel`.
+    status : int
+        0, or :data:`NEED_RESERVE`.
+    unit, dest_hex : int
+        The move; -1, -1 when the bot moves no unit.
     """
-    s, t = game.state, game.static
-    return beach_kernel(np.array(order, np.int64), side, live, holder_type, held, obj, s.control,
-                        mv._side_units(game, 1 - side), s.box, s.hex, s.level, s.moved, s.entered_turn,
-                        s.out_of_supply, s.morale_state, t.defense, *_allied_move_args(game, mode, side))
+    n = nbr.shape[0]
+    bufs = search_buffers(n, ma_tab, bonus)
+    held = np.zeros(0, np.int64)
+    have_held = False
+    # 1. beach hexes (20.0, 18.32)
+    if beaches and live.shape[0] > 0:
+        held = holders_kernel(side_units, holder_type, box, hexes, defense, level, n)
+        have_held = True
+        lone = np.zeros(n + 1, np.bool_)       # the last slot: what a hex of -1 reads
+        n_lone = 0
+        for j in range(live.shape[0]):
+            if held[live[j]] == 1 and not lone[live[j]]:
+                lone[live[j]] = True
+                n_lone += 1
+        if n_lone > 0:
+            keep = np.empty(cands.shape[0], np.int64)
+            k = 0
+            for i in range(cands.shape[0]):
+                if not lone[hexes[cands[i]]]:
+                    keep[k] = cands[i]
+                    k += 1
+            cands = keep[:k]
+        todo = _untried(cands, tried, TRIED_BEACH)
+        if todo.shape[0] > 0:
+            stop_at, best = beach_kernel(
+                todo, side, live, holder_type, held, obj, control, enemy_units, box, hexes, level, moved,
+                entered_turn, out_of_supply, morale, defense, turn, night, bonus, may_act, never, utype,
+                move_class, ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
+                side_units, base, remnant_level, codes, bufs)
+            if stop_at >= 0:
+                _mark_tried(tried, TRIED_BEACH, todo, stop_at + 1)
+                if best >= 0:
+                    return 0, todo[stop_at], best
+    if not reserve_fixed:
+        return NEED_RESERVE, -1, -1
+    # 2. the mobile reserve
+    if has_res:
+        mine = np.empty(cands.shape[0], np.int64)
+        k = 0
+        for i in range(cands.shape[0]):
+            if res_mask[cands[i]]:
+                mine[k] = cands[i]
+                k += 1
+        mine = mine[:k]
+        if need != 0.0 and k > 0:                                   # shore-up (9.1, 20.0)
+            if not have_held:
+                held = holders_kernel(side_units, holder_type, box, hexes, defense, level, n)
+            goals = shore_up_goals(side, need, key, land, control, box, hexes, level, ground, side_units,
+                                   enemy_units, attack, defense, nbr)
+            g = goals.shape[0]
+            if g > 0:
+                tm = np.zeros((k, g), np.bool_)
+                every = True
+                for i in range(k):
+                    for j in range(g):
+                        tm[i, j] = tried_goal[mine[i], key_index[goals[j]]]
+                        every = every and tm[i, j]
+                if every:                  # every candidate tried for every goal: none moves
+                    done, u, dest = g, -1, -1
+                else:
+                    done, u, dest = shore_up_kernel(
+                        mine, goals, tm, key, held, box, hexes, level, moved, entered_turn, out_of_supply,
+                        morale, turn, night, bonus, may_act, never, utype, move_class, ma_tab, strategic,
+                        edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop, side_units, base,
+                        remnant_level, codes, bufs)
+                for j in range(done):
+                    c = key_index[goals[j]]
+                    for i in range(k):
+                        tried_goal[mine[i], c] = True
+                if u >= 0:
+                    return 0, u, dest
+        todo = _untried(mine, tried, TRIED_RESERVE)                 # close on weak stacks
+        if todo.shape[0] > 0 and has_weak:
+            stop_at, best = reserve_kernel(
+                todo, CLOSE, d_weak, _NO_STAY, _NO_GOALS, _NO_GOALS, box, hexes, level, moved, entered_turn,
+                out_of_supply, morale, turn, night, bonus, may_act, never, utype, move_class, ma_tab,
+                strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop, side_units, base,
+                remnant_level, dist, codes, bufs)
+            _mark_tried(tried, TRIED_RESERVE, todo, stop_at + 1)
+            if best >= 0:
+                return 0, todo[stop_at], best
+        if reinforce:                                               # threatened objectives
+            todo = _untried(mine, tried, TRIED_REINFORCE)
+            if todo.shape[0] > 0 and n_axis_ground > 0:
+                goals = np.empty(key_land.shape[0], np.int64)
+                gt = np.empty(key_land.shape[0], np.int64)
+                g = 0
+                for h in key_land:
+                    if control[h] == side and threat[h] > 0:
+                        goals[g] = h
+                        gt[g] = threat[h]
+                        g += 1
+                if g > 0:
+                    stop_at, best = reserve_kernel(
+                        todo, GOAL, _NO_DIST, engaged, goals[:g], gt[:g], box, hexes, level, moved,
+                        entered_turn, out_of_supply, morale, turn, night, bonus, may_act, never, utype,
+                        move_class, ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked,
+                        stop, side_units, base, remnant_level, dist, codes, bufs)
+                    _mark_tried(tried, TRIED_REINFORCE, todo, stop_at + 1)
+                    if best >= 0:
+                        return 0, todo[stop_at], best
+    # 3. garrison the objectives
+    others = np.empty(cands.shape[0], np.int64)
+    k = 0
+    for i in range(cands.shape[0]):
+        if not (has_res and res_mask[cands[i]]):
+            others[k] = cands[i]
+            k += 1
+    todo = _untried(others[:k], tried, TRIED_GARRISON)
+    if todo.shape[0] > 0:
+        stop_at, best = garrison_kernel(
+            todo, side, box, hexes, level, moved, entered_turn, out_of_supply, morale, turn, night, bonus,
+            may_act, ground, never, utype, move_class, ma_tab, strategic, edge, ocean_side, nbr, land,
+            strat_ok, zoc, blocked, stop, side_units, enemy_units, base, remnant_level, dist, obj, fort,
+            fort_destroyed, control, codes, aa, bufs)
+        if stop_at >= 0:
+            _mark_tried(tried, TRIED_GARRISON, todo, stop_at + 1)
+            if best >= 0:
+                return 0, todo[stop_at], best
+    return 0, -1, -1
 
 
-def shore_up_step(game, mode: str, order: list, side: int, need: float, key: np.ndarray,
-                  holders: np.ndarray, tried_pairs: set):
-    """The ``shore_up`` goals (:func:`shore_up_goals`) and one
-    :func:`shore_up_kernel` walk over them for ``order`` (the bot's reserve
-    candidates, ascending) in movement ``mode`` (rules 6.2, 6.3);
-    ``tried_pairs`` holds the ``(unit, goal hex)`` pairs tried earlier this
-    phase.
+def allied_step(game, mode: str, cands: np.ndarray, side: int, beaches: bool, need: float,
+                reinforce: bool, live: np.ndarray, holder_type: np.ndarray, reserve: tuple | None,
+                tried: np.ndarray, tried_goal: np.ndarray, key_index: np.ndarray, key: np.ndarray,
+                key_land: np.ndarray, obj: np.ndarray, view: dict | None):
+    """Run :func:`allied_move_kernel` for movement ``mode`` (rules 6.2, 6.3).
+
+    ``reserve`` is ``(has_res, res_mask)`` once the bot's reserve is fixed,
+    else None; ``view`` the bot's :meth:`AlliedBot._axis_view` (None when it
+    has no reserve).  The other arguments are as the kernel's.
 
     Returns
     -------
-    (numpy.ndarray, int, int, int)
-        The goals (int64[g]), then ``(done, unit, dest_hex)`` as
-        :func:`shore_up_kernel`.
+    (int, int, int)
+        ``(status, unit, dest_hex)`` as :func:`allied_move_kernel`.
     """
     s, t = game.state, game.static
-    goals = shore_up_goals(side, need, key, t.land, s.control, s.box, s.hex, s.level, game.ground_mask,
-                           mv._side_units(game, side), mv._side_units(game, 1 - side), t.attack,
-                           t.defense, t.neighbours)
-    if not len(goals) or not order:
-        return goals, 0, -1, -1
-    if tried_pairs:
-        gl = goals.tolist()
-        flags = [(u, h) in tried_pairs for u in order for h in gl]
-        if all(flags):                     # every candidate tried for every goal: the walk moves none
-            return goals, len(gl), -1, -1
-        tried = np.array(flags, np.bool_).reshape(len(order), len(gl))
+    if reserve is None:
+        fixed, has_res, res_mask = False, False, _NO_STAY
     else:
-        tried = np.zeros((len(order), len(goals)), np.bool_)
-    args = _allied_move_args(game, mode, side)
-    done, u, dest = shore_up_kernel(np.array(order, np.int64), goals, tried, key, holders, s.box, s.hex,
-                                    s.level, s.moved, s.entered_turn, s.out_of_supply, s.morale_state,
-                                    *args)
-    return goals, done, u, dest
+        fixed, (has_res, res_mask) = True, reserve
+    if view is None:
+        d_weak, has_weak, threat, engaged, n_ax = _NO_DIST, False, _NO_DIST, _NO_STAY, 0
+    else:
+        d_weak, threat, engaged = view["d_weak"], view["threat"], view["engaged"]
+        has_weak = d_weak is not None
+        if not has_weak:
+            d_weak = _NO_DIST
+        n_ax = len(view["ah"])
+    return allied_move_kernel(
+        cands, side, beaches, need, reinforce, live, holder_type, fixed, has_res, res_mask, tried,
+        tried_goal, key_index, key, key_land, obj, d_weak, has_weak, threat, engaged, n_ax, s.control,
+        mv._side_units(game, 1 - side), s.box, s.hex, s.level, s.moved, s.entered_turn, s.out_of_supply,
+        s.morale_state, t.defense, t.attack, game.ground_mask, t.fort, s.fort_destroyed,
+        t.grid.distance_table, _AA, *_allied_move_args(game, mode, side))

@@ -1,6 +1,6 @@
 """The Allied preset's decisions against plain references: defensive support (9.2 b,
-16.74) on random positions and the compiled garrison walk (6.1-6.6, 17.7) on every call
-of whole games.
+16.74) on random positions and the compiled move choice (6.1-6.6, 9.1, 17.7, 20.0) on
+every call of whole games.
 """
 
 from __future__ import annotations
@@ -81,87 +81,69 @@ def test_holders_per_hex_equal_a_count_over_the_pieces(seed):
         np.testing.assert_array_equal(got, want)
 
 
-class _CheckedGarrison:
-    """The Allied preset with its compiled garrison walk compared, on every
-    call, with the plain loop (:func:`tests.oracles.bots.garrison_move`, one
-    :meth:`Game.legal_moves` query per candidate) asked first from the same
-    bot state: the same move and the same units tried."""
+def _tried_as_sets(bot, game) -> tuple:
+    """The compiled bot's record of the units tried this phase, written as
+    the plain reference keeps it: ``(skip, tried_pairs)`` (see
+    :func:`tests.oracles.bots.next_move_allied`)."""
+    from malta_sim.bots.allied import _key_index
+
+    tried, tried_goal = bot._tried_tables(game)
+    tags = (lambda u: ("b", u), lambda u: u, lambda u: ("r", u), lambda u: ("g", u))
+    skip = {tag(int(u)) for row, tag in enumerate(tags) for u in np.flatnonzero(tried[row])}
+    col = _key_index(game.static)
+    hexes = np.flatnonzero(col >= 0)
+    pairs = {(int(u), int(hexes[c])) for u, c in zip(*np.nonzero(tried_goal))}
+    assert all(col[h] == c for c, h in enumerate(hexes))
+    return skip, pairs
+
+
+class _CheckedNextMove:
+    """The Allied preset with its compiled move choice compared, on every
+    call, with the plain loops (:func:`tests.oracles.bots.next_move_allied`:
+    one :meth:`Game.legal_moves` query per candidate) asked first from the
+    same bot state: the same move, and the same units tried for each kind of
+    move (and, shore-up, for each hex)."""
 
     seen: Counter = Counter()
 
-    def _garrison_move(self, game, mode, cands):
-        before = set(self._skip)
-        want = bots_ref.garrison_move(self, game, mode, list(cands))
-        tried = self._skip
-        self._skip = set(before)
-        got = super()._garrison_move(game, mode, cands)
+    def next_move(self, game, mode, candidates):
+        self._phase_reset(game, mode)
+        want = bots_ref.next_move_allied(self, game, mode, list(candidates))
+        got = super().next_move(game, mode, candidates)
         assert got == want
-        assert self._skip == tried
+        assert _tried_as_sets(self, game) == (self._skip, self._tried_pairs)
         self.seen["calls"] += 1
         self.seen["moves"] += got is not None
         return got
 
 
-@pytest.mark.parametrize("scen,al,n", [("hercules", "static", 4), ("hercules", "counterattack", 3),
-                                       ("intro", "static", 2)])
-def test_garrison_move_equals_plain_through_games(scen, al, n):
-    """Rules 6.1-6.6, 17.7: the compiled garrison walk gives the plain loop's
-    move and tries the same units on every call of whole games (turns 0 and
-    1 of Operation Hercules, under rule 17.7, included)."""
-    seen = _CheckedGarrison.seen = Counter()
+@pytest.mark.parametrize("scen,ax,al,n", [
+    ("hercules", "balanced", "static", 3), ("hercules", "balanced", "counterattack", 3),
+    ("intro", "balanced", "static", 2), ("hercules", "tuned", "active", 5),
+    ("hercules", "balanced", "active", 3), ("intro", "tuned", "active", 2)])
+def test_allied_move_choice_equals_plain_through_games(scen, ax, al, n, monkeypatch):
+    """Rules 6.1-6.6, 9.1, 17.7, 20.0: the compiled move choice of the
+    Allied presets (beach, shore-up, reserve, reinforcement and garrison
+    moves) gives the plain loops' move and tries the same units on every
+    call of whole games (turns 0 and 1 of Operation Hercules, under rule
+    17.7, included); the games of ``active`` in Operation Hercules make
+    moves of every kind."""
+    seen = _CheckedNextMove.seen = Counter()
+    for name in ("beach_move", "shore_up", "move_reserve", "reinforce", "garrison_move"):
+        ref = getattr(bots_ref, name)
+
+        def counted(*a, ref=ref, name=name):
+            mv = ref(*a)
+            seen[name] += mv is not None
+            return mv
+        monkeypatch.setattr(bots_ref, name, counted)
     for g in range(n):
-        pols = (make_policy("balanced", 0), bots_ref.preset_with(al, 1, _CheckedGarrison))
+        pols = (make_policy(ax, 0), bots_ref.preset_with(al, 1, _CheckedNextMove))
         sequence.play_game(setup_game(scen, 5, g, pols))
     assert seen["calls"] > 10 and seen["moves"] > 2, dict(seen)
-
-
-class _CheckedBeachShore:
-    """The Allied preset with its compiled beach and shore-up moves compared,
-    on every call, with the plain loops (:func:`tests.oracles.bots.beach_move`,
-    :func:`tests.oracles.bots.shore_up`, one :meth:`Game.legal_moves` query
-    per candidate within reach) asked first from the same bot state: the same
-    move and the same units tried."""
-
-    seen: Counter = Counter()
-
-    def _beach_move(self, game, mode, live, cands, held=None):
-        before = set(self._skip)
-        want = bots_ref.beach_move(self, game, mode, live, list(cands))
-        tried = self._skip
-        self._skip = set(before)
-        got = super()._beach_move(game, mode, live, cands, held)
-        assert got == want
-        assert self._skip == tried
-        self.seen["beach calls"] += 1
-        self.seen["beach moves"] += got is not None
-        return got
-
-    def _shore_up(self, game, mode, cands, holders=None):
-        before = set(self._tried_pairs)
-        want = bots_ref.shore_up(self, game, mode, list(cands))
-        tried = self._tried_pairs
-        self._tried_pairs = set(before)
-        got = super()._shore_up(game, mode, cands, holders)
-        assert got == want
-        assert self._tried_pairs == tried
-        self.seen["shore calls"] += 1
-        self.seen["shore moves"] += got is not None
-        return got
-
-
-@pytest.mark.parametrize("scen,ax,n", [("hercules", "tuned", 5), ("hercules", "balanced", 3),
-                                       ("intro", "tuned", 2)])
-def test_beach_and_shore_up_moves_equal_plain_through_games(scen, ax, n):
-    """Rules 6.1-6.6, 9.1, 17.7, 20.0: the compiled beach and shore-up moves
-    of ``allied:active`` give the plain loops' move and try the same units
-    (and, shore-up, the same hexes for each) on every call of whole games."""
-    seen = _CheckedBeachShore.seen = Counter()
-    for g in range(n):
-        pols = (make_policy(ax, 0), bots_ref.preset_with("active", 1, _CheckedBeachShore))
-        sequence.play_game(setup_game(scen, 5, g, pols))
-    assert seen["shore calls"] > 10 and seen["beach calls"] > 10, dict(seen)
-    if scen == "hercules":
-        assert seen["shore moves"] > 0 and seen["beach moves"] > 0, dict(seen)
+    if scen == "hercules" and al == "active":
+        assert all(seen[k] > 0 for k in ("beach_move", "shore_up", "move_reserve", "reinforce",
+                                         "garrison_move")), dict(seen)
 
 
 def test_vacate_table_equals_exact_combat_distribution():

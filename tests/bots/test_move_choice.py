@@ -82,10 +82,11 @@ def test_compiled_move_choice_equals_reference():
 
 
 def test_destinations_equal_legal_kernel():
-    """The kernel's destination search equals ``movement.legal_kernel`` (same
-    hexes ascending, same MP, same predecessors) on random ZOC, blocking and
-    stop masks, random stacks and random units, tactical and strategic.
-    Deterministic (fixed seed)."""
+    """The walks' destination search (the sparse search in the working space
+    of ``search_buffers``) equals ``movement.legal_kernel`` (same hexes
+    ascending, same MP, same predecessors) on random ZOC, blocking and stop
+    masks, random stacks and random units, tactical and strategic, and puts
+    its working space back.  Deterministic (fixed seed)."""
     from malta_sim.iod.static import load_static
 
     t = load_static(None)
@@ -118,12 +119,17 @@ def test_destinations_equal_legal_kernel():
                                      base, rem, movement.STACK_ROOM - w, 0)
         room = movement.stack_room_kernel(units, box, hexes, level, base, rem, n, movement.STACK_ROOM)
         allowed = t.land & strat_ok if strategic else t.land
-        dest, mp, pred, k = move_choice._destinations(
+        bufs = move_choice.search_buffers(n, t.ma, np.zeros(nu, np.int8))
+        cost, pred, done, pool_h, pool_n, seen, head, tail, dest, mp = bufs
+        tr, k = move_choice._destinations_sparse(
             u, here, ma, t.move_class, np.ascontiguousarray(edge[int(strategic)]), zoc, blocked, stop,
-            allowed, t.ocean_side, t.neighbours, room, base, rem, level)
+            allowed, t.ocean_side, t.neighbours, room, base, rem, level, cost, pred, done, pool_h, pool_n,
+            seen, head, tail, dest, mp)
         np.testing.assert_array_equal(dest[:k], want[0])
         assert mp[:k].tolist() == want[1].tolist()
         np.testing.assert_array_equal(pred, want[2])
+        movement.reach_sparse_reset(seen, tr, cost, pred, done)          # the buffers as on entry again
+        assert (cost == 1 << 28).all() and (pred == -1).all() and not done.any()
         reached += k > 0
     assert reached > 100
 

@@ -221,28 +221,50 @@ class PlainAxisBot(AxisBot):
 
 
 class PlainAlliedBot(AlliedBot):
-    """The Allied preset bot with its garrison and reserve walks as plain
-    loops, the position read afresh at every call."""
+    """The Allied preset bot with its move choice
+    (:func:`malta_sim.bots.move_choice.allied_move_kernel`) as plain loops,
+    the position read afresh at every call, the units tried kept in the
+    bot's sets (``_skip``, ``_tried_pairs``)."""
+
+    def next_move(self, game, mode, candidates):
+        return next_move_allied(self, game, mode, candidates)
 
 
-    def _garrison_move(self, game, mode, cands):
-        return garrison_move(self, game, mode, cands)
-
-    def _move_reserve(self, game, mode, cands):
-        return move_reserve(self, game, mode, cands)
-
-    def _reinforce(self, game, mode, cands):
-        return reinforce(self, game, mode, cands)
-
-    def _beach_move(self, game, mode, live, cands, held=None):
-        return beach_move(self, game, mode, live, cands)
-
-    def _shore_up(self, game, mode, cands, holders=None):
-        return shore_up(self, game, mode, cands)
+def next_move_allied(bot, game, mode, candidates):
+    """:meth:`AlliedBot.next_move` as plain Python: its kinds of move tried
+    in order, each a plain loop (:func:`beach_move`, :func:`shore_up`,
+    :func:`move_reserve`, :func:`reinforce`, :func:`garrison_move`), the
+    units tried recorded in ``bot._skip`` (``("b", u)``, ``u``,
+    ``("r", u)``, ``("g", u)``) and ``bot._tried_pairs`` (unit, goal hex)."""
+    bot._phase_reset(game, mode)
+    s = game.state
+    if bot.vec[P.AL_BEACHES]:
+        live = bot.live_beaches(game)
+        if len(live):
+            held = bot._holders(game)
+            lone = {int(h) for h in live if held[h] == 1}          # lone holders stay (20.0)
+            candidates = [u for u in candidates if int(s.hex[u]) not in lone]
+            mv = beach_move(bot, game, mode, live, candidates)
+            if mv is not None:
+                return mv
+    res = bot.reserve_units(game)
+    if res:
+        mine = [u for u in candidates if u in res]
+        if bot.vec[P.AL_SHORE_UP] and mine:
+            mv = shore_up(bot, game, mode, mine)
+            if mv is not None:
+                return mv
+        mv = move_reserve(bot, game, mode, mine)
+        if mv is None and bot.vec[P.AL_REINFORCE]:
+            mv = reinforce(bot, game, mode, mine)
+        if mv is not None:
+            return mv
+    garrison = [u for u in candidates if u not in res]
+    return garrison_move(bot, game, mode, garrison) if garrison else None
 
 
 def beach_move(bot, game, mode, live, cands):
-    """:meth:`AlliedBot._beach_move` as a plain loop: the goals worked out
+    """:func:`malta_sim.bots.move_choice.beach_kernel` as a plain loop: the goals worked out
     afresh, one :meth:`Game.legal_moves` call per candidate within reach
     (rules 6.1-6.6, 2.1, 20.0)."""
     t, s = game.static, game.state
@@ -281,7 +303,7 @@ def beach_move(bot, game, mode, live, cands):
 
 
 def shore_up(bot, game, mode, cands):
-    """:meth:`AlliedBot._shore_up` as a plain loop: the threatened objectives
+    """:func:`malta_sim.bots.move_choice.shore_up_kernel` as a plain loop: the threatened objectives
     worked out with numpy, one :meth:`Game.legal_moves` call per candidate
     within reach (rules 6.1-6.6, 9.1, 20.0)."""
     t, s = game.static, game.state
@@ -336,7 +358,7 @@ def shore_up(bot, game, mode, cands):
 
 
 def move_reserve(bot, game, mode, cands):
-    """:meth:`AlliedBot._move_reserve` as a plain loop: the weak Axis stacks
+    """:func:`malta_sim.bots.move_choice.reserve_kernel` (closing on weak stacks) as a plain loop: the weak Axis stacks
     and the objectives worked out afresh, one :meth:`Game.legal_moves` call
     per candidate (rules 6.1-6.6)."""
     t, s = game.static, game.state
@@ -376,7 +398,7 @@ def move_reserve(bot, game, mode, cands):
 
 
 def reinforce(bot, game, mode, cands):
-    """:meth:`AlliedBot._reinforce` as a plain loop: the Axis units and the
+    """:func:`malta_sim.bots.move_choice.reserve_kernel` (toward threatened objectives) as a plain loop: the Axis units and the
     threatened objectives worked out afresh, one :meth:`Game.legal_moves`
     call per candidate (rules 6.1-6.6)."""
     t, s = game.static, game.state
@@ -418,7 +440,7 @@ def reinforce(bot, game, mode, cands):
 
 
 def garrison_move(bot, game, mode, cands):
-    """:meth:`AlliedBot._garrison_move` as a plain loop, one
+    """:func:`malta_sim.bots.move_choice.garrison_kernel` as a plain loop, one
     :meth:`Game.legal_moves` call per candidate (rules 6.1-6.6)."""
     todo = [u for u in sorted(cands) if ("g", u) not in bot._skip]
     if not todo:                       # every candidate already tried this phase
