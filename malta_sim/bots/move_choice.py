@@ -499,7 +499,7 @@ def search_buffers(n, ma_tab, bonus):
 @nb.njit(cache=True)
 def _unit_destinations(u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
                        out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed,
-                       ocean_side, nbr, room, base, remnant_level, level, bufs):
+                       ocean_side, nbr, room, base, remnant_level, level, bufs, least, dist, goals, ng):
     """Legal destinations of unit ``u`` (not a leader, not artillery) standing
     in ``here`` this phase: rule 17.7 (``may_act``), its allowance
     (:func:`_allowance`) and :func:`_destinations_sparse` (rules 5.2,
@@ -508,7 +508,14 @@ def _unit_destinations(u, here, may_act, box, moved, entered_turn, turn, never, 
     working space ``bufs`` (:func:`search_buffers`, put back before the
     return).  Returns ``k``, the number of destinations, written ascending
     into ``bufs[8]`` (hexes) and ``bufs[9]`` (MP spent) and read there until
-    the next search; -1 when the unit may not move."""
+    the next search; -1 when the unit may not move.
+
+    With ``ng`` > 0 the caller wants only the destinations among
+    ``goals[:ng]`` (int64): when every one of them lies beyond
+    :func:`movement.reach_bound`'s distance (``1 + 2 MA // c``, ``c`` the
+    cheapest hexside of the unit's class, ``least[class + 1]``; ``dist``
+    the hex distances) no search is made and -1 is returned, as none of
+    them can be a destination."""
     if not may_act[here]:
         return -1                                      # 17.7
     ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], utype[u] == codes[0],
@@ -516,6 +523,17 @@ def _unit_destinations(u, here, may_act, box, moved, entered_turn, turn, never, 
                     bonus[u], night)
     if ma < 0:
         return -1
+    if ng > 0:
+        c = least[move_class[u] + 1]
+        if c > 0:                      # 6.53: one hex always; then one hex per c half MPs at most
+            bound = 1 + (2 * ma) // c
+            near = False
+            for j in range(ng):
+                if dist[here, goals[j]] <= bound:
+                    near = True
+                    break
+            if not near:
+                return -1
     cost, pred, done, pool_h, pool_n, seen, head, tail, dest, mp = bufs
     t, k = _destinations_sparse(u, here, ma, move_class, edge, zoc, blocked, stop, allowed, ocean_side,
                                 nbr, room, base, remnant_level, level, cost, pred, done, pool_h, pool_n,
@@ -694,7 +712,7 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
                     night, bonus, may_act, ground, never, utype, move_class, ma_tab,
                     strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
                     side_units, enemy_units, base, remnant_level, dist, static_val, fort,
-                    fort_destroyed, control, codes, aa, bufs):
+                    fort_destroyed, control, codes, aa, bufs, least):
     """The Allied bot's garrison move (rules 6.1-6.6, 7.1, 17.7, 20.0; see
     :meth:`AlliedBot.next_move`, step 3): the first of ``order`` that is not on
     an objective nor next to the enemy and can reach an empty held objective
@@ -736,6 +754,10 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         The AA type code (artillery, HQs, leaders and AA never garrison).
     bufs : tuple
         The legal-move searches' working space (:func:`search_buffers`).
+    least : int64[4]
+        The cheapest hexside per class (``class + 1``) for this kind of
+        movement (:func:`movement._least_edge_cost`): a unit too far from
+        every empty objective is not searched.
 
     Returns
     -------
@@ -758,11 +780,13 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         x = side_units[j]
         if box[x] == 0 and ground[x]:
             occupied[hexes[x]] = True
-    n_empty = 0
+    glist = np.empty(n, np.int64)                  # the empty held objectives
+    ng = 0
     for h in range(n):
         if val[h] > 0 and not occupied[h]:
-            n_empty += 1
-    if n_empty == 0:
+            glist[ng] = h
+            ng += 1
+    if ng == 0:
         return -1, -1
     # enemy ground units on the map: a unit next to one stays (rule 6.1 choice)
     eh = np.empty(enemy_units.shape[0], np.int64)
@@ -790,7 +814,7 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         k = _unit_destinations(
             u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
             out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed, ocean_side,
-            nbr, room, base, remnant_level, level, bufs)
+            nbr, room, base, remnant_level, level, bufs, least, dist, glist, ng)
         dest, mp = bufs[8], bufs[9]
         if k < 0:
             continue                                   # may not move (17.7, 6.0)
@@ -901,7 +925,7 @@ def reserve_kernel(order, how, d_target, stay, goals, goal_threat, box, hexes, l
         k = _unit_destinations(
             u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
             out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed, ocean_side,
-            nbr, room, base, remnant_level, level, bufs)
+            nbr, room, base, remnant_level, level, bufs, _NO_GOALS, dist, _NO_GOALS, 0)
         dest, mp = bufs[8], bufs[9]
         if k < 0:
             continue                                   # may not move (17.7, 6.0)
@@ -927,7 +951,7 @@ _NO_DIST = np.zeros(1, np.int64)
 def beach_kernel(order, side, live, holder_type, held, obj, control, enemy_units, box, hexes, level,
                  moved, entered_turn, out_of_supply, morale, defense, turn, night, bonus, may_act,
                  never, utype, move_class, ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok,
-                 zoc, blocked, stop, side_units, base, remnant_level, codes, bufs):
+                 zoc, blocked, stop, side_units, base, remnant_level, codes, bufs, least, dist):
     """The Allied bot's move onto an empty live beach hex the Axis controls
     (rules 6.1-6.6, 2.1, 18.32, 20.0; see :meth:`AlliedBot.next_move`, step 1): the
     first unit of ``order`` able to hold a hex, not the only holder of an
@@ -964,6 +988,9 @@ def beach_kernel(order, side, live, holder_type, held, obj, control, enemy_units
         As :func:`garrison_kernel`.
     base, remnant_level, codes, bufs
         As :func:`reserve_kernel`.
+    least, dist
+        As :func:`garrison_kernel`: a unit too far from every goal hex is
+        not searched.
 
     Returns
     -------
@@ -981,13 +1008,15 @@ def beach_kernel(order, side, live, holder_type, held, obj, control, enemy_units
         if h >= 0:
             occ[h] += 1
     goal = np.zeros(n, np.bool_)
-    n_goals = 0
+    glist = np.empty(live.shape[0], np.int64)
+    ng = 0
     for j in range(live.shape[0]):
         h = live[j]
         if control[h] != side and occ[h] == 0 and held[h] == 0 and not goal[h]:
             goal[h] = True
-            n_goals += 1
-    if n_goals == 0:
+            glist[ng] = h
+            ng += 1
+    if ng == 0:
         return -1, -1
     room = mv.stack_room_kernel(side_units, box, hexes, level, base, remnant_level, n, _ROOM)
     allowed = land & strat_ok if strategic else land
@@ -1001,7 +1030,7 @@ def beach_kernel(order, side, live, holder_type, held, obj, control, enemy_units
         k = _unit_destinations(
             u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
             out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed, ocean_side,
-            nbr, room, base, remnant_level, level, bufs)
+            nbr, room, base, remnant_level, level, bufs, least, dist, glist, ng)
         dest, mp = bufs[8], bufs[9]
         if k < 0:
             continue                                   # may not move (17.7, 6.0)
@@ -1091,7 +1120,7 @@ def shore_up_goals(side, need, key, land, control, box, hexes, level, ground, si
 def shore_up_kernel(order, goals, tried, key, holders, box, hexes, level, moved, entered_turn,
                     out_of_supply, morale, turn, night, bonus, may_act, never, utype, move_class,
                     ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
-                    side_units, base, remnant_level, codes, bufs):
+                    side_units, base, remnant_level, codes, bufs, least, dist):
     """The Allied bot's ``shore_up`` move (rules 6.1-6.6, 9.1, 20.0; see
     :meth:`AlliedBot.next_move`, step 2): for each of ``goals`` in turn, the reserve
     unit of ``order`` not yet tried for it that reaches it with the fewest MP
@@ -1116,6 +1145,8 @@ def shore_up_kernel(order, goals, tried, key, holders, box, hexes, level, moved,
         As :func:`reserve_kernel`.
     strat_ok, zoc, blocked, stop, side_units, base, remnant_level, codes, bufs
         As :func:`reserve_kernel`.
+    least, dist
+        As :func:`garrison_kernel`: a unit too far from every goal is not searched.
 
     Returns
     -------
@@ -1147,7 +1178,7 @@ def shore_up_kernel(order, goals, tried, key, holders, box, hexes, level, moved,
                 nd = _unit_destinations(
                     u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
                     out_of_supply, morale, bonus, night, codes, edge, zoc, blocked, stop, allowed, ocean_side,
-                    nbr, room, base, remnant_level, level, bufs)
+                    nbr, room, base, remnant_level, level, bufs, least, dist, goals, g)
                 dest, mp = bufs[8], bufs[9]
                 if nd < 0:
                     continue                                   # may not move (17.7, 6.0)
@@ -1217,7 +1248,7 @@ def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type,
                        entered_turn, out_of_supply, morale, defense, attack, ground, fort, fort_destroyed,
                        dist, aa, turn, night, bonus, may_act, never, utype, move_class, ma_tab, strategic,
                        edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop, side_units, base,
-                       remnant_level, codes):
+                       remnant_level, codes, least):
     """The Allied bot's next move of a movement phase (rules 6.1-6.6, 2.1, 7.1,
     9.1, 17.7, 18.32, 20.0; see :meth:`malta_sim.bots.allied.AlliedBot.next_move`)
     in one call, its kinds of move tried in the bot's order:
@@ -1290,6 +1321,8 @@ def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type,
     turn ... codes
         The movement arguments of :func:`beach_kernel` (as
         :func:`_allied_move_args` gathers them).
+    least : int64[4]
+        As :func:`garrison_kernel`.
 
     Returns
     -------
@@ -1326,7 +1359,7 @@ def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type,
                 todo, side, live, holder_type, held, obj, control, enemy_units, box, hexes, level, moved,
                 entered_turn, out_of_supply, morale, defense, turn, night, bonus, may_act, never, utype,
                 move_class, ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
-                side_units, base, remnant_level, codes, bufs)
+                side_units, base, remnant_level, codes, bufs, least, dist)
             if stop_at >= 0:
                 _mark_tried(tried, TRIED_BEACH, todo, stop_at + 1)
                 if best >= 0:
@@ -1362,7 +1395,7 @@ def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type,
                         mine, goals, tm, key, held, box, hexes, level, moved, entered_turn, out_of_supply,
                         morale, turn, night, bonus, may_act, never, utype, move_class, ma_tab, strategic,
                         edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop, side_units, base,
-                        remnant_level, codes, bufs)
+                        remnant_level, codes, bufs, least, dist)
                 for j in range(done):
                     c = key_index[goals[j]]
                     for i in range(k):
@@ -1412,7 +1445,7 @@ def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type,
             todo, side, box, hexes, level, moved, entered_turn, out_of_supply, morale, turn, night, bonus,
             may_act, ground, never, utype, move_class, ma_tab, strategic, edge, ocean_side, nbr, land,
             strat_ok, zoc, blocked, stop, side_units, enemy_units, base, remnant_level, dist, obj, fort,
-            fort_destroyed, control, codes, aa, bufs)
+            fort_destroyed, control, codes, aa, bufs, least)
         if stop_at >= 0:
             _mark_tried(tried, TRIED_GARRISON, todo, stop_at + 1)
             if best >= 0:
@@ -1453,4 +1486,5 @@ def allied_step(game, mode: str, cands: np.ndarray, side: int, beaches: bool, ne
         tried_goal, key_index, key, key_land, obj, d_weak, has_weak, threat, engaged, n_ax, s.control,
         mv._side_units(game, 1 - side), s.box, s.hex, s.level, s.moved, s.entered_turn, s.out_of_supply,
         s.morale_state, t.defense, t.attack, game.ground_mask, t.fort, s.fort_destroyed,
-        t.grid.distance_table, _AA, *_allied_move_args(game, mode, side))
+        t.grid.distance_table, _AA, *_allied_move_args(game, mode, side),
+        mv._least_edge_cost(t)[1 if mode == "strategic" else 0])
