@@ -654,7 +654,7 @@ def with_entry_effects(game, units) -> list:
     a hex may have the effects of :func:`on_enter_hex`: the Axis units
     (leaders and warships apart); :func:`on_enter_hex` does nothing for
     the others."""
-    fx = inv_static(game).entry_effects
+    fx = game.static.invasion.entry_effects
     return [u for u in units if fx[u]]
 
 
@@ -681,24 +681,16 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
         ``"move"``: a hex passed through in the middle of a move (the uprising
         rolls of 16.32 wait for the move's end, ``"move_end"``).
     """
-    inv = inv_static(game)
+    inv = game.static.invasion
     if h < 0 or not inv.entry_effects[u]:
         return
     s = game.state
-    # the Allied coastal guns and strongpoints (fixed per static data), as
-    # index arrays and as lists of Python ints
-    pieces = game.cache.get("_allied_guns_strongpoints")
-    if pieces is None:
-        t = game.static
-        cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
-        sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED))
-        pieces = game.cache["_allied_guns_strongpoints"] = (cgu, cgu.tolist(), sp, sp.tolist(),
-                                                            np.concatenate([cgu, sp]))
-    cgu, cgu_list, sp, sp_list, both = pieces
+    cgu, cgu_list, sp, sp_list, span = _guns_strongpoints(game.static)
     # hexes where an entry finds a gun (16.58) or a strongpoint in or next to it
     # (16.22), per hex as Python bools, kept while the guns and strongpoints
-    # stay where they are
-    key = s.hex[both].tobytes()
+    # stay where they are (the key: the hexes of the run of pieces from the
+    # first of them to the last, a view)
+    key = s.hex[span].tobytes()
     watch = game.cache.get("_entry_watch")
     if watch is None or watch[0] != key:
         watch = game.cache["_entry_watch"] = (key, _entry_flags(game, inv, s.hex[cgu], s.hex[sp]).tolist())
@@ -720,6 +712,20 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
         near = militia.take_queued_uprisings(game) + near
     if near:
         militia._militia_uprisings(game, inv, near, h, how)
+
+
+@st.per_static
+def _guns_strongpoints(t) -> tuple:
+    """The Allied coastal guns and strongpoints, fixed per static data:
+    ``(guns, guns as Python ints, strongpoints, strongpoints as Python
+    ints, span)``, ``span`` the slice from the first of them to the last
+    (it may hold other pieces too: :func:`on_enter_hex` keys its answers on
+    their hexes, a superset is only a safe key)."""
+    cgu = np.flatnonzero((t.utype == st.COASTAL_GUN) & (t.side == ALLIED))
+    sp = np.flatnonzero((t.utype == st.STRONGPOINT) & (t.side == ALLIED))
+    both = np.concatenate([cgu, sp])
+    span = slice(int(both.min()), int(both.max()) + 1) if len(both) else slice(0, 0)
+    return cgu, cgu.tolist(), sp, sp.tolist(), span
 
 
 def _entry_flags(game, inv, gun_hexes: np.ndarray, sp_hexes: np.ndarray) -> np.ndarray:
