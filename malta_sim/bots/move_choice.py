@@ -45,7 +45,7 @@ import numpy as np
 
 from malta_sim.iod.rules import movement as mv
 from malta_sim.iod import static as st
-from malta_sim.iod.state import AXIS, DEMORALIZED, NIGHT
+from malta_sim.iod.state import AXIS, NIGHT
 from malta_sim.bots.allied import holders_kernel
 from malta_sim.bots.axis import _goal_hex
 
@@ -57,36 +57,6 @@ DONE, MOVE, PYTHON = 0, 1, 2
 
 #: unit type codes the kernel tests: leader, artillery, HQ; foot class
 _CODES = np.array([st.LEADER, st.ARTILLERY, st.HQ, st.FOOT], np.int64)
-
-
-@nb.njit(cache=True)
-def _allowance(on_map, moved, entered_turn, turn, never, leader, printed, foot, out_of_supply,
-               morale, bonus, night):
-    """Movement allowance of an Axis combat unit this phase in MP, -1 when it
-    may not move: :func:`movement._ma_if_movable` for a piece that is no
-    artillery and no leader (rules 6.0, 6.53, 6.54, 8.33, 11.4, 14.1, 6.71,
-    16.13, 17.81, 19.8), from the piece's own entries (scalars, so that a
-    call in the walk's loop passes no array): on the map, moved, turn of
-    arrival, never moves, a leader, printed MA at its level, of the foot
-    class, out of supply, morale state, leader bonus (MP)."""
-    if not on_map or moved:
-        return -1
-    if never or entered_turn == turn:
-        return -1
-    if leader:
-        ma = 14                                        # 14.3
-    else:
-        ma = np.int64(printed)
-        if ma <= 0:
-            return -1
-        if out_of_supply and not foot:
-            ma = max(1, ma - 2)                        # 8.33
-        if morale == DEMORALIZED:
-            ma = max(1, ma - (2 if foot else 4))       # 11.4
-    ma += np.int64(bonus)                              # 14.1
-    if morale == DEMORALIZED and night:
-        ma = -(-ma // 2)                               # 6.71
-    return ma
 
 
 @nb.njit(cache=True)
@@ -299,8 +269,8 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
                                             utype, codes, dist, hexes)
             if near_here == 1 << 30 or near_here <= 4:
                 continue
-            ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], ut == codes[0],
-                            ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u],
+            ma = mv.allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], ut == codes[0],
+                            ut == codes[1], ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u],
                             morale[u], bonus[u], night)
             if ma < 0:
                 continue
@@ -329,8 +299,8 @@ def axis_walk_kernel(order, box, hexes, level, moved, hitched, entered_turn, out
         else:
             if ng == 0:
                 continue
-            ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], ut == codes[0],
-                            ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u],
+            ma = mv.allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], ut == codes[0],
+                            ut == codes[1], ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u],
                             morale[u], bonus[u], night)
             if ma < 0:
                 continue
@@ -502,7 +472,7 @@ def _unit_destinations(u, here, may_act, box, moved, entered_turn, turn, never, 
                        ocean_side, nbr, room, base, remnant_level, level, bufs, least, dist, goals, ng):
     """Legal destinations of unit ``u`` (not a leader, not artillery) standing
     in ``here`` this phase: rule 17.7 (``may_act``), its allowance
-    (:func:`_allowance`) and :func:`_destinations_sparse` (rules 5.2,
+    (:func:`movement.allowance`) and :func:`_destinations_sparse` (rules 5.2,
     6.1-6.3, 6.53, 7.1: :func:`movement.legal_kernel`'s search and stacking
     test, with the side's stacking ``room`` per hex before the mover) in the
     working space ``bufs`` (:func:`search_buffers`, put back before the
@@ -518,8 +488,8 @@ def _unit_destinations(u, here, may_act, box, moved, entered_turn, turn, never, 
     them can be a destination."""
     if not may_act[here]:
         return -1                                      # 17.7
-    ma = _allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], utype[u] == codes[0],
-                    ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u], morale[u],
+    ma = mv.allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], utype[u] == codes[0],
+                    utype[u] == codes[1], ma_tab[u, level[u]], move_class[u] == codes[3], out_of_supply[u], morale[u],
                     bonus[u], night)
     if ma < 0:
         return -1

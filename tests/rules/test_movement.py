@@ -857,6 +857,61 @@ def test_move_check_gives_the_legal_search_answer_for_one_destination():
     assert ends > 5                                       # the end hexes were legal destinations
 
 
+class _CheckEveryMove:
+    """A preset whose first move decision of each phase first checks, for
+    every piece of its side on the map, every hex as a destination with the
+    engine's check of one move against the piece's legal moves."""
+
+    seen: dict = {}
+
+    def next_move(self, game, mode, candidates):
+        key = (game.turn, game.phase_name, mode)
+        if key not in self.seen:
+            self.seen[key] = _check_all_destinations(game, self.side, mode)
+        return super().next_move(game, mode, candidates)
+
+
+def _check_all_destinations(game, side, mode) -> int:
+    t = game.static
+    legal_found = 0
+    for u in game.on_map(side).tolist():
+        for hitch in (False, True):
+            legal = movement.legal_moves(game, u, mode, hitch)
+            pred = game.cache["last_pred"][3] if legal else None
+            start = int(game.state.hex[u])
+            for x in range(-1, t.n_hexes + 1):
+                got = movement._move_check(game, u, mode, hitch, x)
+                if x in legal:
+                    legal_found += 1
+                    assert got == (legal[x], movement._path(pred, start, x)), (u, mode, hitch, x)
+                else:
+                    assert got is None, (u, mode, hitch, x, got)
+    return legal_found
+
+
+def test_rule_6_1_move_check_equals_legal_moves_for_every_piece_in_played_games():
+    """Rules 5.2, 6.0-6.3, 6.53, 6.6, 7.1, 14.0, 17.7: the check of one move
+    (:func:`movement.unit_move_check`: the piece's allowance, rule 17.7,
+    hitching artillery, its stacking weight, a leader's blocked hexes) gives
+    for every hex what :func:`movement.legal_moves` lists for the piece (the
+    MP, and the path read from its search) and refuses the others, for every
+    piece of both sides at the first move decision of each movement phase of
+    a seeded Operation Hercules game (turns 0 and 1 under rule 17.7
+    included), tactical and strategic, with and without hitching."""
+    from malta_sim.iod import sequence
+    from malta_sim.iod.engine import setup_game
+    from tests.oracles.bots import preset_with
+
+    _CheckEveryMove.seen = {}
+    pols = (preset_with("balanced", 0, _CheckEveryMove), preset_with("active", 1, _CheckEveryMove))
+    game = setup_game("hercules", 3, 0, pols)
+    while game.turn < 2 and not game.state.over[0]:
+        sequence.play_turn(game)
+    seen = _CheckEveryMove.seen
+    assert {k[2] for k in seen} == {"tactical", "strategic"}
+    assert sum(seen.values()) > 500, seen
+
+
 def test_path_reads_predecessors_back_from_the_destination():
     """The move path (rule 6.1) read from the reach search's predecessors
     equals the two-reads-per-step reference on random predecessor trees."""

@@ -882,37 +882,55 @@ def invalidate(game) -> None:
     c["version"] = c.get("version", 0) + 1
 
 
+@nb.njit(cache=True)
+def allowance(on_map, moved, entered_turn, turn, never, leader, artillery, printed, foot, out_of_supply,
+              morale, bonus, night):
+    """Movement allowance of one piece this movement phase, in MP, or -1
+    when it may not move (rules 6.0, 6.53, 6.54, 16.13, 17.81, 19.8: on the
+    map, not moved yet, not a piece that never moves (``never``), not
+    arrived this turn; 14.3: a leader has 14; 6.0: the printed MA at the
+    piece's level, ``printed``, none when 0; 8.33: out of supply and not of
+    the foot class, -2; 11.4: demoralized, -2 (foot class, artillery) or -4;
+    neither below 1; 14.1: plus the leader ``bonus``; 6.71: a demoralized
+    piece at ``night`` has half, rounded up).  Rule 17.7 and hitching
+    artillery (6.6) are the caller's.
+
+    Scalars in (bools, ints; ``morale`` the morale state code), an int out.
+    The engine (:func:`_ma_if_movable`, :func:`unit_move_check`) and the
+    bots' compiled walks read the allowance here."""
+    if not on_map or moved:
+        return -1
+    if never or entered_turn == turn:
+        return -1
+    if leader:
+        ma = 14                                        # 14.3
+    else:
+        ma = np.int64(printed)
+        if ma <= 0:
+            return -1
+        if out_of_supply and not foot:
+            ma = max(1, ma - 2)                        # 8.33
+        if morale == DEMORALIZED:
+            ma = max(1, ma - (2 if foot or artillery else 4))      # 11.4
+    ma += np.int64(bonus)                              # 14.1
+    if morale == DEMORALIZED and night:
+        ma = -(-ma // 2)                               # 6.71
+    return ma
+
+
 def _ma_if_movable(game, u: int):
-    """``effective_ma(game, u)`` when ``movable(game, u)``, else None: the
-    tests of :func:`movable` (rules 6.0, 6.53, 6.54, 16.13, 17.7, 17.81,
-    19.8) and the allowance of :func:`effective_ma` (6.0, 8.33, 11.4, 12.11,
-    14.1, 6.71) read once for both, in the same order."""
+    """``effective_ma(game, u)`` when ``movable(game, u)``, else None: rule
+    17.7 for an Allied piece, then :func:`allowance` (rules 6.0, 6.53,
+    6.54, 8.33, 11.4, 12.11, 14.1, 16.13, 17.81, 19.8, 6.71)."""
     s, tb = game.state, game.tables
-    if s.box[u] != BOX_MAP or s.moved[u]:
-        return None
-    ut = tb.utype[u]
-    if ut in _NEVER_MOVING_TYPES or s.entered_turn[u] == game.turn:
-        return None
     if tb.side[u] == ALLIED and not special_rules.delayed_reaction_ok(game, u):
         return None                                       # rule 17.7
-    if ut == st.ARTILLERY:
-        ma = tb.ma[u][s.level[u]]
-        if ma <= 0:
-            return None
-        if s.out_of_supply[u] and not tb.foot[u]:
-            ma = max(1, ma - 2)
-        demoralized = s.morale_state[u] == DEMORALIZED
-        if demoralized:
-            ma = max(1, ma - 2)
-    else:
-        ma = game.movement_allowance(u)
-        if ma <= 0:
-            return None
-        demoralized = s.morale_state[u] == DEMORALIZED
-    ma += int(s.leader_bonus[u])                          # 14.1
-    if demoralized and game.night:
-        ma = -(-ma // 2)                                  # 6.71
-    return ma
+    ut = tb.utype[u]
+    lv = int(s.level[u])
+    ma = allowance(int(s.box[u]) == BOX_MAP, bool(s.moved[u]), int(s.entered_turn[u]), game.turn,
+                   ut in _NEVER_MOVING_TYPES, ut == st.LEADER, ut == st.ARTILLERY, tb.ma[u][lv], tb.foot[u],
+                   bool(s.out_of_supply[u]), int(s.morale_state[u]), int(s.leader_bonus[u]), game.night)
+    return None if ma < 0 else ma
 
 
 #: unit types that never move in a movement phase (as :func:`_never_moves`)
@@ -955,17 +973,103 @@ def _legal_search(game, u: int, mode: str, hitch: bool):
 
 
 def _move_check(game, u: int, mode: str, hitch: bool, dest):
-    """Unit ``u``'s move to ``dest`` checked by :func:`move_check_kernel`
+    """Unit ``u``'s move to ``dest`` checked by :func:`unit_move_check`
     (the rules of :func:`legal_moves`): ``(mp float, path list of int)``,
     the path without the start hex, or None when ``dest`` is not one of
     :func:`legal_moves`'s destinations (or not a hex index)."""
     if not isinstance(dest, (int, np.integer)):
         return None
-    args = _search_args(game, u, mode, hitch)
-    if args is None:
-        return None
-    mp, path = move_check_kernel(*args, int(dest))
+    s, t, tb = game.state, game.static, game.tables
+    side = tb.side[u]
+    may_act = side != ALLIED or special_rules.delayed_reaction_ok(game, u)       # rule 17.7
+    zoc, block, trivial = _side_masks(game, side)
+    strategic = mode == "strategic"
+    edge, base, rem = _static_args(t)
+    mp, path = unit_move_check(
+        u, int(dest), strategic, bool(hitch), may_act, game.turn, game.night, s.box, s.hex, s.level,
+        s.moved, s.entered_turn, s.hitched, s.out_of_supply, s.morale_state, s.leader_bonus,
+        _never_moves(t), t.utype, t.ma, t.move_class, tb.base_weight, tb.remnant_level_full, edge,
+        t.ocean_side, t.neighbours, zoc, block, trivial, t.land,
+        s.strategic_allowed[0, side] if strategic else t.land, _side_units(game, side), base, rem,
+        ZOC_ENTER, ZOC_EXIT, _CHECK_CODES)
     return None if mp < 0 else (mp, path.tolist())
+
+
+#: the leader and artillery type codes and the foot class code :func:`unit_move_check` reads
+_CHECK_CODES = np.array([st.LEADER, st.ARTILLERY, st.FOOT], np.int64)
+
+
+@nb.njit(cache=True)
+def unit_move_check(u, dest, strategic, hitch, may_act, turn, night, box, hexes, level, moved,
+                    entered_turn, hitched, out_of_supply, morale, bonus, never, utype, ma_tab,
+                    move_class, base_weight, remnant_full, edge, ocean_side, nbr, zoc, block, trivial,
+                    land, strat_ok, units, base, remnant_level, zoc_enter, zoc_exit, codes):
+    """Whether piece ``u`` may end its move this phase in hex ``dest``, and
+    by which path: the whole check of :func:`legal_moves` for one
+    destination in one call (rules 5.2, 6.0-6.3, 6.53, 6.6, 7.1, 14.0,
+    17.7): its :func:`allowance` (``may_act``: rule 17.7 lets it act),
+    hitching for artillery (2 MP, 6.6; ``hitch`` asked), then
+    :func:`move_check_kernel` with the stacking room left for its weight
+    (7.1; a remnant counts one half battalion, 17.31) and, for a leader, the
+    enemy's trivial hexes blocked as well (14.0).
+
+    Parameters
+    ----------
+    u, dest : int
+        The piece and the destination hex.
+    strategic, hitch, may_act : bool
+        Strategic movement (6.2); hitch first (6.6); rule 17.7 allows it to move.
+    turn : int
+        The game turn; ``night`` whether it is a night turn.
+    box, hexes, level, moved, entered_turn, hitched, out_of_supply, morale, bonus : ndarray[n_units]
+        The game state's per-piece arrays (``bonus`` the leader bonus, 14.1).
+    never, utype, ma_tab, move_class, base_weight, remnant_full : ndarray
+        Per piece: never moves, type, printed MA per level, movement class,
+        stacking weight and the level at which it counts one (the game's tables).
+    edge : int32[2, 4, n_hexes, 6]
+        Hexside costs per kind of movement and class (:func:`edge_cost_table`).
+    ocean_side, nbr, zoc, block, trivial, land, strat_ok
+        As :func:`legal_kernel` (``block``, ``trivial``: the enemy's
+        blocking and trivial hexes, 6.52).
+    units, base, remnant_level, zoc_enter, zoc_exit
+        As :func:`legal_kernel` (``units``: the mover's side).
+    codes : int64[3]
+        Leader and artillery type codes, foot class code.
+
+    Returns
+    -------
+    mp : float64
+        MP spent, -1.0 when the move is not legal.
+    path : int64[m]
+        As :func:`move_check_kernel`.
+    """
+    empty = np.empty(0, np.int64)
+    ut = utype[u]
+    leader = ut == codes[0]
+    art = ut == codes[1]
+    if not may_act:
+        return -1.0, empty                                                  # 17.7
+    ma = allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], leader, art,
+                   ma_tab[u, level[u]], move_class[u] == codes[2], out_of_supply[u], morale[u],
+                   bonus[u], night)
+    if ma < 0:
+        return -1.0, empty
+    add = 0
+    if art:
+        if not hitched[u]:
+            if not hitch:
+                return -1.0, empty
+            ma -= 2                                                          # 6.6: 2 MP to hitch
+        if ma <= 0:
+            return -1.0, empty
+        if hitch:
+            add = 2
+    cls = -1 if leader else np.int64(move_class[u])
+    w = np.int64(base_weight[u]) - (1 if level[u] == remnant_full[u] else 0)   # 7.1, 17.31
+    blocked = block | trivial if leader else block          # a leader cannot overrun (14.0)
+    return move_check_kernel(np.int64(hexes[u]), 2 * ma, cls, strategic, edge[1 if strategic else 0, cls + 1],
+                             ocean_side, nbr, zoc, blocked, trivial, land, strat_ok, zoc_enter, zoc_exit,
+                             units, box, hexes, level, base, remnant_level, STACK_ROOM - w, add, dest)
 
 
 def _search_args(game, u: int, mode: str, hitch: bool):
