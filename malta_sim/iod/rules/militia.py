@@ -63,26 +63,24 @@ def p_militia(is_city: bool) -> Fraction:
 # Entering hexes: militia (16.32); the cup is filled at set-up (16.31,
 # malta_sim.iod.setup.setup_scenario)
 # =====================================================================================
-@st.per_static
-def _militia_pieces(t) -> tuple:
-    """The militia pieces (16.31): ``(units, sel)``, their ascending unit
-    indices as Python ints and a selector of them (a slice when they are one
-    run of indices, as in the packaged data: reading through it makes no
-    copy), once per :class:`StaticData`."""
-    idx = np.flatnonzero(t.utype == st.MILITIA)
-    sel = slice(int(idx[0]), int(idx[-1]) + 1) if len(idx) and idx[-1] - idx[0] + 1 == len(idx) else idx
-    return idx.tolist(), sel
-
-
 def _militia_in_cup(game) -> list:
     """Militia pieces in the cup (16.32), ascending unit indices (Python ints)."""
-    units, sel = _militia_pieces(game.static)
-    return [m for m, b in zip(units, game.state.box[sel].tolist()) if b == BOX_CUP]
+    t = game.static
+    mil = game.cache.get("_militia_units")
+    if mil is None:
+        idx = np.flatnonzero(t.utype == st.MILITIA)
+        mil = game.cache["_militia_units"] = (idx, idx.tolist())
+    idx, units = mil
+    return [m for m, b in zip(units, game.state.box[idx].tolist()) if b == BOX_CUP]
 
 
 def _cup_has_militia(game) -> bool:
     """Whether a militia piece is left in the cup (16.32, 16.36)."""
-    return BOX_CUP in game.state.box[_militia_pieces(game.static)[1]].tolist()
+    mil = game.cache.get("_militia_units")
+    if mil is None:
+        idx = np.flatnonzero(game.static.utype == st.MILITIA)
+        mil = game.cache["_militia_units"] = (idx, idx.tolist())
+    return BOX_CUP in game.state.box[mil[0]].tolist()
 
 
 def queue_uprisings(game, hexes: list) -> None:
@@ -90,12 +88,9 @@ def queue_uprisings(game, hexes: list) -> None:
     indices) next to a hex passed through in the middle of a move wait for
     the move's end; each hex is queued once, in the order first met."""
     pending = game.state.militia_pending
-    new = [x for x in hexes if pending[x] == 0]
-    if not new:
-        return                             # all queued already (the usual case along a path)
     nxt = int(pending.max()) + 1
-    for x in new:
-        if pending[x] == 0:                # (a hex listed twice is queued once)
+    for x in hexes:
+        if pending[x] == 0:
             pending[x] = nxt
             nxt += 1
 
