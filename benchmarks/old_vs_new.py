@@ -3,6 +3,7 @@
     python benchmarks/old_vs_new.py REV [--scenario hercules] [--games 100] [--rounds 5]
     python benchmarks/old_vs_new.py aa700fd --scenario intro --games 200 --rounds 3
     python benchmarks/old_vs_new.py e1c4d97 --axis-policy balanced --allied-policy static
+    python benchmarks/old_vs_new.py HEAD --old-axis-policy balanced --old-allied-policy static
 
 The machine's speed drifts (by up to 2x on a shared machine), so figures taken
 at different times cannot be compared.  This script times both versions in
@@ -10,7 +11,10 @@ the same run, alternating old, new, old, new ... for ``--rounds`` rounds, each
 timing in a fresh process that plays ``--games`` games of ``--scenario`` under
 the default bots (or the named ``--axis-policy`` / ``--allied-policy``, which
 must exist in both versions: when the default bots of the two versions
-differ, naming the same pairing times the engines rather than the bots) with one worker, after ``--warm``
+differ, naming the same pairing times the engines rather than the bots;
+``--old-axis-policy`` / ``--old-allied-policy`` name other bots for the old
+version only: with ``REV`` the commit of this checkout, that times two
+pairings of bots on the same engine) with one worker, after ``--warm``
 warm-up games of another seed (data, numba cache; default 10: a kernel loads
 from the cache the first time a game calls it with a new signature, and one
 warm-up game leaves a few of those loads, tens of milliseconds each, inside
@@ -139,8 +143,10 @@ def turn_matched_ratio(old: dict, new: dict, min_count: int = 3) -> float:
 
 
 def compare(old_root: Path, new_root: Path, scenario: str, games: int, rounds: int, seed: int = 1942,
-            echo=print, policies: dict | None = None, warm: int = 10) -> dict:
+            echo=print, policies: dict | None = None, warm: int = 10, old_policies: dict | None = None) -> dict:
     """Alternate timings of the two versions; return per-round figures and medians.
+    ``policies`` are the bots of both versions, ``old_policies`` (when given)
+    those of the old one.
 
     Returns
     -------
@@ -148,19 +154,22 @@ def compare(old_root: Path, new_root: Path, scenario: str, games: int, rounds: i
         ``old`` and ``new``: lists of games per CPU-second (float, one per
         round); ``ratios``: new/old per round; ``old_turns``, ``new_turns``,
         ``turn_ratios``: the same for game turns per CPU-second; the median of
-        each list as ``median_<name>`` (``median_ratio`` = ``median_ratios``).
+        each list as ``median_<name>`` (``median_ratio`` = ``median_ratios``);
+        ``old_bots``, ``new_bots``: the Axis and Allied policies each version played.
     """
     out = {"old": [], "new": [], "ratios": [], "old_turns": [], "new_turns": [], "turn_ratios": [],
            "matched_ratios": []}
     for k in range(rounds):
         pair, tpair, turns = {}, {}, {}
         for name, root in (("old", old_root), ("new", new_root)):
-            t = time_version(root, scenario, games, seed, policies, warm)
+            pol = old_policies if name == "old" and old_policies is not None else policies
+            t = time_version(root, scenario, games, seed, pol, warm)
             turns[name] = t.get("per_turn", {})
             pair[name] = t["games"] / t["cpu_s"]
             tpair[name] = t.get("turns", 0) / t["cpu_s"]
             out[name].append(pair[name])
             out[f"{name}_turns"].append(tpair[name])
+            out[f"{name}_bots"] = t.get("bots")
         out["ratios"].append(pair["new"] / pair["old"])
         out["turn_ratios"].append(tpair["new"] / tpair["old"] if tpair["old"] else float("nan"))
         out["matched_ratios"].append(turn_matched_ratio(turns["old"], turns["new"]))
@@ -183,8 +192,16 @@ def main(argv=None) -> int:
     ap.add_argument("--warm", type=int, default=10, help="untimed warm-up games before each timing (default 10)")
     ap.add_argument("--axis-policy", default=None, help="Axis bot in both versions (default: each version's default)")
     ap.add_argument("--allied-policy", default=None, help="Allied bot in both versions (default: each version's default)")
+    ap.add_argument("--old-axis-policy", default=None, help="Axis bot of the old version only (default: as --axis-policy)")
+    ap.add_argument("--old-allied-policy", default=None,
+                    help="Allied bot of the old version only (default: as --allied-policy)")
     a = ap.parse_args(argv)
     policies = {k: v for k, v in (("axis_policy", a.axis_policy), ("allied_policy", a.allied_policy)) if v}
+    old_policies = None
+    if a.old_axis_policy or a.old_allied_policy:
+        old_policies = dict(policies)
+        old_policies.update({k: v for k, v in (("axis_policy", a.old_axis_policy),
+                                               ("allied_policy", a.old_allied_policy)) if v})
     if a.games < 1 or a.rounds < 1 or a.warm < 1:
         ap.error("--games, --rounds and --warm must be at least 1")
     ok = subprocess.run(["git", "rev-parse", "--verify", f"{a.rev}^{{commit}}"], cwd=ROOT,
@@ -199,9 +216,12 @@ def main(argv=None) -> int:
                        check=True, capture_output=True)
         try:
             bots = ", ".join(f"{k} {v}" for k, v in policies.items()) or "default bots"
+            if old_policies is not None:
+                bots += " (old: " + (", ".join(f"{k} {v}" for k, v in old_policies.items())) + ")"
             print(f"{a.scenario}, {a.games} games per timing after {a.warm} warm-up games, {a.rounds} rounds, "
                   f"{bots}; old = {sha}, new = this checkout")
-            res = compare(old_root, ROOT, a.scenario, a.games, a.rounds, a.seed, policies=policies, warm=a.warm)
+            res = compare(old_root, ROOT, a.scenario, a.games, a.rounds, a.seed, policies=policies, warm=a.warm,
+                          old_policies=old_policies)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old_root)], cwd=ROOT,
                            capture_output=True)

@@ -187,6 +187,11 @@ def test_old_vs_new_times_both_versions_in_turns():
     per = {int(k): v for k, v in t["per_turn"].items()}
     assert sorted(per) == list(range(len(per))) and sum(n for n, _ in per.values()) == t["turns"]
     assert all(c > 0 for _, c in per.values())
+    # bots named for the old version only: each version plays its own pairing
+    res = OV.compare(ROOT, ROOT, "hercules", 1, 1, echo=seen.append, warm=1,
+                     policies={"axis_policy": "cautious", "allied_policy": "static"},
+                     old_policies={"axis_policy": "random", "allied_policy": "static"})
+    assert res["old_bots"] == ["random", "static"] and res["new_bots"] == ["cautious", "static"]
 
 
 def test_turn_matched_ratio_weighs_both_versions_turns_alike():
