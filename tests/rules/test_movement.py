@@ -230,6 +230,83 @@ def test_rule_6_0_which_pieces_may_move_this_phase():
     assert not mv_("axis.4.1_34") and mv_("axis.4.2_34")
 
 
+def test_rule_6_0_allowance_by_the_printed_rules():
+    """Rules 6.0, 6.53, 6.54, 8.33, 11.4, 14.1, 14.3, 6.71: ``movement.allowance``
+    (the one allowance the engine's move check, its queries and the bots'
+    walks read), case by case: none off the map, once moved, for a piece
+    that never moves or arrived this turn, nor with a printed MA of 0; the
+    printed MA; out of supply, -2 unless foot (never below 1); demoralized,
+    -2 for foot and artillery, -4 else (never below 1); a leader 14; plus
+    the leader bonus; a demoralized piece at night half, rounded up."""
+    from malta_sim.iod.state import DISORGANIZED
+
+    def ma(printed, *, on_map=True, moved=False, entered=3, never=False, leader=False, art=False,
+           foot=True, oos=False, morale=0, bonus=0, night=False):
+        return int(movement.allowance(on_map, moved, entered, 4, never, leader, art, printed, foot, oos,
+                                      morale, bonus, night))
+
+    assert ma(4) == 4 and ma(1) == 1
+    assert ma(4, on_map=False) == -1 and ma(4, moved=True) == -1                   # 6.0
+    assert ma(4, never=True) == -1 and ma(4, entered=4) == -1                      # 16.23 ..., 6.54
+    assert ma(0) == -1 and ma(0, oos=True, foot=False) == -1 and ma(0, morale=DEMORALIZED) == -1
+    assert ma(6, oos=True, foot=False) == 4 and ma(2, oos=True, foot=False) == 1   # 8.33
+    assert ma(3, oos=True, foot=False) == 1 and ma(6, oos=True) == 6
+    assert ma(6, morale=DEMORALIZED) == 4 and ma(6, morale=DEMORALIZED, foot=False) == 2     # 11.4
+    assert ma(2, morale=DEMORALIZED) == 1 and ma(4, morale=DEMORALIZED, foot=False) == 1
+    assert ma(4, morale=DEMORALIZED, foot=False, art=True) == 2
+    assert ma(6, morale=DISORGANIZED, foot=False) == 6
+    assert ma(8, oos=True, foot=False, morale=DEMORALIZED) == 2                    # 8.33 then 11.4
+    assert ma(5, oos=True, foot=False, morale=DEMORALIZED) == 1
+    assert ma(0, leader=True) == 14 and ma(0, leader=True, bonus=2) == 16          # 14.3, 14.1
+    assert ma(4, bonus=2) == 6 and ma(4, bonus=2, night=True) == 6                 # 14.1
+    assert ma(7, morale=DEMORALIZED, night=True) == 3                              # 11.4 then 6.71: 5 -> 3
+    assert ma(0, leader=True, morale=DEMORALIZED, night=True) == 7                 # 6.71
+    assert ma(6, morale=DISORGANIZED, night=True) == 6
+
+
+def test_rule_6_1_a_move_is_checked_as_legal_moves_lists_it_for_each_kind_of_piece():
+    """Rules 5.2, 6.0-6.3, 6.6, 6.71, 7.1, 8.33, 11.4, 14.0, 14.1, 17.31: the
+    check of one move (``movement.unit_move_check``) gives for every land
+    hex (and for indices off the map) what ``legal_moves`` lists for the
+    piece, MP and path: a battalion and a remnant battalion by a full stack,
+    a tank out of supply and demoralized at night, prepared artillery with
+    and without hitching, a leader next to an enemy trivial piece, by
+    tactical and strategic movement."""
+    g = make({"1612": ["allied.uk.8m", "allied.uk.art_12"], "1613": ["allied.uk.2rwk", "allied.uk.1_r"],
+              "1311": ["allied.ldr.beak"], "1210": ["axis.4.1_34", "axis.4.2_34"],
+              "1411": ["axis.185.art_1"], "1312": ["axis.4.hq"]}, turn=7)
+    s, t = g.state, static()
+    s.level[u("allied.uk.2rwk")] = g.tables.remnant_level[u("allied.uk.2rwk")]      # a remnant (17.31)
+    s.out_of_supply[u("allied.uk.1_r")] = True
+    s.morale_state[u("allied.uk.1_r")] = DEMORALIZED
+    hexes = [-1, t.n_hexes] + np.flatnonzero(t.land).tolist()
+    pieces = ["allied.uk.8m", "allied.uk.2rwk", "allied.uk.1_r", "allied.uk.art_12", "allied.ldr.beak",
+              "axis.4.1_34", "axis.185.art_1"]
+    checked = legal_total = 0
+    for mode in ("tactical", "strategic"):
+        if mode == "strategic":
+            set_strategic_hexes(g, ALLIED, static().land.copy())
+            set_strategic_hexes(g, AXIS, static().land.copy())
+        for name in pieces:
+            x = u(name)
+            for hitch in (False, True):
+                legal = movement.legal_moves(g, x, mode, hitch)
+                pred = g.cache["last_pred"][3] if legal else None
+                start = int(s.hex[x])
+                for y in hexes:
+                    got = movement._move_check(g, x, mode, hitch, y)
+                    checked += 1
+                    if y in legal:
+                        legal_total += 1
+                        assert got == (legal[y], movement._path(pred, start, y)), (name, mode, hitch, y)
+                    else:
+                        assert got is None, (name, mode, hitch, y, got)
+    assert legal_total > 100 and checked > legal_total
+    # the leader may not enter the hex of the lone enemy HQ (14.0), which a unit may overrun (6.52)
+    assert h("1312") not in movement.legal_moves(g, u("allied.ldr.beak"), "tactical")
+    assert movement._move_check(g, u("allied.ldr.beak"), "tactical", False, h("1312")) is None
+
+
 def test_rule_6_2_strategic_movement_not_near_enemy():
     g = make({"1311": ["allied.uk.8m"], "1210": ["axis.4.1_34"], "0909": ["axis.4.2_34"]}, turn=5,
              control={hx: AXIS for hx in ("1109", "0909", "1009", "1010", "0910", "0810", "1008", "0908")})
