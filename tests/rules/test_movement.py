@@ -264,29 +264,17 @@ def test_rule_6_0_allowance_by_the_printed_rules():
     assert ma(6, morale=DISORGANIZED, night=True) == 6
 
 
-def test_rule_6_1_a_move_is_checked_as_legal_moves_lists_it_for_each_kind_of_piece():
-    """Rules 5.2, 6.0-6.3, 6.6, 6.71, 7.1, 8.33, 11.4, 14.0, 14.1, 17.31: the
-    check of one move (``movement.unit_move_check``) gives for every land
-    hex (and for indices off the map) what ``legal_moves`` lists for the
-    piece, MP and path: a battalion and a remnant battalion by a full stack,
-    a tank out of supply and demoralized at night, prepared artillery with
-    and without hitching, a leader next to an enemy trivial piece, by
-    tactical and strategic movement."""
-    g = make({"1612": ["allied.uk.8m", "allied.uk.art_12"], "1613": ["allied.uk.2rwk", "allied.uk.1_r"],
-              "1311": ["allied.ldr.beak"], "1210": ["axis.4.1_34", "axis.4.2_34"],
-              "1411": ["axis.185.art_1"], "1312": ["axis.4.hq"]}, turn=7)
+def _check_against_legal_moves(g, pieces, modes=("tactical", "strategic")) -> int:
+    """Every land hex (and indices off the map) as a destination of each of
+    ``pieces`` (names), with and without hitching: the one-move check equals
+    ``legal_moves`` (MP and path) or refuses.  Returns the legal answers met."""
     s, t = g.state, static()
-    s.level[u("allied.uk.2rwk")] = g.tables.remnant_level[u("allied.uk.2rwk")]      # a remnant (17.31)
-    s.out_of_supply[u("allied.uk.1_r")] = True
-    s.morale_state[u("allied.uk.1_r")] = DEMORALIZED
     hexes = [-1, t.n_hexes] + np.flatnonzero(t.land).tolist()
-    pieces = ["allied.uk.8m", "allied.uk.2rwk", "allied.uk.1_r", "allied.uk.art_12", "allied.ldr.beak",
-              "axis.4.1_34", "axis.185.art_1"]
-    checked = legal_total = 0
-    for mode in ("tactical", "strategic"):
+    legal_total = 0
+    for mode in modes:
         if mode == "strategic":
-            set_strategic_hexes(g, ALLIED, static().land.copy())
-            set_strategic_hexes(g, AXIS, static().land.copy())
+            set_strategic_hexes(g, ALLIED, t.land.copy())
+            set_strategic_hexes(g, AXIS, t.land.copy())
         for name in pieces:
             x = u(name)
             for hitch in (False, True):
@@ -295,16 +283,62 @@ def test_rule_6_1_a_move_is_checked_as_legal_moves_lists_it_for_each_kind_of_pie
                 start = int(s.hex[x])
                 for y in hexes:
                     got = movement._move_check(g, x, mode, hitch, y)
-                    checked += 1
                     if y in legal:
                         legal_total += 1
                         assert got == (legal[y], movement._path(pred, start, y)), (name, mode, hitch, y)
                     else:
                         assert got is None, (name, mode, hitch, y, got)
-    assert legal_total > 100 and checked > legal_total
-    # the leader may not enter the hex of the lone enemy HQ (14.0), which a unit may overrun (6.52)
-    assert h("1312") not in movement.legal_moves(g, u("allied.ldr.beak"), "tactical")
-    assert movement._move_check(g, u("allied.ldr.beak"), "tactical", False, h("1312")) is None
+    return legal_total
+
+
+def test_rule_6_1_a_move_is_checked_as_legal_moves_lists_it_for_each_kind_of_piece():
+    """Rules 5.2, 6.0-6.3, 6.6, 6.71, 7.1, 8.33, 11.4, 14.0, 14.1, 14.3, 17.31,
+    17.7: the check of one move (``movement.unit_move_check``) gives for
+    every land hex (and for indices off the map) what ``legal_moves`` lists
+    for the piece, MP and path, and refuses the rest: a battalion beside a
+    full stack (7.1) and beside a stack with room for one half battalion,
+    which a remnant may join and a battalion may not (17.31); a tank out of
+    supply and demoralized at night, foot out of supply, demoralized foot;
+    prepared artillery with and without hitching, also demoralized, when
+    hitching leaves no MP (6.6); a leader in the open by a lone enemy HQ
+    (14.0, 14.3); a piece that has moved; and, on the first turn of
+    Operation Hercules, an Allied battalion far from the Axis (17.7)."""
+    g = make({"1612": ["allied.uk.8m", "allied.uk.art_12"], "1613": ["allied.uk.2rwk", "allied.uk.1_r"],
+              "1611": ["allied.uk.11lf", "allied.uk.4b", "allied.uk.1h", "allied.uk.1dli"],
+              "1712": ["allied.uk.1dor", "allied.uk.2dev", "allied.mt.1k", "allied.uk.inf_coy.1"],
+              "1513": ["allied.uk.2rif"], "1512": ["allied.mt.2k"], "1615": ["allied.ldr.beak"],
+              "1614": ["axis.4.hq"], "1210": ["axis.4.1_34", "axis.4.2_34"],
+              "1411": ["axis.185.art_1"], "1809": ["axis.185.art_2"]}, turn=7)
+    s = g.state
+    s.level[u("allied.uk.2rwk")] = g.tables.remnant_level[u("allied.uk.2rwk")]      # a remnant (17.31)
+    s.out_of_supply[u("allied.uk.1_r")] = True                                      # 8.33
+    s.morale_state[u("allied.uk.1_r")] = DEMORALIZED                                # 11.4, 6.71
+    s.out_of_supply[u("allied.uk.2rif")] = True                                     # foot: no loss
+    s.morale_state[u("allied.mt.2k")] = DEMORALIZED
+    s.morale_state[u("axis.185.art_2")] = DEMORALIZED           # 4 MP -> 2: hitching leaves none
+    s.moved[u("allied.mt.8k")] = True
+    n = _check_against_legal_moves(g, ["allied.uk.8m", "allied.uk.2rwk", "allied.uk.1_r", "allied.uk.2rif",
+                                       "allied.mt.2k", "allied.uk.art_12", "allied.ldr.beak", "axis.4.1_34",
+                                       "axis.185.art_1", "axis.185.art_2"])
+    assert n > 300
+    # the cases above: stacking, the remnant, the leader and the hitch that leaves no MP
+    check = movement._move_check
+    assert check(g, u("allied.uk.8m"), "tactical", False, h("1611")) is None            # full (7.1)
+    assert check(g, u("allied.uk.8m"), "tactical", False, h("1712")) is None            # 7 of 8 halves
+    assert check(g, u("allied.uk.2rwk"), "tactical", False, h("1712")) is not None      # a remnant fits
+    assert check(g, u("allied.ldr.beak"), "tactical", False, h("1614")) is None          # 14.0
+    assert check(g, u("allied.ldr.beak"), "tactical", False, h("1515")) is not None
+    assert movement.legal_moves(g, u("axis.185.art_2"), "tactical", True) == {}
+    # a piece that has moved, and rule 17.7 on 29 June AM: no destination at all
+    g.state.moved[u("allied.uk.8m")] = True
+    assert all(check(g, u("allied.uk.8m"), "tactical", False, y) is None for y in range(static().n_hexes))
+    g0 = hercules_game()                                     # 29 June AM, no Axis ground unit ashore
+    x = [v for v in g0.on_map(ALLIED) if g0.static.utype[v] == st.INFANTRY
+         and g0.static.size[v] == st.BATTALION][0]
+    assert movement.legal_moves(g0, x, "tactical") == {}
+    assert all(check(g0, x, "tactical", False, y) is None for y in range(static().n_hexes))
+    g0.state.turn[0] = 2                                     # 29 June PM: the rule is over
+    assert any(check(g0, x, "tactical", False, y) is not None for y in movement.legal_moves(g0, x, "tactical"))
 
 
 def test_rule_6_2_strategic_movement_not_near_enemy():
