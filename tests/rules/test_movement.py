@@ -264,30 +264,24 @@ def test_rule_6_0_allowance_by_the_printed_rules():
     assert ma(6, morale=DISORGANIZED, night=True) == 6
 
 
-def _check_against_legal_moves(g, pieces, modes=("tactical", "strategic")) -> int:
-    """Every land hex (and indices off the map) as a destination of each of
-    ``pieces`` (names), with and without hitching: the one-move check equals
-    ``legal_moves`` (MP and path) or refuses.  Returns the legal answers met."""
-    s, t = g.state, static()
-    hexes = [-1, t.n_hexes] + np.flatnonzero(t.land).tolist()
+def _check_against_legal_moves(g, units, mode, hexes) -> int:
+    """Each of ``hexes`` as a destination of each of ``units`` (indices) by
+    ``mode`` movement, with and without hitching: the one-move check
+    (``movement._move_check``) equals ``legal_moves`` (MP and path) or
+    refuses.  Returns the legal answers met."""
     legal_total = 0
-    for mode in modes:
-        if mode == "strategic":
-            set_strategic_hexes(g, ALLIED, t.land.copy())
-            set_strategic_hexes(g, AXIS, t.land.copy())
-        for name in pieces:
-            x = u(name)
-            for hitch in (False, True):
-                legal = movement.legal_moves(g, x, mode, hitch)
-                pred = g.cache["last_pred"][3] if legal else None
-                start = int(s.hex[x])
-                for y in hexes:
-                    got = movement._move_check(g, x, mode, hitch, y)
-                    if y in legal:
-                        legal_total += 1
-                        assert got == (legal[y], movement._path(pred, start, y)), (name, mode, hitch, y)
-                    else:
-                        assert got is None, (name, mode, hitch, y, got)
+    for x in units:
+        for hitch in (False, True):
+            legal = movement.legal_moves(g, x, mode, hitch)
+            pred = g.cache["last_pred"][3] if legal else None
+            start = int(g.state.hex[x])
+            for y in hexes:
+                got = movement._move_check(g, x, mode, hitch, y)
+                if y in legal:
+                    legal_total += 1
+                    assert got == (legal[y], movement._path(pred, start, y)), (x, mode, hitch, y)
+                else:
+                    assert got is None, (x, mode, hitch, y, got)
     return legal_total
 
 
@@ -317,9 +311,14 @@ def test_rule_6_1_a_move_is_checked_as_legal_moves_lists_it_for_each_kind_of_pie
     s.morale_state[u("allied.mt.2k")] = DEMORALIZED
     s.morale_state[u("axis.185.art_2")] = DEMORALIZED           # 4 MP -> 2: hitching leaves none
     s.moved[u("allied.mt.8k")] = True
-    n = _check_against_legal_moves(g, ["allied.uk.8m", "allied.uk.2rwk", "allied.uk.1_r", "allied.uk.2rif",
-                                       "allied.mt.2k", "allied.uk.art_12", "allied.ldr.beak", "axis.4.1_34",
-                                       "axis.185.art_1", "axis.185.art_2"])
+    pieces = [u(x) for x in ("allied.uk.8m", "allied.uk.2rwk", "allied.uk.1_r", "allied.uk.2rif", "allied.mt.2k",
+                             "allied.uk.art_12", "allied.ldr.beak", "axis.4.1_34", "axis.185.art_1",
+                             "axis.185.art_2")]
+    hexes = [-1, static().n_hexes] + np.flatnonzero(static().land).tolist()
+    n = _check_against_legal_moves(g, pieces, "tactical", hexes)
+    set_strategic_hexes(g, ALLIED, static().land.copy())
+    set_strategic_hexes(g, AXIS, static().land.copy())
+    n += _check_against_legal_moves(g, pieces, "strategic", hexes)
     assert n > 300
     # the cases above: stacking, the remnant, the leader and the hitch that leaves no MP
     check = movement._move_check
@@ -983,21 +982,8 @@ class _CheckEveryMove:
 
 
 def _check_all_destinations(game, side, mode) -> int:
-    t = game.static
-    legal_found = 0
-    for u in game.on_map(side).tolist():
-        for hitch in (False, True):
-            legal = movement.legal_moves(game, u, mode, hitch)
-            pred = game.cache["last_pred"][3] if legal else None
-            start = int(game.state.hex[u])
-            for x in range(-1, t.n_hexes + 1):
-                got = movement._move_check(game, u, mode, hitch, x)
-                if x in legal:
-                    legal_found += 1
-                    assert got == (legal[x], movement._path(pred, start, x)), (u, mode, hitch, x)
-                else:
-                    assert got is None, (u, mode, hitch, x, got)
-    return legal_found
+    return _check_against_legal_moves(game, game.on_map(side).tolist(), mode,
+                                      list(range(-1, game.static.n_hexes + 1)))
 
 
 def test_rule_6_1_move_check_equals_legal_moves_for_every_piece_in_played_games():
