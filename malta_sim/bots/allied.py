@@ -380,7 +380,7 @@ def bonus_kernel(hs, key, live, control, hq_units, hexes, w_retake, w_hq, axis):
     return retake, hq
 
 
-#: the live beach hexes :meth:`AlliedBot._bonus` passes without ``beaches`` (none; only read)
+#: the live beach hexes without ``beaches`` (none; read only by :meth:`AlliedBot._bonus` and :meth:`AlliedBot.next_move`)
 _NO_LIVE = np.zeros(0, np.int64)
 
 
