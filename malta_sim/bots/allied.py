@@ -413,6 +413,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         self._tried = None            # see _tried_tables
         self._garrison_static = None
         self._axis_memo = None        # (game, key, view): see _axis_view
+        self._walk = _move_choice().AlliedWalk()    # decisions made ahead by the move kernel
 
     # ------------------------------------------------------------ reserve
     def reserve_units(self, game) -> set:
@@ -494,12 +495,19 @@ class AlliedBot(_ParamBot, StaticPolicy):
         one compiled call (:func:`malta_sim.bots.move_choice.allied_move_kernel`);
         ``tests/oracles/bots.py`` holds it as plain loops."""
         self._phase_reset(game, mode)
-        t = game.static
         mc = _move_choice()
+        walk = self._walk
+        if walk.rows is not None:             # a decision made ahead, if the game is where it assumed
+            hit = walk.take(game, mc.allied_walk_key(game, mode), sorted(candidates),
+                            mc.allied_strat_ok(game, mode, self.side), self._tried_tables(game))
+            if hit is not None:
+                return Move(hit[0], hit[1]) if hit[0] >= 0 else None
+        t = game.static
         v = self.vec
         beaches = bool(v[P.AL_BEACHES])
         live = self.live_beaches(game) if beaches else _NO_LIVE
-        cands = np.array(sorted(candidates), np.int64)
+        cand_list = sorted(candidates)
+        cands = np.array(cand_list, np.int64)
         tried, tried_goal = self._tried_tables(game)
         args = (game, mode, cands, self.side, beaches, float(v[P.AL_SHORE_UP]), bool(v[P.AL_REINFORCE]),
                 live, _holder_type_mask(game, self.side))
@@ -510,7 +518,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
                 return Move(int(u), int(dest)) if u >= 0 else None
         reserve = self._reserve_mask(game)
         view = self._axis_view(game) if reserve[0] else None
-        _status, u, dest = mc.allied_step(*args, reserve, *tail, view)
+        _status, u, dest = mc.allied_step(*args, reserve, *tail, view, walk, cand_list)
         return Move(int(u), int(dest)) if u >= 0 else None
 
     def _phase_reset(self, game, mode=""):
@@ -562,7 +570,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         hit = game.kept("_allied_live_beaches", self.side, key)
         if hit is not None:
             return hit
-        zones = np.unique(s.box_slot[ax][s.box[ax] == BOX_FOLLOW_UP])
+        zones = s.box_slot[ax][s.box[ax] == BOX_FOLLOW_UP]
         if not len(zones):
             out = np.zeros(0, np.int64)
         else:

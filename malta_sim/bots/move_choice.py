@@ -1426,12 +1426,16 @@ def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type,
 def allied_step(game, mode: str, cands: np.ndarray, side: int, beaches: bool, need: float,
                 reinforce: bool, live: np.ndarray, holder_type: np.ndarray, reserve: tuple | None,
                 tried: np.ndarray, tried_goal: np.ndarray, key_index: np.ndarray, key: np.ndarray,
-                key_land: np.ndarray, obj: np.ndarray, view: dict | None):
+                key_land: np.ndarray, obj: np.ndarray, view: dict | None,
+                walk: AlliedWalk | None = None, cand_list: list | None = None):
     """Run :func:`allied_move_kernel` for movement ``mode`` (rules 6.2, 6.3).
 
     ``reserve`` is ``(has_res, res_mask)`` once the bot's reserve is fixed,
     else None; ``view`` the bot's :meth:`AlliedBot._axis_view` (None when it
-    has no reserve).  The other arguments are as the kernel's.
+    has no reserve).  The other arguments are as the kernel's.  With
+    ``walk`` (and ``cand_list``, the candidates as a list), the decisions
+    after the first are made ahead by :func:`allied_walk_kernel` and kept
+    in ``walk`` (:class:`AlliedWalk`).
 
     Returns
     -------
@@ -1451,10 +1455,203 @@ def allied_step(game, mode: str, cands: np.ndarray, side: int, beaches: bool, ne
         if not has_weak:
             d_weak = _NO_DIST
         n_ax = len(view["ah"])
-    return allied_move_kernel(
-        cands, side, beaches, need, reinforce, live, holder_type, fixed, has_res, res_mask, tried,
-        tried_goal, key_index, key, key_land, obj, d_weak, has_weak, threat, engaged, n_ax, s.control,
-        mv._side_units(game, 1 - side), s.box, s.hex, s.level, s.moved, s.entered_turn, s.out_of_supply,
-        s.morale_state, t.defense, t.attack, game.ground_mask, t.fort, s.fort_destroyed,
-        t.grid.distance_table, _AA, *_allied_move_args(game, mode, side),
-        mv._least_edge_cost(t)[1 if mode == "strategic" else 0])
+    args = (cands, side, beaches, need, reinforce, live, holder_type, fixed, has_res, res_mask, tried,
+            tried_goal, key_index, key, key_land, obj, d_weak, has_weak, threat, engaged, n_ax, s.control,
+            mv._side_units(game, 1 - side), s.box, s.hex, s.level, s.moved, s.entered_turn, s.out_of_supply,
+            s.morale_state, t.defense, t.attack, game.ground_mask, t.fort, s.fort_destroyed,
+            t.grid.distance_table, _AA, *_allied_move_args(game, mode, side),
+            mv._least_edge_cost(t)[1 if mode == "strategic" else 0])
+    if walk is None:
+        return allied_move_kernel(*args)
+    status, *rows = allied_walk_kernel(ALLIED_WALK_MOVES, *args)
+    walk.start(game, allied_walk_key(game, mode), cand_list, rows, allied_strat_ok(game, mode, side))
+    return status, rows[0][0], rows[1][0]
+
+
+def allied_walk_key(game, mode: str) -> tuple:
+    """What an :class:`AlliedWalk` is kept for: the turn, phase and movement mode."""
+    return (game.turn, game.phase_name, mode)
+
+
+def allied_strat_ok(game, mode: str, side: int) -> np.ndarray:
+    """The hexes the movement arguments allow (:func:`_allied_move_args`'s ``strat_ok``)."""
+    return game.state.strategic_allowed[0, side] if mode == "strategic" else game.static.land
+
+
+#: most decisions one :func:`allied_walk_kernel` call makes ahead for :class:`AlliedWalk`
+ALLIED_WALK_MOVES = 8
+
+
+@nb.njit(cache=True)
+def allied_walk_kernel(n_moves, cands, side, beaches, need, reinforce, live, holder_type, reserve_fixed,
+                       has_res, res_mask, tried, tried_goal, key_index, key, key_land, obj, d_weak,
+                       has_weak, threat, engaged, n_axis_ground, control, enemy_units, box, hexes, level,
+                       moved, entered_turn, out_of_supply, morale, defense, attack, ground, fort,
+                       fort_destroyed, dist, aa, turn, night, bonus, may_act, never, utype, move_class,
+                       ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
+                       side_units, base, remnant_level, codes, least):
+    """Up to ``n_moves`` decisions of :func:`allied_move_kernel` in a row
+    (rules 6.1-6.6, 2.1, 7.1, 9.1, 17.7, 18.32, 20.0): the first on the
+    game as given (``tried`` and ``tried_goal`` updated in place, as
+    :func:`allied_move_kernel` does), each later one on the position the
+    earlier moves leave when executing a move changes only the mover's hex,
+    its moved flag and the control of its destination (2.1, 6.1), with the
+    mover gone from the candidates.  The walk stops after a decision that
+    moves no unit, or one with a status other than 0.
+
+    Parameters
+    ----------
+    n_moves : int
+        Most decisions to make (1: only the first).
+    cands ... least
+        As :func:`allied_move_kernel`.
+
+    Returns
+    -------
+    status : int
+        The first decision's status (0, or :data:`NEED_RESERVE`).
+    units, dests : int64[m]
+        The decisions' units and destination hexes, -1 for no move
+        (``m`` at most ``n_moves``).
+    tried_rows : bool[m, 4, n_units]
+        ``tried`` after each decision (row 0 as left in ``tried``).
+    goal_rows : bool[m, n_units, K]
+        ``tried_goal`` after each decision.
+    after_hex : (m, n_units), after_moved : bool[m, n_units], after_control : (m, n_hexes)
+        Each piece's hex, moved flag and each hex's control once the moves
+        up to each decision are made (the row of a decision that moves no
+        unit is the position it was made on).
+    """
+    n_units = hexes.shape[0]
+    units = np.full(n_moves, -1, np.int64)
+    dests = np.full(n_moves, -1, np.int64)
+    tried_rows = np.empty((n_moves, tried.shape[0], tried.shape[1]), np.bool_)
+    goal_rows = np.empty((n_moves, tried_goal.shape[0], tried_goal.shape[1]), np.bool_)
+    after_hex = np.empty((n_moves, n_units), hexes.dtype)
+    after_moved = np.empty((n_moves, n_units), np.bool_)
+    after_control = np.empty((n_moves, control.shape[0]), control.dtype)
+    hw, mw, cw = hexes.copy(), moved.copy(), control.copy()
+    tw, gw = tried, tried_goal                       # the first decision updates the bot's records
+    left = cands
+    status = 0
+    m = 0
+    for r in range(n_moves):
+        st_r, u, dest = allied_move_kernel(
+            left, side, beaches, need, reinforce, live, holder_type, reserve_fixed, has_res, res_mask, tw,
+            gw, key_index, key, key_land, obj, d_weak, has_weak, threat, engaged, n_axis_ground, cw,
+            enemy_units, box, hw, level, mw, entered_turn, out_of_supply, morale, defense, attack, ground,
+            fort, fort_destroyed, dist, aa, turn, night, bonus, may_act, never, utype, move_class, ma_tab,
+            strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop, side_units, base,
+            remnant_level, codes, least)
+        if r == 0:
+            status = st_r
+        elif st_r != 0:
+            break
+        units[r], dests[r] = u, dest
+        tried_rows[r] = tw
+        goal_rows[r] = gw
+        if u >= 0:
+            hw[u] = dest
+            mw[u] = True
+            cw[dest] = side
+        after_hex[r] = hw
+        after_moved[r] = mw
+        after_control[r] = cw
+        m = r + 1
+        if st_r != 0 or u < 0:
+            break
+        if r == 0:
+            tw, gw = tried.copy(), tried_goal.copy()     # later decisions: the walk's own records
+        rest = np.empty(left.shape[0], np.int64)
+        k = 0
+        for i in range(left.shape[0]):
+            if left[i] != u:
+                rest[k] = left[i]
+                k += 1
+        left = rest[:k]
+    return (status, units[:m], dests[:m], tried_rows[:m], goal_rows[:m], after_hex[:m], after_moved[:m],
+            after_control[:m])
+
+
+class AlliedWalk:
+    """The decisions an :func:`allied_walk_kernel` call made beyond the first
+    (rules 6.1-6.6), handed out one per :meth:`AlliedBot.next_move` call while
+    the game stands exactly where the walk assumed it would.
+
+    The walk assumed that executing each move changes only the mover's hex,
+    its moved flag and the control of its destination (2.1, 6.1), and that
+    the engine offers the candidates less the mover.  Before a later
+    decision is handed out, :meth:`take` checks that against the game:
+    candidates, every piece's hex and moved flag and every hex's control
+    equal the walk's rows, and everything else the kernel read (boxes and
+    box slots, levels, entry turns, supply, destroyed forts, the leader
+    bonus, the strategic-movement hexes, turn, phase and mode; the Axis
+    positions the bot's views and the 17.7 map are made of are among the
+    hexes and boxes) is unchanged.  Morale is read only for units not yet
+    moved (their allowance, 6.71, 11.4), so a mover disorganized at night by
+    its own move (6.71) leaves the walk standing; any other change drops
+    the rest of the walk and the bot asks the kernel afresh: the decision is
+    the one a fresh call would make either way.  The bot's records of the
+    units tried are set to the walk's after the decision handed out.
+    """
+
+    __slots__ = ("game", "key", "cands", "rows", "r", "fixed", "morale")
+
+    def __init__(self):
+        self.game = None
+        self.rows = None
+
+    @staticmethod
+    def _fixed(s, strat_ok) -> tuple:
+        """The bytes of what the kernel reads that executing a move leaves as
+        it is (morale apart: see :meth:`take`)."""
+        return (s.box.tobytes(), s.box_slot.tobytes(), s.level.tobytes(), s.entered_turn.tobytes(),
+                s.out_of_supply.tobytes(), s.fort_destroyed.tobytes(), s.leader_bonus.tobytes(),
+                strat_ok.tobytes())
+
+    def take(self, game, key: tuple, cands: list, strat_ok, tried: tuple):
+        """The walk's next decision ``(unit, dest_hex)`` (-1, -1: no move)
+        for the candidates ``cands`` (ascending), with the bot's records
+        ``tried`` (its two arrays, set here to the walk's), or None when
+        there is none or the game is not where the walk assumed."""
+        rows = self.rows
+        if rows is None:
+            return None
+        self.rows = None                       # taken (or dropped): put back below when it stands
+        if self.game is not game or self.key != key:
+            return None
+        r = self.r
+        units = rows[0]
+        after_hex, after_moved, after_control = rows[4], rows[5], rows[6]
+        s = game.state
+        if (cands != self.cands or s.hex.tobytes() != after_hex[r - 1].tobytes()
+                or s.moved.tobytes() != after_moved[r - 1].tobytes()
+                or s.control.tobytes() != after_control[r - 1].tobytes()
+                or self._fixed(s, strat_ok) != self.fixed):
+            return None
+        morale = s.morale_state
+        if morale.tobytes() != self.morale.tobytes():
+            if ((morale != self.morale) & ~after_moved[r - 1]).any():
+                return None
+        tried[0][...] = rows[2][r]
+        tried[1][...] = rows[3][r]
+        u = int(units[r])
+        if r + 1 < len(units):
+            self.rows, self.r = rows, r + 1
+            self.cands = [x for x in cands if x != u]
+        return u, int(rows[1][r])
+
+    def start(self, game, key: tuple, cands: list, rows: tuple, strat_ok) -> None:
+        """Keep the decisions of ``rows`` (:func:`allied_walk_kernel`'s
+        answer less its status, for candidates ``cands``) after the first,
+        when there are any."""
+        units = rows[0]
+        if len(units) > 1:
+            s = game.state
+            u = int(units[0])
+            self.game, self.key, self.rows, self.r = game, key, rows, 1
+            self.cands = [x for x in cands if x != u]         # what the engine offers next
+            self.fixed = self._fixed(s, strat_ok)
+            self.morale = s.morale_state.copy()
+        else:
+            self.rows = None

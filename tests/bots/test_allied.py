@@ -14,6 +14,7 @@ from malta_sim.bots import make_policy
 from malta_sim.iod import sequence, static as st
 from malta_sim.iod.engine import setup_game
 from malta_sim.iod.rules import combat
+from malta_sim.iod.state import DEMORALIZED
 
 from tests.conftest import random_position
 from tests.oracles import bots as bots_ref
@@ -102,18 +103,29 @@ class _CheckedNextMove:
     call, with the plain loops (:func:`tests.oracles.bots.next_move_allied`:
     one :meth:`Game.legal_moves` query per candidate) asked first from the
     same bot state: the same move, and the same units tried for each kind of
-    move (and, shore-up, for each hex)."""
+    move (and, shore-up, for each hex).  ``seen["walk"]`` counts the
+    decisions handed out from a walk the compiled kernel made ahead
+    (:class:`malta_sim.bots.move_choice.AlliedWalk`)."""
 
     seen: Counter = Counter()
+    perturb = None
+    rng = np.random.default_rng(3)
 
     def next_move(self, game, mode, candidates):
+        if self.perturb is not None:
+            type(self).perturb(game, candidates, self.rng)
         self._phase_reset(game, mode)
         want = bots_ref.next_move_allied(self, game, mode, list(candidates))
+        walk = self._walk
+        rows, r = walk.rows, getattr(walk, "r", None)
         got = super().next_move(game, mode, candidates)
         assert got == want
         assert _tried_as_sets(self, game) == (self._skip, self._tried_pairs)
         self.seen["calls"] += 1
         self.seen["moves"] += got is not None
+        if rows is not None and ((walk.rows is rows and walk.r == r + 1)
+                                 or (walk.rows is None and r + 1 == len(rows[0]))):
+            self.seen["walk"] += 1
         return got
 
 
@@ -144,6 +156,47 @@ def test_allied_move_choice_equals_plain_through_games(scen, ax, al, n, monkeypa
     if scen == "hercules" and al == "active":
         assert all(seen[k] > 0 for k in ("beach_move", "shore_up", "move_reserve", "reinforce",
                                          "garrison_move")), dict(seen)
+        # most decisions after a phase's first come from the walk made ahead
+        assert seen["walk"] > seen["moves"] / 2, dict(seen)
+
+
+def _perturb_allied(game, candidates, rng):
+    """Change, at random, something the Allied walk reads and executing a
+    move never changes: a candidate's supply, morale or entry turn, a hex's
+    control, an Axis piece's hex (the bot's views of the Axis)."""
+    s, t = game.state, game.static
+    k = rng.integers(0, 6)
+    cands = [x for x in candidates if not s.moved[x]]
+    if k == 0 and cands:
+        s.out_of_supply[rng.choice(cands)] ^= True
+    elif k == 1 and cands:
+        s.morale_state[rng.choice(cands)] = DEMORALIZED
+    elif k == 2 and cands:
+        s.entered_turn[rng.choice(cands)] = game.turn
+    elif k == 3:
+        x = int(rng.choice(np.flatnonzero(t.land)))
+        s.control[x] = 1 - s.control[x] if s.control[x] >= 0 else 1
+    elif k == 4:
+        axis = [int(u) for u in game.on_map(0) if game.is_ground(int(u))]
+        if axis:
+            s.hex[rng.choice(axis)] = int(rng.choice(np.flatnonzero(t.land)))
+
+
+def test_allied_walk_dropped_when_the_game_changed():
+    """A walk of the Allied move choice whose assumed position no longer
+    holds (supply, morale, entry turn, control or an Axis piece's hex
+    changed between calls by a bot that does so on purpose) is not used:
+    every answer still equals the plain loops' on the changed position."""
+    seen = _CheckedNextMove.seen = Counter()
+    _CheckedNextMove.perturb = _perturb_allied
+    _CheckedNextMove.rng = np.random.default_rng(3)
+    try:
+        for g in range(2):
+            pols = (make_policy("tuned", 0), bots_ref.preset_with("active", 1, _CheckedNextMove))
+            sequence.play_game(setup_game("hercules", 5, g, pols))
+    finally:
+        _CheckedNextMove.perturb = None
+    assert seen["moves"] > 10 and seen["walk"] > 0, dict(seen)
 
 
 def test_vacate_table_equals_exact_combat_distribution():
