@@ -482,7 +482,8 @@ def plan_jumps(game, days) -> None:
                 planned.update(units)
                 off = _plan_offset(inv, t.grid, int(ref[f]), int(hx))
                 _plan_stick(game, f, turn, off, tuple(units))
-    game.log("jumps_planned", side=h.AXIS, result=f"{len(jump_plans(game))} plans", rule="19.3")
+    if game.events is not None:              # the count is read only for a kept log
+        game.log("jumps_planned", side=h.AXIS, result=f"{len(jump_plans(game))} plans", rule="19.3")
 
 
 # =====================================================================================
