@@ -21,7 +21,6 @@ table rows, dense hex indices).  Randomness only from ``self.rng(game)``.
 
 from __future__ import annotations
 
-from operator import itemgetter
 
 import numpy as np
 
@@ -238,41 +237,40 @@ class InvasionDecisions:
         out, used_hex = [], set()
         per_form = {}
         total = limits.get("total", 99)
-        # the facts each candidate's score reads, for all target hexes of a
-        # formation at once when its first stick is scored (same values as the
-        # one-hex helpers: Python ints and floats)
-        ow = _objective_weights(game)
+        # the facts each candidate's score reads, per target of a formation
+        # (in the targets' order), for all of them at once when its first
+        # stick is scored: hexes, long-range flags, Allied defense strength
+        # within 1 and 2 hexes (integer sums), distance to the ocean
+        ow = _objective_tables(game.static)[0]
         od = _ocean_dist(game)
         facts = {}
 
         def facts_of(form):
             f = facts.get(form)
             if f is None:
-                hexes = sorted({int(h) for h, _ in targets.get(form, [])})
-                f = facts[form] = (dict(zip(hexes, _allied_strength_near_many(game, hexes, 1).tolist())),
-                                   dict(zip(hexes, _allied_strength_near_many(game, hexes, 2).tolist())),
-                                   dict(zip(hexes, od[hexes].tolist())) if hexes else {})
+                cs = targets.get(form, [])
+                hx = np.fromiter((int(c[0]) for c in cs), np.int64, len(cs))
+                lg = np.fromiter((bool(c[1]) for c in cs), np.bool_, len(cs))
+                f = facts[form] = (hx, lg, _allied_strength_near_many(game, hx, 1),
+                                   _allied_strength_near_many(game, hx, 2), od[hx])
             return f
         ranked = {}
 
         def ranking(form, hq_like):
-            # the targets of ``form`` by (score, -hex), best first, ties in
-            # the targets' order: the first one a stick may take is the
-            # first candidate with the best key, as max() picks it (the
+            # the targets of ``form`` by score, then lowest hex, best first,
+            # ties in the targets' order: the first one a stick may take is
+            # the first candidate with the best key, as max() picks it (the
             # scores read nothing the plan changes)
             r = ranked.get((form, hq_like))
             if r is None:
-                safe = 3 if hq_like else 2
-                a1, a2, odist = facts_of(form)
-                keyed = []
-                for c in targets.get(form, []):
-                    h = int(c[0])
-                    v = ow[h] - 0.4 * a1[h] - (0.5 if c[1] else 0)
-                    if hq_like:
-                        v -= 0.5 * a2[h]      # HQs and guns stay clear of fights
-                    keyed.append(((v - (4.0 if odist[h] <= safe else 0.0), -c[0]), c))
-                keyed.sort(key=itemgetter(0), reverse=True)       # stable: ties keep their order
-                r = ranked[(form, hq_like)] = [c for _, c in keyed]
+                cs = targets.get(form, [])
+                hx, lg, a1, a2, odist = facts_of(form)
+                v = ow[hx] - 0.4 * a1 - np.where(lg, 0.5, 0.0)
+                if hq_like:
+                    v = v - 0.5 * a2           # HQs and guns stay clear of fights
+                v = v - np.where(odist <= (3 if hq_like else 2), 4.0, 0.0)
+                # lexsort is stable: equal scores and hexes keep the targets' order
+                r = ranked[(form, hq_like)] = [cs[i] for i in np.lexsort((hx, -v)).tolist()]
             return r
         long_used = {}
         order = sorted(sticks, key=lambda s: (0 if s[2] == "hq_engineers" else 1 if s[2] == "battalion" else 2))
