@@ -323,3 +323,28 @@ def random_hex_patch(rng, n_side=9):
     edge[rng.random((4, n, 6)) < 0.05] = 198
     return (nbr, dist, edge, rng.random(n) < 0.15, rng.random(n) < 0.05, rng.random(n) < 0.05,
             rng.random(n) > 0.05, rng.random((n, 6)) < 0.05)
+
+
+def perturb_walk_inputs(game, candidates, rng, move_axis: bool = False) -> None:
+    """Change, at random, something a bot's move walk reads and executing a
+    move never changes: a candidate's supply, morale or entry turn, a hex's
+    control, or (``move_axis``) an Axis ground piece's hex.  For tests that
+    a walk made ahead is dropped when the game is not where it assumed."""
+    from malta_sim.iod.state import DEMORALIZED
+
+    s, t = game.state, game.static
+    k = rng.integers(0, 6)
+    cands = [x for x in candidates if not s.moved[x]]
+    if k == 0 and cands:
+        s.out_of_supply[rng.choice(cands)] ^= True
+    elif k == 1 and cands:
+        s.morale_state[rng.choice(cands)] = DEMORALIZED
+    elif k == 2 and cands:
+        s.entered_turn[rng.choice(cands)] = game.turn
+    elif k == 3:
+        x = int(rng.choice(np.flatnonzero(t.land)))
+        s.control[x] = 1 - s.control[x] if s.control[x] >= 0 else 1
+    elif k == 4 and move_axis:
+        axis = [int(x) for x in game.on_map(0) if game.is_ground(int(x))]
+        if axis:
+            s.hex[rng.choice(axis)] = int(rng.choice(np.flatnonzero(t.land)))

@@ -600,15 +600,10 @@ class AxisWalk:
         r = self.r
         first = int(steps[r - 1, 0]) + 1
         s = game.state
-        if (order != self.order[first:] or s.hex.tobytes() != after_hex[r - 1].tobytes()
-                or s.moved.tobytes() != after_moved[r - 1].tobytes()
-                or s.control.tobytes() != after_control[r - 1].tobytes()
-                or self._fixed(s, bonus, strat_ok) != self.fixed):
+        if (order != self.order[first:]
+                or not _walked_to(s, after_hex[r - 1], after_moved[r - 1], after_control[r - 1],
+                                  self._fixed(s, bonus, strat_ok), self.fixed, self.morale)):
             return None
-        morale = s.morale_state
-        if morale.tobytes() != self.morale.tobytes():
-            if ((morale != self.morale) & ~after_moved[r - 1]).any():
-                return None
         if r + 1 < len(steps):
             self.rows, self.r = rows, r + 1
         return _hand_out(self.order, rows, r, first)
@@ -623,6 +618,21 @@ class AxisWalk:
             self.morale = s.morale_state.copy()
         else:
             self.rows = None
+
+
+def _walked_to(s, hexes, moved, control, fixed_now: tuple, fixed_then: tuple, morale_then) -> bool:
+    """Whether game state ``s`` stands where a walk assumed (rule 6.1): every
+    piece's hex and moved flag and every hex's control equal the walk's row
+    (``hexes``, ``moved``, ``control``), the bytes of what executing a move
+    leaves as it is are unchanged (``fixed_now`` against ``fixed_then``),
+    and morale differs from ``morale_then`` only for units the walk moved
+    (a kernel reads morale only for units it has not moved: their
+    allowance, 6.71, 11.4)."""
+    if (s.hex.tobytes() != hexes.tobytes() or s.moved.tobytes() != moved.tobytes()
+            or s.control.tobytes() != control.tobytes() or fixed_now != fixed_then):
+        return False
+    morale = s.morale_state
+    return morale.tobytes() == morale_then.tobytes() or not ((morale != morale_then) & ~moved).any()
 
 
 def _hand_out(order: list, rows: tuple, r: int, first: int):
@@ -1624,15 +1634,10 @@ class AlliedWalk:
         units = rows[0]
         after_hex, after_moved, after_control = rows[4], rows[5], rows[6]
         s = game.state
-        if (cands != self.cands or s.hex.tobytes() != after_hex[r - 1].tobytes()
-                or s.moved.tobytes() != after_moved[r - 1].tobytes()
-                or s.control.tobytes() != after_control[r - 1].tobytes()
-                or self._fixed(s, strat_ok) != self.fixed):
+        if (cands != self.cands
+                or not _walked_to(s, after_hex[r - 1], after_moved[r - 1], after_control[r - 1],
+                                  self._fixed(s, strat_ok), self.fixed, self.morale)):
             return None
-        morale = s.morale_state
-        if morale.tobytes() != self.morale.tobytes():
-            if ((morale != self.morale) & ~after_moved[r - 1]).any():
-                return None
         tried[0][...] = rows[2][r]
         tried[1][...] = rows[3][r]
         u = int(units[r])

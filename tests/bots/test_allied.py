@@ -14,9 +14,8 @@ from malta_sim.bots import make_policy
 from malta_sim.iod import sequence, static as st
 from malta_sim.iod.engine import setup_game
 from malta_sim.iod.rules import combat
-from malta_sim.iod.state import DEMORALIZED
 
-from tests.conftest import random_position
+from tests.conftest import perturb_walk_inputs, random_position
 from tests.oracles import bots as bots_ref
 
 
@@ -164,22 +163,7 @@ def _perturb_allied(game, candidates, rng):
     """Change, at random, something the Allied walk reads and executing a
     move never changes: a candidate's supply, morale or entry turn, a hex's
     control, an Axis piece's hex (the bot's views of the Axis)."""
-    s, t = game.state, game.static
-    k = rng.integers(0, 6)
-    cands = [x for x in candidates if not s.moved[x]]
-    if k == 0 and cands:
-        s.out_of_supply[rng.choice(cands)] ^= True
-    elif k == 1 and cands:
-        s.morale_state[rng.choice(cands)] = DEMORALIZED
-    elif k == 2 and cands:
-        s.entered_turn[rng.choice(cands)] = game.turn
-    elif k == 3:
-        x = int(rng.choice(np.flatnonzero(t.land)))
-        s.control[x] = 1 - s.control[x] if s.control[x] >= 0 else 1
-    elif k == 4:
-        axis = [int(u) for u in game.on_map(0) if game.is_ground(int(u))]
-        if axis:
-            s.hex[rng.choice(axis)] = int(rng.choice(np.flatnonzero(t.land)))
+    perturb_walk_inputs(game, candidates, rng, move_axis=True)
 
 
 def test_allied_walk_dropped_when_the_game_changed():

@@ -18,9 +18,9 @@ from malta_sim.iod.engine import setup_game
 from malta_sim.iod.rules import movement
 from malta_sim.iod.setup import setup_scenario
 from malta_sim.iod.static import load_static
-from malta_sim.iod.state import ALLIED, DEMORALIZED
+from malta_sim.iod.state import ALLIED
 
-from tests.conftest import random_hex_patch
+from tests.conftest import perturb_walk_inputs, random_hex_patch
 from tests.oracles import bots as bots_ref
 
 
@@ -288,18 +288,7 @@ def test_walk_equals_plain_through_games(scen, ax, al, n, hq, seed):
 def _perturb(game, candidates, rng):
     """Change, at random, something the walk reads and executing a move never
     changes: a candidate's supply, morale or entry turn, a hex's control."""
-    s = game.state
-    k = rng.integers(0, 6)
-    cands = [x for x in candidates if not s.moved[x]]
-    if k == 0 and cands:
-        s.out_of_supply[rng.choice(cands)] ^= True
-    elif k == 1 and cands:
-        s.morale_state[rng.choice(cands)] = DEMORALIZED
-    elif k == 2 and cands:
-        s.entered_turn[rng.choice(cands)] = game.turn
-    elif k == 3:
-        x = int(rng.choice(np.flatnonzero(game.static.land)))
-        s.control[x] = 1 - s.control[x] if s.control[x] >= 0 else 1
+    perturb_walk_inputs(game, candidates, rng)
 
 
 @pytest.mark.parametrize("scen,n", [("hercules", 3), ("intro", 2)])
