@@ -212,6 +212,46 @@ def _near_table(t) -> np.ndarray:
 
 
 @nb.njit(cache=True)
+def live_beaches_kernel(units, box, box_slot, beach_flat, beach_flat_zone, follow_up):
+    """The beach hexes of the zones whose Follow-up box holds one of
+    ``units`` (rules 18.32, 20.0; see :meth:`AlliedBot.live_beaches`).
+
+    Parameters
+    ----------
+    units : int64[k]
+        The Axis pieces other than leaders.
+    box, box_slot : ndarray[n_units]
+        The game state's boxes and box slots (a Follow-up box's slot is its
+        beach zone).
+    beach_flat, beach_flat_zone : int64[b]
+        Every beach hex, zone by zone, and its zone.
+    follow_up : int
+        The Follow-up box's code.
+
+    Returns
+    -------
+    int64[j]
+        The live beach hexes, in ``beach_flat``'s order (a zone without
+        beaches has none).
+    """
+    n_zones = 0
+    for i in range(beach_flat_zone.shape[0]):
+        n_zones = max(n_zones, beach_flat_zone[i] + 1)
+    live = np.zeros(n_zones, np.bool_)
+    for i in range(units.shape[0]):
+        u = units[i]
+        if box[u] == follow_up and 0 <= box_slot[u] < n_zones:
+            live[box_slot[u]] = True
+    out = np.empty(beach_flat.shape[0], np.int64)
+    k = 0
+    for i in range(beach_flat.shape[0]):
+        if live[beach_flat_zone[i]]:
+            out[k] = beach_flat[i]
+            k += 1
+    return out[:k]
+
+
+@nb.njit(cache=True)
 def holders_kernel(units, holder_type, box, hexes, defense, level, n_hexes):
     """int64[n_hexes + 1]: per hex, the pieces of ``units`` (int64[k]) on the
     map (``box`` 0) whose type may hold a hex (``holder_type``,
@@ -561,24 +601,8 @@ class AlliedBot(_ParamBot, StaticPolicy):
             return np.zeros(0, np.int64)
         s = game.state
         inv = invasion.inv_static(game)
-        ax = inv.axis_units_not_leaders
-        # kept with what it reads (the boxes and box slots of the Axis
-        # pieces, leaders included: one run of unit indices, read as a
-        # slice): the Follow-up boxes change only in the Axis landing phases
-        lo, hi = game.tables.side_run[AXIS]
-        key = (s.box[lo:hi].tobytes(), s.box_slot[lo:hi].tobytes())
-        hit = game.kept("_allied_live_beaches", self.side, key)
-        if hit is not None:
-            return hit
-        zones = s.box_slot[ax][s.box[ax] == BOX_FOLLOW_UP]
-        if not len(zones):
-            out = np.zeros(0, np.int64)
-        else:
-            live = np.zeros(int(inv.beach_flat_zone.max(initial=-1)) + 1, np.bool_)
-            live[zones[(zones >= 0) & (zones < len(live))]] = True    # a zone without beaches has none
-            out = np.asarray(inv.beach_flat[live[inv.beach_flat_zone]], np.int64)
-        out.flags.writeable = False
-        return game.keep("_allied_live_beaches", self.side, key, out)
+        return live_beaches_kernel(inv.axis_units_not_leaders, s.box, s.box_slot, inv.beach_flat,
+                                   inv.beach_flat_zone, BOX_FOLLOW_UP)
 
     def _holders(self, game) -> np.ndarray:
         """int64[n_hexes + 1]: Allied units able to hold a hex (ground units
