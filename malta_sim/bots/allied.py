@@ -539,7 +539,7 @@ class AlliedBot(_ParamBot, StaticPolicy):
         walk = self._walk
         if walk.rows is not None:             # a decision made ahead, if the game is where it assumed
             hit = walk.take(game, mc.allied_walk_key(game, mode), sorted(candidates),
-                            mc.allied_strat_ok(game, mode, self.side), self._tried_tables(game))
+                            _movement().move_area(game, self.side, mode), self._tried_tables(game))
             if hit is not None:
                 return Move(hit[0], hit[1]) if hit[0] >= 0 else None
         t = game.static

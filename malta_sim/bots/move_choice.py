@@ -549,7 +549,30 @@ def near_table(dist: np.ndarray) -> np.ndarray:
 WALK_MOVES = 8
 
 
-class AxisWalk:
+class _Walk:
+    """What the Axis and Allied walks share: the game and key a walk was
+    made for, its rows and the next row to hand out, and the bytes and
+    morale it assumed (see :func:`_walked_to`)."""
+
+    __slots__ = ("game", "key", "rows", "r", "fixed", "morale")
+
+    def __init__(self):
+        self.game = None
+        self.rows = None
+
+    def _rows_for(self, game, key: tuple):
+        """The rows kept for ``game`` and ``key``, or None; either way no
+        rows are kept after this (a decision taken puts them back)."""
+        rows = self.rows
+        if rows is None:
+            return None
+        self.rows = None                       # taken (or dropped): put back when it stands
+        if self.game is not game or self.key != key:
+            return None
+        return rows
+
+
+class AxisWalk(_Walk):
     """The decisions an :func:`axis_walk_kernel` call made beyond the first
     (rules 6.1-6.6), handed out one per :meth:`AxisBot.next_move` call while
     the game stands exactly where the walk assumed it would.
@@ -567,11 +590,7 @@ class AxisWalk:
     afresh: the decision is the one a fresh call would make either way.
     """
 
-    __slots__ = ("game", "key", "order", "rows", "r", "fixed", "morale")
-
-    def __init__(self):
-        self.game = None
-        self.rows = None
+    __slots__ = ("order",)
 
     @staticmethod
     def _fixed(s, bonus, strat_ok) -> tuple:
@@ -590,11 +609,8 @@ class AxisWalk:
         allowance, 6.71, 11.4), so a mover disorganized at night (6.71) by
         its own move leaves the walk standing; any other change of morale
         drops it."""
-        rows = self.rows
+        rows = self._rows_for(game, key)
         if rows is None:
-            return None
-        self.rows = None                       # taken (or dropped): put back below when it stands
-        if self.game is not game or self.key != key:
             return None
         steps, after_hex, after_moved, after_control = rows[0], rows[4], rows[5], rows[6]
         r = self.r
@@ -659,7 +675,7 @@ def axis_step(game, mode: str, order: list, weights: np.ndarray, envelop: float,
     """
     s = game.state
     strategic = mode == "strategic"
-    strat_ok = s.strategic_allowed[0, AXIS] if strategic else game.static.land
+    strat_ok = mv.move_area(game, AXIS, mode)
     bonus = s.leader_bonus
     turn = s.turn.item(0)
     key = (turn, game.phase_name, mode, id(weights), envelop, decay, radius)
@@ -1183,7 +1199,7 @@ def _allied_move_args(game, mode: str, side: int) -> tuple:
         _dist, _ring = _statics(game)
     strategic = mode == "strategic"
     zoc, block, trivial = mv._side_masks(game, side)
-    strat_ok = s.strategic_allowed[0, side] if strategic else land
+    strat_ok = mv.move_area(game, side, mode)
     turn = game.turn
     return (turn, turn % 4 == NIGHT, s.leader_bonus, _may_act(game, side), never, utype, move_class,
             ma_tab, strategic, edges[strategic], ocean_side, nbr, land, strat_ok, zoc, block, trivial,
@@ -1474,7 +1490,7 @@ def allied_step(game, mode: str, cands: np.ndarray, side: int, beaches: bool, ne
     if walk is None:
         return allied_move_kernel(*args)
     status, *rows = allied_walk_kernel(ALLIED_WALK_MOVES, *args)
-    walk.start(game, allied_walk_key(game, mode), cand_list, rows, allied_strat_ok(game, mode, side))
+    walk.start(game, allied_walk_key(game, mode), cand_list, rows, mv.move_area(game, side, mode))
     return status, rows[0][0], rows[1][0]
 
 
@@ -1482,10 +1498,6 @@ def allied_walk_key(game, mode: str) -> tuple:
     """What an :class:`AlliedWalk` is kept for: the turn, phase and movement mode."""
     return (game.turn, game.phase_name, mode)
 
-
-def allied_strat_ok(game, mode: str, side: int) -> np.ndarray:
-    """The hexes the movement arguments allow (:func:`_allied_move_args`'s ``strat_ok``)."""
-    return game.state.strategic_allowed[0, side] if mode == "strategic" else game.static.land
 
 
 #: most decisions one :func:`allied_walk_kernel` call makes ahead for :class:`AlliedWalk`
@@ -1583,7 +1595,7 @@ def allied_walk_kernel(n_moves, cands, side, beaches, need, reinforce, live, hol
             after_control[:m])
 
 
-class AlliedWalk:
+class AlliedWalk(_Walk):
     """The decisions an :func:`allied_walk_kernel` call made beyond the first
     (rules 6.1-6.6), handed out one per :meth:`AlliedBot.next_move` call while
     the game stands exactly where the walk assumed it would.
@@ -1605,11 +1617,7 @@ class AlliedWalk:
     units tried are set to the walk's after the decision handed out.
     """
 
-    __slots__ = ("game", "key", "cands", "rows", "r", "fixed", "morale")
-
-    def __init__(self):
-        self.game = None
-        self.rows = None
+    __slots__ = ("cands",)
 
     @staticmethod
     def _fixed(s, strat_ok) -> tuple:
@@ -1624,11 +1632,8 @@ class AlliedWalk:
         for the candidates ``cands`` (ascending), with the bot's records
         ``tried`` (its two arrays, set here to the walk's), or None when
         there is none or the game is not where the walk assumed."""
-        rows = self.rows
+        rows = self._rows_for(game, key)
         if rows is None:
-            return None
-        self.rows = None                       # taken (or dropped): put back below when it stands
-        if self.game is not game or self.key != key:
             return None
         r = self.r
         units = rows[0]

@@ -972,6 +972,15 @@ def _legal_search(game, u: int, mode: str, hitch: bool):
     return None if args is None else legal_kernel(*args)
 
 
+def move_area(game, side: int, mode: str) -> np.ndarray:
+    """bool[n_hexes]: the hexes a move of ``side`` by ``mode`` movement may
+    pass through and end in besides the other rules: for strategic
+    movement those fixed at the start of the phase (rule 6.2: friendly
+    controlled, never within two hexes of the enemy), else every land hex.
+    The state's or the static data's own array: read it, do not modify it."""
+    return game.state.strategic_allowed[0, side] if mode == "strategic" else game.static.land
+
+
 def _move_check(game, u: int, mode: str, hitch: bool, dest):
     """Unit ``u``'s move to ``dest`` checked by :func:`unit_move_check`
     (the rules of :func:`legal_moves`): ``(mp float, path list of int)``,
@@ -990,7 +999,7 @@ def _move_check(game, u: int, mode: str, hitch: bool, dest):
         s.moved, s.entered_turn, s.hitched, s.out_of_supply, s.morale_state, s.leader_bonus,
         _never_moves(t), t.utype, t.ma, t.move_class, tb.base_weight, tb.remnant_level_full, edge,
         t.ocean_side, t.neighbours, zoc, block, trivial, t.land,
-        s.strategic_allowed[0, side] if strategic else t.land, _side_units(game, side), base, rem,
+        move_area(game, side, mode), _side_units(game, side), base, rem,
         ZOC_ENTER, ZOC_EXIT, _CHECK_CODES)
     return None if mp < 0 else (mp, path.tolist())
 
@@ -1097,7 +1106,7 @@ def _search_args(game, u: int, mode: str, hitch: bool):
     if leader:
         block = block | trivial              # a leader cannot overrun enemy pieces (14.0)
     strategic = mode == "strategic"
-    strat_ok = s.strategic_allowed[0, side] if strategic else t.land
+    strat_ok = move_area(game, side, mode)
     cls = -1 if leader else int(t.move_class[u])
     edges, ocean_side, nbr, land, base, rem = _kernel_statics(t)
     return (int(s.hex[u]), 2 * ma, cls, strategic, edges[strategic][cls + 1],
