@@ -10,6 +10,7 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -211,3 +212,51 @@ def test_turn_matched_ratio_weighs_both_versions_turns_alike():
     # turn numbers either version played fewer than min_count times are left out
     assert OV.turn_matched_ratio(old, {"0": [2, 5.0], "1": [10, 1.0]}) == pytest.approx(1.0)
     assert math.isnan(OV.turn_matched_ratio({"0": [1, 1.0]}, {"0": [1, 1.0]}))
+
+
+def test_interleaved_unpacks_a_revision_as_a_package_of_its_own(tmp_path):
+    """``benchmarks/interleaved.py``: the old revision's ``malta_sim`` is unpacked
+    under another package name with every ``malta_sim`` word of its Python files
+    renamed (so both versions import side by side), and kept for the next run;
+    a revision that is not one of this repository is refused (exit status 2)."""
+    import re
+
+    from benchmarks import interleaved as IL
+
+    path, name = IL.old_package("HEAD", root=tmp_path)
+    assert re.fullmatch(r"malta_sim_[0-9a-f]{10}", name)
+    pkg = path / name
+    assert (pkg / "__init__.py").exists() and (pkg / "iod" / "sequence.py").exists()
+    word = re.compile(r"\bmalta_sim\b")
+    assert not [p for p in pkg.rglob("*.py") if word.search(p.read_text(encoding="utf-8"))]
+    assert f"from {name}." in (pkg / "iod" / "sequence.py").read_text(encoding="utf-8")
+    stamp = (pkg / "__init__.py").stat().st_mtime_ns
+    assert IL.old_package("HEAD", root=tmp_path) == (path, name)          # kept, not unpacked again
+    assert (pkg / "__init__.py").stat().st_mtime_ns == stamp
+    with pytest.raises(ValueError, match="not a revision"):
+        IL.old_package("no-such-revision-xyz", root=tmp_path)
+    assert IL.main(["no-such-revision-xyz"]) == 2
+
+
+def test_interleaved_ratios_and_their_paired_intervals():
+    """The ratios new/old of ``benchmarks/interleaved.py`` from per-block CPU
+    seconds: a new version at half the old's time per block is twice as fast
+    per game, with an interval around 2 that the block-to-block drift of the
+    host (common to both versions of a block) does not widen; per game turn
+    the ratio also weighs the turns each version played."""
+    from benchmarks import interleaved as IL
+
+    rng = np.random.default_rng(3)
+    drift = rng.uniform(0.5, 2.0, 60)                      # the host's speed, block by block
+    old = 0.4 * drift * rng.normal(1.0, 0.01, 60)
+    new = 0.2 * drift * rng.normal(1.0, 0.01, 60)
+    turns = np.full(60, 50.0)
+    r = IL.summarise(old, new, turns, turns)
+    assert r["ratio"] == pytest.approx(2.0, rel=0.01)
+    lo, hi = r["ratio_ci"]
+    assert lo < r["ratio"] < hi and hi - lo < 0.05
+    assert r["turn_ratio"] == pytest.approx(r["ratio"])
+    # the new plays games half as long: per turn it is no faster
+    r = IL.summarise(old, new, turns, turns / 2)
+    assert r["turn_ratio"] == pytest.approx(1.0, rel=0.01)
+    assert r["turn_ratio_ci"][0] < 1.0 < r["turn_ratio_ci"][1]
