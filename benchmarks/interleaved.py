@@ -27,7 +27,10 @@ of a call that plays no game (its provenance and result frame) is measured
 for each version and taken off every block.  Printed: each version's games
 and game turns per CPU-second, the ratio new/old of each with a 95% paired
 bootstrap interval over the blocks (:func:`scipy.stats.bootstrap`), and the
-mean game length; above 1 the new is faster.  Nothing is asserted.  Exit
+mean game length; above 1 the new is faster.  The interval covers the spread
+within the process only: two copies of the same code have given ratios from
+0.98 to 1.04 in separate runs, so a difference of a few per cent needs
+several runs.  Nothing is asserted.  Exit
 status 0 after printing; 2 when ``REV`` is not a revision of this
 repository.
 """

@@ -3,6 +3,7 @@
     python benchmarks/run.py [--quick] [--json FILE] [--docs docs/performance.md] [--no-docs]
     python benchmarks/run.py --from-json FILE      # re-render the docs table only
     python benchmarks/run.py --against REV [--quick]   # REV and this checkout, timed alternately
+                                                       # in one process (benchmarks/interleaved.py)
 
 What it measures (everything printed, nothing asserted):
 
@@ -461,13 +462,13 @@ def main(argv=None) -> dict:
                     help="leave these measurements out")
     ap.add_argument("--from-json", metavar="FILE", help="measure nothing: re-render the docs table from a saved JSON")
     ap.add_argument("--against", metavar="REV",
-                    help="measure only games per CPU-second of git revision REV and of this checkout, "
-                         "timed alternately in one run (benchmarks/old_vs_new.py; --quick: fewer games)")
+                    help="measure only the CPU time per Hercules game of git revision REV and of this "
+                         "checkout under each one's default bots, timed alternately in one process, 10 "
+                         "games at a time (benchmarks/interleaved.py: 400 games each, 100 with --quick)")
     a = ap.parse_args(argv)
     if a.against:
-        from benchmarks import old_vs_new
-        argv2 = [a.against, "--games", "40" if a.quick else "100", "--rounds", "3" if a.quick else "5"]
-        code = old_vs_new.main(argv2)
+        from benchmarks import interleaved
+        code = interleaved.main([a.against, "--games", "100" if a.quick else "400"])
         if code:
             raise SystemExit(code)
         return {}
