@@ -3,6 +3,7 @@
     python benchmarks/interleaved.py REV [--scenario hercules] [--games 300] [--block 10]
     python benchmarks/interleaved.py e1c4d97 --axis-policy balanced --allied-policy static
     python benchmarks/interleaved.py HEAD --old-axis-policy balanced --old-allied-policy static
+    python benchmarks/interleaved.py e1c4d97 --processes 3      # three runs, pooled
 
 :mod:`old_vs_new` times each version in a fresh process, a round at a time;
 this machine's speed drifts by up to 2x over minutes, so its per-round ratios
@@ -19,7 +20,8 @@ its Python files renamed to it: two packages, one interpreter.  Its kernels
 compile into the numba cache folder of this checkout (their own source
 paths, so nothing is shared), so the first run after an edit of this
 checkout compiles both; the warm-up games (``--warm``, another seed) take
-that out of the timings.
+most of that out of the timings, and the CPU time of any compilation inside
+the timed games is taken off too (:class:`CompileClock`).
 
 Each block is timed with :func:`time.process_time` around the scenario's
 ``play_games`` call (the registry's entry point in both versions).  The cost
@@ -30,7 +32,11 @@ bootstrap interval over the blocks (:func:`scipy.stats.bootstrap`), and the
 mean game length; above 1 the new is faster.  The interval covers the spread
 within the process only: two copies of the same code have given ratios from
 0.98 to 1.04 in separate runs, so a difference of a few per cent needs
-several runs.  Nothing is asserted.  Exit
+several runs: ``--processes K`` makes K runs one after the other, each in a
+fresh process on its own games (seeds ``--seed``, ``--seed`` + 1, ...), and
+prints each run's ratios, the pooled ratios and a 95% interval over the runs
+(Student's t on the logarithms of the K ratios, :func:`scipy.stats.t`), which
+holds the process-to-process spread too.  Nothing is asserted.  Exit
 status 0 after printing; 2 when ``REV`` is not a revision of this
 repository.
 """
@@ -110,6 +116,46 @@ def play_fn(package: str, scenario: str, policies: dict | None = None):
     return spec.play_fn(), kw
 
 
+class CompileClock:
+    """CPU seconds numba spends compiling (its ``numba:compile`` events,
+    nested compilations counted once), to be taken off a timing: a kernel
+    first called with a new signature after the warm-up compiles inside the
+    timed games (seconds), and a version whose package was unpacked afresh
+    has no cache to load it from, while the other may.  Loading a kernel
+    from the cache is not a compilation and is not counted.
+
+    Use as a listener: ``with numba.core.event.install_listener("numba:compile", clock): ...``;
+    ``total`` (float, seconds) and ``count`` (int) grow as compilations end.
+    """
+
+    def __init__(self):
+        from numba.core import event
+
+        self._base = event.Listener
+        self.total = 0.0
+        self.count = 0
+        self._depth = 0
+        self._start = 0.0
+
+    def listener(self):
+        """A ``numba.core.event.Listener`` feeding this clock."""
+        clock = self
+
+        class _L(self._base):
+            def on_start(self, event):
+                if clock._depth == 0:
+                    clock._start = time.process_time()
+                clock._depth += 1
+
+            def on_end(self, event):
+                clock._depth -= 1
+                if clock._depth == 0:
+                    clock.total += time.process_time() - clock._start
+                    clock.count += 1
+
+        return _L()
+
+
 def _call_cost(play, scenario: str, seed: int, kw: dict, repeat: int = 20) -> float:
     """Median CPU seconds of a ``play_games`` call that plays no game."""
     none = np.arange(0, dtype=np.int64)
@@ -141,7 +187,10 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
         ``ratio`` (games per CPU-second new/old) and ``turn_ratio`` with
         ``ratio_ci`` / ``turn_ratio_ci`` (95% paired bootstrap intervals);
         ``call_cost``: the no-game call cost of each version (seconds);
-        ``bots``: the ``(axis, allied)`` bots each version played.
+        ``bots``: the ``(axis, allied)`` bots each version played;
+        ``compiled``: per version, the kernels numba compiled inside the
+        timed games and their CPU seconds, taken off the blocks
+        (:class:`CompileClock`).
     """
     path, name = old_package(rev)
     if str(path) not in sys.path:
@@ -155,20 +204,29 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
     n_blocks = max(1, games // block)
     secs = {"old": np.zeros(n_blocks), "new": np.zeros(n_blocks)}
     turns = {"old": np.zeros(n_blocks), "new": np.zeros(n_blocks)}
-    for k in range(n_blocks):
-        idx = np.arange(k * block, (k + 1) * block, dtype=np.int64)
-        for v in (("old", "new") if k % 2 == 0 else ("new", "old")):
-            play, kw = versions[v]
-            c = time.process_time()
-            res = play(scenario, seed, idx, **kw)
-            secs[v][k] = time.process_time() - c - cost[v]
-            turns[v][k] = float((res.games["end_turn"] - start + 1).sum())
-        if (k + 1) % max(1, n_blocks // 5) == 0:
-            echo(f"  {k + 1}/{n_blocks} blocks: old {secs['old'][:k + 1].sum() / ((k + 1) * block) * 1e3:.1f} ms, "
-                 f"new {secs['new'][:k + 1].sum() / ((k + 1) * block) * 1e3:.1f} ms per game")
+    compiled = {"old": [0, 0.0], "new": [0, 0.0]}            # compilations inside the timed games, seconds
+    clock = CompileClock()
+    from numba.core import event
+
+    with event.install_listener("numba:compile", clock.listener()):
+        for k in range(n_blocks):
+            idx = np.arange(k * block, (k + 1) * block, dtype=np.int64)
+            for v in (("old", "new") if k % 2 == 0 else ("new", "old")):
+                play, kw = versions[v]
+                n0, c0 = clock.count, clock.total
+                c = time.process_time()
+                res = play(scenario, seed, idx, **kw)
+                spent = time.process_time() - c
+                compiled[v][0] += clock.count - n0
+                compiled[v][1] += clock.total - c0
+                secs[v][k] = spent - (clock.total - c0) - cost[v]
+                turns[v][k] = float((res.games["end_turn"] - start + 1).sum())
+            if (k + 1) % max(1, n_blocks // 5) == 0:
+                echo(f"  {k + 1}/{n_blocks} blocks: old {secs['old'][:k + 1].sum() / ((k + 1) * block) * 1e3:.1f} ms, "
+                     f"new {secs['new'][:k + 1].sum() / ((k + 1) * block) * 1e3:.1f} ms per game")
 
     out = summarise(secs["old"], secs["new"], turns["old"], turns["new"], seed)
-    out.update({"call_cost": cost, "package": name, "games": n_blocks * block,
+    out.update({"call_cost": cost, "package": name, "games": n_blocks * block, "compiled": compiled,
                 "bots": {v: (kw["axis_policy"], kw["allied_policy"]) for v, (_p, kw) in versions.items()}})
     return out
 
@@ -215,6 +273,68 @@ def summarise(old_s, new_s, old_turns, new_turns, seed: int = 0) -> dict:
             "turn_ratio_ci": (float(tci.low), float(tci.high))}
 
 
+def over_runs(ratios) -> tuple[float, float, float]:
+    """Geometric mean of per-run ratios and its 95% interval, Student's t on
+    their logarithms (:func:`scipy.stats.t`); the interval is (nan, nan)
+    for fewer than two runs.
+
+    Parameters
+    ----------
+    ratios : sequence of float
+        One ratio new/old per run (each run a process of its own).
+
+    Returns
+    -------
+    (float, float, float)
+        ``(mean, low, high)``.
+    """
+    from scipy import stats
+
+    x = np.log(np.asarray(ratios, np.float64))
+    m = float(x.mean())
+    if len(x) < 2:
+        return float(np.exp(m)), float("nan"), float("nan")
+    half = float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
+    return float(np.exp(m)), float(np.exp(m - half)), float(np.exp(m + half))
+
+
+def _run_children(argv: list, k: int, seed: int) -> list[dict]:
+    """Run this script ``k`` times, one fresh process after the other, run
+    ``i`` on seed ``seed + i``; return each run's :func:`compare` result."""
+    import json
+    import tempfile
+
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(k):
+            path = Path(tmp) / f"run{i}.json"
+            cmd = [sys.executable, str(Path(__file__).resolve()), *argv, "--processes", "1",
+                   "--seed", str(seed + i), "--json", str(path)]
+            r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if r.returncode != 0:
+                raise RuntimeError(f"run {i + 1} failed (exit {r.returncode}): {r.stderr[-1500:]}")
+            res = json.loads(path.read_text())
+            out.append(res)
+            print(f"run {i + 1}/{k} (seed {seed + i}): new/old {res['ratio']:.3f} per game, "
+                  f"{res['turn_ratio']:.3f} per game turn")
+    return out
+
+
+def _print_table(r: dict) -> None:
+    n = r["games"]
+    print()
+    print("| version | bots (Axis, Allied) | ms per game (CPU) | games per CPU-s | mean game turns | no-game call ms |")
+    print("|---|---|---:|---:|---:|---:|")
+    for v in ("old", "new"):
+        s = float(np.sum(r[f"{v}_s"]))
+        print(f"| {v} | {', '.join(r['bots'][v])} | {s / n * 1e3:.1f} | {n / s:.1f} | "
+              f"{float(np.sum(r[f'{v}_turns'])) / n:.2f} | {r['call_cost'][v] * 1e3:.2f} |")
+    comp = r.get("compiled")
+    if comp and (comp["old"][0] or comp["new"][0]):
+        print(f"(kernels compiled inside the timed games and taken off: old {comp['old'][0]} in "
+              f"{comp['old'][1]:.2f} s, new {comp['new'][0]} in {comp['new'][1]:.2f} s)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rev", help="git revision to compare this checkout with (e.g. e1c4d97, HEAD~3)")
@@ -227,9 +347,13 @@ def main(argv=None) -> int:
     ap.add_argument("--allied-policy", default=None, help="Allied bot in both versions (default: each version's default)")
     ap.add_argument("--old-axis-policy", default=None, help="Axis bot of the old version only")
     ap.add_argument("--old-allied-policy", default=None, help="Allied bot of the old version only")
+    ap.add_argument("--processes", type=int, default=1,
+                    help="runs, each in a fresh process on its own games (seed, seed + 1, ...), pooled (default 1)")
+    ap.add_argument("--json", metavar="FILE", help="also write the result (per-block figures included) as JSON")
+    argv = list(sys.argv[1:] if argv is None else argv)
     a = ap.parse_args(argv)
-    if a.games < 1 or a.block < 1:
-        ap.error("--games and --block must be at least 1")
+    if a.games < 1 or a.block < 1 or a.processes < 1:
+        ap.error("--games, --block and --processes must be at least 1")
     policies = {k: v for k, v in (("axis_policy", a.axis_policy), ("allied_policy", a.allied_policy)) if v}
     old_policies = None
     if a.old_axis_policy or a.old_allied_policy:
@@ -239,24 +363,48 @@ def main(argv=None) -> int:
     bots = ", ".join(f"{k}={v}" for k, v in policies.items()) or "each version's default bots"
     print(f"{a.scenario}, {a.games} games per version in blocks of {a.block}, alternating in one process; "
           f"{bots}; old = {a.rev}, new = this checkout")
-    try:
-        r = compare(a.rev, a.scenario, a.games, a.block, a.seed, a.warm, policies, old_policies)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    n = r["games"]
-    print()
-    print("| version | bots (Axis, Allied) | ms per game (CPU) | games per CPU-s | mean game turns | no-game call ms |")
-    print("|---|---|---:|---:|---:|---:|")
-    for v in ("old", "new"):
-        s = r[f"{v}_s"].sum()
-        print(f"| {v} | {', '.join(r['bots'][v])} | {s / n * 1e3:.1f} | {n / s:.1f} | "
-              f"{r[f'{v}_turns'].sum() / n:.2f} | {r['call_cost'][v] * 1e3:.2f} |")
-    lo, hi = r["ratio_ci"]
-    tlo, thi = r["turn_ratio_ci"]
-    print()
-    print(f"new/old: {r['ratio']:.3f} games per CPU-s (95% CI {lo:.3f} .. {hi:.3f}); "
-          f"{r['turn_ratio']:.3f} game turns per CPU-s (95% CI {tlo:.3f} .. {thi:.3f})")
+    if a.processes > 1:
+        try:
+            old_package(a.rev)                     # refuse an unknown revision before any run
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        drop = {"--processes", "--seed", "--json"}
+        child = [x for i, x in enumerate(argv) if x not in drop and (i == 0 or argv[i - 1] not in drop)]
+        runs = _run_children(child, a.processes, a.seed)
+        pooled = {k: np.concatenate([np.asarray(r[k]) for r in runs])
+                  for k in ("old_s", "new_s", "old_turns", "new_turns")}
+        r = summarise(pooled["old_s"], pooled["new_s"], pooled["old_turns"], pooled["new_turns"], a.seed)
+        r.update({"games": sum(x["games"] for x in runs), "bots": runs[0]["bots"],
+                  "compiled": {v: [sum(x["compiled"][v][0] for x in runs), sum(x["compiled"][v][1] for x in runs)]
+                               for v in ("old", "new")},
+                  "call_cost": {v: float(np.mean([x["call_cost"][v] for x in runs])) for v in ("old", "new")},
+                  "runs": [{"seed": a.seed + i, "ratio": x["ratio"], "turn_ratio": x["turn_ratio"]}
+                           for i, x in enumerate(runs)]})
+        r["over_runs"] = over_runs([x["ratio"] for x in runs])
+        r["turn_over_runs"] = over_runs([x["turn_ratio"] for x in runs])
+        _print_table(r)
+        g, glo, ghi = r["over_runs"]
+        t, tlo, thi = r["turn_over_runs"]
+        print()
+        print(f"new/old over {a.processes} runs: {g:.3f} games per CPU-s (95% interval over the runs "
+              f"{glo:.3f} .. {ghi:.3f}); {t:.3f} game turns per CPU-s ({tlo:.3f} .. {thi:.3f})")
+        print(f"pooled blocks: {r['ratio']:.3f} per game, {r['turn_ratio']:.3f} per game turn")
+    else:
+        try:
+            r = compare(a.rev, a.scenario, a.games, a.block, a.seed, a.warm, policies, old_policies)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        _print_table(r)
+        lo, hi = r["ratio_ci"]
+        tlo, thi = r["turn_ratio_ci"]
+        print()
+        print(f"new/old: {r['ratio']:.3f} games per CPU-s (95% CI {lo:.3f} .. {hi:.3f}); "
+              f"{r['turn_ratio']:.3f} game turns per CPU-s (95% CI {tlo:.3f} .. {thi:.3f})")
+    if a.json:
+        import json
+        Path(a.json).write_text(json.dumps(r, default=lambda x: x.tolist() if hasattr(x, "tolist") else str(x)))
     return 0
 
 

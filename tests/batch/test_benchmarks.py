@@ -236,6 +236,7 @@ def test_interleaved_unpacks_a_revision_as_a_package_of_its_own(tmp_path):
     with pytest.raises(ValueError, match="not a revision"):
         IL.old_package("no-such-revision-xyz", root=tmp_path)
     assert IL.main(["no-such-revision-xyz"]) == 2
+    assert IL.main(["no-such-revision-xyz", "--processes", "2"]) == 2
 
 
 def test_interleaved_ratios_and_their_paired_intervals():
@@ -260,3 +261,40 @@ def test_interleaved_ratios_and_their_paired_intervals():
     r = IL.summarise(old, new, turns, turns / 2)
     assert r["turn_ratio"] == pytest.approx(1.0, rel=0.01)
     assert r["turn_ratio_ci"][0] < 1.0 < r["turn_ratio_ci"][1]
+
+
+def test_interleaved_interval_over_runs_and_compile_clock():
+    """``benchmarks/interleaved.py``: the interval over separate runs is
+    Student's t on the logarithms of their ratios (none for one run); the
+    compile clock counts a numba compilation once however deeply it nests,
+    and not a second call of the compiled function."""
+    import numba as nb
+    from numba.core import event
+    from scipy import stats
+
+    from benchmarks import interleaved as IL
+
+    g, lo, hi = IL.over_runs([0.9, 1.0, 1.1])
+    x = np.log([0.9, 1.0, 1.1])
+    half = stats.t.ppf(0.975, 2) * x.std(ddof=1) / np.sqrt(3)
+    assert g == pytest.approx(np.exp(x.mean()))
+    assert (lo, hi) == pytest.approx((np.exp(x.mean() - half), np.exp(x.mean() + half)))
+    assert lo < 0.9 and hi > 1.1
+    g, lo, hi = IL.over_runs([1.2])
+    assert g == pytest.approx(1.2) and math.isnan(lo) and math.isnan(hi)
+
+    @nb.njit
+    def inner(a):
+        return a + 1
+
+    @nb.njit
+    def outer(a):
+        return inner(a) * 2
+
+    clock = IL.CompileClock()
+    with event.install_listener("numba:compile", clock.listener()):
+        assert outer(3) == 8
+        n, spent = clock.count, clock.total
+        assert outer(4) == 10                      # compiled already: nothing more
+    assert n == 1 and spent > 0
+    assert clock.count == 1 and clock.total == spent
