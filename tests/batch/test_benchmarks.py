@@ -298,3 +298,30 @@ def test_interleaved_interval_over_runs_and_compile_clock():
         assert outer(4) == 10                      # compiled already: nothing more
     assert n == 1 and spent > 0
     assert clock.count == 1 and clock.total == spent
+
+
+def test_work_matched_times_each_operation_of_the_engine():
+    """``benchmarks/work_matched.py``: the timers go around the engine's own
+    functions (calls from inside their modules included), count the calls,
+    leave the games as they were, and are taken off again; an unknown
+    revision is refused (exit status 2)."""
+    from benchmarks import work_matched as WM
+    from malta_sim.batch import run_games
+    from malta_sim.iod.rules import combat, movement
+
+    kw = {"axis_policy": "balanced", "allied_policy": "static"}
+    before = run_games("hercules", 1, 11, n_jobs=1, **kw)
+    plain = movement.execute_move, combat.resolve_attack
+    acc, restore = WM.instrument("malta_sim")
+    try:
+        assert set(acc) == {label for label, _m, _f in WM.OPERATIONS}
+        after = run_games("hercules", 1, 11, n_jobs=1, **kw)
+        for label in ("move (6.1)", "attack (9.3)"):
+            calls, spent = acc[label]
+            assert calls > 0 and spent > 0
+    finally:
+        restore()
+    assert (movement.execute_move, combat.resolve_attack) == plain
+    same = [c for c in before.columns if "time" not in c and "seconds" not in c]
+    pd.testing.assert_frame_equal(before[same], after[same])
+    assert WM.main(["no-such-revision-xyz"]) == 2
