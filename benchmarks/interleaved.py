@@ -195,6 +195,10 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
     path, name = old_package(rev)
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
+    # the old package first: each import of a malta_sim package points numba's
+    # cache at the folder of its own source's fingerprint, so the new one's
+    # modules, imported after it, compile into the folder of this checkout's
+    # source (never into a folder that outlives an edit here)
     versions = {"old": play_fn(name, scenario, old_policies if old_policies is not None else policies),
                 "new": play_fn("malta_sim", scenario, policies)}
     for play, kw in versions.values():                      # compile / load kernels, data
