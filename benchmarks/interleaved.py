@@ -60,6 +60,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import old_vs_new
+
 
 def _cache_root() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -347,10 +349,7 @@ def main(argv=None) -> int:
     ap.add_argument("--block", type=int, default=10, help="games per timed block (default 10)")
     ap.add_argument("--seed", type=int, default=1942)
     ap.add_argument("--warm", type=int, default=20, help="untimed warm-up games per version (default 20)")
-    ap.add_argument("--axis-policy", default=None, help="Axis bot in both versions (default: each version's default)")
-    ap.add_argument("--allied-policy", default=None, help="Allied bot in both versions (default: each version's default)")
-    ap.add_argument("--old-axis-policy", default=None, help="Axis bot of the old version only")
-    ap.add_argument("--old-allied-policy", default=None, help="Allied bot of the old version only")
+    old_vs_new.add_policy_arguments(ap)
     ap.add_argument("--processes", type=int, default=1,
                     help="runs, each in a fresh process on its own games (seed, seed + 1, ...), pooled (default 1)")
     ap.add_argument("--json", metavar="FILE", help="also write the result (per-block figures included) as JSON")
@@ -358,12 +357,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.games < 1 or a.block < 1 or a.processes < 1:
         ap.error("--games, --block and --processes must be at least 1")
-    policies = {k: v for k, v in (("axis_policy", a.axis_policy), ("allied_policy", a.allied_policy)) if v}
-    old_policies = None
-    if a.old_axis_policy or a.old_allied_policy:
-        old_policies = dict(policies)
-        old_policies.update({k: v for k, v in (("axis_policy", a.old_axis_policy),
-                                               ("allied_policy", a.old_allied_policy)) if v})
+    policies, old_policies = old_vs_new.policies_from(a)
     bots = ", ".join(f"{k}={v}" for k, v in policies.items()) or "each version's default bots"
     print(f"{a.scenario}, {a.games} games per version in blocks of {a.block}, alternating in one process; "
           f"{bots}; old = {a.rev}, new = this checkout")

@@ -182,6 +182,30 @@ def compare(old_root: Path, new_root: Path, scenario: str, games: int, rounds: i
     return out
 
 
+def add_policy_arguments(ap: argparse.ArgumentParser) -> None:
+    """The bot options of the side-by-side benchmarks: ``--axis-policy`` and
+    ``--allied-policy`` (both versions), ``--old-axis-policy`` and
+    ``--old-allied-policy`` (the old version only)."""
+    ap.add_argument("--axis-policy", default=None, help="Axis bot in both versions (default: each version's default)")
+    ap.add_argument("--allied-policy", default=None, help="Allied bot in both versions (default: each version's default)")
+    ap.add_argument("--old-axis-policy", default=None, help="Axis bot of the old version only (default: as --axis-policy)")
+    ap.add_argument("--old-allied-policy", default=None,
+                    help="Allied bot of the old version only (default: as --allied-policy)")
+
+
+def policies_from(a: argparse.Namespace) -> tuple[dict, dict | None]:
+    """``(policies, old_policies)`` from the options of
+    :func:`add_policy_arguments`: the ``axis_policy`` / ``allied_policy``
+    keywords of both versions, and of the old one (None: as both)."""
+    policies = {k: v for k, v in (("axis_policy", a.axis_policy), ("allied_policy", a.allied_policy)) if v}
+    old_policies = None
+    if a.old_axis_policy or a.old_allied_policy:
+        old_policies = dict(policies)
+        old_policies.update({k: v for k, v in (("axis_policy", a.old_axis_policy),
+                                               ("allied_policy", a.old_allied_policy)) if v})
+    return policies, old_policies
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rev", help="git revision to compare this checkout with (e.g. aa700fd, HEAD~3)")
@@ -190,18 +214,9 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
     ap.add_argument("--seed", type=int, default=1942)
     ap.add_argument("--warm", type=int, default=10, help="untimed warm-up games before each timing (default 10)")
-    ap.add_argument("--axis-policy", default=None, help="Axis bot in both versions (default: each version's default)")
-    ap.add_argument("--allied-policy", default=None, help="Allied bot in both versions (default: each version's default)")
-    ap.add_argument("--old-axis-policy", default=None, help="Axis bot of the old version only (default: as --axis-policy)")
-    ap.add_argument("--old-allied-policy", default=None,
-                    help="Allied bot of the old version only (default: as --allied-policy)")
+    add_policy_arguments(ap)
     a = ap.parse_args(argv)
-    policies = {k: v for k, v in (("axis_policy", a.axis_policy), ("allied_policy", a.allied_policy)) if v}
-    old_policies = None
-    if a.old_axis_policy or a.old_allied_policy:
-        old_policies = dict(policies)
-        old_policies.update({k: v for k, v in (("axis_policy", a.old_axis_policy),
-                                               ("allied_policy", a.old_allied_policy)) if v})
+    policies, old_policies = policies_from(a)
     if a.games < 1 or a.rounds < 1 or a.warm < 1:
         ap.error("--games, --rounds and --warm must be at least 1")
     ok = subprocess.run(["git", "rev-parse", "--verify", f"{a.rev}^{{commit}}"], cwd=ROOT,
