@@ -685,16 +685,8 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
     if h < 0 or not inv.entry_effects[u]:
         return
     s = game.state
-    cgu, cgu_list, sp, sp_list, span = _guns_strongpoints(game.static)
-    # hexes where an entry finds a gun (16.58) or a strongpoint in or next to it
-    # (16.22), per hex as Python bools, kept while the guns and strongpoints
-    # stay where they are (the key: the hexes of the run of pieces from the
-    # first of them to the last, a view)
-    key = s.hex[span].tobytes()
-    watch = game.cache.get("_entry_watch")
-    if watch is None or watch[0] != key:
-        watch = game.cache["_entry_watch"] = (key, _entry_flags(game, inv, s.hex[cgu], s.hex[sp]).tolist())
-    if watch[1][h]:
+    if _entry_watch(game)[h]:
+        cgu, cgu_list, sp, sp_list, _span = _guns_strongpoints(game.static)
         _guns_and_strongpoints(game, cgu, cgu_list, sp, sp_list, inv, h, how)
     near = inv.urban_near[h]          # h and its neighbours that are towns or cities
     if how == "move":
@@ -712,6 +704,45 @@ def on_enter_hex(game, u: int, h: int, how: str = "move") -> None:
         near = militia.take_queued_uprisings(game) + near
     if near:
         militia._militia_uprisings(game, inv, near, h, how)
+
+
+def _entry_watch(game) -> list:
+    """Per hex (Python bools): whether an Axis unit's entry finds an Allied
+    coastal gun there (16.58) or an Allied strongpoint in or next to it
+    (16.22).  Kept while the guns and strongpoints stay where they are (the
+    key: the hexes of the run of pieces from the first of them to the last)."""
+    cgu, _cgu_list, sp, _sp_list, span = _guns_strongpoints(game.static)
+    s = game.state
+    key = s.hex[span].tobytes()
+    watch = game.cache.get("_entry_watch")
+    if watch is None or watch[0] != key:
+        watch = game.cache["_entry_watch"] = (key, _entry_flags(game, game.static.invasion, s.hex[cgu],
+                                                                s.hex[sp]).tolist())
+    return watch[1]
+
+
+def passing_hexes_quiet(game, path) -> list:
+    """Per hex of ``path`` (dense indices, each >= 0), whether an Axis unit
+    passing through it in the middle of a move (``how="move"``) finds
+    nothing :func:`on_enter_hex` acts on: no coastal gun or strongpoint to
+    overrun or reveal (16.58, 16.22) and no town or city in or next to it
+    while militia is left in the cup (16.32, 16.36).  True for a hex means
+    :func:`on_enter_hex` would return without a change there, as long as
+    the guns, strongpoints and the cup stay as they are now."""
+    watch = _entry_watch(game)
+    urban = game.static.invasion.urban_near
+    cup = None
+    out = []
+    for h in path:
+        if watch[h]:
+            out.append(False)
+        elif urban[h]:
+            if cup is None:
+                cup = militia._cup_has_militia(game)
+            out.append(not cup)
+        else:
+            out.append(True)
+    return out
 
 
 @st.per_static

@@ -1339,6 +1339,10 @@ def _enter(game, side: int, real: list, path, how: str, enemy_hexes, mover: int 
     # for the others: Allied units, 16.22, 16.32, 16.58)
     hooked = [] if game.skip_invasion else invasion.with_entry_effects(game, real)
     last = len(path) - 1
+    # per hex passed through (not the last), whether the invasion hook finds
+    # nothing there (:func:`invasion.passing_hexes_quiet`), worked out for
+    # the rest of the path at once and again after anything happened
+    quiet, q0 = None, 0
     for i, h in enumerate(path):
         if mover is not None:
             s.hex[mover] = h
@@ -1347,14 +1351,22 @@ def _enter(game, side: int, real: list, path, how: str, enemy_hexes, mover: int 
                 enemy = game.units_at(h, 1 - side)
                 if len(enemy):
                     organisation.overrun_trivial(game, enemy, side)
+                    quiet = None
             control[h] = side
             if side == AXIS and fort[h] and not fort_destroyed[h]:
                 fort_destroyed[h] = True         # rule 17.1
                 game.log("fort destroyed", side=side, hexes=[h], rule="17.1")
             if hooked:
-                hw = how if i == last else "move"
-                for u in hooked:
-                    invasion.on_enter_hex(game, u, int(h), hw)
+                if i == last:
+                    for u in hooked:
+                        invasion.on_enter_hex(game, u, int(h), how)
+                else:
+                    if quiet is None:
+                        quiet, q0 = invasion.passing_hexes_quiet(game, path[i:last]), i
+                    if not quiet[i - q0]:
+                        for u in hooked:
+                            invasion.on_enter_hex(game, u, int(h), "move")
+                        quiet = None
         cache["version"] = cache.get("version", 0) + 1      # invalidate(game): positions changed
 
 
