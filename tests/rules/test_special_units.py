@@ -878,6 +878,36 @@ def test_on_enter_hex_reveals_strongpoints_and_overruns_guns():
         assert (s.box[want_gone] != BOX_MAP).all()
 
 
+def test_passing_hexes_quiet_names_exactly_the_hexes_where_the_entry_hook_does_nothing():
+    """16.22 / 16.32 / 16.58: a hex :func:`invasion.passing_hexes_quiet`
+    calls quiet is one where an Axis unit passing through (``"move"``)
+    leaves the state and the event log as they were; every other hex
+    changes something (reveals a strongpoint, eliminates a gun or queues a
+    militia roll) in a fresh game.  Checked on every land hex at the start
+    of Operation Hercules, with militia in the cup and with the cup empty."""
+    from malta_sim.iod.state import copy_state
+
+    for empty_cup in (False, True):
+        g = new_game("hercules", 8, 0, axis_policy="balanced", allied_policy="static", event_log=True)
+        s, t = g.state, g.static
+        if empty_cup:
+            s.box[(t.utype == st.MILITIA) & (s.box == BOX_CUP)] = 9
+        mover = int(np.flatnonzero((t.side == AXIS) & (t.utype == st.INFANTRY))[0])
+        land = [int(x) for x in np.flatnonzero(t.land)]
+        quiet = H.passing_hexes_quiet(g, land)
+        assert len(quiet) == len(land) and 0 < sum(quiet) < len(land)
+        start, n_events = copy_state(s), len(g.events.rows)
+        for h, q in zip(land, quiet):
+            H.on_enter_hex(g, mover, h, "move")
+            changed = (any(not np.array_equal(a, b) for a, b in zip(g.state, start))
+                       or len(g.events.rows) != n_events)
+            assert changed != q, (h, q)
+            for a, b in zip(g.state, start):
+                a[...] = b
+            del g.events.rows[n_events:]
+            g.cache.clear()
+
+
 def test_airfield_entry_candidates_match_rule_16_1_filter():
     """Rule 16.1: the units offered for airfield entry equal a unit-by-unit
     filter (80th Division, commandos, glider companies; companies or
