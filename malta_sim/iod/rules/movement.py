@@ -16,10 +16,10 @@ from malta_sim.kernels import paths
 from malta_sim.iod.rules import organisation
 from malta_sim.iod import invasion
 from malta_sim.iod import static as st
-from malta_sim.iod.game import illegal
+from malta_sim.iod.game import illegal, static_tables
 from malta_sim.iod.rules import morale
 from malta_sim.iod.rules import special_rules
-from malta_sim.iod.state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED)
+from malta_sim.iod.state import (ALLIED, AXIS, BOX_MAP, DEMORALIZED, NIGHT)
 
 ZOC_ENTER = np.array([2, 3, 2], np.int32)   # rule 5.2 foot, mot, mech (MP)
 ZOC_EXIT = np.array([2, 3, 1], np.int32)
@@ -988,20 +988,34 @@ def _move_check(game, u: int, mode: str, hitch: bool, dest):
     :func:`legal_moves`'s destinations (or not a hex index)."""
     if not isinstance(dest, (int, np.integer)):
         return None
-    s, t, tb = game.state, game.static, game.tables
-    side = tb.side[u]
+    s, t = game.state, game.static
+    side = int(t.side[u])
     may_act = side != ALLIED or special_rules.delayed_reaction_ok(game, u)       # rule 17.7
     zoc, block, trivial = _side_masks(game, side)
     strategic = mode == "strategic"
-    edge, base, rem = _static_args(t)
+    never, utype, ma, move_class, weight, remnant_full, edge, ocean_side, nbr, land, base, rem = \
+        _check_statics(t)
+    turn = s.turn.item(0)
     mp, path = unit_move_check(
-        u, int(dest), strategic, bool(hitch), may_act, game.turn, game.night, s.box, s.hex, s.level,
+        u, int(dest), strategic, bool(hitch), may_act, turn, turn % 4 == NIGHT, s.box, s.hex, s.level,
         s.moved, s.entered_turn, s.hitched, s.out_of_supply, s.morale_state, s.leader_bonus,
-        _never_moves(t), t.utype, t.ma, t.move_class, tb.base_weight, tb.remnant_level_full, edge,
-        t.ocean_side, t.neighbours, zoc, block, trivial, t.land,
-        move_area(game, side, mode), _side_units(game, side), base, rem,
+        never, utype, ma, move_class, weight, remnant_full, edge,
+        ocean_side, nbr, zoc, block, trivial, land,
+        s.strategic_allowed[0, side] if strategic else land, _side_units(game, side), base, rem,
         ZOC_ENTER, ZOC_EXIT, _CHECK_CODES)
     return None if mp < 0 else (mp, path.tolist())
+
+
+@st.per_static
+def _check_statics(t) -> tuple:
+    """The static arrays :func:`unit_move_check` reads, in its order, built
+    once per :class:`StaticData`: never moves, type, MA table, movement
+    class, stacking weight and full-remnant level (the game's tables),
+    hexside costs, ocean sides, neighbours, land, stacking tables."""
+    tb = static_tables(t)
+    edge, base, rem = _static_args(t)
+    return (_never_moves(t), t.utype, t.ma, t.move_class, tb.base_weight, tb.remnant_level_full, edge,
+            t.ocean_side, t.neighbours, t.land, base, rem)
 
 
 #: the leader and artillery type codes and the foot class code :func:`unit_move_check` reads
