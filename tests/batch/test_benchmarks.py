@@ -130,8 +130,22 @@ def test_kernel_share_on_two_games():
     r = K.kernel_share("intro", n_games=2, warm_games=1)
     assert game_mod.units_in_run is before                     # restored
     assert r["kernel_calls"] > 0 and 0 < r["kernel_ms"] < r["wrapped_ms"]
-    assert {"kernel", "calls", "us_per_call", "ms"} <= set(r["kernels"][0])
+    assert {"kernel", "calls", "us_per_call", "ms", "args"} <= set(r["kernels"][0])
     assert r["kernels"] == sorted(r["kernels"], key=lambda k: -k["ms"])
+    # arguments counted per call: at least one a call for every kernel that takes one
+    assert r["kernel_args"] == pytest.approx(sum(k["args"] for k in r["kernels"]))
+    by_name = {k["kernel"]: k for k in r["kernels"]}
+    assert by_name["units_in_run"]["args"] == pytest.approx(4 * by_name["units_in_run"]["calls"])
+
+
+def test_dispatch_cost_measures_both_calls():
+    """``kernel_share.dispatch_cost`` times an empty compiled call with no
+    argument and with arrays; the per-array figure is their difference."""
+    from benchmarks import kernel_share as K
+
+    d = K.dispatch_cost(n_arrays=8, repeat=200)
+    assert d["n_arrays"] == 8 and d["no_args_us"] > 0 and d["arrays_us"] > 0
+    assert d["per_array_us"] == pytest.approx((d["arrays_us"] - d["no_args_us"]) / 8)
 
 
 # ------------------------------------------------------------------ benchmarks/kernel_replay.py
