@@ -728,7 +728,9 @@ def passing_hexes_quiet(game, path) -> list:
     overrun or reveal (16.58, 16.22) and no town or city in or next to it
     while militia is left in the cup (16.32, 16.36).  True for a hex means
     :func:`on_enter_hex` would return without a change there, as long as
-    the guns, strongpoints and the cup stay as they are now."""
+    the guns, strongpoints and the cup stay as they are now.
+
+    Returns a list of bool, one per hex of ``path``."""
     watch = _entry_watch(game)
     urban = game.static.invasion.urban_near
     cup = None
