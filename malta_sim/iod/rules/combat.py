@@ -1184,10 +1184,11 @@ def advance_after_combat(game, side: int, target: int, stayers, length: int, res
         raise illegal("9.83", "advance would exceed the stacking limit")
     length = min(length, advance_limit(game, chosen))                  # 9.86
     origins = {int(s.hex[u]) for u in chosen}
-    zoc = movement.zoc_map(game, 1 - side)
     left = length - 1                # hexes still allowed beyond the attacked hex
-    if any(zoc[o] for o in origins):
-        left -= 1                                                      # 9.85: the start hex
+    if left >= 1:                    # (none allowed: no ZOC can shorten it, none is asked)
+        zoc = movement.zoc_map(game, 1 - side)
+        if any(zoc[o] for o in origins):
+            left -= 1                                                  # 9.85: the start hex
     # leaders stacked with advancing units may go along (9.81)
     leaders = [x for o in origins for x in _leaders_in(game, o, side)]
     group = chosen + leaders
@@ -1200,6 +1201,8 @@ def advance_after_combat(game, side: int, target: int, stayers, length: int, res
     on_path[target] = True
     ca = np.array(chosen, np.int64)
     while True:
+        if left < 1:
+            break                                                      # 9.85: no hex beyond left
         zoc = movement.zoc_map(game, 1 - side)
         if left - (1 if zoc[cur] else 0) < 1:
             break                                                      # 9.85: leaving cur would end it
