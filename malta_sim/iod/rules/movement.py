@@ -1001,7 +1001,7 @@ def _move_check(game, u: int, mode: str, hitch: bool, dest):
         s.moved, s.entered_turn, s.hitched, s.out_of_supply, s.morale_state, s.leader_bonus,
         never, utype, ma, move_class, weight, remnant_full, edge,
         ocean_side, nbr, zoc, block, trivial, land,
-        s.strategic_allowed[0, side] if strategic else land, _side_units(game, side), base, rem,
+        move_area(game, side, mode), _side_units(game, side), base, rem,
         ZOC_ENTER, ZOC_EXIT, _CHECK_CODES)
     return None if mp < 0 else (mp, path.tolist())
 
