@@ -4,6 +4,8 @@
     python benchmarks/interleaved.py e1c4d97 --axis-policy balanced --allied-policy static
     python benchmarks/interleaved.py HEAD --old-axis-policy balanced --old-allied-policy static
     python benchmarks/interleaved.py e1c4d97 --processes 3      # three runs, pooled
+    python benchmarks/interleaved.py e1c4d97 --scenario intro --option no_invasion \
+        --axis-policy random --allied-policy static --identical   # only games both play alike
 
 :mod:`old_vs_new` times each version in a fresh process, a round at a time;
 this machine's speed drifts by up to 2x over minutes, so its per-round ratios
@@ -22,6 +24,16 @@ paths, so nothing is shared), so the first run after an edit of this
 checkout compiles both; the warm-up games (``--warm``, another seed) take
 most of that out of the timings, and the CPU time of any compilation inside
 the timed games is taken off too (:class:`CompileClock`).
+
+Two versions rarely play the same games (a mended rule or bot changes the
+dice that follow), so games per CPU-second compare the work as much as the
+engine.  ``--identical`` times like for like: it first plays the ``--games``
+games in both versions with their event logs and per-turn rows, keeps the
+games whose two digests (:func:`tests.golden.panel.game_digest`) agree in both,
+and times only those, in blocks as below; e.g. the Introductory Scenario
+with ``--option no_invasion`` and the random Axis bot, where most games are
+still played exactly as before.  ``--option NAME`` (repeatable) plays both
+versions with that optional rule.
 
 Each block is timed with :func:`time.process_time` around the scenario's
 ``play_games`` call (the registry's entry point in both versions).  The cost
@@ -107,15 +119,49 @@ def old_package(rev: str, root: Path | None = None) -> tuple[Path, str]:
     return base, name
 
 
-def play_fn(package: str, scenario: str, policies: dict | None = None):
+def play_fn(package: str, scenario: str, policies: dict | None = None, options=()):
     """The scenario's ``play_games`` entry point in ``package`` and its
     keywords: ``policies`` (``axis_policy`` / ``allied_policy``), each one
     not given being the scenario's default bot in that version (the first
-    of its registry entry, as ``run_games`` picks it)."""
+    of its registry entry, as ``run_games`` picks it), and ``options`` (the
+    optional rules' names, a tuple of str) when any."""
     spec = importlib.import_module(f"{package}.games.registry").get_scenario(scenario)
     kw = {"axis_policy": spec.axis_policies[0], "allied_policy": spec.allied_policies[0]}
     kw.update(policies or {})
+    if options:
+        kw["options"] = tuple(options)
     return spec.play_fn(), kw
+
+
+def identical_games(versions: dict, scenario: str, seed: int, games: int) -> np.ndarray:
+    """The games among ``0 .. games - 1`` (seed ``seed``) that every version
+    of ``versions`` plays alike: the same event log and per-turn rows, as
+    compared by their digests (:func:`tests.golden.panel.game_digest`).
+
+    Parameters
+    ----------
+    versions : dict
+        Version name -> ``(play_games, keywords)`` as :func:`play_fn` gives.
+    scenario : str
+    seed : int
+        The batch's master seed.
+    games : int
+        How many games to play and compare.
+
+    Returns
+    -------
+    int64[k]
+        The indices of the identical games, ascending.
+    """
+    from tests.golden.panel import game_digest
+
+    idx = np.arange(games, dtype=np.int64)
+    digests = []
+    for play, kw in versions.values():
+        res = play(scenario, seed, idx, event_log=True, per_turn=True, **kw)
+        digests.append([(game_digest(res.events, int(i)), game_digest(res.per_turn, int(i))) for i in idx])
+    same = [i for i in idx if all(d[i] == digests[0][i] for d in digests[1:])]
+    return np.asarray(same, dtype=np.int64)
 
 
 class CompileClock:
@@ -171,7 +217,7 @@ def _call_cost(play, scenario: str, seed: int, kw: dict, repeat: int = 20) -> fl
 
 def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int = 10, seed: int = 1942,
             warm: int = 20, policies: dict | None = None, old_policies: dict | None = None,
-            echo=print) -> dict:
+            echo=print, options=(), identical: bool = False) -> dict:
     """Time the old (``rev``) and new (this checkout) versions block by block.
 
     Parameters
@@ -180,6 +226,11 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
         ``axis_policy`` / ``allied_policy`` keywords for both versions, and
         for the old one only (default: as ``policies``; each version's
         default bots when empty).
+    options : tuple of str
+        Optional rules both versions play with.
+    identical : bool
+        Time only the games among the first ``games`` that both versions
+        play alike (:func:`identical_games`), in blocks of ``block``.
 
     Returns
     -------
@@ -192,7 +243,14 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
         ``bots``: the ``(axis, allied)`` bots each version played;
         ``compiled``: per version, the kernels numba compiled inside the
         timed games and their CPU seconds, taken off the blocks
-        (:class:`CompileClock`).
+        (:class:`CompileClock`); ``identical``: with ``identical``, the
+        number of identical games and of games compared.
+
+    Raises
+    ------
+    ValueError
+        ``rev`` is not a revision of this repository, or (``identical``)
+        fewer than ``block`` of the games compared are identical.
     """
     path, name = old_package(rev)
     if str(path) not in sys.path:
@@ -201,13 +259,21 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
     # cache at the folder of its own source's fingerprint, so the new one's
     # modules, imported after it, compile into the folder of this checkout's
     # source (never into a folder that outlives an edit here)
-    versions = {"old": play_fn(name, scenario, old_policies if old_policies is not None else policies),
-                "new": play_fn("malta_sim", scenario, policies)}
+    versions = {"old": play_fn(name, scenario, old_policies if old_policies is not None else policies, options),
+                "new": play_fn("malta_sim", scenario, policies, options)}
     for play, kw in versions.values():                      # compile / load kernels, data
         play(scenario, seed + 1, np.arange(warm, dtype=np.int64), **kw)
     cost = {v: _call_cost(p, scenario, seed, kw) for v, (p, kw) in versions.items()}
     start = 4 if scenario == "intro" else 0                  # the Introductory Scenario begins on turn 4
-    n_blocks = max(1, games // block)
+    if identical:
+        pool = identical_games(versions, scenario, seed, games)
+        echo(f"  {len(pool)} of {games} games identical in both versions (event log and per-turn rows)")
+        if len(pool) < block:
+            raise ValueError(f"only {len(pool)} of {games} games are identical in both versions, "
+                             f"fewer than a block ({block})")
+    else:
+        pool = np.arange(games, dtype=np.int64)
+    n_blocks = max(1, len(pool) // block)
     secs = {"old": np.zeros(n_blocks), "new": np.zeros(n_blocks)}
     turns = {"old": np.zeros(n_blocks), "new": np.zeros(n_blocks)}
     compiled = {"old": [0, 0.0], "new": [0, 0.0]}            # compilations inside the timed games, seconds
@@ -216,7 +282,7 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
 
     with event.install_listener("numba:compile", clock.listener()):
         for k in range(n_blocks):
-            idx = np.arange(k * block, (k + 1) * block, dtype=np.int64)
+            idx = pool[k * block:(k + 1) * block]
             for v in (("old", "new") if k % 2 == 0 else ("new", "old")):
                 play, kw = versions[v]
                 n0, c0 = clock.count, clock.total
@@ -232,6 +298,8 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
                      f"new {secs['new'][:k + 1].sum() / ((k + 1) * block) * 1e3:.1f} ms per game")
 
     out = summarise(secs["old"], secs["new"], turns["old"], turns["new"], seed)
+    if identical:
+        out["identical"] = [len(pool), int(games)]
     out.update({"call_cost": cost, "package": name, "games": n_blocks * block, "compiled": compiled,
                 "bots": {v: (kw["axis_policy"], kw["allied_policy"]) for v, (_p, kw) in versions.items()}})
     return out
@@ -350,6 +418,11 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1942)
     ap.add_argument("--warm", type=int, default=20, help="untimed warm-up games per version (default 20)")
     old_vs_new.add_policy_arguments(ap)
+    ap.add_argument("--option", action="append", default=[], metavar="NAME",
+                    help="optional rule both versions play with (repeatable)")
+    ap.add_argument("--identical", action="store_true",
+                    help="time only the games (of --games) both versions play alike: same event log "
+                         "and per-turn rows")
     ap.add_argument("--processes", type=int, default=1,
                     help="runs, each in a fresh process on its own games (seed, seed + 1, ...), pooled (default 1)")
     ap.add_argument("--json", metavar="FILE", help="also write the result (per-block figures included) as JSON")
@@ -359,8 +432,9 @@ def main(argv=None) -> int:
         ap.error("--games, --block and --processes must be at least 1")
     policies, old_policies = old_vs_new.policies_from(a)
     bots = ", ".join(f"{k}={v}" for k, v in policies.items()) or "each version's default bots"
+    extra = "".join(f"; option {o}" for o in a.option) + ("; only the games both play alike" if a.identical else "")
     print(f"{a.scenario}, {a.games} games per version in blocks of {a.block}, alternating in one process; "
-          f"{bots}; old = {a.rev}, new = this checkout")
+          f"{bots}{extra}; old = {a.rev}, new = this checkout")
     if a.processes > 1:
         try:
             old_package(a.rev)                     # refuse an unknown revision before any run
@@ -379,6 +453,9 @@ def main(argv=None) -> int:
                   "call_cost": {v: float(np.mean([x["call_cost"][v] for x in runs])) for v in ("old", "new")},
                   "runs": [{"seed": a.seed + i, "ratio": x["ratio"], "turn_ratio": x["turn_ratio"]}
                            for i, x in enumerate(runs)]})
+        if a.identical:
+            r["identical"] = [sum(x["identical"][0] for x in runs), sum(x["identical"][1] for x in runs)]
+            print(f"identical games timed: {r['identical'][0]} of {r['identical'][1]} compared")
         r["over_runs"] = over_runs([x["ratio"] for x in runs])
         r["turn_over_runs"] = over_runs([x["turn_ratio"] for x in runs])
         _print_table(r)
@@ -390,7 +467,8 @@ def main(argv=None) -> int:
         print(f"pooled blocks: {r['ratio']:.3f} per game, {r['turn_ratio']:.3f} per game turn")
     else:
         try:
-            r = compare(a.rev, a.scenario, a.games, a.block, a.seed, a.warm, policies, old_policies)
+            r = compare(a.rev, a.scenario, a.games, a.block, a.seed, a.warm, policies, old_policies,
+                        options=tuple(a.option), identical=a.identical)
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2

@@ -70,7 +70,11 @@ def entry_key(e: dict) -> str:
     return key
 
 
-def _digest(frame: pd.DataFrame | None, game: int) -> str:
+def game_digest(frame: pd.DataFrame | None, game: int) -> str:
+    """sha256 (first 16 hex digits) of the rows of game ``game`` in a
+    per-game frame (an event log or per-turn rows with a ``game`` column),
+    written as CSV text of strings; "" when the frame is None or empty.  Two
+    versions of the engine that play a game alike give it the same digest."""
     if frame is None or not len(frame):
         return ""
     rows = frame[frame["game"] == game].astype(str).to_csv(index=False)
@@ -89,8 +93,8 @@ def play_entry(e: dict) -> pd.DataFrame:
                per_turn=True, event_log=True, **kw)
     g = res.games.copy()
     g.insert(0, "key", entry_key(e))
-    g["events_sha256"] = [_digest(res.events, int(i)) for i in g["game"]]
-    g["per_turn_sha256"] = [_digest(res.per_turn, int(i)) for i in g["game"]]
+    g["events_sha256"] = [game_digest(res.events, int(i)) for i in g["game"]]
+    g["per_turn_sha256"] = [game_digest(res.per_turn, int(i)) for i in g["game"]]
     return g.astype(str)
 
 

@@ -966,10 +966,23 @@ def legal_moves(game, u: int, mode: str = "tactical", hitch: bool = False) -> di
 
 def _legal_search(game, u: int, mode: str, hitch: bool):
     """The search behind :func:`legal_moves` (rules 5.2, 6.1-6.3, 6.53, 6.6,
-    7.1, 14.0): ``(dest int64[m] ascending, mp float64[m], pred int32[n_hexes])``
-    as :func:`legal_kernel` answers, or None when unit ``u`` cannot move."""
-    args = _search_args(game, u, mode, hitch)
-    return None if args is None else legal_kernel(*args)
+    7.1, 14.0, 17.7) in one compiled call, :func:`unit_legal_search`:
+    ``(dest int64[m] ascending, mp float64[m], pred int32[n_hexes])`` as
+    :func:`legal_kernel` answers, or None when unit ``u`` cannot move."""
+    s, t = game.state, game.static
+    side = int(t.side[u])
+    may_act = side != ALLIED or special_rules.delayed_reaction_ok(game, u)       # rule 17.7
+    zoc, block, trivial = _side_masks(game, side)
+    never, utype, ma, move_class, weight, remnant_full, edge, ocean_side, nbr, land, base, rem = \
+        _check_statics(t)
+    turn = s.turn.item(0)
+    movable, dest, mp, pred = unit_legal_search(
+        u, mode == "strategic", bool(hitch), may_act, turn, turn % 4 == NIGHT, s.box, s.hex, s.level,
+        s.moved, s.entered_turn, s.hitched, s.out_of_supply, s.morale_state, s.leader_bonus,
+        never, utype, ma, move_class, weight, remnant_full, edge, ocean_side, nbr, zoc, block, trivial,
+        land, move_area(game, side, mode), _side_units(game, side), base, rem, ZOC_ENTER, ZOC_EXIT,
+        _CHECK_CODES)
+    return (dest, mp, pred) if movable else None
 
 
 def move_area(game, side: int, mode: str) -> np.ndarray:
@@ -1066,67 +1079,113 @@ def unit_move_check(u, dest, strategic, hitch, may_act, turn, night, box, hexes,
     path : int64[m]
         As :func:`move_check_kernel`.
     """
-    empty = np.empty(0, np.int64)
+    ma2, cls, add, room_max = move_budget(u, hitch, may_act, turn, night, box, level, moved,
+                                          entered_turn, hitched, out_of_supply, morale, bonus, never,
+                                          utype, ma_tab, move_class, base_weight, remnant_full, codes)
+    if ma2 < 0:
+        return -1.0, np.empty(0, np.int64)
+    blocked = block | trivial if cls < 0 else block          # a leader cannot overrun (14.0)
+    return move_check_kernel(np.int64(hexes[u]), ma2, cls, strategic, edge[1 if strategic else 0, cls + 1],
+                             ocean_side, nbr, zoc, blocked, trivial, land, strat_ok, zoc_enter, zoc_exit,
+                             units, box, hexes, level, base, remnant_level, room_max, add, dest)
+
+
+@nb.njit(cache=True)
+def move_budget(u, hitch, may_act, turn, night, box, level, moved, entered_turn, hitched, out_of_supply,
+                morale, bonus, never, utype, ma_tab, move_class, base_weight, remnant_full, codes):
+    """What piece ``u`` may spend on a move this phase, as the searches of
+    :func:`legal_kernel` and :func:`move_check_kernel` take it: its
+    :func:`allowance` (rules 6.0, 6.53, 6.54, 8.33, 11.4, 14.1, 16.13,
+    17.81, 19.8, 6.71; ``may_act``: rule 17.7 lets it act), less the 2 MP
+    of hitching for artillery (6.6: unhitched artillery moves only when
+    ``hitch`` is asked), its movement class (a leader moves as none, 14.3)
+    and the stacking room a hex must have left for its weight (7.1; a
+    remnant counts one half battalion, 17.31).
+
+    Parameters
+    ----------
+    u : int
+        The piece.
+    hitch, may_act : bool
+        Hitch first (6.6); rule 17.7 allows the piece to move.
+    turn : int
+        The game turn; ``night`` (bool) whether it is a night turn.
+    box, level, moved, entered_turn, hitched, out_of_supply, morale, bonus : ndarray[n_units]
+        The game state's per-piece arrays (``bonus`` the leader bonus, 14.1).
+    never, utype, ma_tab, move_class, base_weight, remnant_full : ndarray
+        Per piece: never moves, type, printed MA per level, movement class,
+        stacking weight and the level at which it counts one.
+    codes : int64[3]
+        Leader and artillery type codes, foot class code.
+
+    Returns
+    -------
+    ma2 : int
+        The allowance in half MP (the searches' unit), -1 when the piece
+        may not move.
+    cls : int
+        Movement class, -1 for a leader.
+    add : int
+        MP spent before moving: 2 when artillery hitches, else 0.
+    room_max : int
+        Half battalions a hex may hold before the piece enters (7.1).
+    """
     ut = utype[u]
     leader = ut == codes[0]
     art = ut == codes[1]
+    cls = np.int64(-1) if leader else np.int64(move_class[u])
     if not may_act:
-        return -1.0, empty                                                  # 17.7
+        return np.int64(-1), cls, 0, 0                                       # 17.7
     ma = allowance(box[u] == 0, moved[u], entered_turn[u], turn, never[u], leader, art,
                    ma_tab[u, level[u]], move_class[u] == codes[2], out_of_supply[u], morale[u],
                    bonus[u], night)
     if ma < 0:
-        return -1.0, empty
+        return np.int64(-1), cls, 0, 0
     add = 0
     if art:
         if not hitched[u]:
             if not hitch:
-                return -1.0, empty
+                return np.int64(-1), cls, 0, 0
             ma -= 2                                                          # 6.6: 2 MP to hitch
         if ma <= 0:
-            return -1.0, empty
+            return np.int64(-1), cls, 0, 0
         if hitch:
             add = 2
-    cls = -1 if leader else np.int64(move_class[u])
     w = np.int64(base_weight[u]) - (1 if level[u] == remnant_full[u] else 0)   # 7.1, 17.31
-    blocked = block | trivial if leader else block          # a leader cannot overrun (14.0)
-    return move_check_kernel(np.int64(hexes[u]), 2 * ma, cls, strategic, edge[1 if strategic else 0, cls + 1],
-                             ocean_side, nbr, zoc, blocked, trivial, land, strat_ok, zoc_enter, zoc_exit,
-                             units, box, hexes, level, base, remnant_level, STACK_ROOM - w, add, dest)
+    return np.int64(2 * ma), cls, add, STACK_ROOM - w
 
 
-def _search_args(game, u: int, mode: str, hitch: bool):
-    """The arguments of :func:`legal_kernel` for unit ``u`` (rules 5.2,
-    6.1-6.3, 6.53, 6.6, 7.1, 14.0: its allowance, the enemy's ZOC and
-    blocking hexes, the hexes it may cross), or None when it cannot move."""
-    ma = _ma_if_movable(game, u)
-    if ma is None:
-        return None
-    s, t, tb = game.state, game.static, game.tables
-    ut = tb.utype[u]
-    add = 0
-    if ut == st.ARTILLERY:
-        if not s.hitched[u]:
-            if not hitch:
-                return None
-            ma -= 2                           # rule 6.6: 2 MP to hitch
-        if ma <= 0:
-            return None
-        if hitch:
-            add = 2
-    side = tb.side[u]
-    zoc, block, trivial = _masks(game, u, mode)
-    leader = ut == st.LEADER
-    if leader:
-        block = block | trivial              # a leader cannot overrun enemy pieces (14.0)
-    strategic = mode == "strategic"
-    strat_ok = move_area(game, side, mode)
-    cls = -1 if leader else int(t.move_class[u])
-    edges, ocean_side, nbr, land, base, rem = _kernel_statics(t)
-    return (int(s.hex[u]), 2 * ma, cls, strategic, edges[strategic][cls + 1],
-            ocean_side, nbr, zoc, block, trivial, land, strat_ok, ZOC_ENTER,
-            ZOC_EXIT, _side_units(game, side), s.box, s.hex, s.level, base, rem,
-            STACK_ROOM - organisation.stack_weight(game, u), add)
+@nb.njit(cache=True)
+def unit_legal_search(u, strategic, hitch, may_act, turn, night, box, hexes, level, moved, entered_turn,
+                      hitched, out_of_supply, morale, bonus, never, utype, ma_tab, move_class,
+                      base_weight, remnant_full, edge, ocean_side, nbr, zoc, block, trivial, land,
+                      strat_ok, units, base, remnant_level, zoc_enter, zoc_exit, codes):
+    """Every hex piece ``u`` may end its move in this phase, in one call:
+    :func:`move_budget` and then :func:`legal_kernel` (rules 5.2, 6.0-6.3,
+    6.53, 6.6, 7.1, 14.0, 17.7), the search behind :func:`legal_moves`.
+
+    Parameters
+    ----------
+    u, strategic, hitch, may_act, turn, night, box ... codes
+        As :func:`unit_move_check` (no ``dest``).
+
+    Returns
+    -------
+    movable : bool
+        False when the piece may not move (then the arrays are empty).
+    dest, mp, pred
+        As :func:`legal_kernel`.
+    """
+    ma2, cls, add, room_max = move_budget(u, hitch, may_act, turn, night, box, level, moved,
+                                          entered_turn, hitched, out_of_supply, morale, bonus, never,
+                                          utype, ma_tab, move_class, base_weight, remnant_full, codes)
+    if ma2 < 0:
+        return False, np.empty(0, np.int64), np.empty(0, np.float64), np.empty(0, np.int32)
+    blocked = block | trivial if cls < 0 else block          # a leader cannot overrun (14.0)
+    dest, mp, pred = legal_kernel(np.int64(hexes[u]), ma2, cls, strategic, edge[1 if strategic else 0, cls + 1],
+                                  ocean_side, nbr, zoc, blocked, trivial, land, strat_ok, zoc_enter,
+                                  zoc_exit, units, box, hexes, level, base, remnant_level, room_max, add)
+    return True, dest, mp, pred
 
 
 @st.per_static
@@ -1164,18 +1223,6 @@ def reach_bound(game, u: int, mode: str = "tactical") -> int:
     if c <= 0:
         return t.n_hexes
     return 1 + int(np.ceil(2 * ma)) // c
-
-
-@st.per_static
-def _kernel_statics(t) -> tuple:
-    """The static arguments of :func:`legal_kernel`, gathered once per
-    :class:`StaticData`: ``edges[strategic][cls + 1]`` (the int32[n, 6]
-    hexside costs of :func:`_static_args` per kind of movement and class),
-    the ocean hexsides, the neighbour table, the land hexes and the stacking
-    tables of :func:`stack_tables`."""
-    edge, base, rem = _static_args(t)
-    edges = tuple(tuple(edge[k, c] for c in range(edge.shape[1])) for k in range(edge.shape[0]))
-    return (edges, t.ocean_side, t.neighbours, t.land, base, rem)
 
 
 @st.per_static
