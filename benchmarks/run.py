@@ -4,6 +4,8 @@
     python benchmarks/run.py --from-json FILE      # re-render the docs table only
     python benchmarks/run.py --against REV [--quick]   # REV and this checkout, timed alternately
                                                        # in one process (benchmarks/interleaved.py)
+    python benchmarks/run.py --against REV --identical [--quick]   # the same, on the games both
+                                                       # versions play alike (like for like)
 
 What it measures (everything printed, nothing asserted):
 
@@ -465,9 +467,24 @@ def main(argv=None) -> dict:
                     help="measure only the CPU time per Hercules game of git revision REV and of this "
                          "checkout under each one's default bots, timed alternately in one process, 10 "
                          "games at a time (benchmarks/interleaved.py: 400 games each, 100 with --quick)")
+    ap.add_argument("--identical", action="store_true",
+                    help="with --against: time like for like, only the games both versions play alike "
+                         "(same event log and per-turn rows): the Introductory Scenario without the "
+                         "invasion (option no_invasion), the random Axis bot against the static and the "
+                         "counterattack Allied bots, 3 runs of 300 games compared each (100 with --quick)")
     a = ap.parse_args(argv)
+    if a.identical and not a.against:
+        ap.error("--identical needs --against REV")
     if a.against:
         from benchmarks import interleaved
+        if a.identical:
+            for allied in ("static", "counterattack"):
+                code = interleaved.main([a.against, "--scenario", "intro", "--option", "no_invasion",
+                                         "--axis-policy", "random", "--allied-policy", allied, "--identical",
+                                         "--games", "100" if a.quick else "300", "--processes", "3"])
+                if code:
+                    raise SystemExit(code)
+            return {}
         code = interleaved.main([a.against, "--games", "100" if a.quick else "400"])
         if code:
             raise SystemExit(code)

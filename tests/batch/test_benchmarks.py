@@ -253,6 +253,35 @@ def test_interleaved_unpacks_a_revision_as_a_package_of_its_own(tmp_path):
     assert IL.main(["no-such-revision-xyz", "--processes", "2"]) == 2
 
 
+def test_interleaved_keeps_only_the_games_every_version_plays_alike():
+    """``benchmarks/interleaved.py --identical``: a game counts as played alike
+    only when its event log and its per-turn rows have the same digests in
+    every version; a version whose log differs in one game, or whose per-turn
+    rows differ in another, loses exactly those games."""
+    from benchmarks import interleaved as IL
+    from malta_sim.games.registry import get_scenario
+
+    play = get_scenario("intro").play_fn()
+    kw = {"axis_policy": "random", "allied_policy": "static", "options": ("no_invasion",)}
+
+    def changed(log_game, turn_game):
+        def play2(*args, **kw2):
+            res = play(*args, **kw2)
+            ev = res.events
+            first = ev.index[ev["game"] == log_game][0]
+            ev.loc[first, "result"] = str(ev.loc[first, "result"]) + " (changed)"
+            pt = res.per_turn
+            last = pt.index[pt["game"] == turn_game][-1]
+            pt.loc[last, pt.columns[-1]] = -1
+            return res
+        return play2
+
+    same = IL.identical_games({"a": (play, kw), "b": (play, kw)}, "intro", 5, 4)
+    assert same.tolist() == [0, 1, 2, 3] and same.dtype == np.int64
+    same = IL.identical_games({"a": (play, kw), "b": (changed(1, 2), kw)}, "intro", 5, 4)
+    assert same.tolist() == [0, 3]
+
+
 def test_interleaved_ratios_and_their_paired_intervals():
     """The ratios new/old of ``benchmarks/interleaved.py`` from per-block CPU
     seconds: a new version at half the old's time per block is twice as fast
