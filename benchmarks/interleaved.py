@@ -152,13 +152,20 @@ def identical_games(versions: dict, scenario: str, seed: int, games: int) -> np.
     -------
     int64[k]
         The indices of the identical games, ascending.
+
+    Raises
+    ------
+    ValueError
+        A version gave no event log or no per-turn rows (nothing to compare).
     """
     from tests.golden.panel import game_digest
 
     idx = np.arange(games, dtype=np.int64)
     digests = []
-    for play, kw in versions.values():
+    for name, (play, kw) in versions.items():
         res = play(scenario, seed, idx, event_log=True, per_turn=True, **kw)
+        if res.events is None or not len(res.events) or res.per_turn is None or not len(res.per_turn):
+            raise ValueError(f"version {name!r} gave no event log or per-turn rows to compare")
         digests.append([(game_digest(res.events, int(i)), game_digest(res.per_turn, int(i))) for i in idx])
     same = [i for i in idx if all(d[i] == digests[0][i] for d in digests[1:])]
     return np.asarray(same, dtype=np.int64)

@@ -281,6 +281,14 @@ def test_interleaved_keeps_only_the_games_every_version_plays_alike():
     same = IL.identical_games({"a": (play, kw), "b": (changed(1, 2), kw)}, "intro", 5, 4)
     assert same.tolist() == [0, 3]
 
+    def no_log(*args, **kw2):                  # a version that keeps no log cannot be compared
+        res = play(*args, **kw2)
+        res.events = None
+        return res
+
+    with pytest.raises(ValueError, match="no event log"):
+        IL.identical_games({"a": (play, kw), "b": (no_log, kw)}, "intro", 5, 2)
+
 
 def test_interleaved_ratios_and_their_paired_intervals():
     """The ratios new/old of ``benchmarks/interleaved.py`` from per-block CPU
