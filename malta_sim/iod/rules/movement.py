@@ -1084,7 +1084,7 @@ def unit_move_check(u, dest, strategic, hitch, may_act, turn, night, box, hexes,
                                           utype, ma_tab, move_class, base_weight, remnant_full, codes)
     if ma2 < 0:
         return -1.0, np.empty(0, np.int64)
-    blocked = block | trivial if cls < 0 else block          # a leader cannot overrun (14.0)
+    blocked = block | trivial if utype[u] == codes[0] else block     # a leader cannot overrun (14.0)
     return move_check_kernel(np.int64(hexes[u]), ma2, cls, strategic, edge[1 if strategic else 0, cls + 1],
                              ocean_side, nbr, zoc, blocked, trivial, land, strat_ok, zoc_enter, zoc_exit,
                              units, box, hexes, level, base, remnant_level, room_max, add, dest)
@@ -1181,7 +1181,7 @@ def unit_legal_search(u, strategic, hitch, may_act, turn, night, box, hexes, lev
                                           utype, ma_tab, move_class, base_weight, remnant_full, codes)
     if ma2 < 0:
         return False, np.empty(0, np.int64), np.empty(0, np.float64), np.empty(0, np.int32)
-    blocked = block | trivial if cls < 0 else block          # a leader cannot overrun (14.0)
+    blocked = block | trivial if utype[u] == codes[0] else block     # a leader cannot overrun (14.0)
     dest, mp, pred = legal_kernel(np.int64(hexes[u]), ma2, cls, strategic, edge[1 if strategic else 0, cls + 1],
                                   ocean_side, nbr, zoc, blocked, trivial, land, strat_ok, zoc_enter,
                                   zoc_exit, units, box, hexes, level, base, remnant_level, room_max, add)
