@@ -450,7 +450,11 @@ def main(argv=None) -> int:
             return 2
         drop = {"--processes", "--seed", "--json"}
         child = [x for i, x in enumerate(argv) if x not in drop and (i == 0 or argv[i - 1] not in drop)]
-        runs = _run_children(child, a.processes, a.seed)
+        try:
+            runs = _run_children(child, a.processes, a.seed)
+        except RuntimeError as e:                   # a run refused (e.g. too few identical games)
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         pooled = {k: np.concatenate([np.asarray(r[k]) for r in runs])
                   for k in ("old_s", "new_s", "old_turns", "new_turns")}
         r = summarise(pooled["old_s"], pooled["new_s"], pooled["old_turns"], pooled["new_turns"], a.seed)
