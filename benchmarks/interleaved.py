@@ -171,6 +171,26 @@ def identical_games(versions: dict, scenario: str, seed: int, games: int) -> np.
     return np.asarray(same, dtype=np.int64)
 
 
+def _same_results(old, new, idx) -> None:
+    """Check that the games ``idx`` timed without event logs gave the same
+    result rows in both versions (the columns both frames have, as text), as
+    they did when :func:`identical_games` compared them with their logs.
+
+    Raises
+    ------
+    ValueError
+        A game whose row differs: it was not played alike without the log.
+    """
+    cols = [c for c in old.columns if c in set(new.columns)]
+    a = old[cols].astype(str).reset_index(drop=True)
+    b = new[cols].astype(str).reset_index(drop=True)
+    diff = (a != b).any(axis=1)
+    if diff.any():
+        g = int(idx[int(np.flatnonzero(diff.to_numpy())[0])])
+        raise ValueError(f"game {g} gave other result rows in the two versions when played without its "
+                         "event log: not identical after all")
+
+
 class CompileClock:
     """CPU seconds numba spends compiling (its ``numba:compile`` events,
     nested compilations counted once), to be taken off a timing: a kernel
@@ -250,14 +270,17 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
         ``bots``: the ``(axis, allied)`` bots each version played;
         ``compiled``: per version, the kernels numba compiled inside the
         timed games and their CPU seconds, taken off the blocks
-        (:class:`CompileClock`); ``identical``: with ``identical``, the
-        number of identical games and of games compared.
+        (:class:`CompileClock`); with ``identical``, ``identical``: the
+        number of identical games and of games compared, and ``timed``: the
+        identical games timed (whole blocks).
 
     Raises
     ------
     ValueError
-        ``rev`` is not a revision of this repository, or (``identical``)
-        fewer than ``block`` of the games compared are identical.
+        ``rev`` is not a revision of this repository; (``identical``)
+        fewer than two blocks of the games compared are identical, or a
+        timed game gave other result rows in the two versions without its
+        event log (:func:`_same_results`).
     """
     path, name = old_package(rev)
     if str(path) not in sys.path:
@@ -273,11 +296,13 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
     cost = {v: _call_cost(p, scenario, seed, kw) for v, (p, kw) in versions.items()}
     start = 4 if scenario == "intro" else 0                  # the Introductory Scenario begins on turn 4
     if identical:
+        echo(f"  playing the {games} games in both versions with their event logs, to find the identical ones")
         pool = identical_games(versions, scenario, seed, games)
-        echo(f"  {len(pool)} of {games} games identical in both versions (event log and per-turn rows)")
-        if len(pool) < block:
+        echo(f"  {len(pool)} of {games} games identical in both versions (event log and per-turn rows); "
+             f"{len(pool) // block * block} timed, in {len(pool) // block} blocks")
+        if len(pool) < 2 * block:
             raise ValueError(f"only {len(pool)} of {games} games are identical in both versions, "
-                             f"fewer than a block ({block})")
+                             f"fewer than two blocks ({2 * block}): no interval can be made")
     else:
         pool = np.arange(games, dtype=np.int64)
     n_blocks = max(1, len(pool) // block)
@@ -290,6 +315,7 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
     with event.install_listener("numba:compile", clock.listener()):
         for k in range(n_blocks):
             idx = pool[k * block:(k + 1) * block]
+            rows = {}
             for v in (("old", "new") if k % 2 == 0 else ("new", "old")):
                 play, kw = versions[v]
                 n0, c0 = clock.count, clock.total
@@ -300,6 +326,9 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
                 compiled[v][1] += clock.total - c0
                 secs[v][k] = spent - (clock.total - c0) - cost[v]
                 turns[v][k] = float((res.games["end_turn"] - start + 1).sum())
+                rows[v] = res.games
+            if identical:
+                _same_results(rows["old"], rows["new"], idx)
             if (k + 1) % max(1, n_blocks // 5) == 0:
                 echo(f"  {k + 1}/{n_blocks} blocks: old {secs['old'][:k + 1].sum() / ((k + 1) * block) * 1e3:.1f} ms, "
                      f"new {secs['new'][:k + 1].sum() / ((k + 1) * block) * 1e3:.1f} ms per game")
@@ -307,6 +336,7 @@ def compare(rev: str, scenario: str = "hercules", games: int = 300, block: int =
     out = summarise(secs["old"], secs["new"], turns["old"], turns["new"], seed)
     if identical:
         out["identical"] = [len(pool), int(games)]
+        out["timed"] = n_blocks * block
     out.update({"call_cost": cost, "package": name, "games": n_blocks * block, "compiled": compiled,
                 "bots": {v: (kw["axis_policy"], kw["allied_policy"]) for v, (_p, kw) in versions.items()}})
     return out
@@ -440,7 +470,8 @@ def main(argv=None) -> int:
     policies, old_policies = old_vs_new.policies_from(a)
     bots = ", ".join(f"{k}={v}" for k, v in policies.items()) or "each version's default bots"
     extra = "".join(f"; option {o}" for o in a.option) + ("; only the games both play alike" if a.identical else "")
-    print(f"{a.scenario}, {a.games} games per version in blocks of {a.block}, alternating in one process; "
+    what = "games compared (the identical ones timed)" if a.identical else "games per version"
+    print(f"{a.scenario}, {a.games} {what} in blocks of {a.block}, alternating in one process; "
           f"{bots}{extra}; old = {a.rev}, new = this checkout")
     if a.processes > 1:
         try:
@@ -466,7 +497,9 @@ def main(argv=None) -> int:
                            for i, x in enumerate(runs)]})
         if a.identical:
             r["identical"] = [sum(x["identical"][0] for x in runs), sum(x["identical"][1] for x in runs)]
-            print(f"identical games timed: {r['identical'][0]} of {r['identical'][1]} compared")
+            r["timed"] = sum(x["timed"] for x in runs)
+            print(f"identical games: {r['identical'][0]} of {r['identical'][1]} compared; {r['timed']} timed "
+                  f"(whole blocks)")
         r["over_runs"] = over_runs([x["ratio"] for x in runs])
         r["turn_over_runs"] = over_runs([x["turn_ratio"] for x in runs])
         _print_table(r)

@@ -471,7 +471,7 @@ def main(argv=None) -> dict:
                     help="with --against: time like for like, only the games both versions play alike "
                          "(same event log and per-turn rows): the Introductory Scenario without the "
                          "invasion (option no_invasion), the random Axis bot against the static and the "
-                         "counterattack Allied bots, 3 runs of 300 games compared each (100 with --quick)")
+                         "counterattack Allied bots, 3 runs of 300 games compared each (200 with --quick)")
     a = ap.parse_args(argv)
     if a.identical and not a.against:
         ap.error("--identical needs --against REV")
@@ -481,7 +481,7 @@ def main(argv=None) -> dict:
             for allied in ("static", "counterattack"):
                 code = interleaved.main([a.against, "--scenario", "intro", "--option", "no_invasion",
                                          "--axis-policy", "random", "--allied-policy", allied, "--identical",
-                                         "--games", "100" if a.quick else "300", "--processes", "3"])
+                                         "--games", "200" if a.quick else "300", "--processes", "3"])
                 if code:
                     raise SystemExit(code)
             return {}

@@ -288,6 +288,13 @@ def test_interleaved_keeps_only_the_games_every_version_plays_alike():
 
     with pytest.raises(ValueError, match="no event log"):
         IL.identical_games({"a": (play, kw), "b": (no_log, kw)}, "intro", 5, 2)
+    # the games timed without logs are checked again on their result rows
+    res = play("intro", 5, np.arange(3), **kw)
+    IL._same_results(res.games, res.games.copy(), np.arange(3))
+    other = res.games.copy()
+    other.loc[1, "end_turn"] = int(other.loc[1, "end_turn"]) + 1
+    with pytest.raises(ValueError, match="game 7 gave other result rows"):
+        IL._same_results(res.games, other, np.array([4, 7, 9]))
 
 
 def test_interleaved_ratios_and_their_paired_intervals():
