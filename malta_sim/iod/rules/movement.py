@@ -969,19 +969,7 @@ def _legal_search(game, u: int, mode: str, hitch: bool):
     7.1, 14.0, 17.7) in one compiled call, :func:`unit_legal_search`:
     ``(dest int64[m] ascending, mp float64[m], pred int32[n_hexes])`` as
     :func:`legal_kernel` answers, or None when unit ``u`` cannot move."""
-    s, t = game.state, game.static
-    side = int(t.side[u])
-    may_act = side != ALLIED or special_rules.delayed_reaction_ok(game, u)       # rule 17.7
-    zoc, block, trivial = _side_masks(game, side)
-    never, utype, ma, move_class, weight, remnant_full, edge, ocean_side, nbr, land, base, rem = \
-        _check_statics(t)
-    turn = s.turn.item(0)
-    movable, dest, mp, pred = unit_legal_search(
-        u, mode == "strategic", bool(hitch), may_act, turn, turn % 4 == NIGHT, s.box, s.hex, s.level,
-        s.moved, s.entered_turn, s.hitched, s.out_of_supply, s.morale_state, s.leader_bonus,
-        never, utype, ma, move_class, weight, remnant_full, edge, ocean_side, nbr, zoc, block, trivial,
-        land, move_area(game, side, mode), _side_units(game, side), base, rem, ZOC_ENTER, ZOC_EXIT,
-        _CHECK_CODES)
+    movable, dest, mp, pred = unit_legal_search(u, *_mover_args(game, u, mode, hitch))
     return (dest, mp, pred) if movable else None
 
 
@@ -1001,22 +989,30 @@ def _move_check(game, u: int, mode: str, hitch: bool, dest):
     :func:`legal_moves`'s destinations (or not a hex index)."""
     if not isinstance(dest, (int, np.integer)):
         return None
+    mp, path = unit_move_check(u, int(dest), *_mover_args(game, u, mode, hitch))
+    return None if mp < 0 else (mp, path.tolist())
+
+
+def _mover_args(game, u: int, mode: str, hitch: bool) -> tuple:
+    """The arguments of :func:`unit_move_check` after ``dest`` (and of
+    :func:`unit_legal_search` after ``u``) for piece ``u`` moving by
+    ``mode`` movement: the kind of move, ``hitch``, rule 17.7 for an
+    Allied piece, turn and night, the state's per-piece arrays, the static
+    tables (:func:`_check_statics`), the enemy's ZOC, blocking and trivial
+    hexes (:func:`_side_masks`, rules 5.1, 6.52), the hexes the move may use
+    (:func:`move_area`, 6.2) and the mover's side's pieces."""
     s, t = game.state, game.static
     side = int(t.side[u])
     may_act = side != ALLIED or special_rules.delayed_reaction_ok(game, u)       # rule 17.7
     zoc, block, trivial = _side_masks(game, side)
-    strategic = mode == "strategic"
     never, utype, ma, move_class, weight, remnant_full, edge, ocean_side, nbr, land, base, rem = \
         _check_statics(t)
     turn = s.turn.item(0)
-    mp, path = unit_move_check(
-        u, int(dest), strategic, bool(hitch), may_act, turn, turn % 4 == NIGHT, s.box, s.hex, s.level,
-        s.moved, s.entered_turn, s.hitched, s.out_of_supply, s.morale_state, s.leader_bonus,
-        never, utype, ma, move_class, weight, remnant_full, edge,
-        ocean_side, nbr, zoc, block, trivial, land,
-        move_area(game, side, mode), _side_units(game, side), base, rem,
-        ZOC_ENTER, ZOC_EXIT, _CHECK_CODES)
-    return None if mp < 0 else (mp, path.tolist())
+    return (mode == "strategic", bool(hitch), may_act, turn, turn % 4 == NIGHT, s.box, s.hex, s.level,
+            s.moved, s.entered_turn, s.hitched, s.out_of_supply, s.morale_state, s.leader_bonus,
+            never, utype, ma, move_class, weight, remnant_full, edge, ocean_side, nbr, zoc, block, trivial,
+            land, move_area(game, side, mode), _side_units(game, side), base, rem, ZOC_ENTER, ZOC_EXIT,
+            _CHECK_CODES)
 
 
 @st.per_static
