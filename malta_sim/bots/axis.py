@@ -28,6 +28,7 @@ from itertools import accumulate, chain
 import numba as nb
 import numpy as np
 
+from malta_sim.kernels.crt import hex_defense, support_cap
 from malta_sim.iod import static as st
 from malta_sim.iod.state import BOX_MAP
 from malta_sim.bots import params as P
@@ -159,8 +160,7 @@ def _defence_part(game, side: int, target: int) -> tuple:
     defenders = combat.defenders_in(game, target, 1 - side)
     dfn = sum([combat.defense_strength(game, u) for u in defenders])
     fort = bool(t.fort[target] and not s.fort_destroyed[target])
-    if t.city[target] or fort:
-        dfn *= 2                                                               # 9.91
+    dfn = int(hex_defense(dfn, bool(t.city[target]), fort))                     # 9.91
     line = combat.crt_line(game, target)
     def_steps = sum([game.steps(u) for u in defenders])
     return defenders, dfn, fort, line, def_steps
@@ -205,7 +205,7 @@ def _forecast_base(game, side: int, target: int, attackers: tuple, defence=None)
     defenders, dfn, fort, line, def_steps = defence
     att = sum([combat.attack_strength(game, u) for u in attackers])
     lev, attack = s.level, tb.attack
-    cap = 2 * sum([attack[u][lev[u]] for u in attackers])                      # 12.21
+    cap = int(support_cap(True, sum([attack[u][lev[u]] for u in attackers]), 0))   # 12.21
     mods = sum(combat.odds_modifiers(game, side, list(attackers), defenders, target,
                                      roll_leaders=False).values()) if defenders else 0
     att_steps = sum([game.steps(u) for u in attackers])

@@ -26,7 +26,8 @@ import numpy as np
 
 from malta_sim.iod import static as st
 from malta_sim.iod.state import AXIS, DEMORALIZED, DISORGANIZED
-from malta_sim.kernels.crt import crt_cell, split_hits, support_strength, unit_attack, unit_defense
+from malta_sim.kernels.crt import (CANCELLED, crt_cell, crt_line_of, final_column, hex_defense, split_hits,
+                                  support_cap, support_strength, unit_attack, unit_defense)
 
 #: 2d6 probabilities of the totals 2..12.
 _P2D6 = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
@@ -195,14 +196,10 @@ def _value(att, cap, dfn, mods, line, fort, def_steps, att_steps, sp, air, thr, 
     a forecast base with ``sp`` support points and ``air`` markers (rules
     9.3 d-g, 9.43, 12.21, 16.42)."""
     lv = _odds_level(att + min(sp, cap), dfn) + mods + air
-    lo, hi = line_cols[line, 0], line_cols[line, 1]
+    col = final_column(lv, line, line_cols, col_level)
     ok = False
     gain = -np.inf
-    if not (lv < col_level[lo] or dfn <= 0):           # 9.3 g: below the lowest column
-        col = lo
-        for k in range(lo, hi + 1):
-            if col_level[k] <= lv:
-                col = k
+    if not (col == CANCELLED or dfn <= 0):             # 9.3 g: below the lowest column
         f = 1 if fort else 0
         ds = min(max(def_steps, 0), d_max)
         as_ = min(max(att_steps, 0), a_max)
@@ -312,19 +309,14 @@ def score_targets(side, night, night_line, thr, plan_mode, whole, tgts, u_ptr, u
                 dfn += unit_defense(defense_tab[u, lev[u]], mor[u] == DEMORALIZED)
                 def_steps += 1 if unit[u, _COMPANY] else unit[u, _NLEV] - lev[u]
         fort = hexes[target, _FORT] != 0 and not fort_destroyed[target]
-        if hexes[target, _CITY] or fort:
-            dfn *= 2
+        dfn = hex_defense(dfn, hexes[target, _CITY] != 0, fort)               # 9.91
         d_armor = d_intact = False
         tot_d = 0
         if nd:                                   # the defenders' 9.92 facts, for every group
             d_armor, d_intact, tot_d = _side_shifts(dfd, nd, unit, morale_tab, mem_ptr, mem_idx,
                                                     lost, hexa, box, mor, lev, scratch)
-        if night:
-            line = night_line
-        elif fort_destroyed[target]:
-            line = hexes[target, _LINE_NOFORT]
-        else:
-            line = hexes[target, _LINE]
+        line = crt_line_of(night, night_line, fort_destroyed[target], hexes[target, _LINE],
+                           hexes[target, _LINE_NOFORT])                          # 9.3 f, 10.2
         # ---- candidate attackers, ascending
         nu = 0
         for j in range(u_ptr[i], u_ptr[i + 1]):          # insertion sort (few units)
@@ -395,15 +387,15 @@ def score_targets(side, night, night_line, thr, plan_mode, whole, tgts, u_ptr, u
                     grp[ng] = units[j]
                     ng += 1
             att = 0
-            cap = 0
+            printed = 0
             att_steps = 0
             for j in range(ng):
                 u = grp[j]
                 base = attack_tab[u, lev[u]]
                 att += unit_attack(base, oos[u] != 0, mor[u] == DISORGANIZED, mor[u] == DEMORALIZED)
-                cap += base
+                printed += base
                 att_steps += 1 if unit[u, _COMPANY] else unit[u, _NLEV] - lev[u]
-            cap *= 2
+            cap = support_cap(True, printed, 0)                                 # 12.21
             mods = 0
             if nd:
                 p = _attack_parts(grp, ng, nd, d_armor, d_intact, tot_d, fort, unit, morale_tab,

@@ -21,6 +21,7 @@ import numpy as np
 from malta_sim.bots.base import CombatPlan, Move
 from malta_sim.bots.random import RandomPolicy
 from malta_sim.iod import static as st
+from malta_sim.kernels.crt import hex_defense, support_cap
 
 #: 2d6 probabilities indexed by the total (0..12).
 P2D6 = np.array([0, 0] + [min(k - 1, 13 - k) / 36 for k in range(2, 13)])
@@ -47,10 +48,9 @@ def expected_edge(game, side: int, target: int, attackers, support=()) -> float:
         return -np.inf
     att = sum(combat.attack_strength(game, u) for u in attackers)
     att += min(sum(combat.support_value(game, u, True, target, attackers) for u in support),
-               2 * sum(int(t.attack[u, s.level[u]]) for u in attackers))
-    dfn = sum(combat.defense_strength(game, u) for u in defenders)
-    if t.city[target] or (t.fort[target] and not s.fort_destroyed[target]):
-        dfn *= 2
+               int(support_cap(True, sum(int(t.attack[u, s.level[u]]) for u in attackers), 0)))  # 12.21
+    dfn = int(hex_defense(sum(combat.defense_strength(game, u) for u in defenders),        # 9.91
+                          bool(t.city[target]), bool(t.fort[target] and not s.fort_destroyed[target])))
     lvl = odds_level(att, dfn) + sum(combat.odds_modifiers(game, side, list(attackers), defenders,
                                                            target, roll_leaders=False).values())
     line = combat.crt_line(game, target)

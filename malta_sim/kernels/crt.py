@@ -1,7 +1,8 @@
 """The one implementation of the combat arithmetic of rules 9.3-9.9 and 12.2
 that the engine, the bots' forecasts and the exact odds calculators share:
 unit strengths (9.91, 8.3-8.4, 11.3-11.4), support strength (12.22, 12.52,
-10.22), basic odds (9.3 d), the CRT column (9.3 g) and cell (9.4, 9.94), hits
+10.22), a hex's defense (9.91) and the support cap (12.21), basic odds
+(9.3 d), the CRT line (9.3 f, 10.2), column (9.3 g) and cell (9.4, 9.94), hits
 to step losses and retreats with the order of damage and the excess-loss
 rule (9.42, 9.43, 9.51), standing ground (9.71).
 
@@ -148,6 +149,64 @@ def support_strength(base, out_of_supply, disorganized, demoralized, night,
     return s
 
 
+@nb.njit(cache=True)
+def hex_defense(total, city, fort_standing):
+    """Defense strength of the pieces defending a hex (rule 9.91): ``total``,
+    the sum of their modified defense strengths (:func:`unit_defense`),
+    doubled in a city hex or behind a fort not yet destroyed (17.1).
+
+    Parameters
+    ----------
+    total : int
+    city, fort_standing : bool
+        The hex is a city; it holds a fort that stands.
+
+    Returns
+    -------
+    int
+    """
+    if city or fort_standing:
+        return 2 * total
+    return total
+
+
+@nb.njit(cache=True)
+def support_cap(offensive, printed_attack, printed_defense):
+    """Most support points an attack or a defense may add (rules 12.21,
+    16.74): twice the attackers' printed attack strength (``offensive``), or
+    the defenders' printed defense strength; the modified support total is
+    cut to it.  Printed strengths are those of the pieces' present level.
+
+    Parameters
+    ----------
+    offensive : bool
+        Offensive support (else defensive).
+    printed_attack, printed_defense : int
+        Sums of the attacking units' printed attack strengths and of the
+        defending units' printed defense strengths.
+
+    Returns
+    -------
+    int
+    """
+    if offensive:
+        return 2 * printed_attack
+    return printed_defense
+
+
+@nb.njit(cache=True)
+def crt_line_of(night, night_line, fort_destroyed, day_line, day_line_nofort):
+    """CRT line of an attack on a hex (rules 9.3 f, 10.2, 17.1): the night
+    line at night whatever the terrain; by day the hex's line
+    (``day_line``), or once its fort is destroyed its line without the fort
+    (``day_line_nofort``).  Ints and bools in, an int out."""
+    if night:
+        return night_line
+    if fort_destroyed:
+        return day_line_nofort
+    return day_line
+
+
 # --------------------------------------------------------------------------
 # odds (9.3 d-g, 9.92, 11.1-11.2)
 # --------------------------------------------------------------------------
@@ -169,7 +228,7 @@ def basic_odds_level(attack, defense):
     return 2 - n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def final_column(level, line, line_cols, col_level):
     """CRT column for final odds ``level`` on ``line`` (rule 9.3 g).
 

@@ -38,6 +38,28 @@ def test_rule_9_3_column_rounding_cancel_clamp(ch):
     assert K.final_column(0, cf, ch.line_cols, ch.col_level) == K.CANCELLED  # 1:2 on city/fort
 
 
+def test_rule_9_91_hex_defense_doubled_in_a_city_or_behind_a_standing_fort():
+    assert K.hex_defense(5, False, False) == 5
+    assert K.hex_defense(5, True, False) == 10
+    assert K.hex_defense(5, False, True) == 10
+    assert K.hex_defense(5, True, True) == 10  # doubled once, not twice
+    assert K.hex_defense(0, True, True) == 0
+
+
+def test_rule_12_21_support_cap_twice_printed_attack_or_the_printed_defense():
+    assert K.support_cap(True, 4, 9) == 8
+    assert K.support_cap(False, 4, 9) == 9
+    assert K.support_cap(True, 0, 9) == 0
+
+
+def test_rule_10_2_crt_line_night_whatever_the_terrain_and_17_1_fort_destroyed():
+    night_line, day, nofort = 7, 2, 5
+    assert K.crt_line_of(True, night_line, False, day, nofort) == night_line
+    assert K.crt_line_of(True, night_line, True, day, nofort) == night_line
+    assert K.crt_line_of(False, night_line, False, day, nofort) == day
+    assert K.crt_line_of(False, night_line, True, day, nofort) == nofort
+
+
 def test_rule_9_91_strength_modifiers():
     assert K.unit_attack(6, False, False, True) == 3
     assert K.unit_attack(5, True, False, True) == 2  # 8.4: halve (3) then -1

@@ -654,11 +654,11 @@ def _air_and_command(game, m: dict, side, attackers, defenders, target, air,
 # ------------------------------------------------------------------ CRT lookup
 def crt_line(game, target: int) -> int:
     """Rule 9.3 f / 10.2: night line at night, else the hex's day line (the
-    fort ignored once destroyed, 17.1)."""
+    fort ignored once destroyed, 17.1); :func:`malta_sim.kernels.crt.crt_line_of`
+    on the hex's lines."""
     s, t = game.state, game.static
-    if game.night:
-        return int(t.charts.night_line)
-    return int(t.crt_line_nofort[target] if s.fort_destroyed[target] else t.crt_line[target])
+    return int(kcrt.crt_line_of(game.night, int(t.charts.night_line), bool(s.fort_destroyed[target]),
+                                int(t.crt_line[target]), int(t.crt_line_nofort[target])))
 
 
 #: crt_column answers per (charts, line, level); the charts object is kept
@@ -876,13 +876,12 @@ def resolve_attack(game, side: int, target: int, attackers, support=(), air: int
         base = d_tab[u][lev[u]]
         dfn += _unit_defense(base, int(mor[u]) == DEMORALIZED)               # 9.91, 11.4
         printed_def += base
-    if t.city[target] or (t.fort[target] and not s.fort_destroyed[target]):
-        dfn *= 2                                                      # 9.91
+    dfn = int(kcrt.hex_defense(dfn, bool(t.city[target]),
+                               bool(t.fort[target] and not s.fort_destroyed[target])))   # 9.91
 
     def sup_total(units, offensive, cu):
         v = sum(support_value(game, u, offensive, target, cu, u in hurricane) for u in units)
-        cap = 2 * printed_att if offensive else printed_def           # 12.21, 16.74
-        return min(v, cap)
+        return min(v, int(kcrt.support_cap(offensive, printed_att, printed_def)))   # 12.21, 16.74
 
     # 16.73: communications roll for warships
     failed = set()
