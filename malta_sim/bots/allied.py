@@ -525,7 +525,9 @@ class AlliedBot(_ParamBot, StaticPolicy):
     def next_move(self, game, mode, candidates):
         """Rules 6.1-6.6, 2.1, 9.1, 17.7, 18.32, 20.0: with ``beaches``, a
         lone holder of a live beach hex stays and a unit moves onto an empty
-        live beach hex the Axis controls (:meth:`live_beaches`); then the
+        live beach hex the Axis controls (:meth:`live_beaches`); with
+        ``retake_empty`` a unit not on a held objective moves onto an empty
+        airfield, victory city or town the Axis controls; then the
         reserve units shore up threatened airfields and victory cities
         (``shore_up``), close on weak Axis stacks within ``reserve_radius``
         of an objective (ending next to them when they can) or, with
@@ -552,13 +554,14 @@ class AlliedBot(_ParamBot, StaticPolicy):
         args = (game, mode, cands, self.side, beaches, float(v[P.AL_SHORE_UP]), bool(v[P.AL_REINFORCE]),
                 live, _holder_type_mask(game, self.side))
         tail = (tried, tried_goal, _key_index(t), _key_mask(t), _key_land_hexes(t), self._garrison_weights(t))
+        retake = bool(v[P.AL_RETAKE_EMPTY])
         if self._reserve is None:
-            status, u, dest = mc.allied_step(*args, None, *tail, None)
+            status, u, dest = mc.allied_step(*args, None, *tail, None, retake=retake)
             if status != mc.NEED_RESERVE:
                 return Move(int(u), int(dest)) if u >= 0 else None
         reserve = self._reserve_mask(game)
         view = self._axis_view(game) if reserve[0] else None
-        _status, u, dest = mc.allied_step(*args, reserve, *tail, view, walk, cand_list)
+        _status, u, dest = mc.allied_step(*args, reserve, *tail, view, walk, cand_list, retake=retake)
         return Move(int(u), int(dest)) if u >= 0 else None
 
     def _phase_reset(self, game, mode=""):
@@ -571,11 +574,11 @@ class AlliedBot(_ParamBot, StaticPolicy):
     def _tried_tables(self, game) -> tuple:
         """The units tried this phase (see
         :func:`malta_sim.bots.move_choice.allied_move_kernel`): ``(tried
-        bool[4, n_units], tried_goal bool[n_units, K])``, K the airfields and
+        bool[N_TRIED, n_units], tried_goal bool[n_units, K])``, K the airfields and
         victory cities; zeroed at the start of each phase."""
         if self._tried is None:
             n = len(game.static.utype)
-            self._tried = (np.zeros((4, n), np.bool_), np.zeros((n, _key_count(game.static)), np.bool_))
+            self._tried = (np.zeros((_move_choice().N_TRIED, n), np.bool_), np.zeros((n, _key_count(game.static)), np.bool_))
         return self._tried
 
     def _reserve_mask(self, game) -> tuple:

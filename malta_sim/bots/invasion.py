@@ -696,7 +696,8 @@ class AxisInvasionDecisions(InvasionDecisions):
     adjacent hexes so they rejoin in the beach move (18.8) and reform
     (13.2), freeing their generic pieces for the next battalion; beaches
     next to strong Allied stacks are left while quieter ones serve; infantry lands before artillery, HQs and vehicles,
-    which follow only onto held beaches; each division breaks down only the
+    which follow onto held beaches (with ``second_wave_any``, then onto
+    the other quiet ones); each division breaks down only the
     battalions it can land this phase, both divisions in turn, so neither
     waits on the other's pieces; the HQ stick jumps only onto a drop zone its
     battalions hold; jumps onto hexes the Allies hold or threaten are
@@ -708,7 +709,9 @@ class AxisInvasionDecisions(InvasionDecisions):
     Knobs (``self.vec``, :mod:`.params`): ``beach_threat`` (the most Allied
     strength next to a beach hex the bot lands on), ``jump_threat`` (the
     Allied strength next to a stick's target that cancels the jump),
-    ``opening_spread`` (how far from the best opening the mixture reaches).
+    ``opening_spread`` (how far from the best opening the mixture reaches),
+    ``second_wave_any`` (Second Wave units onto quiet beach hexes nobody
+    holds).
     """
 
     # ------------------------------------------------------------ helpers
@@ -920,7 +923,9 @@ class AxisInvasionDecisions(InvasionDecisions):
         (:meth:`one_hex_move`) and the battalion reforms (13.2).  Marines alone
         (two or three) take further hexes; artillery, HQs, tanks and
         motorcycles go to Second Wave boxes of beach hexes the Axis already
-        holds with no Allied unit next to them.  Output: box key -> units."""
+        holds with no Allied strength next to them, and with the
+        ``second_wave_any`` knob then to those of the other such quiet beach
+        hexes.  Output: box key -> units."""
         from malta_sim.iod.rules import amphibious as am
         from malta_sim.iod.state import AXIS, BOX_FIRST_WAVE, BOX_SECOND_WAVE
         from malta_sim.iod import static as stt
@@ -993,11 +998,13 @@ class AxisInvasionDecisions(InvasionDecisions):
             # the rest follow onto held, quiet beaches (Second Wave, 18.31)
             order_pref = (am.KIND_INFANTRY, am.KIND_ENGINEER, am.KIND_HQ, am.KIND_TANK,
                           am.KIND_MOTORCYCLE, am.KIND_MARINE, am.KIND_ARTILLERY)
-            for b in list(options.second_free.get(z, [])):
+            quiet = [b for b in options.second_free.get(z, []) if _allied_strength_near(game, b, 1) == 0]
+            held = [b for b in quiet if any(t.utype[v] != stt.LEADER for v in game.units_at(b, AXIS))]
+            # with second_wave_any, the quiet beach hexes nobody holds take the
+            # rest once the held ones are taken (18.32), so the box empties (20.0)
+            rest = [b for b in quiet if b not in held] if self._vec("second_wave_any", 0.0) else []
+            for b in held + rest:
                 if (BOX_SECOND_WAVE, b) in out:
-                    continue
-                held = any(t.utype[v] != stt.LEADER for v in game.units_at(b, AXIS))
-                if not held or _allied_strength_near(game, b, 1) > 0:
                     continue
                 cand = [u for u in pool if kinds[u] in order_pref
                         and (b not in beach_div or div_of[u] == beach_div[b])]

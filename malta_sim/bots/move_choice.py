@@ -708,11 +708,12 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
                     night, bonus, may_act, ground, never, utype, move_class, ma_tab,
                     strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
                     side_units, enemy_units, base, remnant_level, dist, static_val, fort,
-                    fort_destroyed, control, codes, aa, bufs, least):
-    """The Allied bot's garrison move (rules 6.1-6.6, 7.1, 17.7, 20.0; see
-    :meth:`AlliedBot.next_move`, step 3): the first of ``order`` that is not on
-    an objective nor next to the enemy and can reach an empty held objective
-    moves onto the most valuable one (fewest MP, then lowest hex, on ties).
+                    fort_destroyed, control, codes, aa, bufs, least, retake=False):
+    """The Allied bot's garrison move (rules 2.1, 6.1-6.6, 7.1, 17.7, 20.0;
+    see :meth:`AlliedBot.next_move`, step 3): the first of ``order`` that is
+    not on an objective nor next to the enemy and can reach an empty held
+    objective moves onto the most valuable one (fewest MP, then lowest hex,
+    on ties).  With ``retake``, the retake move instead (see below).
 
     Parameters
     ----------
@@ -742,7 +743,7 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
     fort, fort_destroyed : bool[n_hexes]
         Forts and destroyed forts (an undestroyed fort adds 2).
     control : int8[n_hexes]
-        Hex control (2.1); only hexes the side holds count.
+        Hex control (2.1); only hexes the side holds count, unless ``retake``.
     codes : int64[4]
         Leader, artillery and HQ type codes, foot class code (as
         :func:`axis_walk_kernel`).
@@ -754,6 +755,12 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         The cheapest hexside per class (``class + 1``) for this kind of
         movement (:func:`movement._least_edge_cost`): a unit too far from
         every empty objective is not searched.
+    retake : bool
+        The retake move of the ``retake_empty`` knob instead: the goals are
+        the objectives the enemy controls with no enemy ground unit in them,
+        at the same weights (entering one retakes it, 2.1), and a unit next
+        to the enemy may go too; a unit on an objective its side holds
+        still stays.
 
     Returns
     -------
@@ -764,18 +771,29 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         The hex the unit moves to, -1 when none.
     """
     n = nbr.shape[0]
-    val = np.zeros(n, np.float64)
+    val = np.zeros(n, np.float64)                  # the goals' weights
+    held = np.zeros(n, np.float64)                 # the side's own objectives' weights
     for h in range(n):
-        if control[h] == side and land[h]:
+        if land[h]:
             v = static_val[h]
             if fort[h] and not fort_destroyed[h]:
                 v = v + 2.0
-            val[h] = v
+            if control[h] == side:
+                held[h] = v
+                if not retake:
+                    val[h] = v
+            elif retake and control[h] == 1 - side:
+                val[h] = v
     occupied = np.zeros(n, np.bool_)
     for j in range(side_units.shape[0]):
         x = side_units[j]
         if box[x] == 0 and ground[x]:
             occupied[hexes[x]] = True
+    if retake:                                     # a hex holding enemy units is no goal
+        for j in range(enemy_units.shape[0]):
+            x = enemy_units[j]
+            if box[x] == 0 and ground[x]:
+                occupied[hexes[x]] = True
     glist = np.empty(n, np.int64)                  # the empty held objectives
     ng = 0
     for h in range(n):
@@ -798,14 +816,14 @@ def garrison_kernel(order, side, box, hexes, level, moved, entered_turn, out_of_
         u = order[i]
         ut = utype[u]
         here = np.int64(hexes[u])
-        if ut == codes[0] or ut == codes[1] or ut == codes[2] or ut == aa or val[here] > 0:
+        if ut == codes[0] or ut == codes[1] or ut == codes[2] or ut == aa or held[here] > 0:
             continue
         near = False
         for j in range(ne):
             if dist[eh[j], here] <= 1:
                 near = True
                 break
-        if near:
+        if near and not retake:
             continue
         k = _unit_destinations(
             u, here, may_act, box, moved, entered_turn, turn, never, utype, ma_tab, move_class,
@@ -1209,7 +1227,9 @@ def _allied_move_args(game, mode: str, side: int) -> tuple:
 # ------------------------------------------------------------------ the Allied bot's whole move decision
 #: rows of the Allied bot's table of candidates tried this phase
 #: (:func:`allied_move_kernel`): each unit is tried once a phase for each kind of move
-TRIED_BEACH, TRIED_RESERVE, TRIED_REINFORCE, TRIED_GARRISON = 0, 1, 2, 3
+TRIED_BEACH, TRIED_RESERVE, TRIED_REINFORCE, TRIED_GARRISON, TRIED_RETAKE = 0, 1, 2, 3, 4
+#: rows of that table
+N_TRIED = 5
 
 #: what :func:`allied_move_kernel` answers besides a move: the bot's mobile
 #: reserve is not fixed yet and must be, on the position as it stands, before the walk goes on
@@ -1219,7 +1239,7 @@ NEED_RESERVE = 1
 @nb.njit(cache=True)
 def _untried(units, tried, row):
     """int64[j]: the units of ``units`` (int64[k], order kept) not marked in
-    row ``row`` of ``tried`` (bool[4, n_units])."""
+    row ``row`` of ``tried`` (bool[N_TRIED, n_units])."""
     out = np.empty(units.shape[0], np.int64)
     k = 0
     for i in range(units.shape[0]):
@@ -1244,7 +1264,7 @@ def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type,
                        entered_turn, out_of_supply, morale, defense, attack, ground, fort, fort_destroyed,
                        dist, aa, turn, night, bonus, may_act, never, utype, move_class, ma_tab, strategic,
                        edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop, side_units, base,
-                       remnant_level, codes, least):
+                       remnant_level, codes, least, retake=False):
     """The Allied bot's next move of a movement phase (rules 6.1-6.6, 2.1, 7.1,
     9.1, 17.7, 18.32, 20.0; see :meth:`malta_sim.bots.allied.AlliedBot.next_move`)
     in one call, its kinds of move tried in the bot's order:
@@ -1252,13 +1272,16 @@ def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type,
     1. with ``beaches`` and live beach hexes: a lone holder of a live beach
        hex stays; then :func:`beach_kernel` over the candidates not yet tried
        for it;
-    2. with a mobile reserve, over the reserve's candidates: with ``need``
+    2. with ``retake`` (the ``retake_empty`` knob), over all the
+       candidates: :func:`garrison_kernel`'s retake move onto an empty
+       objective the Axis controls (2.1, 20.0);
+    3. with a mobile reserve, over the reserve's candidates: with ``need``
        (``shore_up``, not 0) :func:`shore_up_goals` and
        :func:`shore_up_kernel` (each unit tried once a phase per goal);
        :func:`reserve_kernel` closing on the weak Axis stacks (``d_weak``);
        with ``reinforce``, when that moved none, :func:`reserve_kernel`
        toward the threatened held objectives;
-    3. :func:`garrison_kernel` over the other candidates.
+    4. :func:`garrison_kernel` over the other candidates.
 
     Each kind of move tries a unit once a phase: ``tried`` and
     ``tried_goal`` are the bot's records of this phase, updated here as
@@ -1289,9 +1312,9 @@ def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type,
         The reserve holds at least one unit.
     res_mask : bool[n_units]
         The reserve's units.
-    tried : bool[4, n_units]
+    tried : bool[N_TRIED, n_units]
         Rows :data:`TRIED_BEACH`, :data:`TRIED_RESERVE`,
-        :data:`TRIED_REINFORCE`, :data:`TRIED_GARRISON`: units tried this
+        :data:`TRIED_REINFORCE`, :data:`TRIED_GARRISON`, :data:`TRIED_RETAKE`: units tried this
         phase for each kind of move (updated).
     tried_goal : bool[n_units, K]
         Units tried this phase for each airfield or victory city by the
@@ -1319,6 +1342,8 @@ def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type,
         :func:`_allied_move_args` gathers them).
     least : int64[4]
         As :func:`garrison_kernel`.
+    retake : bool
+        The ``retake_empty`` knob (:func:`garrison_kernel`).
 
     Returns
     -------
@@ -1362,7 +1387,20 @@ def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type,
                     return 0, todo[stop_at], best
     if not reserve_fixed:
         return NEED_RESERVE, -1, -1
-    # 2. the mobile reserve
+    # 2. with retake: onto an empty objective the enemy holds (2.1, 20.0), any candidate
+    if retake:
+        todo = _untried(cands, tried, TRIED_RETAKE)
+        if todo.shape[0] > 0:
+            stop_at, best = garrison_kernel(
+                todo, side, box, hexes, level, moved, entered_turn, out_of_supply, morale, turn, night,
+                bonus, may_act, ground, never, utype, move_class, ma_tab, strategic, edge, ocean_side,
+                nbr, land, strat_ok, zoc, blocked, stop, side_units, enemy_units, base, remnant_level,
+                dist, obj, fort, fort_destroyed, control, codes, aa, bufs, least, True)
+            if stop_at >= 0:
+                _mark_tried(tried, TRIED_RETAKE, todo, stop_at + 1)
+                if best >= 0:
+                    return 0, todo[stop_at], best
+    # 3. the mobile reserve
     if has_res:
         mine = np.empty(cands.shape[0], np.int64)
         k = 0
@@ -1428,7 +1466,7 @@ def allied_move_kernel(cands, side, beaches, need, reinforce, live, holder_type,
                     _mark_tried(tried, TRIED_REINFORCE, todo, stop_at + 1)
                     if best >= 0:
                         return 0, todo[stop_at], best
-    # 3. garrison the objectives
+    # 4. garrison the objectives
     others = np.empty(cands.shape[0], np.int64)
     k = 0
     for i in range(cands.shape[0]):
@@ -1453,7 +1491,7 @@ def allied_step(game, mode: str, cands: np.ndarray, side: int, beaches: bool, ne
                 reinforce: bool, live: np.ndarray, holder_type: np.ndarray, reserve: tuple | None,
                 tried: np.ndarray, tried_goal: np.ndarray, key_index: np.ndarray, key: np.ndarray,
                 key_land: np.ndarray, obj: np.ndarray, view: dict | None,
-                walk: AlliedWalk | None = None, cand_list: list | None = None):
+                walk: AlliedWalk | None = None, cand_list: list | None = None, retake: bool = False):
     """Run :func:`allied_move_kernel` for movement ``mode`` (rules 6.2, 6.3).
 
     ``reserve`` is ``(has_res, res_mask)`` once the bot's reserve is fixed,
@@ -1486,7 +1524,7 @@ def allied_step(game, mode: str, cands: np.ndarray, side: int, beaches: bool, ne
             mv._side_units(game, 1 - side), s.box, s.hex, s.level, s.moved, s.entered_turn, s.out_of_supply,
             s.morale_state, t.defense, t.attack, game.ground_mask, t.fort, s.fort_destroyed,
             t.grid.distance_table, _AA, *_allied_move_args(game, mode, side),
-            mv._least_edge_cost(t)[1 if mode == "strategic" else 0])
+            mv._least_edge_cost(t)[1 if mode == "strategic" else 0], bool(retake))
     if walk is None:
         return allied_move_kernel(*args)
     status, *rows = allied_walk_kernel(ALLIED_WALK_MOVES, *args)
@@ -1511,7 +1549,7 @@ def allied_walk_kernel(n_moves, cands, side, beaches, need, reinforce, live, hol
                        moved, entered_turn, out_of_supply, morale, defense, attack, ground, fort,
                        fort_destroyed, dist, aa, turn, night, bonus, may_act, never, utype, move_class,
                        ma_tab, strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop,
-                       side_units, base, remnant_level, codes, least):
+                       side_units, base, remnant_level, codes, least, retake=False):
     """Up to ``n_moves`` decisions of :func:`allied_move_kernel` in a row
     (rules 6.1-6.6, 2.1, 7.1, 9.1, 17.7, 18.32, 20.0): the first on the
     game as given (``tried`` and ``tried_goal`` updated in place, as
@@ -1525,7 +1563,7 @@ def allied_walk_kernel(n_moves, cands, side, beaches, need, reinforce, live, hol
     ----------
     n_moves : int
         Most decisions to make (1: only the first).
-    cands ... least
+    cands ... least, retake
         As :func:`allied_move_kernel`.
 
     Returns
@@ -1564,7 +1602,7 @@ def allied_walk_kernel(n_moves, cands, side, beaches, need, reinforce, live, hol
             enemy_units, box, hw, level, mw, entered_turn, out_of_supply, morale, defense, attack, ground,
             fort, fort_destroyed, dist, aa, turn, night, bonus, may_act, never, utype, move_class, ma_tab,
             strategic, edge, ocean_side, nbr, land, strat_ok, zoc, blocked, stop, side_units, base,
-            remnant_level, codes, least)
+            remnant_level, codes, least, retake)
         if r == 0:
             status = st_r
         elif st_r != 0:

@@ -119,6 +119,12 @@ AXIS_PARAMS: tuple[Param, ...] = (
           "weight of the Allied defense strength within 2 hexes of a beach zone's beach hexes "
           "against the objective weight within 4 hexes of them, in the zone score of the opening "
           "(18.21, 18.5, 18.61: the landing losses and the water's edge fights happen there)"),
+    Param("second_wave_any", "flag", 0, 1, 0,
+          "artillery, HQs, tanks, motorcycles and companies left in a Follow-up box also land in "
+          "the Second Wave boxes of quiet beach hexes the Axis does not hold (18.32: no Allied "
+          "unit next to the hex), once those of held beach hexes are taken, so the box empties "
+          "(20.0: while it holds Axis units, each beach hex of its zone the Allies control is "
+          "+1 to every surrender roll); 0: only onto held beach hexes", "flag"),
 )
 
 #: Allied bot parameters, in vector order.
@@ -169,6 +175,11 @@ ALLIED_PARAMS: tuple[Param, ...] = (
           "it next, 9.1; -1 to every surrender roll if lost, 20.0) and less Allied defense "
           "strength than this gets the reserve unit that reaches it with the fewest MP, before "
           "the reserve closes on weak stacks; 0: off"),
+    Param("retake_empty", "flag", 0, 1, 0,
+          "garrison moves also go onto an empty airfield, victory city or town the Axis "
+          "controls, retaking it (2.1; each airfield or victory city the Axis controls is -1 to "
+          "every surrender roll, 20.0), valued as a held one; 0: only objectives the Allies "
+          "hold", "flag"),
 )
 
 AX = {p.name: i for i, p in enumerate(AXIS_PARAMS)}
@@ -178,10 +189,10 @@ AL = {p.name: i for i, p in enumerate(ALLIED_PARAMS)}
 (AX_MIN_ODDS, AX_MIN_GAIN, AX_RISK, AX_RETREAT, AX_W_AIRFIELD, AX_W_CITY, AX_W_TOWN, AX_W_PORT,
  AX_DECAY, AX_SUPPLY_RADIUS, AX_ENVELOP, AX_STAND, AX_HURRICANE, AX_BOMBARD, AX_BREAKDOWN,
  AX_REFORM, AX_ADVANCE, AX_SOL_METHOD_A, AX_STICK_FRACTION, AX_BEACH_THREAT, AX_JUMP_THREAT,
- AX_OPENING_SPREAD, AX_ONE_ZONE, AX_ZONE_THREAT) = range(len(AXIS_PARAMS))
+ AX_OPENING_SPREAD, AX_ONE_ZONE, AX_ZONE_THREAT, AX_SECOND_WAVE_ANY) = range(len(AXIS_PARAMS))
 (AL_MIN_ODDS, AL_MIN_GAIN, AL_RISK, AL_RETREAT, AL_RESERVE, AL_RESERVE_RADIUS, AL_WEAK,
  AL_STAND, AL_WATERS_EDGE, AL_DISMANTLE, AL_PLACE_RADIUS, AL_W_RETAKE,
- AL_W_HQ, AL_REINFORCE, AL_BEACHES, AL_SHORE_UP) = range(len(ALLIED_PARAMS))
+ AL_W_HQ, AL_REINFORCE, AL_BEACHES, AL_SHORE_UP, AL_RETAKE_EMPTY) = range(len(ALLIED_PARAMS))
 
 
 def param_table(side: int) -> tuple[Param, ...]:

@@ -88,7 +88,7 @@ def _tried_as_sets(bot, game) -> tuple:
     from malta_sim.bots.allied import _key_index
 
     tried, tried_goal = bot._tried_tables(game)
-    tags = (lambda u: ("b", u), lambda u: u, lambda u: ("r", u), lambda u: ("g", u))
+    tags = (lambda u: ("b", u), lambda u: u, lambda u: ("r", u), lambda u: ("g", u), lambda u: ("t", u))
     skip = {tag(int(u)) for row, tag in enumerate(tags) for u in np.flatnonzero(tried[row])}
     col = _key_index(game.static)
     hexes = np.flatnonzero(col >= 0)

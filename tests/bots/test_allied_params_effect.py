@@ -38,6 +38,7 @@ MOVES = {
     "reinforce": (0, (), 2),
     "beaches": (0, (), 2),
     "shore_up": (0, (), 2),
+    "retake_empty": (1, (), 3),
 }
 
 

@@ -47,6 +47,7 @@ MOVES = {
     "opening_spread": (1.0, "hercules", ()),
     "one_zone": (0, "hercules", ()),
     "zone_threat": (0.05, "hercules", ()),
+    "second_wave_any": (1, "hercules", ()),
 }
 
 GAMES = range(3)

@@ -232,10 +232,11 @@ class PlainAlliedBot(AlliedBot):
 
 def next_move_allied(bot, game, mode, candidates):
     """:meth:`AlliedBot.next_move` as plain Python: its kinds of move tried
-    in order, each a plain loop (:func:`beach_move`, :func:`shore_up`,
-    :func:`move_reserve`, :func:`reinforce`, :func:`garrison_move`), the
-    units tried recorded in ``bot._skip`` (``("b", u)``, ``u``,
-    ``("r", u)``, ``("g", u)``) and ``bot._tried_pairs`` (unit, goal hex)."""
+    in order, each a plain loop (:func:`beach_move`, :func:`retake_move`,
+    :func:`shore_up`, :func:`move_reserve`, :func:`reinforce`,
+    :func:`garrison_move`), the units tried recorded in ``bot._skip``
+    (``("b", u)``, ``("t", u)``, ``u``, ``("r", u)``, ``("g", u)``) and
+    ``bot._tried_pairs`` (unit, goal hex)."""
     bot._phase_reset(game, mode)
     s = game.state
     if bot.vec[P.AL_BEACHES]:
@@ -248,6 +249,10 @@ def next_move_allied(bot, game, mode, candidates):
             if mv is not None:
                 return mv
     res = bot.reserve_units(game)
+    if bot.vec[P.AL_RETAKE_EMPTY]:
+        mv = retake_move(bot, game, mode, candidates)
+        if mv is not None:
+            return mv
     if res:
         mine = [u for u in candidates if u in res]
         if bot.vec[P.AL_SHORE_UP] and mine:
@@ -467,6 +472,38 @@ def garrison_move(bot, game, mode, cands):
             continue
         legal = game.legal_moves(u, mode)
         dests = [h for h in empty_list if h in legal]
+        if dests:
+            return Move(u, min(dests, key=lambda h: (-val[h], legal[h], h)))
+    return None
+
+
+def retake_move(bot, game, mode, cands):
+    """The retake move of :func:`malta_sim.bots.move_choice.garrison_kernel`
+    (``retake``) as a plain loop: the first candidate, ascending, not tried
+    yet, not artillery, an HQ, a leader or AA and not on an objective its
+    side holds, with an empty objective the enemy controls among its
+    :meth:`Game.legal_moves` moves onto the most valuable one (fewest MP,
+    then lowest hex, on ties); rules 2.1, 6.1-6.6, 20.0."""
+    todo = [u for u in sorted(cands) if ("t", u) not in bot._skip]
+    if not todo:
+        return None
+    t, s = game.static, game.state
+    held = bot.garrison_values(game)
+    w = bot._garrison_weights(t) + 2.0 * (t.fort & ~s.fort_destroyed)
+    val = np.where((s.control == 1 - bot.side) & t.land, w, 0.0)
+    occupied = np.zeros(t.n_hexes, bool)
+    for side in (0, 1):
+        units = game.on_map(side)
+        occupied[s.hex[units[game.ground_mask[units]]]] = True
+    goals = np.flatnonzero((val > 0) & ~occupied).tolist()
+    if not goals:
+        return None
+    for u in todo:
+        bot._skip.add(("t", u))
+        if t.utype[u] in (st.ARTILLERY, st.HQ, st.LEADER, st.AA) or held[s.hex[u]] > 0:
+            continue
+        legal = game.legal_moves(u, mode)
+        dests = [h for h in goals if h in legal]
         if dests:
             return Move(u, min(dests, key=lambda h: (-val[h], legal[h], h)))
     return None
