@@ -38,7 +38,7 @@ MOVES = {
     "reinforce": (0, (), 2),
     "beaches": (0, (), 2),
     "shore_up": (0, (), 2),
-    "retake_empty": (1, (), 3),
+    "retake_empty": (0, (), 3),
 }
 
 
