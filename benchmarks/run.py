@@ -270,7 +270,7 @@ def bench_warm_start(runs: int = 3, scenario: str = "hercules", workdir: str | N
     with tempfile.TemporaryDirectory(dir=workdir) as d:
         out = str(Path(d) / "one.parquet")
         cmd = [sys.executable, "-m", "malta_sim", "run", "--scenario", scenario, "--games", "1", "--seed", str(SEED),
-               "--out", out, "-q"]
+               "--out", out, "--overwrite", "-q"]           # the same file each run
         subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
         times, cpus = [], []
         for _ in range(runs):
