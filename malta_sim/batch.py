@@ -146,6 +146,11 @@ class _Inputs:
         }
 
 
+#: most games one run plays (a per-game table of that many rows still fits a
+#: workstation's memory; a larger study is several runs with other seeds)
+MAX_GAMES = 100_000_000
+
+
 def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> int:
     what = f"{name} must be an integer >= {minimum}" + ("" if maximum is None else f" and <= {maximum}")
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, str)):
@@ -243,7 +248,7 @@ def _validate(scenario, seed, axis_policy, allied_policy, options, data_dir, pol
     allied = _check_policy("allied", allied_policy, tuple(spec.allied_policies))
     opts = _check_options(options, tuple(spec.options), spec.name)
     params = _check_policy_params(policy_params)
-    if params and spec.play.startswith("malta_sim.iod."):
+    if params and spec.game == "island_of_death" and spec.play.startswith("malta_sim."):
         # build the bots once so a parameter they do not read fails before any game runs
         from .bots import make_policy
 
@@ -585,6 +590,14 @@ def _ranges(todo: np.ndarray, chunk_size: int) -> list[tuple[int, int]]:
 # --------------------------------------------------------------------------- checkpoints
 
 
+def checkpoint_has_chunks(directory: str | os.PathLike) -> bool:
+    """Whether the checkpoint folder ``directory`` holds any finished chunk
+    file (games, per-turn rows or failures); False for a missing folder or
+    one with only its ``manifest.json``."""
+    d = Path(directory)
+    return d.is_dir() and any(_CHUNK_RE.match(p.name) for p in d.iterdir())
+
+
 class _Checkpoint:
     """A directory of finished chunks plus ``manifest.json`` (see module docstring)."""
 
@@ -606,6 +619,9 @@ class _Checkpoint:
                 old_key = old["inputs"]
             except (ValueError, KeyError, TypeError):
                 raise OptionError(f"--checkpoint {str(directory)!r}: {_MANIFEST} is unreadable; use a new directory") from None
+            if old_key != key and not self.holds_chunks():
+                old_key = key                       # no finished game to keep: the folder is this run's
+                self._write_manifest(record)
             if old_key != key:
                 diffs = [
                     f"{k} {_short(key.get(k))} here vs {_short(old_key.get(k))} in checkpoint"
@@ -620,14 +636,22 @@ class _Checkpoint:
                     f"--checkpoint {str(directory)!r} is not empty and has no {_MANIFEST} "
                     "(not a malta_sim checkpoint); use a new or empty directory"
                 )
-            tmp = self.dir / f".{_MANIFEST}.{uuid.uuid4().hex}.tmp"
-            tmp.write_text(json.dumps(record, sort_keys=True, indent=2) + "\n")
-            os.replace(tmp, manifest)
+            self._write_manifest(record)
         for p in self.dir.glob(".*.tmp"):  # left by a killed run; never a finished chunk
             try:
                 p.unlink()
             except OSError:
                 pass
+
+    def _write_manifest(self, record: dict) -> None:
+        tmp = self.dir / f".{_MANIFEST}.{uuid.uuid4().hex}.tmp"
+        tmp.write_text(json.dumps(record, sort_keys=True, indent=2) + "\n")
+        os.replace(tmp, self.dir / _MANIFEST)
+
+    def holds_chunks(self) -> bool:
+        """Whether the folder holds any finished chunk (games, turns or failures)."""
+        return checkpoint_has_chunks(self.dir)
+
 
     def finished(self, per_turn: bool, skip_failed: bool = False) -> list[tuple[int, int]]:
         """Ranges ``(start, stop)`` of finished chunks: with a per-turn file when
@@ -892,7 +916,7 @@ def run_games(
     >>> df = run_games("hercules", 1000, seed=1942, n_jobs=4)           # doctest: +SKIP
     >>> df["winner"].value_counts(normalize=True)                       # doctest: +SKIP
     """
-    n_games = _check_int("n_games (--games)", n_games, 1)
+    n_games = _check_int("n_games (--games)", n_games, 1, MAX_GAMES)
     n_jobs = _check_jobs(n_jobs)
     if backend not in BACKENDS:
         raise OptionError(f"unknown backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
@@ -1306,6 +1330,7 @@ def run_sweep(
     n = n_games if n_games is not None else sweep.games
     if n is None:
         raise OptionError("give the number of games per arm (--games N, or games = N in the sweep file)")
+    n = _check_int("games per arm (--games)", n, 1, MAX_GAMES)
     seed = sweep.seed if seed is None else seed
     varied_keys: list[str] = []
     for a in sweep.arms:
@@ -1497,7 +1522,7 @@ def run_balance(scenario: str, n_games: int, seed: int, *, axis: Sequence[str] |
         As :func:`balance_sweep` and :func:`run_games`.
     """
     sw = balance_sweep(scenario, seed, axis, allied, options)
-    n_games = _check_int("n_games (--games)", n_games, 1)
+    n_games = _check_int("n_games (--games)", n_games, 1, MAX_GAMES)
     res = run_sweep(sw, n_games, checkpoint=checkpoint, **kwargs)
     info = {"axis": list(dict.fromkeys(a.axis_policy for a in sw.arms)),
             "allied": list(dict.fromkeys(a.allied_policy for a in sw.arms))}

@@ -176,10 +176,10 @@ ALLIED_PARAMS: tuple[Param, ...] = (
           "strength than this gets the reserve unit that reaches it with the fewest MP, before "
           "the reserve closes on weak stacks; 0: off"),
     Param("retake_empty", "flag", 0, 1, 0,
-          "garrison moves also go onto an empty airfield, victory city or town the Axis "
-          "controls, retaking it (2.1; each airfield or victory city the Axis controls is -1 to "
-          "every surrender roll, 20.0), valued as a held one; 0: only objectives the Allies "
-          "hold", "flag"),
+          "before the reserve's moves, a unit not on an objective the Allies hold (not "
+          "artillery, an HQ, a leader or AA) that can reach an empty airfield, victory city or "
+          "town the Axis controls moves onto it, retaking it (2.1; each airfield or victory city "
+          "the Axis controls is -1 to every surrender roll, 20.0); 0: off", "flag"),
 )
 
 AX = {p.name: i for i, p in enumerate(AXIS_PARAMS)}

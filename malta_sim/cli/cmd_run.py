@@ -212,7 +212,23 @@ def play_keeping_games(play, checkpoint, out, overwrite: bool):
         if isinstance(exc, _Terminated):
             raise
         sys.exit(130)
+    except Exception:
+        if own:
+            _remove_if_no_games(folder)       # a run that failed before any game finished leaves nothing
+        raise
     return res, (folder if own else None)
+
+
+def _remove_if_no_games(folder) -> None:
+    """Remove the run's own checkpoint folder when it holds no finished chunk
+    (only its manifest), so the corrected command starts clean."""
+    import shutil
+    from pathlib import Path
+
+    from ..batch import checkpoint_has_chunks
+
+    if Path(folder).is_dir() and not checkpoint_has_chunks(folder):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def remove_default_checkpoint(folder) -> None:

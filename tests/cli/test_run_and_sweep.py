@@ -62,6 +62,24 @@ def test_run_with_checkpoint_twice_gives_same_file(tmp_path):
     assert r.exit_code == 2 and "other inputs" in r.stderr
 
 
+def test_a_run_failing_before_any_game_leaves_no_checkpoint(tmp_path, monkeypatch):
+    """A run whose first game fails leaves no ``FILE.checkpoint`` folder
+    holding only its manifest, so the corrected command (other inputs) runs;
+    and such a folder left by an older run is taken over, not refused."""
+    monkeypatch.setattr(fake, "FAIL_AT", {0})
+    out = tmp_path / "x.parquet"
+    with pytest.raises(fake.SimulatedCrash):
+        _run("run", "--scenario", S, "--games", "3", "--seed", "1", "--chunk-size", "3", "-q", "--out", str(out))
+    assert not (tmp_path / "x.parquet.checkpoint").exists()
+    monkeypatch.setattr(fake, "FAIL_AT", set())
+    ck = tmp_path / "x.parquet.checkpoint"
+    ck.mkdir()
+    (ck / "manifest.json").write_text('{"format": 1, "inputs": {"seed": 99}}')
+    r = _run("run", "--scenario", S, "--games", "3", "--seed", "1", "-q", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    assert len(read_frame(out)) == 3 and not ck.exists()
+
+
 def _bad_cases(tmp_path):
     ro = tmp_path / "ro"
     ro.mkdir()
@@ -70,6 +88,7 @@ def _bad_cases(tmp_path):
     return [
         (["run", "--scenario", "nope", *ok], "unknown scenario 'nope'"),
         (["run", "--scenario", S, "--games", "0", "--seed", "1", "--out", "x.csv"], "--games"),
+        (["run", "--scenario", S, "--games", "1000000000000", "--seed", "1", "--out", "x.csv"], "<= 100000000"),
         (["run", "--scenario", S, "--games", "3", "--seed", "-4", "--out", "x.csv"], "seed"),
         (["run", "--scenario", S, "--games", "3", "--seed", "x", "--out", "x.csv"], "'--seed'"),
         (["run", "--scenario", S, "--games", "3", "--seed", "1"], "Missing option '--out'"),
