@@ -74,7 +74,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import __version__
-from .errors import DataError, DataErrors, MaltaSimError, OptionError
+from .errors import DataError, DataErrors, MaltaSimError, NoEffectWarning, OptionError
 from .games.registry import GameBatchResult, ScenarioSpec, get_scenario
 
 __all__ = [
@@ -248,12 +248,18 @@ def _validate(scenario, seed, axis_policy, allied_policy, options, data_dir, pol
     allied = _check_policy("allied", allied_policy, tuple(spec.allied_policies))
     opts = _check_options(options, tuple(spec.options), spec.name)
     params = _check_policy_params(policy_params)
-    if params and spec.game == "island_of_death" and spec.play.startswith("malta_sim."):
-        # build the bots once so a parameter they do not read fails before any game runs
+    if spec.game == "island_of_death" and spec.play.startswith("malta_sim."):
         from .bots import make_policy
+        from .bots.presets import option_warnings
 
-        make_policy(axis, 0, params.get("axis"))
-        make_policy(allied, 1, params.get("allied"))
+        if params:
+            # build the bots once so a parameter they do not read fails before any game runs
+            make_policy(axis, 0, params.get("axis"))
+            make_policy(allied, 1, params.get("allied"))
+        # a preset or parameter the optional rules leave idle: said once here,
+        # not once per chunk of games (the workers' copies are silenced)
+        for msg in option_warnings(axis, 0, (params or {}).get("axis"), opts):
+            warnings.warn(msg, NoEffectWarning, stacklevel=3)
     if data_dir is not None:
         d = Path(data_dir)
         if not d.is_dir():
@@ -497,18 +503,20 @@ def _play_chunk(spec: ScenarioSpec, inputs: dict, start: int, stop: int, per_tur
     fn = spec.play_fn()
 
     def play(gs: np.ndarray) -> GameBatchResult:
-        res = fn(
-            spec.name,
-            inputs["seed"],
-            gs,
-            axis_policy=inputs["axis_policy"],
-            allied_policy=inputs["allied_policy"],
-            options=tuple(inputs["options"]),
-            data_dir=inputs["data_dir"],
-            per_turn=per_turn,
-            event_log=False,
-            policy_params=inputs["policy_params"],
-        )
+        with warnings.catch_warnings():      # said once per run, by _validate
+            warnings.simplefilter("ignore", NoEffectWarning)
+            res = fn(
+                spec.name,
+                inputs["seed"],
+                gs,
+                axis_policy=inputs["axis_policy"],
+                allied_policy=inputs["allied_policy"],
+                options=tuple(inputs["options"]),
+                data_dir=inputs["data_dir"],
+                per_turn=per_turn,
+                event_log=False,
+                policy_params=inputs["policy_params"],
+            )
         _check_result(spec, res, gs, per_turn)
         return res
 
@@ -1444,7 +1452,9 @@ def balance_sweep(scenario: str, seed: int, axis: Sequence[str] | None = None,
         Presets to play (bare or ``axis:``/``allied:`` names); default every
         bot the scenario registers for that side (for Island of Death:
         :data:`malta_sim.bots.presets.AXIS_NAMES` / ``ALLIED_NAMES``, with the
-        tuned presets, ``random`` included as a floor).
+        tuned presets, ``random`` included as a floor), less the presets the
+        optional rules leave without effect (``solitaire`` without the
+        ``solitaire`` option, which would play as ``balanced``).
     options : sequence of str
         Optional rules of every cell.
 
@@ -1464,11 +1474,17 @@ def balance_sweep(scenario: str, seed: int, axis: Sequence[str] | None = None,
         raise OptionError(f"scenario must be a name (str), got {scenario!r}")
     spec = get_scenario(scenario)
     seed = _check_int("seed", seed, 0, 2**63 - 1)
+    opts = _check_options(options, tuple(spec.options), spec.name)
     sides = []
     for side, given, valid in (("axis", axis, spec.axis_policies), ("allied", allied, spec.allied_policies)):
         bare = _bare(valid)
         names = list(bare) if not given else [str(n).split(":", 1)[1] if str(n).startswith(f"{side}:") else str(n)
                                               for n in given]
+        if not given and spec.game == "island_of_death" and spec.play.startswith("malta_sim."):
+            from .bots.presets import option_warnings
+
+            idx = 0 if side == "axis" else 1
+            names = [n for n in names if not option_warnings(n, idx, None, opts)]
         for n in names:
             if n not in bare:
                 raise OptionError(f"--{side}: unknown {side} preset {n!r} for scenario {spec.name!r}; "
@@ -1479,7 +1495,6 @@ def balance_sweep(scenario: str, seed: int, axis: Sequence[str] | None = None,
         if not names:
             raise OptionError(f"--{side}: name at least one preset")
         sides.append(names)
-    opts = _check_options(options, tuple(spec.options), spec.name)
     arms = tuple(Arm(name=f"{a} vs {b}", axis_policy=a, allied_policy=b, options=opts)
                  for a in sides[0] for b in sides[1])
     return Sweep(scenario=spec.name, seed=seed, arms=arms, source="balance")

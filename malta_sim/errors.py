@@ -12,6 +12,13 @@ class OptionError(MaltaSimError, ValueError):
     """A bad argument or option; the message names the option and what was expected."""
 
 
+class NoEffectWarning(UserWarning):
+    """A bot preset or parameter that the game's optional rules leave without
+    effect (e.g. the ``solitaire`` preset without ``--option solitaire``): the
+    games are played, but the choice changes nothing.  The batch runner says
+    it once per run, before the first game."""
+
+
 class DataError(MaltaSimError, ValueError):
     """A problem in a data file, naming the file, the line and the field.
 

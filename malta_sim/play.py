@@ -14,7 +14,7 @@ import warnings
 from malta_sim.bots import make_policy
 from malta_sim.bots.params import check_allied_options
 from malta_sim.bots.presets import option_warnings, preset_names
-from malta_sim.errors import OptionError
+from malta_sim.errors import NoEffectWarning, OptionError
 from malta_sim.games.registry import GameBatchResult, ScenarioSpec, register
 from malta_sim.iod import engine
 from malta_sim.iod.game import Game
@@ -28,7 +28,7 @@ for _sc in SCENARIOS.values():
 
 def _policy_maker(axis_policy: str, allied_policy: str, policy_params: dict | None, options=()):
     """``f(game_index) -> (axis bot, allied bot)``, fresh bots each call.
-    Warns (UserWarning, one line each) about a preset or parameter that the
+    Warns (:class:`~malta_sim.errors.NoEffectWarning`, one line each) about a preset or parameter that the
     optional rules ``options`` leave without effect
     (:func:`malta_sim.bots.presets.option_warnings`).
 
@@ -45,7 +45,7 @@ def _policy_maker(axis_policy: str, allied_policy: str, policy_params: dict | No
     make_policy(axis_policy, 0, pp.get("axis"))              # an early, clear error
     make_policy(allied_policy, 1, pp.get("allied"))
     for msg in option_warnings(axis_policy, 0, pp.get("axis"), options):
-        warnings.warn(msg, UserWarning, stacklevel=3)
+        warnings.warn(msg, NoEffectWarning, stacklevel=3)
 
     def make(_game_index: int) -> tuple:
         return (make_policy(axis_policy, 0, pp.get("axis")),

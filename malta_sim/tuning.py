@@ -146,7 +146,18 @@ def _check_preset(option: str, name: str, side: int, scenario: str) -> str:
     return bare
 
 
-def search_params(side: int, names: Sequence[str] | None = None) -> list[P.Param]:
+def _idle_params(side: int, options: Sequence[str]) -> set[str]:
+    """Names of ``side``'s parameters that the optional rules ``options``
+    leave without effect (:func:`malta_sim.bots.presets.option_warnings`,
+    :func:`malta_sim.bots.params.check_allied_options`)."""
+    from .bots.presets import option_warnings
+
+    if side == 0:
+        return {p.name for p in P.AXIS_PARAMS if option_warnings("balanced", 0, {p.name: p.default}, options)}
+    return set() if "variable_allied_placement" in tuple(options or ()) else {"place_radius"}
+
+
+def search_params(side: int, names: Sequence[str] | None = None, options: Sequence[str] = ()) -> list[P.Param]:
     """The parameters searched for ``side``.
 
     Parameters
@@ -154,7 +165,12 @@ def search_params(side: int, names: Sequence[str] | None = None) -> list[P.Param
     side : int
         0 Axis, 1 Allied.
     names : sequence of str, optional
-        Parameter names; default every slot of the side's vector.
+        Parameter names; default every slot of the side's vector that the
+        optional rules ``options`` let act (not ``solitaire_method_a``
+        without ``solitaire``, rule 21.11; not ``place_radius`` without
+        ``variable_allied_placement``, 22.39).
+    options : sequence of str
+        The optional rules of the games.
 
     Returns
     -------
@@ -167,7 +183,7 @@ def search_params(side: int, names: Sequence[str] | None = None) -> list[P.Param
     """
     table = P.param_table(side)
     if not names:
-        return list(table)
+        return [p for p in table if p.name not in _idle_params(side, options)]
     by = {p.name: p for p in table}
     out = []
     for n in names:
@@ -374,11 +390,11 @@ def tune(
     validate_games = 2 * games if validate_games is None else _check_int("--validate-games", validate_games, 0)
     validate_seed = seed + 1 if validate_seed is None else _check_int("--validate-seed", validate_seed, 0, 2**63 - 1)
     startup = max(2, trials // 3) if startup_trials is None else _check_int("--startup-trials", startup_trials, 0)
-    space0 = search_params(s0, params)
     # validates scenario, options and data folder once, before any game
     run_inputs = _validate(spec.name, seed, start if s0 == 0 else opponent,
                            opponent if s0 == 0 else start, options, data_dir, None)
     options = list(run_inputs.options)
+    space0 = search_params(s0, params, options)
     key = {"scenario": spec.name, "side": SIDES[s0], "start": start, "opponent": opponent,
            "params": [p.name for p in space0], "games": games, "seed": seed, "rounds": rounds,
            "options": options, "startup_trials": startup, "validate_games": validate_games,
@@ -394,7 +410,7 @@ def tune(
     results: list[RoundResult] = []
     for rnd in range(1, rounds + 1):
         sd = s0 if rnd % 2 == 1 else 1 - s0
-        space = space0 if sd == s0 else search_params(sd, None)
+        space = space0 if sd == s0 else search_params(sd, None, options)
         base_name, base_over = current[sd]
         opp_name, opp_over = current[1 - sd]
         base_vec = P.make_vector(sd, base_over, preset_vector(base_name, sd))

@@ -117,8 +117,12 @@ def solve_matrix_game(a) -> Equilibrium:
     -------
     Equilibrium
         ``value`` (float), ``row`` (float64[m]) and ``col`` (float64[n]).
-        When the game has several optimal mixtures the LP returns one of
-        them (a vertex of the optimal set).
+        Weakly dominated strategies (:func:`dominated`) are removed first,
+        round after round, and get weight 0: this leaves the value as it is
+        (a dominating strategy does at least as well against everything), so
+        when several mixtures are optimal the answer uses no dominated
+        preset; among the rest the LP returns one (a vertex of the optimal
+        set).
 
     Raises
     ------
@@ -126,10 +130,30 @@ def solve_matrix_game(a) -> Equilibrium:
         Not a 2-D finite matrix with at least one row and column.
     """
     A = _check_matrix(a)
-    v, x = _max_min(A)
-    w, y = _max_min(-A.T)
+    rows, cols = _undominated(A)
+    B = A[np.ix_(rows, cols)]
+    v, xb = _max_min(B)
+    w, yb = _max_min(-B.T)
     value = 0.5 * (v - w)                                   # equal up to the solver's tolerance
+    x = np.zeros(A.shape[0])
+    y = np.zeros(A.shape[1])
+    x[rows], y[cols] = xb, yb
     return Equilibrium(value=float(value), row=x, col=y)
+
+
+def _undominated(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices left after removing weakly dominated pure
+    strategies round after round (each round: every row and column that
+    :func:`dominated` names; a strategy identical to another stays)."""
+    rows, cols = np.arange(A.shape[0]), np.arange(A.shape[1])
+    while True:
+        dr, dc = dominated(A[np.ix_(rows, cols)])
+        drop_r = {i for i, _ in dr}
+        drop_c = {j for j, _ in dc}
+        if not drop_r and not drop_c:
+            return rows, cols
+        rows = np.array([r for k, r in enumerate(rows) if k not in drop_r])
+        cols = np.array([c for k, c in enumerate(cols) if k not in drop_c])
 
 
 def dominated(a, *, strict: bool = False) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:

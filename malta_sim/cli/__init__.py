@@ -95,6 +95,29 @@ def main():
 
     Games: Island of Death (scenarios 'intro', 'hercules') and Invasion: Malta.
     """
+    _one_line_warnings()
+
+
+def _one_line_warnings() -> None:
+    """Print the package's :class:`~malta_sim.errors.NoEffectWarning` as one
+    ``warning: ...`` line on stderr (no file name, no source line); other
+    warnings as Python prints them."""
+    import warnings
+
+    from ..errors import NoEffectWarning
+
+    shown = warnings.showwarning
+    if getattr(shown, "_malta_sim", False):
+        return
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, NoEffectWarning):
+            click.echo(f"warning: {message}", err=True)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    show._malta_sim = True
+    warnings.showwarning = show
 
 
 def _register() -> None:

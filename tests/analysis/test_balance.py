@@ -115,6 +115,20 @@ def test_weak_dominance_needs_one_strict_cell():
     assert (0, 2) not in rows and (2, 0) not in rows       # equal rows do not dominate each other
 
 
+def test_ties_are_broken_away_from_weakly_dominated_presets():
+    # the first Allied column ties the second where the Axis plays row 0 and is
+    # worse for the Allies elsewhere: weakly dominated, so no weight on it even
+    # though a mixture on it would be optimal too
+    A = np.array([[0.975, 0.975, 1.0], [0.6, 0.5, 0.9]])
+    assert (0, 1) in dominated(A)[1]
+    for B in (A, A[:, [1, 0, 2]]):                 # whichever column the LP would meet first
+        eq = solve_matrix_game(B)
+        dom = [j for j, _ in dominated(B)[1]]
+        assert eq.value == pytest.approx(0.975)
+        assert all(eq.col[j] == 0 for j in dom)
+        assert (eq.row @ B >= eq.value - 1e-9).all() and (B @ eq.col <= eq.value + 1e-9).all()
+
+
 @pytest.mark.parametrize("shape", [(2, 2), (3, 2), (2, 4), (4, 3), (5, 3)])
 def test_random_games_agree_with_two_oracles(shape):
     rng = np.random.default_rng(shape[0] * 10 + shape[1])
