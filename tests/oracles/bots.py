@@ -464,14 +464,24 @@ def garrison_move(bot, game, mode, cands):
     empty_list = empty.tolist()
     # hexes within one hex of an enemy unit, from the same distance table
     near_enemy = (t.grid.distance_table[ehex] <= 1).any(axis=0) if len(ehex) else None
+    return _first_to_reach(bot, game, mode, todo, "g", empty_list, val, val, near_enemy)
+
+
+def _first_to_reach(bot, game, mode, todo, tag, goals, val, held, near_enemy=None):
+    """The first unit of ``todo`` (each recorded as tried, ``(tag, u)``), not
+    artillery, an HQ, a leader or AA, not on a hex ``held`` values, not on
+    a ``near_enemy`` hex, with one of ``goals`` among its
+    :meth:`Game.legal_moves`: its move onto the one of most ``val``, then
+    fewest MP, then lowest hex; None when there is none."""
+    t, s = game.static, game.state
     for u in todo:
-        bot._skip.add(("g", u))
-        if t.utype[u] in (st.ARTILLERY, st.HQ, st.LEADER, st.AA) or val[s.hex[u]] > 0:
+        bot._skip.add((tag, u))
+        if t.utype[u] in (st.ARTILLERY, st.HQ, st.LEADER, st.AA) or held[s.hex[u]] > 0:
             continue
         if near_enemy is not None and near_enemy[s.hex[u]]:
             continue
         legal = game.legal_moves(u, mode)
-        dests = [h for h in empty_list if h in legal]
+        dests = [h for h in goals if h in legal]
         if dests:
             return Move(u, min(dests, key=lambda h: (-val[h], legal[h], h)))
     return None
@@ -498,15 +508,7 @@ def retake_move(bot, game, mode, cands):
     goals = np.flatnonzero((val > 0) & ~occupied).tolist()
     if not goals:
         return None
-    for u in todo:
-        bot._skip.add(("t", u))
-        if t.utype[u] in (st.ARTILLERY, st.HQ, st.LEADER, st.AA) or held[s.hex[u]] > 0:
-            continue
-        legal = game.legal_moves(u, mode)
-        dests = [h for h in goals if h in legal]
-        if dests:
-            return Move(u, min(dests, key=lambda h: (-val[h], legal[h], h)))
-    return None
+    return _first_to_reach(bot, game, mode, todo, "t", goals, val, held)
 
 
 def choose_advance(game, units, target) -> list:
