@@ -462,6 +462,12 @@ def _bots(attrs: dict, games: pd.DataFrame) -> list[str]:
 def _provenance_lines(s: dict) -> list[str]:
     """Markdown paragraphs on what the results rest on: data, bots, games left out."""
     L = []
+    ck = (s.get("provenance") or {}).get("checkpoint")
+    if ck:
+        L.append(f"> **Partial results.** Read from the checkpoint folder `{ck}`: the games finished so far "
+                 "(the run may have been stopped before its last game); the inputs are those its manifest "
+                 "records.")
+        L.append("")
     rc = s.get("reconstructed_components") or []
     data = s.get("data") or []
     if not rc and any(d["packaged"] for d in data):

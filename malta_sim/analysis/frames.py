@@ -364,6 +364,7 @@ def load_results(
                     raise OptionError(f"RESULTS: no result files (games.parquet, games-*.parquet) in {p}")
                 games = pd.concat([pd.read_parquet(f) for f in chunks], ignore_index=True)
                 games = games.sort_values("game", kind="stable").reset_index(drop=True) if "game" in games else games
+                games.attrs = _checkpoint_provenance(p)
             if per_turn_path is None:
                 turn_chunks = sorted(p.glob("turns-*.parquet"))
                 if turn_chunks:
@@ -390,6 +391,23 @@ def load_results(
         raise OptionError(f"RESULTS: cannot read {p}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
     check_frame(games, "RESULTS")
     return games, per_turn
+
+
+def _checkpoint_provenance(folder: Path) -> dict:
+    """The inputs a batch checkpoint folder records (its ``manifest.json``:
+    scenario, seed, bots, options, data hash ...) plus ``checkpoint``: the
+    folder, so a report says that it shows the games finished so far, not
+    necessarily a whole run (only that key when there is no readable
+    manifest)."""
+    import json
+
+    try:
+        inputs = json.loads((folder / "manifest.json").read_text())["inputs"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {"checkpoint": str(folder)}
+    out = dict(inputs) if isinstance(inputs, dict) else {}
+    out["checkpoint"] = str(folder)
+    return out
 
 
 def _read_table(f: Path) -> pd.DataFrame:

@@ -24,9 +24,11 @@ REPORT_FILES = ("report.md", "summary.json", "*.png")
 def command(results, out_dir, per_turn, alpha, baseline, title, overwrite):
     """Write DIR/summary.json, DIR/report.md and PNG charts for RESULTS.
 
-    RESULTS is a .parquet/.csv file of game rows or the output folder of
-    `malta-sim run` / `malta-sim sweep`.  A folder that already holds a
-    report is refused unless --overwrite is given.
+    RESULTS is a .parquet/.csv file of game rows, or the checkpoint folder
+    of `malta-sim run` / `malta-sim sweep` (FILE.checkpoint or --checkpoint
+    DIR: the games finished so far; the report says it is partial).  An
+    --out folder that already holds a report is refused unless --overwrite
+    is given.
     """
     from ..analysis import load_results
     from ..report import write_report

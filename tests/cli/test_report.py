@@ -91,6 +91,11 @@ def test_report_reads_a_checkpoint_folder(tmp_path):
     assert list(games["game"]) == list(range(12))
     assert per_turn is not None and len(per_turn) == len(turns)
     assert (games["winner"].to_numpy() == full["winner"].to_numpy()).all()
+    # the manifest's inputs come with the rows, and the report says the games are the finished ones
+    assert games.attrs["seed"] == 3 and games.attrs["checkpoint"] == str(tmp_path / "ck")
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "ck"), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    assert "**Partial results.**" in (tmp_path / "rep" / "report.md").read_text()
 
 
 def test_report_on_a_unanimous_run(tmp_path):
