@@ -72,7 +72,7 @@ def did_you_mean(name: str, choices, n: int = 3) -> str:
     """
     import difflib
 
-    near = difflib.get_close_matches(str(name), [str(c) for c in choices], n=n, cutoff=0.5)
+    near = difflib.get_close_matches(str(name), list(dict.fromkeys(str(c) for c in choices)), n=n, cutoff=0.5)
     return f"; did you mean {', '.join(near)}?" if near else ""
 
 

@@ -222,3 +222,11 @@ def test_corrupted_copies_never_crash(tmp_path):
         f.write_text("\n".join(lines) + "\n", encoding="utf-8")
         for p in check_iod(dst):
             assert isinstance(p, DataError) and p.format().startswith(str(dst))
+
+
+def test_did_you_mean_names_each_close_choice_once():
+    from malta_sim.loaders.common import did_you_mean
+
+    assert did_you_mean("allied.mt.2x", ["allied.mt.2k", "allied.mt.2k", "allied.mt.8k"]) == \
+        "; did you mean allied.mt.2k, allied.mt.8k?"
+    assert did_you_mean("zzz", ["allied.mt.2k"]) == ""
