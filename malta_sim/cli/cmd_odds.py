@@ -103,6 +103,17 @@ def command():
     """
 
 
+def _column_note(final_odds: str, column: str, highest: bool) -> str:
+    """Why the column read differs from the final odds (rule 9.3 g): odds
+    above the line's highest column use it; odds between columns use the
+    lower one.  ``highest``: ``column`` is the line's highest column."""
+    if final_odds == column:
+        return ""
+    if highest:
+        return f"   (final odds {final_odds} are above the line's highest column, rule 9.3 g)"
+    return f"   (final odds {final_odds} fall between columns: the lower one, rule 9.3 g)"
+
+
 @command.command(name="crt")
 @click.option("--attack", type=int, required=True, help="Modified attack total (strength points, rule 9.3 b).")
 @click.option("--defense", type=int, required=True,
@@ -156,7 +167,9 @@ def crt_cmd(attack, defense, shift, terrain, time_, fort, as_json, data_dir):
     if d["cancelled"]:
         click.echo("attack cancelled: the odds are below the line's lowest column (rule 9.3 g)")
         return
-    click.echo(f"column: {out['column']}" + ("   (fort: defender hits -1)" if fort else ""))
+    highest = d["column"] == ch.crt_columns[int(ch.line_cols[line, 1])]
+    click.echo(f"column: {out['column']}" + _column_note(out["final_odds"], out["column"], highest)
+               + ("   (fort: defender hits -1)" if fort else ""))
     click.echo(f"{'result':>8}  {'prob':>7}  rolls")
     for o in out["outcomes"]:
         click.echo(f"{o['result']:>8}  {o['probability']:7.4f}  {','.join(str(r) for r in o['rolls'])}")

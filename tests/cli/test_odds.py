@@ -31,6 +31,23 @@ def test_odds_crt_table_and_cancel():
     assert r.exit_code == 0 and "cancelled" in r.output
 
 
+@pytest.mark.parametrize("shift, time, column, why", [
+    (6, "day", "6:1", "fall between columns"),              # 7:1: the 6:1 column (9.3 g's example)
+    (99, "day", "10:1", "above the line's highest column"),
+    (6, "night", "6:1", "above the line's highest column"),
+    (3, "day", "4:1", None),
+])
+def test_odds_crt_says_why_the_column_differs_from_the_final_odds(shift, time, column, why):
+    """Rule 9.3 g: final odds between two columns use the lower one; odds
+    above the line's highest column use that column; the table says which."""
+    r = run("crt", "--attack", "6", "--defense", "6", "--shift", str(shift), "--terrain", "clear",
+            "--time", time)
+    assert r.exit_code == 0, r.output
+    line = [x for x in r.output.splitlines() if x.startswith("column:")][0]
+    assert line.split()[1] == column
+    assert (why in line) if why else ("9.3 g" not in line)
+
+
 def test_odds_bombard_rule_10_12_example():
     r = run("bombard", "--strength", "10", "--battalions", "4", "--terrain", "town", "--enemy-artillery", "--json")
     assert r.exit_code == 0, r.output
