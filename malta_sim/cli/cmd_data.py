@@ -24,7 +24,25 @@ def _one_folder(cmd: str, data_dir, data_dir_opt):
     if data_dir is not None and data_dir_opt is not None:
         raise OptionError(f"data {cmd}: give the data directory once, either as DATA_DIR or as --data-dir, "
                           "not both")
-    return data_dir or data_dir_opt
+    folder = data_dir or data_dir_opt
+    if folder is not None and _is_invasion_malta(folder):
+        raise OptionError(f"data {cmd}: {folder} holds Invasion: Malta data (it has {_IM_MARKER}), and "
+                          f"`data {cmd}` reads Island of Death folders; check it with "
+                          f"`malta-sim im check-data --data-dir {folder}`")
+    return folder
+
+
+#: A file only an Invasion: Malta data folder has (malta_sim.games.invasion_malta.data).
+_IM_MARKER = "invasion_zones.csv"
+
+
+def _is_invasion_malta(folder) -> bool:
+    """``folder`` is an Invasion: Malta data folder: it has the Invasion Zone
+    file and not the Island of Death ``tables/`` folder."""
+    from pathlib import Path
+
+    p = Path(folder)
+    return (p / _IM_MARKER).is_file() and not (p / "tables").is_dir()
 
 
 @command.command("check")

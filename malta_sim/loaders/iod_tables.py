@@ -66,6 +66,30 @@ PARAM_ITEMS: dict[str, tuple[str, ...]] = {
               "air_attack_aa_range"),
 }
 
+#: Allowed values of parameter-table items whose sign the rule fixes: penalties
+#: are zero or less, divisors and the stacking limit at least one.  Die
+#: modifiers (``drm_*``) may take either sign; every other item is a count, a
+#: distance, a movement cost or a die threshold and must not be negative.
+PARAM_RANGES: dict[str, tuple[int, int]] = {
+    "constants.out_of_supply_attack": (-99, 0),          # 8.31: a reduction
+    "constants.out_of_supply_mot_mech_ma": (-99, 0),     # 8.33
+    "constants.morale_shift_min": (-99, 0),              # 11.2
+    "constants.demoralized_ma_foot": (-99, 0),           # 11.4
+    "constants.demoralized_ma_mot_mech": (-99, 0),       # 11.4
+    "constants.stack_battalions": (1, 99),               # 7.1
+    "constants.bombard_casualty_fraction_den": (1, 99),  # 10.14: a divisor
+}
+
+
+def param_range(table: str, item: str) -> tuple[int, int]:
+    """Allowed ``(min, max)`` of parameter ``item`` of ``table`` (see
+    :data:`PARAM_RANGES`)."""
+    key = f"{table}.{item}"
+    if key in PARAM_RANGES:
+        return PARAM_RANGES[key]
+    return (-99, 99) if item.startswith("drm_") else (0, 99)
+
+
 #: Surrender modifiers rule 20.0 prints; ``axis_city_<hex>`` and ``date_<MM-DD>`` rows may be added.
 SURRENDER_REQUIRED = ("axis_airfields", "axis_towns", "forts_destroyed", "allied_steps", "axis_steps", "axis_hq",
                       "beach_followup", "rn_4_5", "rn_6")
@@ -378,6 +402,11 @@ def load_tables(data_dir: str | Path | None = None, collector: Collector | None 
                 _err(collector, DataError(str(f[f"{name}.csv"]), r.line, "item",
                                           f"unknown item {r.item!r}; expected: {', '.join(items)}"))
                 continue
+            lo, hi = param_range(name, r.item)
+            if not lo <= r.value <= hi:
+                what = ("at least 1" if lo == 1 else "0 or more" if lo == 0 else "0 or less")
+                _err(collector, DataError(str(f[f"{name}.csv"]), r.line, "value",
+                                          f"{r.item} = {r.value}: must be {what} ({r.source})"))
             vals[r.item] = r.value
             sources[f"{name}.{r.item}"] = r.source
         if f"{name}.csv" not in broken:

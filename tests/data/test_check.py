@@ -230,3 +230,38 @@ def test_did_you_mean_names_each_close_choice_once():
     assert did_you_mean("allied.mt.2x", ["allied.mt.2k", "allied.mt.2k", "allied.mt.8k"]) == \
         "; did you mean allied.mt.2k, allied.mt.8k?"
     assert did_you_mean("zzz", ["allied.mt.2k"]) == ""
+
+
+@pytest.mark.parametrize("cmd", ["check", "info"])
+def test_invasion_malta_folder_is_sent_to_its_own_check(cmd):
+    """``data check`` / ``data info`` read Island of Death folders; given the
+    Invasion: Malta data they say so and name ``im check-data``, instead of
+    listing every Island of Death file as missing."""
+    im = packaged_data_dir("invasion_malta")
+    r = CliRunner().invoke(main, ["data", cmd, str(im)])
+    assert r.exit_code == 2
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and "Invasion: Malta" in lines[0]
+    assert f"im check-data --data-dir {im}" in lines[0]
+    assert CliRunner().invoke(main, ["im", "check-data", "--data-dir", str(im)]).exit_code == 0
+
+
+@pytest.mark.parametrize("row, bad, words", [
+    ("stack_battalions,4,", "stack_battalions,-4,", "must be at least 1"),
+    ("bombard_casualty_fraction_den,2,", "bombard_casualty_fraction_den,0,", "must be at least 1"),
+    ("leader_ma,14,", "leader_ma,-14,", "must be 0 or more"),
+    ("out_of_supply_attack,-1,", "out_of_supply_attack,1,", "must be 0 or less"),
+])
+def test_parameter_sign_fixed_by_the_rule(copy, row, bad, words):
+    """A count, distance or divisor below its least value, or a penalty
+    turned into a bonus, is one error naming the file, row and field."""
+    f = copy / "tables" / "constants.csv"
+    edit(f, row, bad)
+    probs = check_iod(copy)
+    assert len(probs) == 1, probs
+    one_problem(copy, "constants.csv", line_of(f, bad), "value", words)
+
+
+def test_die_modifiers_take_either_sign(copy):
+    edit(copy / "tables" / "stand_ground.csv", "drm_leader_in_hex,-1,", "drm_leader_in_hex,1,")
+    assert check_iod(copy) == []
