@@ -48,7 +48,7 @@ from malta_sim.bots import params as P
 from malta_sim.bots.axis import _ParamBot
 from malta_sim.bots.base import CombatPlan, Move
 from malta_sim.bots.forecast import forecast_tables
-from malta_sim.bots.simple import StaticPolicy
+from malta_sim.bots.simple import StaticPolicy, stand_leaves_a_step
 
 #: 2d6 probabilities of the totals 2..12.
 _P2D6 = np.array([6 - abs(r - 7) for r in range(2, 13)], dtype=np.float64) / 36.0
@@ -761,13 +761,17 @@ class AlliedBot(_ParamBot, StaticPolicy):
 
     def stand_ground(self, game, units, hits, attacker):
         """Rule 9.7: stand in cities, forts, towns and airfields against at
-        most ``stand_max_hits`` retreat hexes; never when attacking."""
+        most ``stand_max_hits`` retreat hexes; never when attacking; with
+        ``stand_survive`` only when the hex's pieces hold more steps than
+        the hits (:func:`~malta_sim.bots.simple.stand_leaves_a_step`)."""
         if attacker:
             return False
         t, s = game.static, game.state
         h = int(s.hex[units[0]])
         key = bool(t.city[h] or t.fort[h] or t.town[h] or t.airfield[h])
-        return bool(key and hits <= self.vec[P.AL_STAND])
+        if not (key and hits <= self.vec[P.AL_STAND]):
+            return False
+        return not self.vec[P.AL_STAND_SURVIVE] or stand_leaves_a_step(game, units, hits)
 
     # ------------------------------------------------------------ special rules
     def dismantle_strongpoints(self, game, strongpoints, max_n):

@@ -180,6 +180,11 @@ ALLIED_PARAMS: tuple[Param, ...] = (
           "artillery, an HQ, a leader or AA) that can reach an empty airfield, victory city or "
           "town the Axis controls moves onto it, retaking it (2.1; each airfield or victory city "
           "the Axis controls is -1 to every surrender roll, 20.0); 0: off", "flag"),
+    Param("stand_survive", "flag", 0, 1, 0,
+          "stand ground (9.7) only when the defending pieces of the hex hold more steps than "
+          "the hits: standing units take every remaining hit as a step loss (9.71), so with "
+          "fewer steps the hex is lost either way and standing only loses the pieces a "
+          "retreat would save; 0: stand_max_hits alone decides", "flag"),
 )
 
 AX = {p.name: i for i, p in enumerate(AXIS_PARAMS)}
@@ -192,7 +197,8 @@ AL = {p.name: i for i, p in enumerate(ALLIED_PARAMS)}
  AX_OPENING_SPREAD, AX_ONE_ZONE, AX_ZONE_THREAT, AX_SECOND_WAVE_ANY) = range(len(AXIS_PARAMS))
 (AL_MIN_ODDS, AL_MIN_GAIN, AL_RISK, AL_RETREAT, AL_RESERVE, AL_RESERVE_RADIUS, AL_WEAK,
  AL_STAND, AL_WATERS_EDGE, AL_DISMANTLE, AL_PLACE_RADIUS, AL_W_RETAKE,
- AL_W_HQ, AL_REINFORCE, AL_BEACHES, AL_SHORE_UP, AL_RETAKE_EMPTY) = range(len(ALLIED_PARAMS))
+ AL_W_HQ, AL_REINFORCE, AL_BEACHES, AL_SHORE_UP, AL_RETAKE_EMPTY,
+ AL_STAND_SURVIVE) = range(len(ALLIED_PARAMS))
 
 
 def param_table(side: int) -> tuple[Param, ...]:

@@ -26,8 +26,9 @@ name                      meaning
                           steps into a thinly held airfield or city with
                           Axis units next to it; walks into the empty
                           airfields, cities and towns the Axis holds (2.1,
-                          20.0); dismantles strongpoints into engineers
-                          (16.25)
+                          20.0); stands ground only where a step would be
+                          left (9.71); dismantles strongpoints into
+                          engineers (16.25)
 ``allied:static``         garrisons objectives, counterattacks only at 3:1
                           and a clear gain
 ``allied:counterattack``  a third of the mobile units form a reserve that
@@ -62,7 +63,7 @@ PRESETS: dict[str, tuple[int, dict, str]] = {
     "active": (1, {"min_odds": 2, "min_gain": 0.0, "risk_weight": 1.0, "reserve_fraction": 0.67,
                    "reserve_radius": 8, "weak_stack": 8, "dismantle": 1, "w_retake": 8.0,
                    "w_hq": 6.0, "reinforce": 1, "beaches": 1,
-                   "shore_up": 10, "retake_empty": 1},
+                   "shore_up": 10, "retake_empty": 1, "stand_survive": 1},
                "default Allied bot: active defence with a committed reserve"),
     "static": (1, {}, "Allied bot that holds its objectives"),
     "counterattack": (1, {"min_odds": 2, "min_gain": 0.3, "risk_weight": 1.0,

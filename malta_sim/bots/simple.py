@@ -36,6 +36,25 @@ def objective_mask(game, side: int) -> np.ndarray:
     return m & (s.control != side) & t.land
 
 
+def stand_leaves_a_step(game, units, hits: int) -> bool:
+    """Rule 9.71: whether standing ground against ``hits`` retreat hexes can
+    keep the hex.  Units that stand take all the remaining hits as step
+    losses, shared with the pieces of the hex that must stand (9.72, 16.23,
+    16.34), so a hex whose defending pieces hold ``hits`` steps or fewer is
+    left empty either way: standing only loses the pieces a retreat would
+    have saved.
+
+    ``units``: the pieces free to retreat (non-empty, all in one hex);
+    ``hits``: the retreat length of the result.  Returns True when the
+    defending pieces of the hex (:func:`malta_sim.iod.rules.combat.defenders_in`)
+    hold more steps than ``hits``."""
+    from malta_sim.iod.rules import combat
+    u0 = int(units[0])
+    side = int(game.tables.side[u0])
+    h = int(game.state.hex[u0])
+    return sum(game.steps(u) for u in combat.defenders_in(game, h, side)) > hits
+
+
 def expected_edge(game, side: int, target: int, attackers, support=()) -> float:
     """Expected defender hits minus attacker hits of an attack, over 2d6, at
     the odds column the attack would use (leader rolls left out); -inf when

@@ -39,6 +39,7 @@ MOVES = {
     "beaches": (0, (), 2),
     "shore_up": (0, (), 2),
     "retake_empty": (0, (), 3),
+    "stand_survive": (0, (), 4),
 }
 
 
