@@ -158,6 +158,23 @@ def check_per_turn(games: pd.DataFrame, per_turn: pd.DataFrame) -> None:
         raise OptionError("--per-turn: the per-turn frame does not cover the same games: " + "; ".join(what))
 
 
+def _end_date_panels(games: pd.DataFrame, df: pd.DataFrame, arms: list) -> tuple[list, int | None]:
+    """Arms in the order of the end-dates panels, and panels a row: a preset
+    matrix is laid out as the matrix (a row per Axis preset, a column per
+    Allied preset); any other frame in arm order."""
+    if len(arms) < 2 or not is_balance_frame(games):
+        return arms, None
+    axis = list(dict.fromkeys(df["axis_policy"].astype(str)))
+    allied = list(dict.fromkeys(df["allied_policy"].astype(str)))
+    if len(allied) > 6:
+        return arms, None
+    cell = {(str(r.axis_policy), str(r.allied_policy)): r.arm
+            for r in df[["axis_policy", "allied_policy", "arm"]].drop_duplicates().itertuples()}
+    if len(cell) != len(axis) * len(allied) or len(set(cell.values())) != len(arms):
+        return arms, None                                   # not a full matrix of one arm a cell
+    return [cell[(a, b)] for a in axis for b in allied], len(allied)
+
+
 def write_report(
     games: pd.DataFrame,
     out_dir,
@@ -229,7 +246,9 @@ def write_report(
     files["end_reasons"] = plots.plot_end_reasons(er, out / "end_reasons.png", order=arms).name
     game = game_of(scen, games)
     days = [cal.day_label(t) for t in cal.day_starts()]
-    files["end_dates"] = plots.plot_end_dates(end_day_table(df, scenario=scen), out / "end_dates.png", days=days).name
+    panels, per_row = _end_date_panels(games, df, arms)
+    files["end_dates"] = plots.plot_end_dates(end_day_table(df, scenario=scen), out / "end_dates.png", days=days,
+                                              order=panels, ncols=per_row).name
 
     # Island of Death: the Axis wins only by a surrender roll (rule 20.3); Invasion: Malta has no
     # surrender, its Axis wins are (reconstructed) sudden victory or objectives at the end.
