@@ -14,6 +14,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
 
 from .analysis.frames import calendar_for
 from .plots_map import ALLIED_COLOUR, AXIS_COLOUR
@@ -281,6 +282,7 @@ def plot_end_dates(table: pd.DataFrame, path, *, by: str = "arm", dates=None, da
             ax.set_ylabel("games", fontsize=8 if small else 10)
         ax.tick_params(labelsize=7 if small else 9)
         ax.grid(axis="y", alpha=0.3)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))   # games are whole
         ax.set_xticks(x[::step], days_order[::step], rotation=45, ha="right")
     handles = [Rectangle((0, 0), 1, 1, color=REASON_COLOURS.get(r, "#999")) for r in reasons]
     fig.legend(handles, reasons, fontsize=8, ncols=min(len(reasons), 4), loc="lower center", frameon=False)
