@@ -36,6 +36,7 @@ from .analysis.breakdown import RARE_NONZERO
 from .analysis.frames import END_REASON_MEANING, calendar_for, game_of, scenario_of, with_outcomes
 from .analysis.timing import EVENT_TITLES
 from .errors import OptionError
+from .loaders.common import did_you_mean
 
 BALANCE_BAND = (0.45, 0.55)
 
@@ -230,7 +231,9 @@ def write_report(
     if baseline is None:
         baseline = arms[0]
     elif baseline not in arms:
-        raise OptionError(f"--baseline: unknown arm {baseline!r}; arms are: {', '.join(arms)}")
+        hint = did_you_mean(baseline, arms, quote=True) or "."
+        raise OptionError(f"--baseline: no arm is named {baseline!r}{hint} Choose one of the {len(arms)} arms "
+                          f"(quote a name with spaces): {', '.join(repr(a) for a in arms)}")
     scen = scenario_of(df)
     cal = calendar_for(scen, df)
     conf = f"{100 * (1 - alpha):g}%"

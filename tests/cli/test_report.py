@@ -57,6 +57,24 @@ def test_report_bad_input_is_one_line_error(tmp_path):
     assert r.exit_code == 2 and "--baseline" in r.output
 
 
+def test_unknown_baseline_names_the_arms_quoted_and_the_nearest(tmp_path):
+    """Arm names hold spaces and commas (balance cells, sweep grid arms): the
+    error quotes each arm, suggests the nearest, and --help says how to name one."""
+    arms = {"tuned vs active": 0.5, "tuned vs static": 0.6, "axis_policy=balanced, options=none": 0.4}
+    synthetic_results(10, arms).to_csv(tmp_path / "g.csv", index=False)
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "g.csv"), "--out", str(tmp_path / "o"),
+                                  "--baseline", "tuned vs activ"])
+    assert r.exit_code == 2 and len(r.stderr.splitlines()) == 1
+    assert "no arm is named 'tuned vs activ'; did you mean 'tuned vs active'" in r.stderr
+    assert ("Choose one of the 3 arms (quote a name with spaces): 'tuned vs active', 'tuned vs static', "
+            "'axis_policy=balanced, options=none'") in r.stderr
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "g.csv"), "--out", str(tmp_path / "o"),
+                                  "--baseline", "zzz"])
+    assert "no arm is named 'zzz'. Choose one of the 3 arms" in r.stderr
+    r = CliRunner().invoke(main, ["report", "--help"])
+    assert "--baseline ARM" in r.output and '--baseline "tuned vs active"' in " ".join(r.output.split())
+
+
 def test_verdict():
     assert verdict(0.5, 0.47, 0.53).startswith("balanced")
     assert "Axis" in verdict(0.6, 0.55, 0.65)
