@@ -1314,7 +1314,11 @@ def run_sweep(
     data_dir : path, optional
         Game-data folder of the arms that do not name their own
         (:attr:`Arm.data_dir`); default the packaged data.
-    progress, **kwargs
+    progress : bool
+        Before each arm's progress bar (:func:`run_games`), print which arm
+        of how many it is on stderr (``arm 3 of 12: NAME``; a balance run's
+        sweep says ``cell``).
+    **kwargs
         Passed to :func:`run_games` (``n_jobs``, ``backend``, ``scheduler``,
         ``chunk_size``).
 
@@ -1360,7 +1364,10 @@ def run_sweep(
     arms_attr = {}
     saved, total = 0, n * len(sweep.arms)
     try:
-        for a, inp in zip(sweep.arms, resolved):
+        for i, (a, inp) in enumerate(zip(sweep.arms, resolved)):
+            if progress:  # which arm of how many the bar below is playing
+                noun = "cell" if sweep.source == "balance" else "arm"
+                print(f"{noun} {i + 1} of {len(sweep.arms)}: {a.name}", file=sys.stderr)
             res = _sweep_arm(sweep, a, inp, n, seed, checkpoint, per_turn, progress, kwargs)
             saved += n
             df = res[0] if per_turn else res
@@ -1412,8 +1419,6 @@ def _sweep_arm(sweep, a, inp, n, seed, checkpoint, per_turn, progress, kwargs):
         # changed arm gets a fresh subdirectory and an unchanged one resumes.
         key = json.dumps(inp.key(), sort_keys=True)
         sub = Path(checkpoint) / ("arm-" + hashlib.sha256(key.encode()).hexdigest()[:16])
-    if progress:
-        print(f"arm {a.name}", file=sys.stderr)
     res = run_games(
         sweep.scenario,
         n,

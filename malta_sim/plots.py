@@ -14,6 +14,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
 
 from .analysis.frames import calendar_for
 from .plots_map import ALLIED_COLOUR, AXIS_COLOUR
@@ -204,39 +205,124 @@ def plot_end_reasons(er: pd.DataFrame, path, *, by: str = "arm", order=None) -> 
     return path
 
 
-def plot_end_dates(table: pd.DataFrame, path, *, by: str = "arm", dates=None, days=None) -> Path:
-    """Histogram of the day games end on, stacked by end reason (from ``end_day_table``).
+#: ``plot_end_dates`` draws one small panel per group up to this many groups,
+#: and one heat map (a row per group) beyond.
+END_DATES_MAX_PANELS = 36
+#: Tallest end-dates figure, inches: the panels shrink to fit, never the page grow.
+_END_DATES_MAX_HEIGHT = 14.0
+
+
+def _panel_columns(n: int) -> int:
+    """Columns of a grid of ``n`` small panels (one column for up to 3)."""
+    return 1 if n <= 3 else 2 if n <= 8 else 3 if n <= 12 else 4 if n <= 24 else 6
+
+
+def plot_end_dates(table: pd.DataFrame, path, *, by: str = "arm", dates=None, days=None, order=None,
+                   ncols: int | None = None) -> Path:
+    """The day games end on, stacked by end reason, per group (from ``end_day_table``).
+
+    One group: one bar chart.  Several: a grid of small panels on the same
+    axes (same days, same game scale), one per group, in ``order``, with one
+    legend for all.  More than :data:`END_DATES_MAX_PANELS` groups: a heat
+    map, one row per group, of the share of its games ending each day, Axis
+    wins beside the other endings.  The figure is never taller than
+    ``_END_DATES_MAX_HEIGHT`` inches.
 
     ``days`` (sequence of str): day labels on the x axis in order (the
     scenario's days, :meth:`Calendar.day_label`), to show empty days too;
     ``dates`` (datetime-like sequence) does the same for a dated calendar.
-    Default: the days present in ``table``.
+    Default: the days present in ``table``.  ``order``: group names in
+    panel order (default: the order of ``table``); ``ncols``: panels a row
+    (e.g. the Allied presets of a balance matrix, so each row is one Axis
+    preset; default by the number of groups).
     """
-    groups = list(table.groupby(by, sort=False))
-    fig = _figure(7.5, 2.6 * len(groups) + 0.8)
-    axes = fig.subplots(len(groups), 1, sharex=True, sharey=True, squeeze=False)[:, 0]
     if "day" not in table.columns:  # a table from an older end_day_table
         table = table.assign(day=pd.to_datetime(table["date"]).dt.strftime("%d %b"),
                              end_day=pd.to_datetime(table["date"]).rank(method="dense"))
     present = list(table.sort_values("end_day")["day"].drop_duplicates())
     if days is None and dates is not None:
         days = [pd.Timestamp(d).strftime("%d %b") for d in sorted(pd.to_datetime(dates))]
-    order = list(days) + [d for d in present if d not in set(days)] if days is not None else present
-    x = np.arange(len(order))
-    for ax, (g, sub) in zip(axes, groups):
-        piv = sub.pivot_table(index="day", columns="end_reason", values="count", aggfunc="sum", fill_value=0)
-        piv = piv.reindex(order, fill_value=0)
-        piv = piv[sorted(piv.columns, key=_reason_order)]
-        bottom = np.zeros(len(order))
-        for reason in piv.columns:
-            ax.bar(x, piv[reason], bottom=bottom, color=REASON_COLOURS.get(reason, "#999"), label=reason)
+    days_order = list(days) + [d for d in present if d not in set(days)] if days is not None else present
+    found = list(dict.fromkeys(table[by]))
+    names = [g for g in order if g in set(found)] if order is not None else []
+    names += [g for g in found if g not in set(names)]
+    reasons = sorted(table["end_reason"].unique(), key=_reason_order)
+    counts = {g: (sub.pivot_table(index="day", columns="end_reason", values="count", aggfunc="sum", fill_value=0)
+                  .reindex(index=days_order, columns=reasons, fill_value=0))
+              for g, sub in table.groupby(by, sort=False)}
+    if len(names) > END_DATES_MAX_PANELS:
+        return _end_dates_heatmap(counts, names, days_order, reasons, path)
+
+    n = len(names)
+    cols = max(1, min(ncols or _panel_columns(n), n))
+    rows = -(-n // cols)
+    width = 7.5 if cols == 1 else 9.5 if cols == 2 else 11.0
+    extra = 1.6 + (0.25 if n > 1 else 0)                  # title, day labels and the legend row
+    panel_h = min(2.6 if cols == 1 else 1.9, (_END_DATES_MAX_HEIGHT - extra) / rows)
+    fig = _figure(width, rows * panel_h + extra)
+    grid = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False)
+    x = np.arange(len(days_order))
+    fit = max(1, int(width / cols / 0.2))               # rotated day labels that fit across one panel
+    step = -(-len(days_order) // fit)
+    small = n > 3
+    for k, ax in enumerate(grid.flat):
+        if k >= n:                                        # an empty slot of the last row
+            ax.set_visible(False)
+            above = grid.flat[k - cols]
+            above.xaxis.set_tick_params(labelbottom=True)  # its column's day labels go on the panel above
+            continue
+        piv = counts[names[k]]
+        bottom = np.zeros(len(days_order))
+        for reason in reasons:
+            ax.bar(x, piv[reason], bottom=bottom, color=REASON_COLOURS.get(reason, "#999"), label=reason,
+                   width=0.8)
             bottom += piv[reason].to_numpy()
-        ax.set_title(_short(g, 60), fontsize=9)
-        ax.set_ylabel("games")
+        ax.set_title(_short(names[k], max(18, int(14 * width / cols))), fontsize=8 if small else 9)
+        if k % cols == 0:
+            ax.set_ylabel("games", fontsize=8 if small else 10)
+        ax.tick_params(labelsize=7 if small else 9)
         ax.grid(axis="y", alpha=0.3)
-    axes[0].legend(fontsize=8)
-    axes[-1].set_xticks(x, order, rotation=45, ha="right")
-    fig.suptitle("Day on which games end", fontsize=11)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))   # games are whole
+        ax.set_xticks(x[::step], days_order[::step], rotation=45, ha="right")
+    handles = [Rectangle((0, 0), 1, 1, color=REASON_COLOURS.get(r, "#999")) for r in reasons]
+    fig.legend(handles, reasons, fontsize=8, ncols=min(len(reasons), 4), loc="lower center", frameon=False)
+    title = "Day on which games end"
+    if n > 1:
+        title += f" ({n} {'arms' if by == 'arm' else 'groups'}; every panel on the same scales)"
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    return path
+
+
+def _end_dates_heatmap(counts: dict, names: list, days: list, reasons: list, path) -> Path:
+    """The end-dates chart of many groups: share of each group's games ending each day, by winner."""
+    from .analysis.breakdown import REASON_WINNER
+
+    axis_r = [r for r in reasons if REASON_WINNER.get(r) == "axis"]
+    other_r = [r for r in reasons if r not in axis_r]
+    parts = [(axis_r, "Reds", "Axis wins"), (other_r, "Blues", "Allied wins and other endings")]
+    parts = [p for p in parts if p[0]]
+    mats = []
+    for rs, _, _ in parts:
+        m = np.array([counts[g][rs].sum(axis=1).to_numpy() for g in names], dtype=float)
+        totals = np.array([counts[g].to_numpy().sum() for g in names], dtype=float)
+        mats.append(100 * m / np.maximum(totals, 1)[:, None])
+    n = len(names)
+    row_h = min(0.22, (_END_DATES_MAX_HEIGHT - 2.2) / n)
+    fig = _figure(11.0 if len(parts) > 1 else 7.5, n * row_h + 2.2)
+    axes = fig.subplots(1, len(parts), sharey=True, squeeze=False)[0]
+    label_every = -(-n // 60)                            # at most 60 row labels
+    for ax, m, (rs, cmap, what) in zip(axes, mats, parts):
+        im = ax.imshow(m, aspect="auto", cmap=cmap, vmin=0, vmax=float(m.max()) or 1.0, interpolation="nearest")
+        ax.set_xticks(np.arange(len(days)), days, rotation=45, ha="right", fontsize=7)
+        ax.set_title(f"{what}\n({', '.join(rs)})", fontsize=9)
+        fig.colorbar(im, ax=ax, label="share of the row's games, %", fraction=0.05, pad=0.02)
+    ticks = np.arange(0, n, label_every)
+    axes[0].set_yticks(ticks, [_short(names[i], 40) for i in ticks], fontsize=6 if n > 40 else 7)
+    fig.suptitle(f"Day on which games end ({n} arms, one row each)", fontsize=11)
     return _save(fig, path)
 
 

@@ -36,6 +36,7 @@ from .analysis.breakdown import RARE_NONZERO
 from .analysis.frames import END_REASON_MEANING, calendar_for, game_of, scenario_of, with_outcomes
 from .analysis.timing import EVENT_TITLES
 from .errors import OptionError
+from .loaders.common import did_you_mean
 
 BALANCE_BAND = (0.45, 0.55)
 
@@ -158,6 +159,23 @@ def check_per_turn(games: pd.DataFrame, per_turn: pd.DataFrame) -> None:
         raise OptionError("--per-turn: the per-turn frame does not cover the same games: " + "; ".join(what))
 
 
+def _end_date_panels(games: pd.DataFrame, df: pd.DataFrame, arms: list) -> tuple[list, int | None]:
+    """Arms in the order of the end-dates panels, and panels a row: a preset
+    matrix is laid out as the matrix (a row per Axis preset, a column per
+    Allied preset); any other frame in arm order."""
+    if len(arms) < 2 or not is_balance_frame(games):
+        return arms, None
+    axis = list(dict.fromkeys(df["axis_policy"].astype(str)))
+    allied = list(dict.fromkeys(df["allied_policy"].astype(str)))
+    if len(allied) > 6:
+        return arms, None
+    cell = {(str(r.axis_policy), str(r.allied_policy)): r.arm
+            for r in df[["axis_policy", "allied_policy", "arm"]].drop_duplicates().itertuples()}
+    if len(cell) != len(axis) * len(allied) or len(set(cell.values())) != len(arms):
+        return arms, None                                   # not a full matrix of one arm a cell
+    return [cell[(a, b)] for a in axis for b in allied], len(allied)
+
+
 def write_report(
     games: pd.DataFrame,
     out_dir,
@@ -213,7 +231,9 @@ def write_report(
     if baseline is None:
         baseline = arms[0]
     elif baseline not in arms:
-        raise OptionError(f"--baseline: unknown arm {baseline!r}; arms are: {', '.join(arms)}")
+        hint = did_you_mean(baseline, arms, quote=True) or "."
+        raise OptionError(f"--baseline: no arm is named {baseline!r}{hint} Choose one of the {len(arms)} arms "
+                          f"(quote a name with spaces): {', '.join(repr(a) for a in arms)}")
     scen = scenario_of(df)
     cal = calendar_for(scen, df)
     conf = f"{100 * (1 - alpha):g}%"
@@ -229,7 +249,9 @@ def write_report(
     files["end_reasons"] = plots.plot_end_reasons(er, out / "end_reasons.png", order=arms).name
     game = game_of(scen, games)
     days = [cal.day_label(t) for t in cal.day_starts()]
-    files["end_dates"] = plots.plot_end_dates(end_day_table(df, scenario=scen), out / "end_dates.png", days=days).name
+    panels, per_row = _end_date_panels(games, df, arms)
+    files["end_dates"] = plots.plot_end_dates(end_day_table(df, scenario=scen), out / "end_dates.png", days=days,
+                                              order=panels, ncols=per_row).name
 
     # Island of Death: the Axis wins only by a surrender roll (rule 20.3); Invasion: Malta has no
     # surrender, its Axis wins are (reconstructed) sudden victory or objectives at the end.

@@ -33,6 +33,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.weightstats import DescrStatsW
 
 from ..errors import OptionError
+from ..loaders.common import did_you_mean
 from .frames import with_outcomes
 from .rates import proportion_interval
 
@@ -86,10 +87,11 @@ def paired_frame(games: pd.DataFrame, arm_a: str, arm_b: str, column: str) -> pd
     df = with_outcomes(games)
     if column not in df.columns:
         raise OptionError(f"no column {column!r} in the result frame")
-    arms = set(df["arm"].unique())
+    arms = list(dict.fromkeys(df["arm"]))
     for a in (arm_a, arm_b):
         if a not in arms:
-            raise OptionError(f"unknown arm {a!r}; arms are: {', '.join(sorted(arms))}")
+            raise OptionError(f"no arm is named {a!r}{did_you_mean(a, arms, quote=True) or '.'} The arms: "
+                              f"{', '.join(repr(x) for x in arms)}")
     keys = ["game"] + (["seed"] if "seed" in df.columns else [])
     a = df.loc[df["arm"] == arm_a, keys + [column]].rename(columns={column: "a"})
     b = df.loc[df["arm"] == arm_b, keys + [column]].rename(columns={column: "b"})

@@ -18,7 +18,11 @@ REPORT_FILES = ("report.md", "summary.json", "*.png")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="1 - confidence level of intervals.")
 @click.option("--per-turn", "per_turn", default=None, type=click.Path(), help="Per-turn frame (malta-sim run --per-turn FILE).")
-@click.option("--baseline", default=None, help="Baseline arm for paired comparisons (default: the first arm of the sweep, in file order).")
+@click.option("--baseline", default=None, metavar="ARM",
+              help="The arm the others are compared with, game by game: its name as this command prints it, "
+                   "quoted when it has spaces (a balance cell: --baseline \"tuned vs active\"; a sweep grid arm: "
+                   "--baseline \"axis_policy=balanced, options=none\").  Default: the first arm of the file.  "
+                   "A name that is not an arm is refused with the list of arms.")
 @click.option("--title", default=None, help="Report title.")
 @overwrite_option
 def command(results, out_dir, per_turn, alpha, baseline, title, overwrite):

@@ -79,7 +79,11 @@ def command(scenario, side, start, opponent, params, trials, n_games, seed, roun
     games and on fresh validation games.  Interrupted (Ctrl-C), the same
     command resumes.  Example:
 
-      malta-sim tune hercules --side axis --opponent static --trials 30 --games 60 --seed 7 --out tune.csv
+      malta-sim tune hercules --side axis --start balanced --opponent active --trials 10 --games 60 --seed 7 --jobs 2 --out tune.csv
+
+    Tune against an opponent that wins some games: against static, balanced
+    and tuned win every Hercules game, so every candidate ties and nothing is
+    learnt.
     """
     from ..batch import check_output_path, write_frame
     from ..bots.tuned import TUNED_FILE

@@ -64,16 +64,18 @@ def resolve_data_dir(data_dir: str | Path | None, game: str = "island_of_death")
     return p
 
 
-def did_you_mean(name: str, choices, n: int = 3) -> str:
+def did_you_mean(name: str, choices, n: int = 3, quote: bool = False) -> str:
     """``"; did you mean a, b?"`` with the closest of ``choices`` to ``name`` (empty when none is close).
 
     For "unknown X" messages whose valid choices are too many to list (unit
     ids), so the message still names the valid ones a user most likely meant.
+    ``quote``: each choice in quotes (``'a', 'b'``), for names with spaces or
+    commas of their own (sweep arms).
     """
     import difflib
 
     near = difflib.get_close_matches(str(name), list(dict.fromkeys(str(c) for c in choices)), n=n, cutoff=0.5)
-    return f"; did you mean {', '.join(near)}?" if near else ""
+    return f"; did you mean {', '.join(repr(c) if quote else c for c in near)}?" if near else ""
 
 
 _UTF8_BOM = b"\xef\xbb\xbf"

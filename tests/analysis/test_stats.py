@@ -161,7 +161,7 @@ def test_paired_t_method_and_errors():
     d = np.array([0] * 10 + [-1] * 5 + [1] * 15 + [0] * 20, float)
     half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d))
     assert r.low == pytest.approx(d.mean() - half) and r.high == pytest.approx(d.mean() + half)
-    with pytest.raises(OptionError):
+    with pytest.raises(OptionError, match=r"no arm is named 'C'\. The arms: 'A', 'B'"):
         paired_comparison(df, "A", "C")
     with pytest.raises(OptionError):
         paired_comparison(df, "A", "B", method="x")

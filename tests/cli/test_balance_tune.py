@@ -60,6 +60,16 @@ def test_balance_matrix_on_common_random_numbers_resumes_and_ignores_jobs(tmp_pa
     pd.testing.assert_frame_equal(read_frame(out), df)
 
 
+def test_balance_progress_names_each_cell_and_how_many(tmp_path):
+    """Above each cell's progress bar: which cell of how many, and its pairing."""
+    r = _run("balance", "batch-fake", "--games", "3", "--seed", "1", "--bootstrap", "20", "--out",
+             tmp_path / "b.parquet")
+    assert r.exit_code == 0, r.output
+    heads = [line for line in r.stderr.replace("\r", "\n").splitlines() if line.startswith("cell ")]
+    assert heads == ["cell 1 of 4: attack vs defend", "cell 2 of 4: attack vs counter",
+                     "cell 3 of 4: cautious vs defend", "cell 4 of 4: cautious vs counter"]
+
+
 def test_balance_and_report_of_a_small_real_run(tmp_path):
     """intro, two presets a side, 3 games a cell: the matrix and equilibrium are printed,
     the file is one row per game with its pairing, and the report draws the heat map."""

@@ -44,3 +44,23 @@ def test_readme_using_it_commands_run_as_written(tmp_path):
     for f in ("h.parquet", "h_turns.parquet", "h_report/report.md", "game7/result.json", "sweep.parquet",
               "sweep_report/report.md", "map.png", "my_iod/units.csv", "h_mine.parquet", "my_im/units.csv"):
         assert (tmp_path / f).exists(), f
+
+
+def test_tune_examples_tune_against_an_opponent_that_wins_games():
+    """Every `malta-sim tune` example (README, docs, `tune --help`) plays the
+    default Allied preset `active`: against `static` the Axis presets it would
+    tune win every Hercules game, so every candidate ties at 100 %."""
+    from click.testing import CliRunner
+
+    from malta_sim.cli import main
+
+    texts = {p.name: p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]}
+    texts["tune --help"] = CliRunner().invoke(main, ["tune", "--help"], terminal_width=400).output
+    examples = []
+    for where, text in texts.items():
+        joined = re.sub(r"\\\n\s*", " ", text)                         # shell line continuations
+        examples += [(where, m.group(0)) for m in re.finditer(r"malta-sim tune [^\n`#]*--seed[^\n`#]*", joined)]
+    assert {w for w, _ in examples} >= {"README.md", "balance.md", "tune --help"}
+    for where, cmd in examples:
+        opponent = re.search(r"--opponent (\S+)", cmd)
+        assert opponent is None or opponent.group(1) == "active", (where, cmd)

@@ -57,6 +57,24 @@ def test_report_bad_input_is_one_line_error(tmp_path):
     assert r.exit_code == 2 and "--baseline" in r.output
 
 
+def test_unknown_baseline_names_the_arms_quoted_and_the_nearest(tmp_path):
+    """Arm names hold spaces and commas (balance cells, sweep grid arms): the
+    error quotes each arm, suggests the nearest, and --help says how to name one."""
+    arms = {"tuned vs active": 0.5, "tuned vs static": 0.6, "axis_policy=balanced, options=none": 0.4}
+    synthetic_results(10, arms).to_csv(tmp_path / "g.csv", index=False)
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "g.csv"), "--out", str(tmp_path / "o"),
+                                  "--baseline", "tuned vs activ"])
+    assert r.exit_code == 2 and len(r.stderr.splitlines()) == 1
+    assert "no arm is named 'tuned vs activ'; did you mean 'tuned vs active'" in r.stderr
+    assert ("Choose one of the 3 arms (quote a name with spaces): 'tuned vs active', 'tuned vs static', "
+            "'axis_policy=balanced, options=none'") in r.stderr
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "g.csv"), "--out", str(tmp_path / "o"),
+                                  "--baseline", "zzz"])
+    assert "no arm is named 'zzz'. Choose one of the 3 arms" in r.stderr
+    r = CliRunner().invoke(main, ["report", "--help"])
+    assert "--baseline ARM" in r.output and '--baseline "tuned vs active"' in " ".join(r.output.split())
+
+
 def test_verdict():
     assert verdict(0.5, 0.47, 0.53).startswith("balanced")
     assert "Axis" in verdict(0.6, 0.55, 0.65)
@@ -153,3 +171,81 @@ def test_report_charts_keep_legends_clear(tmp_path):
     assert not fig.legends[0].get_window_extent(r).overlaps(ax.xaxis.label.get_window_extent(r))
     assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
     assert "0.5%" in [t.get_text() for t in ax.texts]
+
+
+_HERCULES_DAYS = [f"{d:02d} {m}" for d, m in [(29, "Jun"), (30, "Jun")] + [(d, "Jul") for d in range(1, 11)]]
+
+
+def _drawn_figures(monkeypatch):
+    """The figures saved from now on (matplotlib Figure objects), in order."""
+    from matplotlib.figure import Figure
+
+    figs = []
+    orig = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (figs.append(self), orig(self, *a, **k))[1])
+    return figs
+
+
+def test_end_dates_chart_of_many_arms_is_a_grid_of_readable_panels(tmp_path, monkeypatch):
+    """24 arms (a balance matrix's cells) give a grid of small panels on shared
+    scales, in the given order, within a capped figure, each panel tall enough
+    to read, and one legend naming every end reason (not the first panel's)."""
+    from malta_sim import plots
+    from malta_sim.analysis import end_day_table
+
+    names = [f"{a} vs {b}" for a in ("tuned", "balanced", "aggressive", "cautious", "solitaire", "random")
+             for b in ("active", "static", "counterattack", "random")]
+    g = synthetic_results(40, {n: 0.05 + 0.9 * i / 23 for i, n in enumerate(names)}, seed=4)
+    g.loc[g["end_reason"] == "invasion_suspended", "end_reason"] = "last_turn"
+    g.loc[g.index[g["arm"] == names[-1]][:3], ["winner", "end_reason"]] = ["allied", "invasion_suspended"]
+    figs = _drawn_figures(monkeypatch)                # 'operation cancelled' only in the last panel
+    path = plots.plot_end_dates(end_day_table(g, scenario="hercules"), tmp_path / "e.png", order=names,
+                                days=_HERCULES_DAYS)
+    fig = figs[-1]
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in panels] == names
+    assert len({round(ax.get_position().x0, 3) for ax in panels}) == 4          # four columns
+    assert fig.get_figheight() <= 14 and imread(path).shape[0] <= 14 * fig.dpi
+    r = fig.canvas.get_renderer()
+    assert min(ax.get_window_extent(r).height for ax in panels) >= 100            # pixels a panel
+    assert all(ax.get_shared_y_axes().joined(panels[0], ax) for ax in panels)
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["surrender", "operation cancelled", "time limit"]
+    boxes = [ax.get_window_extent(r) for ax in panels]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+def test_end_dates_chart_of_one_arm_and_of_very_many(tmp_path, monkeypatch):
+    from malta_sim import plots
+    from malta_sim.analysis import end_day_table
+
+    figs = _drawn_figures(monkeypatch)
+    one = synthetic_results(60, {"base": 0.5}, seed=2)
+    plots.plot_end_dates(end_day_table(one, scenario="hercules"), tmp_path / "one.png", days=_HERCULES_DAYS)
+    panels = [ax for ax in figs[-1].axes if ax.get_visible()]
+    assert len(panels) == 1 and panels[0].get_title() == "base"
+    assert len(panels[0].get_xticklabels()) == 12                                 # every day of Hercules
+    many = synthetic_results(20, {f"arm {i:02d}": i / 60 for i in range(60)}, seed=2)
+    path = plots.plot_end_dates(end_day_table(many, scenario="hercules"), tmp_path / "many.png", days=_HERCULES_DAYS)
+    fig = figs[-1]
+    assert fig.get_figheight() <= 14 and imread(path).shape[0] <= 14 * fig.dpi
+    maps = [ax for ax in fig.axes if ax.images]                                   # heat maps, a row per arm
+    assert len(maps) == 2 and maps[0].images[0].get_array().shape == (60, 12)
+    assert maps[0].get_title().startswith("Axis wins")
+
+
+def test_report_lays_out_end_dates_of_a_balance_matrix_as_the_matrix(tmp_path, monkeypatch):
+    """A preset matrix's end-dates panels: a row per Axis preset, a column per
+    Allied preset, whatever the order of the rows in the file."""
+    cells = [(a, b) for a in ("tuned", "balanced", "cautious") for b in ("active", "static")]
+    g = synthetic_results(30, {f"{a} vs {b}": 0.3 + 0.1 * k for k, (a, b) in enumerate(cells)}, seed=6)
+    g["axis_policy"] = g["arm"].str.split(" vs ").str[0]
+    g["allied_policy"] = g["arm"].str.split(" vs ").str[1]
+    g = g.iloc[::-1].reset_index(drop=True)
+    figs = _drawn_figures(monkeypatch)
+    s = write_report(g, tmp_path / "rep")
+    assert "balance_matrix" in s["files"]
+    fig = next(f for f in figs if f._suptitle is not None and f._suptitle.get_text().startswith("Day on which"))
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    grid = sorted(panels, key=lambda ax: (-round(ax.get_position().y0, 3), ax.get_position().x0))
+    assert [ax.get_title() for ax in grid] == ["cautious vs static", "cautious vs active", "balanced vs static",
+                                               "balanced vs active", "tuned vs static", "tuned vs active"]

@@ -130,6 +130,8 @@ def test_sweep_command(tmp_path):
     assert list(t.columns[:3]) == ["arm", "game", "turn"] and len(t) == df["end_turn"].sum()
     assert df["arm"].tolist() == ["options=none"] * 9 + ["options=unused_rule"] * 9 + ["options=rainy"] * 9
     assert any(line.split()[:2] == ["options=rainy", "9"] for line in r.stdout.splitlines()) and "wrote" in r.stdout
+    heads = [line for line in r.stderr.replace("\r", "\n").splitlines() if line.startswith("arm ")]
+    assert heads == ["arm 1 of 3: options=none", "arm 2 of 3: options=unused_rule", "arm 3 of 3: options=rainy"]
     a, b = (df[df["arm"] == n].drop(columns=["arm", "options"]).reset_index(drop=True)
             for n in ("options=none", "options=unused_rule"))
     pd.testing.assert_frame_equal(a, b)

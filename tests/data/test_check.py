@@ -230,6 +230,7 @@ def test_did_you_mean_names_each_close_choice_once():
     assert did_you_mean("allied.mt.2x", ["allied.mt.2k", "allied.mt.2k", "allied.mt.8k"]) == \
         "; did you mean allied.mt.2k, allied.mt.8k?"
     assert did_you_mean("zzz", ["allied.mt.2k"]) == ""
+    assert did_you_mean("a=1 b=2", ["a=1, b=2", "a=1, b=3"], n=1, quote=True) == "; did you mean 'a=1, b=2'?"
 
 
 @pytest.mark.parametrize("cmd", ["check", "info"])
