@@ -284,6 +284,8 @@ def plot_end_dates(table: pd.DataFrame, path, *, by: str = "arm", dates=None, da
         ax.grid(axis="y", alpha=0.3)
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))   # games are whole
         ax.set_xticks(x[::step], days_order[::step], rotation=45, ha="right")
+    top = max(float(sum(counts[nm][r].to_numpy() for r in reasons).max()) for nm in names)
+    grid.flat[0].set_ylim(0, max(1.0, top * 1.06))          # shared: the tallest bar stays inside
     handles = [Rectangle((0, 0), 1, 1, color=REASON_COLOURS.get(r, "#999")) for r in reasons]
     fig.legend(handles, reasons, fontsize=8, ncols=min(len(reasons), 4), loc="lower center", frameon=False)
     title = "Day on which games end"
