@@ -95,11 +95,14 @@ def _date_axis(ax, scenario, frame, first_turn, last_turn):
 
 
 def plot_timing(curve: pd.DataFrame, path, *, by: str = "arm", title: str, scenario=None, ylabel=None,
-                order=None, last_turn: int | None = None) -> Path:
+                order=None, last_turn: int | None = None, band_label: str | None = None) -> Path:
     """Cumulative share of games with an event by turn, a band per arm (from ``timing_curve``).
 
     ``order``: arm names in legend order (default sorted); ``last_turn``:
-    zoom the x axis to turns up to this absolute turn.
+    zoom the x axis to turns up to this absolute turn; ``band_label``: what
+    the bands are (``"95% pointwise band"``), added to the title when they
+    are drawn.  Above six arms only the lines are drawn (the bands would
+    hide them), each arm in its own colour and line style.
     """
     if last_turn is not None:
         curve = curve[curve["turn"] <= last_turn]
@@ -110,12 +113,18 @@ def plot_timing(curve: pd.DataFrame, path, *, by: str = "arm", title: str, scena
     if order is not None:
         rank = {a: i for i, a in enumerate(order)}
         groups.sort(key=lambda g: rank.get(g[0], len(rank)))
+    bands = len(groups) <= _MAX_BANDS
     for k, (g, sub) in enumerate(groups):
-        c = _COLOURS[k % len(_COLOURS)]
+        c, ls = _line_style(k)
         t = sub["turn"].to_numpy()
-        ax.step(t, sub["share"] * 100, where="post", color=c, label=_short(g), lw=1.8)
-        ax.fill_between(t, sub["low"] * 100, sub["high"] * 100, step="post", color=c,
-                        alpha=0.18 if len(groups) <= 4 else 0.07, lw=0)
+        ax.step(t, sub["share"] * 100, where="post", color=c, ls=ls, label=_short(g), lw=1.8)
+        if bands:
+            ax.fill_between(t, sub["low"] * 100, sub["high"] * 100, step="post", color=c,
+                            alpha=0.18 if len(groups) <= 4 else 0.07, lw=0)
+    if bands and band_label:
+        title = f"{title} ({band_label})"
+    elif not bands:
+        title = f"{title}\n(lines only: the intervals are left out above {_MAX_BANDS} arms)"
     _date_axis(ax, scenario, None, int(curve["turn"].min()), int(curve["turn"].max()))
     if int(curve["turn"].max()) - int(curve["turn"].min()) < 16:  # short span: label every turn
         ts = np.arange(int(curve["turn"].min()), int(curve["turn"].max()) + 1)
@@ -126,10 +135,21 @@ def plot_timing(curve: pd.DataFrame, path, *, by: str = "arm", title: str, scena
     ax.set_ylabel(ylabel or "share of games, %")
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
-    if several:  # beside the plot, never over a curve
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, title="arm",
-                  title_fontsize=8)
+    if several:  # beside the plot, never over a curve; two columns when one would not fit
+        ax.legend(fontsize=8 if len(groups) <= 16 else 7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0, title="arm", title_fontsize=8, ncols=1 if len(groups) <= 22 else 2)
     return _save(fig, path)
+
+
+#: Most arms whose interval bands a timing chart draws (more: lines only).
+_MAX_BANDS = 6
+_LINE_STYLES = ("-", "--", ":", "-.")
+
+
+def _line_style(k: int) -> tuple[str, str]:
+    """Colour and line style of the ``k``-th curve: the colours in turn,
+    then again with the next line style, so up to 40 curves differ."""
+    return _COLOURS[k % len(_COLOURS)], _LINE_STYLES[(k // len(_COLOURS)) % len(_LINE_STYLES)]
 
 
 def plot_steps_lost(games: pd.DataFrame, path, *, by: str = "arm") -> Path:

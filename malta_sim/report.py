@@ -269,7 +269,8 @@ def write_report(
     for event, c in curves.items():
         files[event] = plots.plot_timing(
             c, out / fname[event], scenario=scen, order=arms,
-            title=f"Share of games with {EVENT_TITLES[event]}, by {'date' if cal.dated else 'day'} ({conf} pointwise band)",
+            title=f"Share of games with {EVENT_TITLES[event]}, by {'date' if cal.dated else 'day'}",
+            band_label=f"{conf} pointwise band",
         ).name
     if {"axis_steps_lost", "allied_steps_lost"} & set(df.columns):
         files["steps_lost"] = plots.plot_steps_lost(df, out / "steps_lost.png").name

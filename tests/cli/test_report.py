@@ -249,3 +249,30 @@ def test_report_lays_out_end_dates_of_a_balance_matrix_as_the_matrix(tmp_path, m
     grid = sorted(panels, key=lambda ax: (-round(ax.get_position().y0, 3), ax.get_position().x0))
     assert [ax.get_title() for ax in grid] == ["cautious vs static", "cautious vs active", "balanced vs static",
                                                "balanced vs active", "tuned vs static", "tuned vs active"]
+
+
+def test_timing_chart_of_many_arms_draws_each_arm_distinct_without_bands(tmp_path, monkeypatch):
+    """Above six arms the timing chart leaves the interval bands out (they
+    would cover the lines) and says so, and every arm keeps its own
+    colour and line style (ten colours, then again dashed)."""
+    from malta_sim import plots
+    from malta_sim.analysis import timing_curve
+
+    names = {f"arm{k:02d}": 0.3 + 0.04 * k for k in range(14)}
+    g = synthetic_results(60, names, seed=5)
+    kept = []
+    orig = plots._save
+    monkeypatch.setattr(plots, "_save", lambda fig, path: (kept.append(fig), orig(fig, path))[1])
+    plots.plot_timing(timing_curve(g, "first_airfield"), tmp_path / "t.png", title="t",
+                      scenario="hercules", band_label="95% pointwise band")
+    ax = kept[0].axes[0]
+    styles = [(ln.get_color(), ln.get_linestyle()) for ln in ax.get_lines()]
+    assert len(styles) == 14 and len(set(styles)) == 14
+    assert not ax.collections                      # no band
+    assert "left out above 6 arms" in ax.get_title() and "pointwise band" not in ax.get_title()
+    kept.clear()
+    two = g[g["arm"].isin(["arm00", "arm01"])]
+    plots.plot_timing(timing_curve(two, "first_airfield"), tmp_path / "t2.png", title="t",
+                      scenario="hercules", band_label="95% pointwise band")
+    ax = kept[0].axes[0]
+    assert len(ax.collections) == 2 and ax.get_title().endswith("(95% pointwise band)")
