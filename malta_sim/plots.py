@@ -39,10 +39,12 @@ def _figure(w=7.5, h=4.5):
     return fig
 
 
-def _save(fig, path) -> Path:
+def _save(fig, path, bottom: float = 0.0) -> Path:
+    """Lay out ``fig`` (leaving ``bottom`` inches free below the axes for a
+    figure legend) and write it to ``path``, creating its folder."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, bottom / fig.get_figheight(), 1, 1))
     fig.savefig(path)
     return path
 
@@ -218,11 +220,7 @@ def plot_end_reasons(er: pd.DataFrame, path, *, by: str = "arm", order=None) -> 
     fig.legend(*ax.get_legend_handles_labels(), fontsize=8, ncols=min(3, n_reasons), loc="lower center",
                frameon=False)
     legend_in = 0.18 + 0.22 * -(-n_reasons // 3)
-    fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    return path
+    return _save(fig, path, bottom=legend_in)
 
 
 #: ``plot_end_dates`` draws one small panel per group up to this many groups,
@@ -312,11 +310,7 @@ def plot_end_dates(table: pd.DataFrame, path, *, by: str = "arm", dates=None, da
     if n > 1:
         title += f" ({n} {'arms' if by == 'arm' else 'groups'}; every panel on the same scales)"
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    return path
+    return _save(fig, path, bottom=0.35)
 
 
 def _end_dates_heatmap(counts: dict, names: list, days: list, reasons: list, path) -> Path:
